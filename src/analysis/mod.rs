@@ -1,0 +1,5 @@
+//! Facts from parsed data: epoch timelines, replica divergence and the
+//! truncation Kafka performs, consistency findings.
+
+pub mod diff;
+pub mod truncation;

@@ -1,0 +1,5 @@
+//! Finding things on disk: log directories, brokers, partitions, segments,
+//! and opening files read-only.
+
+pub mod discover;
+pub mod mmap;

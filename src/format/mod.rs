@@ -1,0 +1,23 @@
+//! Pure parsers over byte slices. Nothing here touches files, terminals or
+//! the command line: every function takes `&[u8]` and returns typed values
+//! or a [`ParseError`] carrying the byte position and the reason.
+
+pub mod error;
+pub use error::ParseError;
+
+// Log segments.
+pub mod batch;
+pub mod codec;
+pub mod legacy;
+pub mod record;
+pub mod varint;
+// Offset and time indexes.
+pub mod index;
+// Transaction index, producer snapshots, metadata and internal-topic records.
+pub mod internal;
+pub mod metadata;
+pub mod snapshot;
+pub mod txnindex;
+// Checkpoint files, meta.properties, partition.metadata.
+pub mod checkpoint;
+pub mod props;
