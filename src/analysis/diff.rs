@@ -1,1 +1,976 @@
-//! (to be written)
+//! Replica diff: compares the replicas of a partition batch by batch and
+//! predicts what Kafka's truncation would cut from each of them.
+//!
+//! Input is a summary of each replica's log (batch headers, offsets, high
+//! watermark, `leader-epoch-checkpoint` entries), built by the caller from
+//! parsed segments. Output per partition: the reference replica (the leader the
+//! others would follow) and, per replica, where its batches stop matching the
+//! reference, where Kafka's epoch protocol and legacy high-watermark
+//! truncation would cut it, and how many records that removes.
+//!
+//! Decisions (documented here because Kafka has no equivalent):
+//! * **Epoch cache per replica** (notes §8.1): the checkpoint entries are
+//!   loaded with `assign` (as Kafka's constructor), repaired as `LogLoader`
+//!   does (`truncateFromEnd(LEO)`, `truncateFromStart(LSO)`), then extended
+//!   with the segment-recovery rule from the batches. Without a checkpoint the
+//!   cache is rebuilt from the batches alone. The reference replica also keeps
+//!   a trailing `(E, LEO)` checkpoint entry (a leader elected in `E` that has
+//!   not written yet, still in its memory), and gets `(E_L, LEO)` when the
+//!   caller gives its current leader epoch from the metadata log.
+//! * **High watermark**: the checkpoint value clamped to `[LSO, LEO]`, as Kafka
+//!   loads it; a missing one is treated as Kafka does (checkpoint absent → 0,
+//!   clamped → LSO) and flagged.
+//! * **Committed**: a cut record at offset `o` counts as committed when some
+//!   replica (the cut one included) holds the identical batch and `o` is below
+//!   that replica's high watermark (notes §8.6 "committed-any": every replica's
+//!   HW is a lower bound of a leader HW it learned, and it vouches only for the
+//!   batches it holds itself).
+//! * **Record counts** work from batch headers. A batch's records are assumed
+//!   to occupy its offsets `base..=last` densely (true for v2 batches that were
+//!   not compacted). When a cut falls inside a batch, the records at offsets
+//!   `>=` the cut are counted (Kafka sets the LEO to the cut offset and removes
+//!   the whole batch physically; in practice cuts are batch boundaries). For a
+//!   compacted batch (`record_count` smaller than its offset span) a partial
+//!   overlap is approximated by `min(record_count, overlap)`.
+//! * Batches are compared on `(base_offset, last_offset, partition_leader_epoch, crc)`;
+//!   the CRC does not cover base offset and epoch, hence all four. Only batches
+//!   reaching the common range `[max(LSO), ...)` are compared. Compacted
+//!   partitions (replicas cleaned at different times have differently shaped
+//!   batches) are not handled specially: they show up as divergence.
+
+use std::collections::HashSet;
+
+use serde::{Deserialize, Serialize};
+
+use super::epochs::{EpochCache, EpochEntry};
+use super::truncation::{
+    predict_truncation, FollowerView, LeaderView, Outcome, Prediction, ReplicationProtocol, Round,
+};
+
+/// Header facts of one record batch.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BatchSummary {
+    /// First offset of the batch.
+    pub base_offset: i64,
+    /// Last offset of the batch (`base_offset + lastOffsetDelta`).
+    pub last_offset: i64,
+    /// `partitionLeaderEpoch` (`-1` when absent, e.g. v0/v1 batches).
+    pub partition_leader_epoch: i32,
+    /// Batch CRC (CRC-32C for v2).
+    pub crc: u32,
+    /// Number of records in the batch.
+    pub record_count: i32,
+    /// Control batch (transaction markers, etc.).
+    #[serde(default)]
+    pub is_control: bool,
+    /// Transactional batch.
+    #[serde(default)]
+    pub is_transactional: bool,
+    /// `baseTimestamp` (first timestamp).
+    #[serde(default)]
+    pub first_timestamp: i64,
+    /// `maxTimestamp`.
+    #[serde(default)]
+    pub max_timestamp: i64,
+    /// Producer id (`-1` when none).
+    #[serde(default = "minus_one_i64")]
+    pub producer_id: i64,
+    /// Producer epoch (`-1` when none).
+    #[serde(default = "minus_one_i16")]
+    pub producer_epoch: i16,
+    /// Base sequence (`-1` when none).
+    #[serde(default = "minus_one_i32")]
+    pub base_sequence: i32,
+}
+
+fn minus_one_i64() -> i64 {
+    -1
+}
+fn minus_one_i16() -> i16 {
+    -1
+}
+fn minus_one_i32() -> i32 {
+    -1
+}
+
+impl BatchSummary {
+    /// The comparison key `(base, last, epoch, crc)`.
+    pub fn key(&self) -> (i64, i64, i32, u32) {
+        (
+            self.base_offset,
+            self.last_offset,
+            self.partition_leader_epoch,
+            self.crc,
+        )
+    }
+
+    /// Number of this batch's records with an offset in `[lo, hi)`, under the
+    /// density assumption of the module documentation.
+    pub fn records_in(&self, lo: i64, hi: i64) -> i64 {
+        let count = i64::from(self.record_count.max(0));
+        let span = self
+            .last_offset
+            .saturating_sub(self.base_offset)
+            .saturating_add(1)
+            .max(0);
+        let from = lo.max(self.base_offset);
+        let to = hi.min(self.last_offset.saturating_add(1));
+        if to <= from {
+            return 0;
+        }
+        if from == self.base_offset && to == self.last_offset.saturating_add(1) {
+            return count;
+        }
+        let overlap = to.saturating_sub(from);
+        if count == span {
+            overlap
+        } else {
+            overlap.min(count)
+        }
+    }
+}
+
+/// One replica's log summary.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReplicaLog {
+    /// Broker id.
+    pub broker: i32,
+    /// Batches, in any order (sorted by base offset before use).
+    pub batches: Vec<BatchSummary>,
+    /// Log start offset (`log-start-offset-checkpoint` or first segment base, the larger).
+    pub log_start_offset: i64,
+    /// Log end offset.
+    pub log_end_offset: i64,
+    /// Raw `replication-offset-checkpoint` value, if the partition was listed.
+    #[serde(default)]
+    pub high_watermark: Option<i64>,
+    /// `leader-epoch-checkpoint` entries `(epoch, start)`, if the file exists.
+    #[serde(default)]
+    pub checkpoint_epochs: Option<Vec<(i32, i64)>>,
+    /// Base offset of the first segment, if known (defaults to the log start offset).
+    #[serde(default)]
+    pub first_segment_base: Option<i64>,
+}
+
+/// How the caller wants the reference replica chosen.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case", tag = "rule")]
+pub enum ReferenceHint {
+    /// Highest latest epoch, then longest log.
+    #[default]
+    Auto,
+    /// Operator override.
+    Explicit {
+        /// Broker id.
+        broker: i32,
+    },
+    /// The leader at capture time according to the metadata log.
+    MetadataLeader {
+        /// Broker id.
+        broker: i32,
+        /// The leader epoch recorded in the metadata, if known.
+        #[serde(default)]
+        leader_epoch: Option<i32>,
+    },
+}
+
+/// One partition to diff.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PartitionReplicas {
+    /// Topic name.
+    pub topic: String,
+    /// Partition number.
+    pub partition: i32,
+    /// Replica summaries.
+    pub replicas: Vec<ReplicaLog>,
+    /// Reference rule.
+    #[serde(default)]
+    pub reference: ReferenceHint,
+}
+
+/// Options of the diff.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub struct DiffOptions {
+    /// Protocol used for `truncation_offset` (default: truncation on fetch, Kafka >= 2.7).
+    #[serde(default)]
+    pub protocol: ReplicationProtocol,
+}
+
+/// Which rule chose the reference replica.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ReferenceReason {
+    /// Operator override.
+    Explicit,
+    /// Leader at capture time from the metadata log.
+    MetadataLeader,
+    /// Unique highest latest epoch.
+    HighestLatestEpoch,
+    /// Tie on latest epoch broken by the longest log.
+    LongestLog,
+    /// Still tied: lowest broker id taken.
+    Ambiguous,
+    /// No replica.
+    NoReplicas,
+}
+
+/// The chosen reference replica.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReferenceChoice {
+    /// Broker id (`-1` when there is no replica).
+    pub broker: i32,
+    /// Rule that chose it.
+    pub reason: ReferenceReason,
+    /// The epoch the reference leads in the model (its latest cache epoch).
+    pub leader_epoch: Option<i32>,
+}
+
+/// How a replica's batches relate to the reference's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DivergenceKind {
+    /// Same batches over the whole compared range and same log end.
+    Identical,
+    /// The replica is a strict prefix of the reference (lagging).
+    Prefix,
+    /// The reference is a strict prefix of the replica (replica longer).
+    Extends,
+    /// Batches differ at `divergence_offset`.
+    Diverged,
+    /// The offset ranges do not overlap.
+    Disjoint,
+    /// This replica is the reference.
+    Reference,
+}
+
+/// Kinds of findings.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FindingKind {
+    /// No `leader-epoch-checkpoint`: cache rebuilt from batches.
+    CheckpointMissing,
+    /// Checkpoint entries rejected (negative values).
+    CheckpointInvalidEntries,
+    /// Checkpoint entries beyond the LEO or before the LSO (stale after async flush).
+    CheckpointStaleEntries,
+    /// The checkpoint ends with `(E, LEO)`: a leader elected in `E` that has not written.
+    CheckpointTrailingEmptyEpoch,
+    /// The repaired checkpoint differs from the cache derived from batches.
+    CheckpointDiffersFromBatches,
+    /// A batch carries a lower epoch than an earlier batch.
+    EpochRegression,
+    /// Batches unsorted, overlapping or beyond the log end offset.
+    BatchLayout,
+    /// Raw HW above the LEO (unflushed loss).
+    HighWatermarkBeyondLogEnd,
+    /// No HW checkpoint entry.
+    HighWatermarkUnknown,
+    /// Replica's latest epoch above the reference's (Kafka answers `OFFSET_OUT_OF_RANGE`).
+    ReferenceBehindReplicaEpoch,
+    /// The epoch protocol keeps records that differ from the reference.
+    ProtocolKeepsDivergentRecords,
+    /// The epoch protocol cuts records identical to the reference's (refetched).
+    ProtocolCutsMatchingRecords,
+    /// Legacy high-watermark truncation would keep records that differ from
+    /// the reference (notes §5.4 "kept divergent").
+    HighWatermarkTruncationKeepsDivergentRecords,
+    /// Legacy high-watermark truncation would cut committed records that the
+    /// epoch protocol keeps (notes §5.4 "at risk").
+    HighWatermarkTruncationCutsCommittedRecords,
+    /// Same base offset and epoch, different batch: log-matching property violated.
+    LogMatchingViolation,
+    /// Truncation falls inside a batch.
+    TruncationInsideBatch,
+    /// Records below a high watermark would be cut.
+    CommittedDataTruncated,
+    /// The prediction did not converge.
+    TruncationNotConverged,
+    /// The follower's log would be emptied and restarted at the reference's LSO.
+    LogReset,
+    /// The requested reference replica is not among the replicas.
+    ReferenceNotFound,
+    /// Reference chosen among equal candidates.
+    AmbiguousReference,
+    /// Replica offset ranges do not overlap.
+    DisjointLogs,
+}
+
+/// A finding with a human-readable detail.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Finding {
+    /// Kind.
+    pub kind: FindingKind,
+    /// Detail.
+    pub detail: String,
+}
+
+fn finding(kind: FindingKind, detail: impl Into<String>) -> Finding {
+    Finding {
+        kind,
+        detail: detail.into(),
+    }
+}
+
+/// Per-replica result.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReplicaDiff {
+    /// Broker id.
+    pub broker: i32,
+    /// Log start offset used.
+    pub log_start_offset: i64,
+    /// Log end offset used.
+    pub log_end_offset: i64,
+    /// High watermark used (checkpoint clamped to `[LSO, LEO]`), `None` when unknown.
+    pub high_watermark: Option<i64>,
+    /// Latest epoch of the normalised cache, or of a trailing `(E, LEO)`
+    /// checkpoint entry when higher (the broker was elected in `E` and has
+    /// not written; a running broker still holds that entry in memory).
+    pub latest_epoch: Option<i32>,
+    /// Normalised epoch cache used by the model.
+    pub epoch_cache: Vec<EpochEntry>,
+    /// First offset where this replica's batches stop matching the reference
+    /// (`None` when identical or disjoint, or for the reference itself).
+    pub divergence_offset: Option<i64>,
+    /// Relation to the reference.
+    pub divergence_kind: DivergenceKind,
+    /// Predicted truncation offset under `protocol` (= LEO when nothing is cut).
+    pub truncation_offset: i64,
+    /// Protocol of `truncation_offset`.
+    pub protocol: ReplicationProtocol,
+    /// Legacy high-watermark truncation offset (with out-of-range fallbacks).
+    pub hw_truncation_offset: i64,
+    /// Records at or above `truncation_offset`.
+    pub records_to_truncate: i64,
+    /// Of those, records committed by the "committed-any" rule (module docs).
+    pub committed_records_to_truncate: i64,
+    /// Of those, records in batches present on no other replica.
+    pub records_only_here: i64,
+    /// Records at or above `hw_truncation_offset`.
+    pub hw_records_to_truncate: i64,
+    /// Of those, committed records (same rule as `committed_records_to_truncate`).
+    pub hw_committed_records_to_truncate: i64,
+    /// Control records among `records_to_truncate`.
+    pub control_records_to_truncate: i64,
+    /// How the prediction ended.
+    pub truncation_outcome: Outcome,
+    /// Rounds of the prediction (for `--explain`).
+    pub truncation_rounds: Vec<Round>,
+    /// Findings about this replica.
+    pub findings: Vec<Finding>,
+}
+
+/// Per-partition result.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PartitionDiff {
+    /// Topic.
+    pub topic: String,
+    /// Partition.
+    pub partition: i32,
+    /// Reference replica.
+    pub reference: ReferenceChoice,
+    /// Replicas, in input order.
+    pub replicas: Vec<ReplicaDiff>,
+    /// Partition-level findings.
+    pub findings: Vec<Finding>,
+}
+
+/// The whole report.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DiffReport {
+    /// One entry per input partition.
+    pub partitions: Vec<PartitionDiff>,
+}
+
+/// Diffs every partition.
+pub fn diff_partitions(input: &[PartitionReplicas], options: &DiffOptions) -> DiffReport {
+    DiffReport {
+        partitions: input.iter().map(|p| diff_partition(p, options)).collect(),
+    }
+}
+
+/// A replica after normalisation.
+struct Normalized<'a> {
+    src: &'a ReplicaLog,
+    batches: Vec<BatchSummary>,
+    lso: i64,
+    leo: i64,
+    hw: Option<i64>,
+    cache: EpochCache,
+    /// Trailing `(E, LEO)` checkpoint entry removed by the load repair.
+    trailing: Option<EpochEntry>,
+    findings: Vec<Finding>,
+}
+
+impl Normalized<'_> {
+    fn hw_or_lso(&self) -> i64 {
+        self.hw.unwrap_or(self.lso)
+    }
+
+    /// Latest epoch the broker holds in memory if it was not restarted: the
+    /// repaired cache's, or a trailing `(E, LEO)` checkpoint entry's.
+    fn latest_epoch(&self) -> Option<i32> {
+        match (self.cache.latest_epoch(), self.trailing) {
+            (Some(e), Some(t)) => Some(e.max(t.epoch)),
+            (None, Some(t)) => Some(t.epoch),
+            (e, None) => e,
+        }
+    }
+}
+
+fn normalize(r: &ReplicaLog) -> Normalized<'_> {
+    let mut findings = Vec::new();
+    let lso = r.log_start_offset.max(0);
+    let leo = r.log_end_offset.max(lso);
+    let mut batches = r.batches.clone();
+    let sorted = batches
+        .windows(2)
+        .all(|w| w[0].base_offset <= w[1].base_offset);
+    if !sorted {
+        findings.push(finding(
+            FindingKind::BatchLayout,
+            "batches were not in offset order; sorted by base offset",
+        ));
+        batches.sort_by_key(|b| (b.base_offset, b.last_offset));
+    }
+    if let Some(w) = batches
+        .windows(2)
+        .find(|w| w[1].base_offset <= w[0].last_offset)
+    {
+        findings.push(finding(
+            FindingKind::BatchLayout,
+            format!(
+                "overlapping batches at {} and {}",
+                w[0].base_offset, w[1].base_offset
+            ),
+        ));
+    }
+    if let Some(b) = batches.iter().find(|b| b.last_offset < b.base_offset) {
+        findings.push(finding(
+            FindingKind::BatchLayout,
+            format!(
+                "batch at {} has last offset {} below its base",
+                b.base_offset, b.last_offset
+            ),
+        ));
+    }
+    if let Some(b) = batches.iter().find(|b| b.last_offset >= leo) {
+        findings.push(finding(
+            FindingKind::BatchLayout,
+            format!(
+                "batch {}..={} extends to or beyond the log end offset {leo}",
+                b.base_offset, b.last_offset
+            ),
+        ));
+    }
+    // Epoch regression.
+    let mut max_epoch = -1;
+    for b in &batches {
+        if b.partition_leader_epoch >= 0 {
+            if b.partition_leader_epoch < max_epoch {
+                findings.push(finding(
+                    FindingKind::EpochRegression,
+                    format!(
+                        "batch at {} has epoch {} after epoch {max_epoch}",
+                        b.base_offset, b.partition_leader_epoch
+                    ),
+                ));
+                break;
+            }
+            max_epoch = b.partition_leader_epoch;
+        }
+    }
+    let hw = match r.high_watermark {
+        None => {
+            findings.push(finding(
+                FindingKind::HighWatermarkUnknown,
+                "no high watermark checkpoint entry; treated as the log start offset",
+            ));
+            None
+        }
+        Some(raw) => {
+            if raw > leo {
+                findings.push(finding(
+                    FindingKind::HighWatermarkBeyondLogEnd,
+                    format!("checkpointed high watermark {raw} is beyond the log end offset {leo} (unflushed loss)"),
+                ));
+            }
+            Some(raw.clamp(lso, leo))
+        }
+    };
+    let batch_epochs: Vec<(i32, i64)> = batches
+        .iter()
+        .filter(|b| b.base_offset < leo)
+        .map(|b| (b.partition_leader_epoch, b.base_offset))
+        .collect();
+    let mut from_batches = EpochCache::rebuild_from_batches(batch_epochs.iter().copied());
+    from_batches.truncate_from_start(lso);
+    let mut trailing = None;
+    let cache = match &r.checkpoint_epochs {
+        None => {
+            findings.push(finding(
+                FindingKind::CheckpointMissing,
+                "no leader-epoch-checkpoint; cache rebuilt from batch headers",
+            ));
+            from_batches.clone()
+        }
+        Some(entries) => {
+            let (mut c, rejected) = EpochCache::from_checkpoint_checked(entries.iter().copied());
+            if !rejected.is_empty() {
+                findings.push(finding(
+                    FindingKind::CheckpointInvalidEntries,
+                    format!("rejected checkpoint entries: {rejected:?}"),
+                ));
+            }
+            let (end_removed, start_removed) = c.repair_on_load(leo, lso);
+            let mut stale: Vec<EpochEntry> = end_removed.clone();
+            if let Some(first) = end_removed.last() {
+                // `end_removed` is newest first; a single removed entry at exactly
+                // the LEO is the benign trailing empty epoch.
+                if end_removed.len() == 1 && first.start_offset == leo {
+                    trailing = Some(*first);
+                    stale.clear();
+                    findings.push(finding(
+                        FindingKind::CheckpointTrailingEmptyEpoch,
+                        format!(
+                            "checkpoint ends with ({}, {leo}): elected in epoch {} without writing",
+                            first.epoch, first.epoch
+                        ),
+                    ));
+                }
+            }
+            let start_stale: Vec<EpochEntry> = start_removed
+                .iter()
+                .filter(|e| e.start_offset < lso)
+                .copied()
+                .collect();
+            if !stale.is_empty() || start_stale.len() > 1 {
+                findings.push(finding(
+                    FindingKind::CheckpointStaleEntries,
+                    format!(
+                        "stale checkpoint entries repaired: beyond LEO {stale:?}, before LSO {start_removed:?}"
+                    ),
+                ));
+            }
+            c.extend_from_recovered_batches(batch_epochs.iter().copied());
+            if c != from_batches {
+                findings.push(finding(
+                    FindingKind::CheckpointDiffersFromBatches,
+                    format!("repaired checkpoint {c} differs from batch-derived {from_batches}"),
+                ));
+            }
+            c
+        }
+    };
+    Normalized {
+        src: r,
+        batches,
+        lso,
+        leo,
+        hw,
+        cache,
+        trailing,
+        findings,
+    }
+}
+
+fn choose_reference(
+    reps: &[Normalized<'_>],
+    hint: &ReferenceHint,
+    findings: &mut Vec<Finding>,
+) -> Option<(usize, ReferenceReason)> {
+    if reps.is_empty() {
+        return None;
+    }
+    let wanted = match hint {
+        ReferenceHint::Auto => None,
+        ReferenceHint::Explicit { broker } => Some((*broker, ReferenceReason::Explicit)),
+        ReferenceHint::MetadataLeader { broker, .. } => {
+            Some((*broker, ReferenceReason::MetadataLeader))
+        }
+    };
+    if let Some((broker, reason)) = wanted {
+        if let Some(i) = reps.iter().position(|r| r.src.broker == broker) {
+            return Some((i, reason));
+        }
+        findings.push(finding(
+            FindingKind::ReferenceNotFound,
+            format!("requested reference broker {broker} is not among the replicas; choosing automatically"),
+        ));
+    }
+    let key = |r: &Normalized<'_>| (r.latest_epoch().unwrap_or(-1), r.leo);
+    let best_epoch = reps.iter().map(|r| key(r).0).max().unwrap_or(-1);
+    let by_epoch: Vec<usize> = (0..reps.len())
+        .filter(|&i| key(&reps[i]).0 == best_epoch)
+        .collect();
+    if by_epoch.len() == 1 {
+        return Some((by_epoch[0], ReferenceReason::HighestLatestEpoch));
+    }
+    let best_leo = by_epoch.iter().map(|&i| reps[i].leo).max().unwrap_or(0);
+    let by_leo: Vec<usize> = by_epoch
+        .into_iter()
+        .filter(|&i| reps[i].leo == best_leo)
+        .collect();
+    if by_leo.len() == 1 {
+        return Some((by_leo[0], ReferenceReason::LongestLog));
+    }
+    let chosen = by_leo
+        .iter()
+        .copied()
+        .min_by_key(|&i| reps[i].src.broker)
+        .unwrap_or(0);
+    findings.push(finding(
+        FindingKind::AmbiguousReference,
+        format!(
+            "brokers {:?} tie on latest epoch {best_epoch} and log end offset {best_leo}; took broker {}",
+            by_leo.iter().map(|&i| reps[i].src.broker).collect::<Vec<_>>(),
+            reps[chosen].src.broker
+        ),
+    ));
+    Some((chosen, ReferenceReason::Ambiguous))
+}
+
+/// Divergence of `a` (replica) against `b` (reference).
+fn divergence(a: &Normalized<'_>, b: &Normalized<'_>) -> (Option<i64>, DivergenceKind, bool) {
+    let lo = a.lso.max(b.lso);
+    if a.lso > b.leo || b.lso > a.leo {
+        return (None, DivergenceKind::Disjoint, false);
+    }
+    let pick = |r: &Normalized<'_>| -> Vec<BatchSummary> {
+        r.batches
+            .iter()
+            .filter(|x| x.last_offset >= lo && x.base_offset < r.leo)
+            .cloned()
+            .collect()
+    };
+    let xa = pick(a);
+    let xb = pick(b);
+    let (mut i, mut j) = (0, 0);
+    while i < xa.len() && j < xb.len() {
+        if xa[i].key() == xb[j].key() {
+            i += 1;
+            j += 1;
+            continue;
+        }
+        // A batch straddling the common start may begin below it.
+        let d = xa[i].base_offset.min(xb[j].base_offset).max(lo);
+        let violation = xa[i].base_offset == xb[j].base_offset
+            && xa[i].partition_leader_epoch == xb[j].partition_leader_epoch
+            && xa[i].partition_leader_epoch >= 0;
+        return (Some(d), DivergenceKind::Diverged, violation);
+    }
+    if i < xa.len() {
+        return (
+            Some(xa[i].base_offset.max(lo)),
+            DivergenceKind::Extends,
+            false,
+        );
+    }
+    if j < xb.len() {
+        return (
+            Some(xb[j].base_offset.max(lo)),
+            DivergenceKind::Prefix,
+            false,
+        );
+    }
+    // Batch lists agree; compare log ends (a log may end without batches, e.g. all compacted).
+    match a.leo.cmp(&b.leo) {
+        std::cmp::Ordering::Equal => (None, DivergenceKind::Identical, false),
+        std::cmp::Ordering::Less => (Some(a.leo), DivergenceKind::Prefix, false),
+        std::cmp::Ordering::Greater => (Some(b.leo), DivergenceKind::Extends, false),
+    }
+}
+
+/// Records of replica `idx` at or above `cut` that are committed: some replica
+/// holding the identical batch (this one included) has a high watermark above
+/// the record's offset.
+fn committed_records(
+    reps: &[Normalized<'_>],
+    key_sets: &[HashSet<(i64, i64, i32, u32)>],
+    idx: usize,
+    cut: i64,
+) -> i64 {
+    let r = &reps[idx];
+    let mut committed = 0;
+    for b in &r.batches {
+        if b.records_in(cut, r.leo) == 0 {
+            continue;
+        }
+        let key = b.key();
+        let best_hw = reps
+            .iter()
+            .enumerate()
+            .filter(|(k, _)| *k == idx || key_sets[*k].contains(&key))
+            .filter_map(|(_, o)| o.hw)
+            .max();
+        if let Some(h) = best_hw {
+            committed += b.records_in(cut, h.min(r.leo));
+        }
+    }
+    committed
+}
+
+fn records_from(batches: &[BatchSummary], from: i64, leo: i64) -> i64 {
+    batches.iter().map(|b| b.records_in(from, leo)).sum()
+}
+
+/// Diffs one partition.
+pub fn diff_partition(input: &PartitionReplicas, options: &DiffOptions) -> PartitionDiff {
+    let mut findings = Vec::new();
+    let reps: Vec<Normalized<'_>> = input.replicas.iter().map(normalize).collect();
+    let Some((ri, reason)) = choose_reference(&reps, &input.reference, &mut findings) else {
+        return PartitionDiff {
+            topic: input.topic.clone(),
+            partition: input.partition,
+            reference: ReferenceChoice {
+                broker: -1,
+                reason: ReferenceReason::NoReplicas,
+                leader_epoch: None,
+            },
+            replicas: Vec::new(),
+            findings,
+        };
+    };
+    let refr = &reps[ri];
+    // Leader cache: normalised + trailing empty epoch still in memory + metadata epoch.
+    let mut leader_cache = refr.cache.clone();
+    if let Some(t) = refr.trailing {
+        if leader_cache.latest_epoch_is_below(t.epoch) {
+            let _ = leader_cache.assign(t.epoch, refr.leo);
+        }
+    }
+    let metadata_epoch = match &input.reference {
+        ReferenceHint::MetadataLeader {
+            broker,
+            leader_epoch,
+        } if *broker == refr.src.broker => *leader_epoch,
+        _ => None,
+    };
+    let leader = LeaderView {
+        cache: leader_cache,
+        log_start_offset: refr.lso,
+        log_end_offset: refr.leo,
+        current_leader_epoch: metadata_epoch,
+    };
+    // Apply the metadata epoch as the predictor would, for reporting.
+    let leader_epoch_reported = {
+        let mut c = leader.cache.clone();
+        if let Some(e) = metadata_epoch {
+            if e >= 0 && c.latest_epoch_is_below(e) {
+                let _ = c.assign(e, refr.leo);
+            }
+        }
+        c.latest_epoch()
+    };
+    if let Some(me) = metadata_epoch {
+        for r in &reps {
+            if let Some(le) = r.latest_epoch() {
+                if le > me {
+                    findings.push(finding(
+                        FindingKind::ReferenceBehindReplicaEpoch,
+                        format!(
+                            "broker {} has epoch {le} above the metadata leader epoch {me} (stale metadata capture or cache anomaly)",
+                            r.src.broker
+                        ),
+                    ));
+                }
+            }
+        }
+    }
+
+    // Batch keys per replica, for "only here" and "committed".
+    let key_sets: Vec<HashSet<(i64, i64, i32, u32)>> = reps
+        .iter()
+        .map(|r| r.batches.iter().map(BatchSummary::key).collect())
+        .collect();
+
+    let mut out = Vec::with_capacity(reps.len());
+    for (idx, r) in reps.iter().enumerate() {
+        let mut rf = r.findings.clone();
+        let is_ref = idx == ri;
+        let (divergence_offset, kind, violation) = if is_ref {
+            (None, DivergenceKind::Reference, false)
+        } else {
+            divergence(r, refr)
+        };
+        if kind == DivergenceKind::Disjoint {
+            rf.push(finding(
+                FindingKind::DisjointLogs,
+                format!(
+                    "offset range [{}, {}) does not overlap the reference's [{}, {})",
+                    r.lso, r.leo, refr.lso, refr.leo
+                ),
+            ));
+        }
+        if violation {
+            rf.push(finding(
+                FindingKind::LogMatchingViolation,
+                format!(
+                    "batch at {} has the same epoch as the reference's but different content; the epoch protocol cannot detect this",
+                    divergence_offset.unwrap_or(-1)
+                ),
+            ));
+        }
+        let (pred, hw_pred): (Option<Prediction>, Option<Prediction>) = if is_ref {
+            (None, None)
+        } else {
+            let fv = FollowerView {
+                cache: r.cache.clone(),
+                log_start_offset: r.lso,
+                log_end_offset: r.leo,
+                high_watermark: r.hw_or_lso(),
+                first_segment_base: r.src.first_segment_base,
+            };
+            (
+                Some(predict_truncation(&leader, &fv, options.protocol)),
+                Some(predict_truncation(
+                    &leader,
+                    &fv,
+                    ReplicationProtocol::HighWatermark,
+                )),
+            )
+        };
+        let truncation_offset = pred.as_ref().map_or(r.leo, |p| p.keep_end);
+        let hw_truncation_offset = hw_pred.as_ref().map_or(r.leo, |p| p.keep_end);
+        let outcome = pred.as_ref().map_or(Outcome::Converged, |p| p.outcome);
+        if let Some(p) = &pred {
+            if p.outcome != Outcome::Converged {
+                rf.push(finding(
+                    FindingKind::TruncationNotConverged,
+                    format!("prediction ended {:?}", p.outcome),
+                ));
+            }
+            if p.reset {
+                rf.push(finding(
+                    FindingKind::LogReset,
+                    format!(
+                        "log emptied and restarted at the reference's log start offset {}",
+                        refr.lso
+                    ),
+                ));
+            }
+            if let (Some(fe), Some(le)) = (r.cache.latest_epoch(), leader.cache.latest_epoch()) {
+                if fe > le && metadata_epoch.is_none() {
+                    rf.push(finding(
+                        FindingKind::ReferenceBehindReplicaEpoch,
+                        format!("latest epoch {fe} is above the reference's {le}; Kafka would answer OFFSET_OUT_OF_RANGE"),
+                    ));
+                }
+            }
+        }
+        if let Some(b) = r
+            .batches
+            .iter()
+            .find(|b| b.base_offset < truncation_offset && truncation_offset <= b.last_offset)
+        {
+            rf.push(finding(
+                FindingKind::TruncationInsideBatch,
+                format!(
+                    "truncation offset {truncation_offset} falls inside batch {}..={}; Kafka removes the whole batch",
+                    b.base_offset, b.last_offset
+                ),
+            ));
+        }
+        // Expected keep from bytes: up to the divergence (or the LEO).
+        if !is_ref && kind != DivergenceKind::Disjoint {
+            let expected = divergence_offset.unwrap_or(r.leo).min(r.leo);
+            if truncation_offset > expected {
+                rf.push(finding(
+                    FindingKind::ProtocolKeepsDivergentRecords,
+                    format!(
+                        "the epoch protocol keeps offsets [{expected}, {truncation_offset}) that differ from the reference (stale or missing checkpoint, or log-matching violation)"
+                    ),
+                ));
+            } else if truncation_offset < expected {
+                rf.push(finding(
+                    FindingKind::ProtocolCutsMatchingRecords,
+                    format!(
+                        "the epoch protocol cuts offsets [{truncation_offset}, {expected}) identical to the reference's (refetched, not lost)"
+                    ),
+                ));
+            }
+        }
+        if !is_ref && kind != DivergenceKind::Disjoint {
+            let expected = divergence_offset.unwrap_or(r.leo).min(r.leo);
+            if hw_truncation_offset > expected {
+                rf.push(finding(
+                    FindingKind::HighWatermarkTruncationKeepsDivergentRecords,
+                    format!(
+                        "legacy high-watermark truncation would keep offsets [{expected}, {hw_truncation_offset}) that differ from the reference"
+                    ),
+                ));
+            }
+        }
+        let leo = r.leo;
+        let records_to_truncate = records_from(&r.batches, truncation_offset, leo);
+        let hw_records_to_truncate = records_from(&r.batches, hw_truncation_offset, leo);
+        let control_records_to_truncate: i64 = r
+            .batches
+            .iter()
+            .filter(|b| b.is_control)
+            .map(|b| b.records_in(truncation_offset, leo))
+            .sum();
+        let committed = committed_records(&reps, &key_sets, idx, truncation_offset);
+        let hw_committed = committed_records(&reps, &key_sets, idx, hw_truncation_offset);
+        let only_here: i64 = r
+            .batches
+            .iter()
+            .filter(|b| {
+                let key = b.key();
+                !key_sets
+                    .iter()
+                    .enumerate()
+                    .any(|(k, s)| k != idx && s.contains(&key))
+            })
+            .map(|b| b.records_in(truncation_offset, leo))
+            .sum();
+        if hw_committed > committed && !is_ref {
+            rf.push(finding(
+                FindingKind::HighWatermarkTruncationCutsCommittedRecords,
+                format!(
+                    "legacy high-watermark truncation would cut {hw_committed} committed records (the epoch protocol cuts {committed})"
+                ),
+            ));
+        }
+        if committed > 0 {
+            rf.push(finding(
+                FindingKind::CommittedDataTruncated,
+                format!(
+                    "{committed} cut records lie below a high watermark of a replica holding them"
+                ),
+            ));
+        }
+        out.push(ReplicaDiff {
+            broker: r.src.broker,
+            log_start_offset: r.lso,
+            log_end_offset: r.leo,
+            high_watermark: r.hw,
+            latest_epoch: r.latest_epoch(),
+            epoch_cache: r.cache.entries().to_vec(),
+            divergence_offset,
+            divergence_kind: kind,
+            truncation_offset,
+            protocol: options.protocol,
+            hw_truncation_offset,
+            records_to_truncate,
+            committed_records_to_truncate: committed,
+            records_only_here: only_here,
+            hw_records_to_truncate,
+            hw_committed_records_to_truncate: hw_committed,
+            control_records_to_truncate,
+            truncation_outcome: outcome,
+            truncation_rounds: pred.map(|p| p.rounds).unwrap_or_default(),
+            findings: rf,
+        });
+    }
+    PartitionDiff {
+        topic: input.topic.clone(),
+        partition: input.partition,
+        reference: ReferenceChoice {
+            broker: refr.src.broker,
+            reason,
+            leader_epoch: leader_epoch_reported,
+        },
+        replicas: out,
+        findings,
+    }
+}

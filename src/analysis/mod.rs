@@ -2,4 +2,5 @@
 //! truncation Kafka performs, consistency findings.
 
 pub mod diff;
+pub mod epochs;
 pub mod truncation;

@@ -1,0 +1,374 @@
+// Client-side driver for the oracle harness: everything the scenarios ask of a
+// running cluster goes through Kafka's own client library (Admin, producers,
+// consumers) or the broker's own JMX metrics. Each command prints one JSON
+// object on stdout; diagnostics go to stderr.
+//
+// Usage: java -cp '<kafka jars>:<classes>' Driver <command> [key=value ...]
+
+import java.lang.management.ManagementFactory;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.*;
+import java.util.concurrent.*;
+import java.util.concurrent.atomic.*;
+import javax.management.*;
+import javax.management.remote.*;
+import org.apache.kafka.clients.admin.*;
+import org.apache.kafka.clients.consumer.*;
+import org.apache.kafka.clients.producer.*;
+import org.apache.kafka.common.*;
+import org.apache.kafka.common.config.ConfigResource;
+import org.apache.kafka.common.header.internals.RecordHeader;
+import org.apache.kafka.common.serialization.*;
+
+public class Driver {
+    static Map<String, String> args = new HashMap<>();
+
+    static String arg(String k) {
+        String v = args.get(k);
+        if (v == null) throw new IllegalArgumentException("missing argument " + k);
+        return v;
+    }
+
+    static String arg(String k, String dflt) {
+        return args.getOrDefault(k, dflt);
+    }
+
+    static int iarg(String k, int dflt) {
+        return Integer.parseInt(arg(k, Integer.toString(dflt)));
+    }
+
+    public static void main(String[] argv) throws Exception {
+        String cmd = argv[0];
+        for (int i = 1; i < argv.length; i++) {
+            int eq = argv[i].indexOf('=');
+            args.put(argv[i].substring(0, eq), argv[i].substring(eq + 1));
+        }
+        String out;
+        switch (cmd) {
+            case "ready": out = ready(); break;
+            case "create": out = create(); break;
+            case "describe": out = describe(); break;
+            case "offsets": out = offsets(); break;
+            case "produce": out = produce(); break;
+            case "txn": out = txn(); break;
+            case "consume": out = consume(); break;
+            case "elect": out = elect(); break;
+            case "jmx": out = jmx(); break;
+            case "alter-config": out = alterConfig(); break;
+            default: throw new IllegalArgumentException("unknown command " + cmd);
+        }
+        System.out.println(out);
+        System.out.flush();
+        System.exit(0);
+    }
+
+    static Admin admin() {
+        Properties p = new Properties();
+        p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, arg("bootstrap"));
+        p.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, "5000");
+        p.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, "15000");
+        return Admin.create(p);
+    }
+
+    static String q(String s) {
+        StringBuilder b = new StringBuilder("\"");
+        for (char c : s.toCharArray()) {
+            if (c == '"' || c == '\\') b.append('\\').append(c);
+            else if (c < 0x20) b.append(String.format("\\u%04x", (int) c));
+            else b.append(c);
+        }
+        return b.append('"').toString();
+    }
+
+    static String ids(List<Node> nodes) {
+        StringJoiner j = new StringJoiner(",", "[", "]");
+        for (Node n : nodes) j.add(Integer.toString(n.id()));
+        return j.toString();
+    }
+
+    // Waits until `brokers` brokers are registered and answering.
+    static String ready() throws Exception {
+        int want = iarg("brokers", 3);
+        long deadline = System.currentTimeMillis() + iarg("timeout_ms", 60000);
+        String last = "";
+        while (System.currentTimeMillis() < deadline) {
+            try (Admin a = admin()) {
+                Collection<Node> nodes = a.describeCluster().nodes().get(5, TimeUnit.SECONDS);
+                if (nodes.size() >= want) return "{\"brokers\":" + nodes.size() + "}";
+                last = "brokers=" + nodes.size();
+            } catch (Exception e) {
+                last = e.toString();
+            }
+            Thread.sleep(500);
+        }
+        throw new RuntimeException("cluster not ready: " + last);
+    }
+
+    // assignment=1,2,3;2,3,1 (one replica list per partition, first is preferred leader)
+    static String create() throws Exception {
+        String topic = arg("topic");
+        Map<Integer, List<Integer>> assign = new HashMap<>();
+        String[] parts = arg("assignment").split(";");
+        for (int p = 0; p < parts.length; p++) {
+            List<Integer> r = new ArrayList<>();
+            for (String s : parts[p].split(",")) r.add(Integer.parseInt(s.trim()));
+            assign.put(p, r);
+        }
+        NewTopic nt = new NewTopic(topic, assign);
+        Map<String, String> cfg = new HashMap<>();
+        for (String kv : arg("config", "").split(",")) {
+            if (kv.isEmpty()) continue;
+            int eq = kv.indexOf('=');
+            cfg.put(kv.substring(0, eq), kv.substring(eq + 1));
+        }
+        nt.configs(cfg);
+        try (Admin a = admin()) {
+            a.createTopics(List.of(nt)).all().get(30, TimeUnit.SECONDS);
+            long deadline = System.currentTimeMillis() + 30000;
+            while (true) {
+                TopicDescription d = a.describeTopics(List.of(topic)).allTopicNames().get(10, TimeUnit.SECONDS).get(topic);
+                boolean ok = true;
+                for (TopicPartitionInfo pi : d.partitions())
+                    if (pi.leader() == null || pi.isr().size() != pi.replicas().size()) ok = false;
+                if (ok) break;
+                if (System.currentTimeMillis() > deadline) throw new RuntimeException("topic not ready: " + d);
+                Thread.sleep(200);
+            }
+        }
+        return "{\"created\":" + q(topic) + "}";
+    }
+
+    static String describe() throws Exception {
+        String topic = arg("topic");
+        try (Admin a = admin()) {
+            TopicDescription d = a.describeTopics(List.of(topic)).allTopicNames().get(10, TimeUnit.SECONDS).get(topic);
+            StringJoiner j = new StringJoiner(",", "{\"partitions\":[", "]}");
+            for (TopicPartitionInfo pi : d.partitions()) {
+                j.add("{\"partition\":" + pi.partition() + ",\"leader\":" + (pi.leader() == null || pi.leader().id() < 0 ? "null" : pi.leader().id())
+                        + ",\"replicas\":" + ids(pi.replicas()) + ",\"isr\":" + ids(pi.isr())
+                        + ",\"elr\":" + ids(pi.elr()) + "}");
+            }
+            return j.toString();
+        }
+    }
+
+    // High watermark (latest, read_uncommitted), last stable offset (read_committed), log start.
+    static String offsets() throws Exception {
+        String topic = arg("topic");
+        int partition = iarg("partition", 0);
+        TopicPartition tp = new TopicPartition(topic, partition);
+        try (Admin a = admin()) {
+            ListOffsetsResult.ListOffsetsResultInfo hw = a.listOffsets(Map.of(tp, OffsetSpec.latest()),
+                    new ListOffsetsOptions(IsolationLevel.READ_UNCOMMITTED)).partitionResult(tp).get(15, TimeUnit.SECONDS);
+            ListOffsetsResult.ListOffsetsResultInfo lso = a.listOffsets(Map.of(tp, OffsetSpec.latest()),
+                    new ListOffsetsOptions(IsolationLevel.READ_COMMITTED)).partitionResult(tp).get(15, TimeUnit.SECONDS);
+            ListOffsetsResult.ListOffsetsResultInfo start = a.listOffsets(Map.of(tp, OffsetSpec.earliest()))
+                    .partitionResult(tp).get(15, TimeUnit.SECONDS);
+            return "{\"high_watermark\":" + hw.offset() + ",\"last_stable_offset\":" + lso.offset()
+                    + ",\"log_start_offset\":" + start.offset() + "}";
+        }
+    }
+
+    static byte[] value(int size, long i) {
+        byte[] v = new byte[size];
+        byte[] tag = ("v" + i + "-").getBytes(StandardCharsets.UTF_8);
+        for (int k = 0; k < size; k++) v[k] = k < tag.length ? tag[k] : (byte) ('a' + (int) ((i + k) % 26));
+        return v;
+    }
+
+    static Properties producerProps() {
+        Properties p = new Properties();
+        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, arg("bootstrap"));
+        p.put(ProducerConfig.ACKS_CONFIG, arg("acks", "all"));
+        p.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, arg("compression", "none"));
+        p.put(ProducerConfig.LINGER_MS_CONFIG, arg("linger_ms", "5"));
+        p.put(ProducerConfig.BATCH_SIZE_CONFIG, arg("batch_size", "4096"));
+        p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, arg("idempotent", "false"));
+        p.put(ProducerConfig.RETRIES_CONFIG, arg("retries", "0"));
+        p.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, arg("max_in_flight", "1"));
+        p.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, arg("request_timeout_ms", "10000"));
+        p.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, arg("delivery_timeout_ms", "20000"));
+        p.put(ProducerConfig.MAX_REQUEST_SIZE_CONFIG, arg("max_request_size", "2097152"));
+        p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+        p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+        return p;
+    }
+
+    // Produces `count` records to one partition and reports what the producer was told:
+    // how many sends were acknowledged, and their offsets.
+    // keys=seq|null|mixed, values=fixed|null|mixed, headers=true|false
+    static String produce() throws Exception {
+        String topic = arg("topic");
+        int partition = iarg("partition", 0);
+        int count = iarg("count", 100);
+        int valueSize = iarg("value_size", 100);
+        String keys = arg("keys", "seq");
+        String values = arg("values", "fixed");
+        boolean headers = Boolean.parseBoolean(arg("headers", "false"));
+        long base = Long.parseLong(arg("base", "0"));
+        int bigEvery = iarg("big_every", 0);
+        int bigSize = iarg("big_size", 0);
+        AtomicLong acked = new AtomicLong(), failed = new AtomicLong();
+        AtomicLong maxOffset = new AtomicLong(-1), minOffset = new AtomicLong(Long.MAX_VALUE);
+        List<Long> ackedOffsets = Collections.synchronizedList(new ArrayList<>());
+        Set<String> errors = Collections.synchronizedSet(new TreeSet<>());
+        try (KafkaProducer<byte[], byte[]> prod = new KafkaProducer<>(producerProps())) {
+            if (Boolean.parseBoolean(arg("wait_stdin", "false"))) {
+                // connect and learn the leader first, then send on the harness's signal,
+                // so the window in which followers are paused stays short
+                prod.partitionsFor(topic);
+                System.out.println("{\"ready\":true}");
+                System.out.flush();
+                new java.io.BufferedReader(new java.io.InputStreamReader(System.in)).readLine();
+            }
+            for (long i = base; i < base + count; i++) {
+                byte[] k = null;
+                if (keys.equals("seq") || (keys.equals("mixed") && i % 3 != 0))
+                    k = ("key-" + (keys.equals("mixed") ? i % 7 : i)).getBytes(StandardCharsets.UTF_8);
+                byte[] v = value(valueSize, i);
+                if (bigEvery > 0 && i % bigEvery == bigEvery - 1) v = value(bigSize, i);
+                if (values.equals("null") || (values.equals("mixed") && i % 5 == 4)) v = null;
+                ProducerRecord<byte[], byte[]> r = new ProducerRecord<>(topic, partition, null, k, v);
+                if (headers && i % 2 == 0) {
+                    r.headers().add(new RecordHeader("h-seq", Long.toString(i).getBytes(StandardCharsets.UTF_8)));
+                    r.headers().add(new RecordHeader("h-null", null));
+                }
+                prod.send(r, (md, ex) -> {
+                    if (ex == null) {
+                        acked.incrementAndGet();
+                        ackedOffsets.add(md.offset());
+                        maxOffset.accumulateAndGet(md.offset(), Math::max);
+                        minOffset.accumulateAndGet(md.offset(), Math::min);
+                    } else {
+                        failed.incrementAndGet();
+                        errors.add(ex.getClass().getSimpleName());
+                    }
+                });
+                int pause = iarg("pause_every", 0);
+                if (pause > 0 && (i - base) % pause == pause - 1) {
+                    prod.flush();
+                }
+            }
+            prod.flush();
+        }
+        StringJoiner ej = new StringJoiner(",", "[", "]");
+        for (String e : errors) ej.add(q(e));
+        return "{\"acks\":" + q(arg("acks", "all")) + ",\"acked\":" + acked.get() + ",\"failed\":" + failed.get() + ",\"max_offset\":" + maxOffset.get()
+                + ",\"min_offset\":" + (acked.get() == 0 ? -1 : minOffset.get()) + ",\"errors\":" + ej + "}";
+    }
+
+    // Transactional producer: plan is a comma list of commit:N / abort:N, each a transaction of N records.
+    static String txn() throws Exception {
+        String topic = arg("topic");
+        int partition = iarg("partition", 0);
+        Properties p = producerProps();
+        p.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, arg("txn_id", "klf-txn"));
+        p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
+        p.put(ProducerConfig.ACKS_CONFIG, "all");
+        p.put(ProducerConfig.RETRIES_CONFIG, "5");
+        int committed = 0, aborted = 0;
+        long i = 0;
+        try (KafkaProducer<byte[], byte[]> prod = new KafkaProducer<>(p)) {
+            prod.initTransactions();
+            for (String step : arg("plan").split(",")) {
+                String[] s = step.split(":");
+                int n = Integer.parseInt(s[1]);
+                prod.beginTransaction();
+                for (int k = 0; k < n; k++, i++)
+                    prod.send(new ProducerRecord<>(topic, partition, ("txn-" + i).getBytes(StandardCharsets.UTF_8), value(50, i)));
+                prod.flush();
+                if (s[0].equals("commit")) {
+                    prod.commitTransaction();
+                    committed += n;
+                } else {
+                    prod.abortTransaction();
+                    aborted += n;
+                }
+            }
+            if (Boolean.parseBoolean(arg("leave_open", "false"))) {
+                prod.beginTransaction();
+                for (int k = 0; k < 3; k++, i++)
+                    prod.send(new ProducerRecord<>(topic, partition, ("open-" + i).getBytes(StandardCharsets.UTF_8), value(20, i)));
+                prod.flush();
+                // exit without commit or abort: the transaction stays open until it times out
+                System.out.println("{\"committed\":" + committed + ",\"aborted\":" + aborted + ",\"open\":3}");
+                System.out.flush();
+                Runtime.getRuntime().halt(0);
+            }
+        }
+        return "{\"committed\":" + committed + ",\"aborted\":" + aborted + ",\"open\":0}";
+    }
+
+    // A consumer group reads the topic and commits offsets (fills __consumer_offsets).
+    static String consume() throws Exception {
+        Properties p = new Properties();
+        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, arg("bootstrap"));
+        p.put(ConsumerConfig.GROUP_ID_CONFIG, arg("group"));
+        p.put(ConsumerConfig.GROUP_PROTOCOL_CONFIG, arg("protocol", "classic"));
+        p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+        p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, arg("isolation", "read_uncommitted"));
+        p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        int want = iarg("count", 10);
+        int got = 0;
+        long deadline = System.currentTimeMillis() + 30000;
+        try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(p)) {
+            c.subscribe(List.of(arg("topic")));
+            while (got < want && System.currentTimeMillis() < deadline) {
+                ConsumerRecords<byte[], byte[]> rs = c.poll(Duration.ofMillis(500));
+                got += rs.count();
+                if (rs.count() > 0) c.commitSync();
+            }
+        }
+        return "{\"consumed\":" + got + "}";
+    }
+
+    static String elect() throws Exception {
+        String topic = arg("topic");
+        int partition = iarg("partition", 0);
+        ElectionType type = arg("type", "preferred").equals("unclean") ? ElectionType.UNCLEAN : ElectionType.PREFERRED;
+        try (Admin a = admin()) {
+            Map<TopicPartition, Optional<Throwable>> r = a.electLeaders(type, Set.of(new TopicPartition(topic, partition)))
+                    .partitions().get(30, TimeUnit.SECONDS);
+            Optional<Throwable> e = r.get(new TopicPartition(topic, partition));
+            return "{\"error\":" + (e == null || e.isEmpty() ? "null" : q(e.get().toString())) + "}";
+        }
+    }
+
+    static String alterConfig() throws Exception {
+        ConfigResource res = new ConfigResource(ConfigResource.Type.TOPIC, arg("topic"));
+        List<AlterConfigOp> ops = new ArrayList<>();
+        for (String kv : arg("config").split(",")) {
+            int eq = kv.indexOf('=');
+            ops.add(new AlterConfigOp(new ConfigEntry(kv.substring(0, eq), kv.substring(eq + 1)), AlterConfigOp.OpType.SET));
+        }
+        try (Admin a = admin()) {
+            a.incrementalAlterConfigs(Map.of(res, ops)).all().get(15, TimeUnit.SECONDS);
+        }
+        return "{\"altered\":" + q(arg("topic")) + "}";
+    }
+
+    // A broker's own view of one of its replicas, from its JMX metrics.
+    static String jmx() throws Exception {
+        JMXServiceURL url = new JMXServiceURL("service:jmx:rmi:///jndi/rmi://127.0.0.1:" + arg("port") + "/jmxrmi");
+        Map<String, Object> env = new HashMap<>();
+        try (JMXConnector c = JMXConnectorFactory.connect(url, env)) {
+            MBeanServerConnection m = c.getMBeanServerConnection();
+            String suffix = ",topic=" + arg("topic") + ",partition=" + arg("partition", "0");
+            StringJoiner j = new StringJoiner(",", "{", "}");
+            for (String name : new String[] {"LogEndOffset", "LogStartOffset", "NumLogSegments", "Size"}) {
+                ObjectName on = new ObjectName("kafka.log:type=Log,name=" + name + suffix);
+                Object v;
+                try {
+                    v = m.getAttribute(on, "Value");
+                } catch (InstanceNotFoundException e) {
+                    v = null;
+                }
+                j.add(q(name) + ":" + v);
+            }
+            return j.toString();
+        }
+    }
+}

@@ -1,0 +1,1143 @@
+#!/usr/bin/env python3
+"""Real Apache Kafka as the oracle for klf.
+
+Starts real Kafka brokers (one KRaft controller and three brokers, all on
+127.0.0.1), puts them through the incidents klf analyses, and copies their log
+directories into testdata/kafka/<scenario>/ together with what Kafka itself
+reported: scenario.json (leaders, epochs, ISR, offsets, what producers were
+told, the truncation the brokers logged) and kafka-dump-log golden output.
+
+    python3 tests/kafka-oracle/oracle.py setup              # jars + driver
+    python3 tests/kafka-oracle/oracle.py run [SCENARIO...]  # all when none given
+    python3 tests/kafka-oracle/oracle.py run --out DIR e f  # somewhere else
+    python3 tests/kafka-oracle/oracle.py golden SCENARIO_DIR...
+    python3 tests/kafka-oracle/oracle.py validate DIR...
+
+Every process the harness starts is stopped by process id when the scenario
+ends, fails, or the harness is interrupted.
+"""
+
+import argparse
+import atexit
+import base64
+import hashlib
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import uuid
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(HERE))
+CACHE = os.path.join(HERE, ".cache")
+LIB = os.path.join(CACHE, "lib")
+CLASSES = os.path.join(CACHE, "classes")
+WORK = os.path.join(HERE, ".work")
+CONTROLLER_ID = 100
+BROKERS = (1, 2, 3)
+
+# Small files so committed captures stay small: several segments per
+# partition, indexes with entries. Kafka 4.x refuses segment.bytes below
+# 1 MiB (KIP-1030); the topic-level internal.segment.bytes, which Kafka's own
+# tests use, allows smaller segments.
+SEGMENT_BYTES = 16384
+INDEX_BYTES = 1024
+INDEX_INTERVAL = 1024
+
+
+def log(msg):
+    print(f"[oracle {time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
+
+
+def kafka_version():
+    pom = open(os.path.join(HERE, "pom.xml")).read()
+    return re.search(r"<kafka.version>([^<]+)</kafka.version>", pom).group(1)
+
+
+# ---------------------------------------------------------------- setup
+
+def setup():
+    """Resolves the Kafka jars from Maven Central and compiles the driver."""
+    if not os.path.isdir(LIB) or not any(f.startswith("kafka_2.13-") for f in os.listdir(LIB)):
+        log("resolving Kafka jars with Maven")
+        subprocess.run(["mvn", "-B", "-q", "-f", os.path.join(HERE, "pom.xml"),
+                        "-Dmaven.repo.local=" + os.path.join(CACHE, "m2"),
+                        "dependency:copy-dependencies"], check=True)
+    src = os.path.join(HERE, "Driver.java")
+    cls = os.path.join(CLASSES, "Driver.class")
+    if not os.path.exists(cls) or os.path.getmtime(cls) < os.path.getmtime(src):
+        os.makedirs(CLASSES, exist_ok=True)
+        subprocess.run(["javac", "-d", CLASSES, "-cp", LIB + "/*", src], check=True)
+
+
+def classpath():
+    return LIB + "/*"
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+# ---------------------------------------------------------------- processes
+
+PROCS = {}  # pid -> description, every JVM the harness started and has not reaped
+
+
+def _kill_all():
+    for pid in list(PROCS):
+        try:
+            os.kill(pid, signal.SIGCONT)
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        try:
+            os.waitpid(pid, 0)
+        except ChildProcessError:
+            pass
+        PROCS.pop(pid, None)
+
+
+atexit.register(_kill_all)
+
+
+def _on_signal(signum, _frame):
+    _kill_all()
+    sys.exit(128 + signum)
+
+
+signal.signal(signal.SIGTERM, _on_signal)
+signal.signal(signal.SIGINT, _on_signal)
+
+
+class Node:
+    def __init__(self, cluster, node_id, roles):
+        self.cluster = cluster
+        self.id = node_id
+        self.roles = roles
+        self.dir = os.path.join(cluster.dir, f"node-{node_id}")
+        self.data = os.path.join(self.dir, "data")
+        self.port = free_port()
+        self.jmx = free_port()
+        self.proc = None
+        self.paused = False
+        self.logfile = os.path.join(self.dir, "server.log")
+
+    def write_config(self, extra):
+        c = self.cluster
+        lines = {
+            "process.roles": self.roles,
+            "node.id": self.id,
+            "controller.quorum.voters": f"{CONTROLLER_ID}@127.0.0.1:{c.controller_port}",
+            "controller.listener.names": "CONTROLLER",
+            "listener.security.protocol.map": "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT",
+            "log.dirs": self.data,
+            "num.partitions": 1,
+            "auto.create.topics.enable": "false",
+            "auto.leader.rebalance.enable": "false",
+            "log.index.size.max.bytes": INDEX_BYTES,
+            "log.index.interval.bytes": INDEX_INTERVAL,
+            "replica.high.watermark.checkpoint.interval.ms": 200,
+            "log.flush.offset.checkpoint.interval.ms": 1000,
+            "log.flush.start.offset.checkpoint.interval.ms": 1000,
+            "log.recovery.point.checkpoint.interval.ms": 1000,
+            "log.retention.check.interval.ms": 5000,
+            "group.initial.rebalance.delay.ms": 0,
+            "offsets.topic.replication.factor": 3,
+            "offsets.topic.num.partitions": 1,
+            "transaction.state.log.replication.factor": 3,
+            "transaction.state.log.min.isr": 1,
+            "transaction.state.log.num.partitions": 1,
+            "share.coordinator.state.topic.replication.factor": 1,
+            "num.network.threads": 2,
+            "num.io.threads": 2,
+            "num.replica.fetchers": 1,
+            "background.threads": 2,
+            "log.cleaner.threads": 1,
+            "log.cleaner.dedupe.buffer.size": 4194304,
+            "log.cleaner.backoff.ms": 1000,
+        }
+        if self.roles == "controller":
+            lines["listeners"] = f"CONTROLLER://127.0.0.1:{self.port}"
+            lines["broker.session.timeout.ms"] = 20000
+        else:
+            lines["listeners"] = f"PLAINTEXT://127.0.0.1:{self.port}"
+            lines["advertised.listeners"] = f"PLAINTEXT://127.0.0.1:{self.port}"
+            lines["inter.broker.listener.name"] = "PLAINTEXT"
+            lines["broker.heartbeat.interval.ms"] = 1000
+        lines.update(extra)
+        os.makedirs(self.dir, exist_ok=True)
+        self.config = os.path.join(self.dir, "server.properties")
+        with open(self.config, "w") as f:
+            for k, v in lines.items():
+                f.write(f"{k}={v}\n")
+
+    def format(self):
+        subprocess.run(["java", "-Xmx256m", "-cp", classpath(),
+                        f"-Dlog4j2.configurationFile={HERE}/log4j2.properties",
+                        "kafka.tools.StorageTool", "format", "-t", self.cluster.cluster_id,
+                        "-c", self.config, "--ignore-formatted"],
+                       check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+    def start(self):
+        assert self.proc is None
+        out = open(self.logfile, "a")
+        cmd = ["java", "-Xmx384m", "-Xms64m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
+               "-Djava.awt.headless=true",
+               f"-Dlog4j2.configurationFile={HERE}/log4j2.properties",
+               "-Dcom.sun.management.jmxremote",
+               f"-Dcom.sun.management.jmxremote.port={self.jmx}",
+               f"-Dcom.sun.management.jmxremote.rmi.port={self.jmx}",
+               "-Dcom.sun.management.jmxremote.authenticate=false",
+               "-Dcom.sun.management.jmxremote.ssl=false",
+               "-Djava.rmi.server.hostname=127.0.0.1",
+               "-cp", classpath(), "kafka.Kafka", self.config]
+        self.proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+        PROCS[self.proc.pid] = f"node {self.id}"
+        self.log_mark = os.path.getsize(self.logfile) if os.path.exists(self.logfile) else 0
+        log(f"node {self.id} started, pid {self.proc.pid}, port {self.port}")
+
+    def wait_port(self, timeout=60):
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"node {self.id} exited with {self.proc.returncode}; see {self.logfile}")
+            try:
+                with socket.create_connection(("127.0.0.1", self.port), timeout=1):
+                    return
+            except OSError:
+                time.sleep(0.3)
+        raise RuntimeError(f"node {self.id} did not open port {self.port}")
+
+    def _reap(self):
+        self.paused = False
+        PROCS.pop(self.proc.pid, None)
+        self.proc = None
+
+    def stop(self, timeout=60):
+        """Clean shutdown (SIGTERM: controlled shutdown, logs closed and trimmed)."""
+        if self.proc is None:
+            return
+        self.proc.send_signal(signal.SIGCONT)
+        self.proc.terminate()
+        try:
+            self.proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        log(f"node {self.id} stopped")
+        self._reap()
+
+    def kill9(self):
+        if self.proc is None:
+            return
+        self.proc.kill()
+        self.proc.wait()
+        log(f"node {self.id} killed (SIGKILL)")
+        self._reap()
+
+    def pause(self):
+        self.proc.send_signal(signal.SIGSTOP)
+        self.paused = True
+        log(f"node {self.id} paused (SIGSTOP)")
+
+    def resume(self):
+        self.proc.send_signal(signal.SIGCONT)
+        self.paused = False
+        log(f"node {self.id} resumed (SIGCONT)")
+
+    def log_text(self, since_start=False):
+        with open(self.logfile, errors="replace") as f:
+            if since_start:
+                f.seek(self.log_mark)
+            return f.read()
+
+
+class Cluster:
+    def __init__(self, name, broker_extra=None, controller_extra=None):
+        self.name = name
+        self.dir = os.path.join(WORK, name)
+        shutil.rmtree(self.dir, ignore_errors=True)
+        os.makedirs(self.dir)
+        self.cluster_id = base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")
+        self.controller_port = free_port()
+        self.controller = Node(self, CONTROLLER_ID, "controller")
+        self.controller.port = self.controller_port
+        self.brokers = {i: Node(self, i, "broker") for i in BROKERS}
+        self.controller.write_config(controller_extra or {})
+        for b in self.brokers.values():
+            b.write_config(broker_extra or {})
+
+    @property
+    def bootstrap(self):
+        return ",".join(f"127.0.0.1:{b.port}" for b in self.brokers.values()
+                        if b.proc is not None and not b.paused)
+
+    def start(self):
+        for n in [self.controller, *self.brokers.values()]:
+            n.format()
+        self.controller.start()
+        self.controller.wait_port()
+        for b in self.brokers.values():
+            b.start()
+        for b in self.brokers.values():
+            b.wait_port()
+        self.driver("ready", brokers=len(self.brokers), timeout_ms=90000)
+        log(f"cluster {self.name} ready")
+
+    def stop_all(self):
+        for n in [*self.brokers.values(), self.controller]:
+            if n.proc is not None:
+                n.kill9() if n is not self.controller else n.stop()
+
+    def driver(self, cmd, check=True, **kw):
+        args = ["java", "-Xmx128m", "-XX:TieredStopAtLevel=1",
+                f"-Dlog4j2.configurationFile={HERE}/log4j2-client.properties",
+                "-cp", f"{classpath()}:{CLASSES}", "Driver", cmd]
+        kw.setdefault("bootstrap", self.bootstrap)
+        args += [f"{k}={v}" for k, v in kw.items()]
+        r = subprocess.run(args, capture_output=True, text=True)
+        if r.returncode != 0:
+            if check:
+                raise RuntimeError(f"driver {cmd} failed: {r.stderr[-2000:]}")
+            return None
+        return json.loads(r.stdout.strip().splitlines()[-1])
+
+    def driver_bg(self, cmd, **kw):
+        args = ["java", "-Xmx128m", "-XX:TieredStopAtLevel=1",
+                f"-Dlog4j2.configurationFile={HERE}/log4j2-client.properties",
+                "-cp", f"{classpath()}:{CLASSES}", "Driver", cmd]
+        kw.setdefault("bootstrap", self.bootstrap)
+        args += [f"{k}={v}" for k, v in kw.items()]
+        p = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        PROCS[p.pid] = f"driver {cmd}"
+        return p
+
+    def produce_armed(self, **kw):
+        """A producer that has connected and waits for go() before sending."""
+        args = ["java", "-Xmx128m", "-XX:TieredStopAtLevel=1",
+                f"-Dlog4j2.configurationFile={HERE}/log4j2-client.properties",
+                "-cp", f"{classpath()}:{CLASSES}", "Driver", "produce", "wait_stdin=true"]
+        kw.setdefault("bootstrap", self.bootstrap)
+        args += [f"{k}={v}" for k, v in kw.items()]
+        p = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        PROCS[p.pid] = "driver produce"
+        line = p.stdout.readline()
+        if '"ready"' not in line:
+            p.kill()
+            _, err = p.communicate()
+            PROCS.pop(p.pid, None)
+            raise RuntimeError(f"armed producer failed: {line} {err[-2000:]}")
+        cluster = self
+
+        class Armed:
+            def go(self, timeout=120):
+                p.stdin.write("go\n")
+                p.stdin.flush()
+                return cluster.wait_bg(p, timeout)
+        return Armed()
+
+    def wait_bg(self, p, timeout=120):
+        out, err = p.communicate(timeout=timeout)
+        PROCS.pop(p.pid, None)
+        if p.returncode != 0:
+            raise RuntimeError(f"background driver failed: {err[-2000:]}")
+        return json.loads(out.strip().splitlines()[-1])
+
+    def jmx(self, node, topic, partition=0):
+        return self.driver("jmx", port=self.brokers[node].jmx, topic=topic, partition=partition)
+
+    def describe(self, topic, partition=0):
+        for p in self.driver("describe", topic=topic)["partitions"]:
+            if p["partition"] == partition:
+                return p
+        raise RuntimeError(f"no partition {partition} in {topic}")
+
+    def wait_until(self, what, pred, timeout=60, interval=0.5):
+        deadline = time.time() + timeout
+        last = None
+        while time.time() < deadline:
+            try:
+                last = pred()
+                if last:
+                    return last
+            except RuntimeError as e:
+                last = e
+            time.sleep(interval)
+        raise RuntimeError(f"timed out waiting for {what}: {last}")
+
+    def wait_leader(self, topic, leader, partition=0, isr=None):
+        def ok():
+            d = self.describe(topic, partition)
+            if d["leader"] == leader and (isr is None or sorted(d["isr"]) == sorted(isr)):
+                return d
+            return None
+        return self.wait_until(f"{topic}-{partition} leader {leader} isr {isr}", ok, timeout=90)
+
+    def leader_epoch(self, topic, partition, node):
+        """The leader epoch the broker itself logged when it last became leader."""
+        pat = re.compile(r"Leader " + re.escape(f"{topic}-{partition}") +
+                         r" with topic id \S+ starts at leader epoch (\d+) from offset (\d+) with partition epoch (\d+), high watermark (\d+)")
+        m = pat.findall(self.brokers[node].log_text())
+        if not m:
+            return None
+        e, off, pe, hw = m[-1]
+        return {"leader_epoch": int(e), "start_offset": int(off), "partition_epoch": int(pe), "high_watermark": int(hw)}
+
+    def truncations(self, node, topic, partition=0, since_start=True):
+        """Truncation lines the broker logged for the partition since it last started."""
+        text = self.brokers[node].log_text(since_start=since_start)
+        tp = re.escape(f"{topic}-{partition}")
+        out = []
+        for m in re.finditer(r"Truncating partition " + tp + r" with TruncationState\(offset=(\d+), completed=(\w+)\) due to (.*?) \(", text):
+            out.append({"offset": int(m.group(1)), "completed": m.group(2) == "true", "reason": m.group(3)})
+        for m in re.finditer(r"\[UnifiedLog partition=" + tp + r", dir=[^\]]*\] Truncating to offset (\d+)", text):
+            out.append({"offset": int(m.group(1)), "completed": True, "reason": "UnifiedLog.truncateTo"})
+        for m in re.finditer(r"\[UnifiedLog partition=" + tp + r", dir=[^\]]*\] Truncating to (\d+) has no effect", text):
+            out.append({"offset": int(m.group(1)), "completed": True, "reason": "no effect"})
+        return out
+
+    def loaded_state(self, node, topic, partition=0):
+        """LEO / log start the broker reported when it loaded the log on its last start."""
+        text = self.brokers[node].log_text(since_start=True)
+        tp = re.escape(f"{topic}-{partition}")
+        m = re.findall(r"\[LogLoader partition=" + tp + r", dir=[^\]]*\] Loading producer state till offset (\d+)", text)
+        m2 = re.findall(r"Completed load of Log\(dir=[^)]*" + tp + r", [^)]*highWatermark=(\d+)[^)]*\) with (\d+) segments, local-log-start-offset (\d+) and log-end-offset (\d+)", text)
+        if m2:
+            hw, segs, start, leo = m2[-1]
+            return {"segments": int(segs), "log_start_offset": int(start), "log_end_offset": int(leo),
+                    "high_watermark": int(hw)}
+        return None
+
+
+# ---------------------------------------------------------------- capture
+
+OMITTED = []  # files left out of a capture, recorded in scenario.json
+
+
+def copy_dir(src, dst):
+    """An exact copy of a broker's log directory, but for two things: the
+    empty `.lock` file, and the preallocated offset and time index of the
+    active `__cluster_metadata-0` segment. Kafka sizes those at its fixed
+    10 MiB default (the KRaft log ignores log.index.size.max.bytes), which
+    would make every capture tens of MiB of zeros. Kafka rebuilds a missing
+    index itself; each omission is listed in scenario.json."""
+    shutil.rmtree(dst, ignore_errors=True)
+
+    def ignore(d, names):
+        out = {".lock"} & set(names)
+        if os.path.basename(d) == "__cluster_metadata-0":
+            for n in names:
+                if n.endswith((".index", ".timeindex")) and os.path.getsize(os.path.join(d, n)) >= 1 << 20:
+                    out.add(n)
+                    OMITTED.append({"path": os.path.relpath(os.path.join(dst, n), CAPTURE_ROOT[0]),
+                                    "size": os.path.getsize(os.path.join(d, n)),
+                                    "reason": "preallocated index of the active metadata-log segment"})
+        return out
+    shutil.copytree(src, dst, symlinks=True, ignore=ignore)
+
+
+CAPTURE_ROOT = [REPO]
+
+
+def capture(cluster, out_dir, nodes=BROKERS, sub=""):
+    for n in nodes:
+        dst = os.path.join(out_dir, sub, f"broker-{n}")
+        copy_dir(cluster.brokers[n].data, dst)
+    log(f"captured {', '.join(map(str, nodes))} into {os.path.join(out_dir, sub) or out_dir}")
+
+
+def replica_state(cluster, topic, partition, leader, nodes):
+    """LEO per replica from each live broker's JMX; the leader's high watermark
+    from ListOffsets; followers' high watermark from the broker's own
+    replication-offset-checkpoint (written every 200 ms)."""
+    state = {}
+    for n in nodes:
+        b = cluster.brokers[n]
+        st = {}
+        if b.proc is not None:
+            j = cluster.jmx(n, topic, partition)
+            st["log_end_offset"] = j.get("LogEndOffset")
+            st["log_start_offset"] = j.get("LogStartOffset")
+            st["source"] = "jmx"
+        state[str(n)] = st
+    if leader is not None and cluster.brokers[leader].proc is not None:
+        o = cluster.driver("offsets", topic=topic, partition=partition)
+        state[str(leader)]["high_watermark"] = o["high_watermark"]
+        state[str(leader)]["last_stable_offset"] = o["last_stable_offset"]
+    return state
+
+
+def hw_from_checkpoint(broker_dir, topic, partition):
+    p = os.path.join(broker_dir, "replication-offset-checkpoint")
+    try:
+        lines = open(p).read().splitlines()
+    except OSError:
+        return None
+    for line in lines[2:]:
+        f = line.split()
+        if len(f) == 3 and f[0] == topic and int(f[1]) == partition:
+            return int(f[2])
+    return None
+
+
+# ---------------------------------------------------------------- golden dumps
+
+INTERNAL_DECODERS = {"__consumer_offsets": "--offsets-decoder",
+                     "__transaction_state": "--transaction-log-decoder",
+                     "__cluster_metadata": "--cluster-metadata-decoder"}
+
+
+def dumpable_files(scenario_dir):
+    out = []
+    for root, dirs, files in os.walk(scenario_dir):
+        dirs.sort()
+        if os.path.relpath(root, scenario_dir).split(os.sep)[0] == "golden":
+            continue
+        for f in sorted(files):
+            if f.endswith((".log", ".index", ".timeindex", ".txnindex", ".snapshot")):
+                out.append(os.path.join(root, f))
+    return out
+
+
+def file_modes(path):
+    part = os.path.basename(os.path.dirname(path))
+    topic = part.rsplit("-", 1)[0]
+    modes = [("shallow", [])]
+    deep = ["--deep-iteration", "--print-data-log"]
+    if path.endswith(".log") and topic in INTERNAL_DECODERS:
+        deep = deep + [INTERNAL_DECODERS[topic]]
+    modes.append(("deep", deep))
+    if path.endswith((".index", ".timeindex")):
+        modes.append(("sanity", ["--index-sanity-check"]))
+    return modes
+
+
+def run_dump(scratch, relpaths, flags):
+    """Runs kafka-dump-log once over several files (from the scratch root, so
+    the paths it prints are the repository-relative ones) and splits stdout
+    into one text per file."""
+    cmd = ["java", "-Xmx384m", "-XX:TieredStopAtLevel=1",
+           f"-Dlog4j2.configurationFile={HERE}/log4j2.properties",
+           "-cp", classpath(), "kafka.tools.DumpLogSegments",
+           "--files", ",".join(relpaths)] + flags
+    r = subprocess.run(cmd, cwd=scratch, capture_output=True, text=True)
+    texts = {}
+    current = None
+    for line in r.stdout.splitlines(keepends=True):
+        if line.startswith("Dumping "):
+            name = line[len("Dumping "):].rstrip("\n")
+            if name in relpaths:
+                current = name
+                texts[current] = ""
+        if current is not None:
+            texts[current] += line
+    return r.returncode, texts, r.stderr
+
+
+def golden(scenario_dir):
+    """kafka-dump-log output for every dumpable file of a capture, run on a
+    scratch copy laid out under the same repository-relative paths."""
+    scenario_dir = os.path.abspath(scenario_dir)
+    rel_scenario = os.path.relpath(scenario_dir, REPO)
+    scratch = os.path.join(WORK, "golden-scratch")
+    shutil.rmtree(scratch, ignore_errors=True)
+    shutil.copytree(scenario_dir, os.path.join(scratch, rel_scenario),
+                    ignore=shutil.ignore_patterns("golden", "scenario.json"))
+    before = tree_hash(scenario_dir)
+    files = dumpable_files(scenario_dir)
+    gdir = os.path.join(scenario_dir, "golden")
+    shutil.rmtree(gdir, ignore_errors=True)
+    groups = {}
+    for f in files:
+        rel = os.path.relpath(f, REPO)
+        for mode, flags in file_modes(f):
+            groups.setdefault((mode, tuple(flags)), []).append(rel)
+    count = 0
+    for (mode, flags), rels in sorted(groups.items()):
+        # one JVM per mode and file kind keeps golden generation fast
+        for i in range(0, len(rels), 200):
+            chunk = rels[i:i + 200]
+            rc, texts, err = run_dump(scratch, chunk, list(flags))
+            for rel in chunk:
+                text = texts.get(rel)
+                if text is None or rc != 0:
+                    # run it alone to get exactly its own output
+                    _, single, _ = run_dump(scratch, [rel], list(flags))
+                    text = single.get(rel, "")
+                sub = os.path.relpath(os.path.join(REPO, rel), scenario_dir)
+                dst = os.path.join(gdir, f"{sub}.{mode}.txt")
+                os.makedirs(os.path.dirname(dst), exist_ok=True)
+                with open(dst, "w") as fh:
+                    fh.write(text)
+                count += 1
+    after = tree_hash(scenario_dir, skip=("golden",))
+    if before != after:
+        raise RuntimeError("the capture changed while making golden files")
+    shutil.rmtree(scratch, ignore_errors=True)
+    log(f"golden: {count} files for {rel_scenario}")
+    return count
+
+
+def tree_hash(d, skip=("golden",)):
+    h = hashlib.sha256()
+    for root, dirs, files in os.walk(d):
+        dirs[:] = sorted(x for x in dirs if not (root == d and x in skip))
+        for f in sorted(files):
+            p = os.path.join(root, f)
+            if root == d and f == "scenario.json":
+                continue
+            h.update(os.path.relpath(p, d).encode())
+            with open(p, "rb") as fh:
+                h.update(hashlib.sha256(fh.read()).digest())
+    return h.hexdigest()
+
+
+# ---------------------------------------------------------------- scenarios
+
+def topic_config(extra=None):
+    c = {"internal.segment.bytes": SEGMENT_BYTES, "segment.index.bytes": INDEX_BYTES,
+         "index.interval.bytes": INDEX_INTERVAL}
+    c.update(extra or {})
+    return ",".join(f"{k}={v}" for k, v in c.items())
+
+
+def write_scenario(out, facts):
+    facts = dict(facts)
+    facts.setdefault("kafka_version", kafka_version())
+    facts["omitted_from_capture"] = list(OMITTED)
+    facts.setdefault("writer", f"Apache Kafka {kafka_version()} broker (KRaft, 1 controller + 3 brokers on 127.0.0.1)")
+    with open(os.path.join(out, "scenario.json"), "w") as f:
+        json.dump(facts, f, indent=2, sort_keys=True)
+        f.write("\n")
+
+
+def partition_facts(cluster, topic, partition, replicas, leader, acked, nodes=BROKERS, captured_dir=None):
+    d = None
+    try:
+        d = cluster.describe(topic, partition)
+    except RuntimeError:
+        pass
+    st = replica_state(cluster, topic, partition, leader, nodes)
+    if captured_dir:
+        for n in nodes:
+            hw = hw_from_checkpoint(os.path.join(captured_dir, f"broker-{n}"), topic, partition)
+            st[str(n)].setdefault("high_watermark_checkpoint", hw)
+    le = cluster.leader_epoch(topic, partition, leader) if leader is not None else None
+    return {
+        "topic": topic, "partition": partition, "replicas": replicas,
+        "leader_at_capture": d["leader"] if d else leader,
+        "leader_epoch_at_capture": le["leader_epoch"] if le else None,
+        "leader_start_offset_at_capture": le["start_offset"] if le else None,
+        "isr_at_capture": d["isr"] if d else None,
+        "replica_state": st,
+        "acked": acked,
+    }
+
+
+SCENARIOS = {}
+
+
+def scenario(name):
+    def reg(fn):
+        SCENARIOS[name] = fn
+        return fn
+    return reg
+
+
+def phases(**named):
+    """What the producers were told in each phase, with the leader that answered."""
+    return {name: dict(r, leader=leader) for name, (r, leader) in named.items()}
+
+
+def acked_summary(*results):
+    count = sum(r["acked"] for r in results)
+    mx = max((r["max_offset"] for r in results), default=-1)
+    return {"count": count, "max_offset": mx}
+
+
+@scenario("follower-returns")
+def s_follower_returns(c, out):
+    t = "returns"
+    c.driver("create", topic=t, assignment="1,2,3", config=topic_config({"min.insync.replicas": 1}))
+    r1 = c.driver("produce", topic=t, count=200, acks="all")
+    c.brokers[3].stop()
+    c.wait_leader(t, 1, isr=[1, 2])
+    r2 = c.driver("produce", topic=t, count=200, base=200, acks="all")
+    c.brokers[1].stop()
+    c.wait_leader(t, 2, isr=[2])
+    r3 = c.driver("produce", topic=t, count=100, base=400, acks="all")
+    time.sleep(1)  # let the HW checkpoint (every 200 ms) catch up before copying
+    capture(c, out)
+    p = partition_facts(c, t, 0, [1, 2, 3], 2, acked_summary(r1, r2, r3), captured_dir=out)
+    p["replica_state"]["1"]["source"] = "stopped cleanly before capture (leader of epoch 0)"
+    p["replica_state"]["3"]["source"] = "stopped cleanly before capture (follower)"
+    c.brokers[3].start(); c.brokers[3].wait_port()
+    c.brokers[1].start(); c.brokers[1].wait_port()
+    c.wait_leader(t, 2, isr=[1, 2, 3])
+    after = rejoin_facts(c, t, 0, [3, 1])
+    capture(c, out, sub="after")
+    p["kafka_truncation"] = after
+    write_scenario(out, {
+        "description": "Follower 3 stops cleanly; leader 1 keeps writing with ISR {1,2}; leader 1 stops cleanly; "
+                       "broker 2 leads and writes; broker-*/ is captured then. Brokers 3 and 1 return and catch up; "
+                       "after/ is captured once all three are in sync.",
+        "partitions": [p]})
+
+
+def rejoin_facts(c, topic, partition, nodes):
+    out = {}
+    for n in nodes:
+        tr = c.truncations(n, topic, partition)
+        loaded = c.loaded_state(n, topic, partition)
+        j = c.jmx(n, topic, partition)
+        cut = min((t["offset"] for t in tr), default=None)
+        out[str(n)] = {
+            # where the broker logged no truncation, it kept its whole log:
+            # the log end offset it reported when it loaded the log
+            "truncated_to": cut if cut is not None else (loaded["log_end_offset"] if loaded else None),
+            "truncation_logged": cut is not None,
+            "truncation_log": tr,
+            "log_end_offset_loaded": loaded["log_end_offset"] if loaded else None,
+            "high_watermark_loaded": loaded["high_watermark"] if loaded else None,
+            "log_end_offset_after": j["LogEndOffset"],
+        }
+    return out
+
+
+@scenario("divergence")
+def s_divergence(c, out):
+    t = "diverge"
+    c.driver("create", topic=t, assignment="1,2,3", config=topic_config({"min.insync.replicas": 1}))
+    r1 = c.driver("produce", topic=t, count=100, acks="all")
+    armed = c.produce_armed(topic=t, count=50, base=100, acks="1")
+    c.brokers[2].pause(); c.brokers[3].pause()
+    r2 = armed.go()
+    c.brokers[1].kill9()
+    le1 = c.leader_epoch(t, 0, 1)
+    c.brokers[2].resume(); c.brokers[3].resume()
+    c.wait_leader(t, 2)
+    r3 = c.driver("produce", topic=t, count=30, base=150, acks="all")
+    time.sleep(1)
+    capture(c, out)
+    p = partition_facts(c, t, 0, [1, 2, 3], 2, acked_summary(r1, r2, r3), nodes=(2, 3), captured_dir=out)
+    p["replica_state"]["1"] = {"source": "killed (SIGKILL) before capture; see kafka_truncation log_end_offset_loaded",
+                               "leader_epoch": le1["leader_epoch"] if le1 else None,
+                               "high_watermark_checkpoint": hw_from_checkpoint(os.path.join(out, "broker-1"), t, 0)}
+    p["acked_by_phase"] = phases(before_pause_acks_all=(r1, 1), old_leader_acks_1=(r2, 1), new_leader_acks_all=(r3, 2))
+    c.brokers[1].start(); c.brokers[1].wait_port()
+    c.wait_leader(t, 2, isr=[1, 2, 3])
+    p["kafka_truncation"] = rejoin_facts(c, t, 0, [1])
+    capture(c, out, sub="after")
+    write_scenario(out, {
+        "description": "Leader 1 accepts acks=1 writes while followers 2 and 3 are paused (SIGSTOP); leader 1 is "
+                       "killed (SIGKILL); the followers resume, 2 is elected and writes in the new epoch. broker-*/ "
+                       "is captured before 1 restarts; after/ once 1 has truncated and caught up.",
+        "partitions": [p]})
+
+
+@scenario("double-divergence")
+def s_double_divergence(c, out):
+    t = "double"
+    c.driver("create", topic=t, assignment="1,2,3", config=topic_config({"min.insync.replicas": 1}))
+    r1 = c.driver("produce", topic=t, count=100, acks="all")
+    armed = c.produce_armed(topic=t, count=20, base=100, acks="1")
+    c.brokers[2].pause(); c.brokers[3].pause()
+    r2 = armed.go()
+    c.brokers[1].kill9()
+    c.brokers[2].resume(); c.brokers[3].resume()
+    c.wait_leader(t, 2)
+    armed = c.produce_armed(topic=t, count=10, base=120, acks="1")
+    c.brokers[3].pause()
+    r3 = armed.go()
+    c.brokers[2].kill9()
+    c.brokers[3].resume()
+    c.wait_leader(t, 3)
+    r4 = c.driver("produce", topic=t, count=30, base=130, acks="all")
+    time.sleep(1)
+    capture(c, out)
+    p = partition_facts(c, t, 0, [1, 2, 3], 3, acked_summary(r1, r2, r3, r4), nodes=(3,), captured_dir=out)
+    p["replica_state"]["1"] = {"source": "killed (SIGKILL) before capture; see kafka_truncation log_end_offset_loaded",
+                               "high_watermark_checkpoint": hw_from_checkpoint(os.path.join(out, "broker-1"), t, 0)}
+    p["replica_state"]["2"] = {"source": "killed (SIGKILL) before capture; see kafka_truncation log_end_offset_loaded",
+                               "high_watermark_checkpoint": hw_from_checkpoint(os.path.join(out, "broker-2"), t, 0)}
+    p["acked_by_phase"] = phases(leader1_acks_all=(r1, 1), leader1_acks_1=(r2, 1), leader2_acks_1=(r3, 2), leader3_acks_all=(r4, 3))
+    c.brokers[1].start(); c.brokers[2].start()
+    c.brokers[1].wait_port(); c.brokers[2].wait_port()
+    c.wait_leader(t, 3, isr=[1, 2, 3])
+    p["kafka_truncation"] = rejoin_facts(c, t, 0, [1, 2])
+    capture(c, out, sub="after")
+    write_scenario(out, {
+        "description": "Two consecutive leader changes leave divergent tails on two replicas: leader 1 writes acks=1 "
+                       "while 2 and 3 are paused and is killed; 2 leads, writes acks=1 while 3 is paused and is killed; "
+                       "3 leads and writes. broker-*/ is captured then; after/ once 1 and 2 have truncated and caught up.",
+        "partitions": [p]})
+
+
+@scenario("unclean")
+def s_unclean(c, out):
+    t = "unclean"
+    c.driver("create", topic=t, assignment="1,2,3",
+             config=topic_config({"min.insync.replicas": 1, "unclean.leader.election.enable": "true"}))
+    r1 = c.driver("produce", topic=t, count=100, acks="all")
+    c.brokers[3].stop()
+    c.wait_leader(t, 1, isr=[1, 2])
+    r2 = c.driver("produce", topic=t, count=100, base=100, acks="all")
+    c.brokers[2].stop()
+    c.wait_leader(t, 1, isr=[1])
+    r3 = c.driver("produce", topic=t, count=50, base=200, acks="all")
+    st1 = c.jmx(1, t)
+    hw1 = c.driver("offsets", topic=t)
+    c.brokers[1].kill9()
+    c.brokers[3].start(); c.brokers[3].wait_port()
+    def elected():
+        c.driver("elect", topic=t, type="unclean", check=False)
+        d = c.describe(t)
+        return d if d["leader"] == 3 else None
+    c.wait_until("unclean election of 3", elected, timeout=90, interval=2)
+    r4 = c.driver("produce", topic=t, count=20, base=250, acks="all")
+    time.sleep(1)
+    capture(c, out)
+    p = partition_facts(c, t, 0, [1, 2, 3], 3, acked_summary(r1, r2, r3, r4), nodes=(3,), captured_dir=out)
+    p["replica_state"]["1"] = {"log_end_offset": st1["LogEndOffset"], "high_watermark": hw1["high_watermark"],
+                               "source": "jmx and ListOffsets before kill -9",
+                               "high_watermark_checkpoint": hw_from_checkpoint(os.path.join(out, "broker-1"), t, 0)}
+    p["replica_state"]["2"] = {"source": "stopped cleanly before capture",
+                               "high_watermark_checkpoint": hw_from_checkpoint(os.path.join(out, "broker-2"), t, 0)}
+    p["acked_by_phase"] = phases(isr_123=(r1, 1), isr_12=(r2, 1), isr_1=(r3, 1), unclean_leader_3=(r4, 3))
+    c.brokers[1].start(); c.brokers[2].start()
+    c.brokers[1].wait_port(); c.brokers[2].wait_port()
+    c.wait_leader(t, 3, isr=[1, 2, 3])
+    p["kafka_truncation"] = rejoin_facts(c, t, 0, [1, 2])
+    survived = c.driver("offsets", topic=t)
+    p["after_rejoin"] = survived
+    capture(c, out, sub="after")
+    write_scenario(out, {
+        "description": "unclean.leader.election.enable=true. 3 stops; 1 leads with ISR {1,2}; 2 stops; 1 leads "
+                       "alone and acknowledges acks=all writes; 1 is killed; 3 (out of sync) returns and is elected "
+                       "uncleanly, losing records acknowledged to producers. broker-*/ is captured then; after/ once "
+                       "1 and 2 have returned and truncated.",
+        "partitions": [p]})
+
+
+@scenario("codecs")
+def s_codecs(c, out):
+    parts = []
+    for codec in ("none", "gzip", "snappy", "lz4", "zstd"):
+        t = f"codec-{codec}"
+        c.driver("create", topic=t, assignment="1,2,3", config=topic_config({"max.message.bytes": 12000}))
+        r1 = c.driver("produce", topic=t, count=120, acks="all", compression=codec, keys="mixed",
+                      values="mixed", headers="true", value_size=150)
+        # records near max.message.bytes (the batch must still fit under it)
+        r2 = c.driver("produce", topic=t, count=3, base=120, acks="all", compression=codec,
+                      value_size=11000, batch_size=16384, linger_ms=0)
+        r3 = c.driver("produce", topic=t, count=60, base=123, acks="all", compression=codec, value_size=80)
+        parts.append((t, acked_summary(r1, r2, r3)))
+    time.sleep(1)
+    capture(c, out)
+    facts = [partition_facts(c, t, 0, [1, 2, 3], 1, a, captured_dir=out) for t, a in parts]
+    write_scenario(out, {
+        "description": "One topic per producer compression codec (none, gzip, snappy, lz4, zstd), written by Kafka's "
+                       "Java producer: sequential, null and repeated keys, null values, record headers (one with a "
+                       "null value), three records of 11000 bytes (max.message.bytes=12000), several segments per "
+                       "partition. Captured live.",
+        "partitions": facts})
+
+
+@scenario("transactions")
+def s_transactions(c, out):
+    t = "txn"
+    c.driver("create", topic=t, assignment="1,2,3", config=topic_config())
+    tx = c.driver("txn", topic=t, txn_id="klf-txn-1", plan="commit:20,abort:15,commit:10,abort:5,commit:25")
+    idem = c.driver("produce", topic=t, count=80, base=1000, acks="all", idempotent="true", max_in_flight=5, retries=5)
+    tx2 = c.driver("txn", topic=t, txn_id="klf-txn-2", plan="abort:12,commit:8", leave_open="true")
+    time.sleep(1)
+    capture(c, out)
+    p = partition_facts(c, t, 0, [1, 2, 3], 1, acked_summary(idem), captured_dir=out)
+    p["transactions"] = {"klf-txn-1": tx, "klf-txn-2": tx2, "idempotent_producer": idem}
+    write_scenario(out, {
+        "description": "Transactional producer klf-txn-1 commits and aborts transactions; an idempotent producer "
+                       "writes between them; klf-txn-2 aborts, commits, then leaves a transaction open (the "
+                       "producer exits). Control batches, .txnindex entries and producer .snapshot files. Captured live.",
+        "partitions": [p]})
+
+
+@scenario("compaction")
+def s_compaction(c, out):
+    t = "compacted"
+    c.driver("create", topic=t, assignment="1,2,3",
+             config=topic_config({"cleanup.policy": "compact", "min.cleanable.dirty.ratio": "0.01",
+                                  "segment.ms": 2000, "delete.retention.ms": 600000,
+                                  "min.compaction.lag.ms": 0}))
+    r1 = c.driver("produce", topic=t, count=400, acks="all", keys="mixed", values="mixed", value_size=120)
+    time.sleep(3)
+    r2 = c.driver("produce", topic=t, count=50, base=400, acks="all", keys="mixed", value_size=120)
+
+    def cleaned():
+        ck = os.path.join(c.brokers[1].data, "cleaner-offset-checkpoint")
+        return os.path.exists(ck) and t in open(ck).read()
+    c.wait_until("the log cleaner to run", lambda: all(
+        os.path.exists(os.path.join(c.brokers[n].data, "cleaner-offset-checkpoint")) and
+        t in open(os.path.join(c.brokers[n].data, "cleaner-offset-checkpoint")).read() for n in BROKERS),
+        timeout=120, interval=1)
+    time.sleep(1)
+    capture(c, out)
+    p = partition_facts(c, t, 0, [1, 2, 3], 1, acked_summary(r1, r2), captured_dir=out)
+    write_scenario(out, {
+        "description": "cleanup.policy=compact with 7 distinct keys, null keys skipped, every fifth value a "
+                       "tombstone; segments roll every 2 s and the cleaner runs on every replica "
+                       "(cleaner-offset-checkpoint names the topic) before the live capture: offset gaps and tombstones.",
+        "partitions": [p]})
+
+
+@scenario("elections")
+def s_elections(c, out):
+    t = "elect"
+    c.driver("create", topic=t, assignment="1,2,3", config=topic_config({"min.insync.replicas": 1}))
+    phases = []
+    phases.append(c.driver("produce", topic=t, count=60, acks="all"))
+    # forced: the leader shuts down (controlled shutdown moves leadership), then returns
+    c.brokers[1].stop(); c.wait_leader(t, 2)
+    phases.append(c.driver("produce", topic=t, count=60, base=60, acks="all"))
+    c.brokers[1].start(); c.brokers[1].wait_port(); c.wait_leader(t, 2, isr=[1, 2, 3])
+    # preferred election moves it back to 1
+    c.driver("elect", topic=t, type="preferred"); c.wait_leader(t, 1)
+    phases.append(c.driver("produce", topic=t, count=60, base=120, acks="all"))
+    c.brokers[1].stop(); c.wait_leader(t, 2)
+    c.brokers[2].stop(); c.wait_leader(t, 3)
+    phases.append(c.driver("produce", topic=t, count=60, base=180, acks="all"))
+    c.brokers[1].start(); c.brokers[2].start()
+    c.brokers[1].wait_port(); c.brokers[2].wait_port(); c.wait_leader(t, 3, isr=[1, 2, 3])
+    c.driver("elect", topic=t, type="preferred"); c.wait_leader(t, 1, isr=[1, 2, 3])
+    phases.append(c.driver("produce", topic=t, count=60, base=240, acks="all"))
+    time.sleep(1)
+    capture(c, out)
+    p = partition_facts(c, t, 0, [1, 2, 3], 1, acked_summary(*phases), captured_dir=out)
+    p["leaders_in_order"] = [1, 2, 1, 2, 3, 1]
+    write_scenario(out, {
+        "description": "Clean leader changes: leader 1 stops (controlled shutdown) -> 2; 1 returns; preferred "
+                       "election -> 1; 1 stops -> 2; 2 stops -> 3; both return; preferred election -> 1. 60 records "
+                       "acks=all in each leadership; leader-epoch-checkpoint holds several epochs. Captured live.",
+        "partitions": [p]})
+
+
+@scenario("lag-window")
+def s_lag_window(c, out):
+    t = "lag"
+    # replicas [1,3,2]: when 1 dies the controller picks 3, the follower that was paused
+    c.driver("create", topic=t, assignment="1,3,2", config=topic_config({"min.insync.replicas": 2}))
+    r1 = c.driver("produce", topic=t, count=100, acks="all")
+    c.brokers[3].pause()
+    bg = c.driver_bg("produce", topic=t, count=40, base=100, acks="all", request_timeout_ms=60000,
+                     delivery_timeout_ms=90000, linger_ms=0, max_in_flight=5, retries=0)
+    # the leader and follower 2 hold the records; follower 3 does not; the producer waits for 3
+    c.wait_until("the in-flight records to reach follower 2", lambda: (c.jmx(2, t)["LogEndOffset"] or 0) > 100,
+                 timeout=30)
+    st_isr = c.describe(t)
+    c.brokers[1].kill9()
+    c.brokers[3].resume()
+    c.wait_leader(t, 3)
+    r2 = c.wait_bg(bg, timeout=180)
+    r3 = c.driver("produce", topic=t, count=20, base=140, acks="all")
+    time.sleep(1)
+    capture(c, out)
+    p = partition_facts(c, t, 0, [1, 3, 2], 3, acked_summary(r1, r2, r3), nodes=(2, 3), captured_dir=out)
+    p["replica_state"]["1"] = {"source": "killed (SIGKILL) before capture; see kafka_truncation log_end_offset_loaded",
+                               "high_watermark_checkpoint": hw_from_checkpoint(os.path.join(out, "broker-1"), t, 0)}
+    p["isr_when_leader_killed"] = st_isr["isr"]
+    p["acked_by_phase"] = phases(before_pause=(r1, 1), in_flight_while_3_paused=(r2, 1), new_leader_3=(r3, 3))
+    c.brokers[1].start(); c.brokers[1].wait_port()
+    c.wait_leader(t, 3, isr=[1, 2, 3])
+    p["kafka_truncation"] = rejoin_facts(c, t, 0, [1])
+    p["kafka_truncation_before_capture"] = {"2": c.truncations(2, t, 0, since_start=False)}
+    p["after_rejoin"] = c.driver("offsets", topic=t)
+    capture(c, out, sub="after")
+    write_scenario(out, {
+        "description": "min.insync.replicas=2, acks=all. Follower 3 is paused (SIGSTOP) for less than "
+                       "replica.lag.time.max.ms and stays in the ISR while a producer sends 40 more records; leader "
+                       "1 and follower 2 append them, the producer waits for 3. Leader 1 is killed, 3 resumes and is "
+                       "elected (first live ISR member in replica order [1,3,2]); 2 truncates as 3's follower. "
+                       "broker-*/ is captured then; after/ once 1 has returned and truncated. acked_by_phase says "
+                       "what the producer was told.",
+        "partitions": [p]})
+
+
+@scenario("torn-write")
+def s_torn_write(c, out):
+    t = "torn"
+    c.driver("create", topic=t, assignment="1,2,3", config=topic_config({"min.insync.replicas": 1}))
+    r1 = c.driver("produce", topic=t, count=200, acks="all")
+    bg = c.driver_bg("produce", topic=t, count=20000, base=200, acks="1", value_size=400, linger_ms=0,
+                     batch_size=16384, max_in_flight=5, retries=0, delivery_timeout_ms=20000)
+    c.wait_until("heavy produce under way", lambda: (c.jmx(1, t)["LogEndOffset"] or 0) > 1500, timeout=60, interval=0.2)
+    c.brokers[1].kill9()
+    c.brokers[2].kill9()
+    c.brokers[3].kill9()
+    try:
+        r2 = c.wait_bg(bg, timeout=120)
+    except RuntimeError as e:
+        r2 = {"acked": 0, "max_offset": -1, "error": str(e)[:200]}
+    capture(c, out)
+    p = partition_facts(c, t, 0, [1, 2, 3], None, acked_summary(r1, r2), nodes=(), captured_dir=out)
+    p["leader_at_capture"] = 1
+    p["isr_at_capture"] = None
+    p["leader_epoch_at_capture"] = 0
+    p["replica_state"] = {str(n): {"source": "all brokers killed (SIGKILL) during produce; see kafka_truncation",
+                                   "high_watermark_checkpoint": hw_from_checkpoint(os.path.join(out, f"broker-{n}"), t, 0)}
+                          for n in BROKERS}
+    c.brokers[1].start(); c.brokers[2].start(); c.brokers[3].start()
+    for n in BROKERS:
+        c.brokers[n].wait_port()
+    c.wait_until("a leader", lambda: c.describe(t)["leader"] is not None, timeout=90)
+    p["kafka_truncation"] = rejoin_facts(c, t, 0, list(BROKERS))
+    p["leader_after_restart"] = c.describe(t)["leader"]
+    write_scenario(out, {
+        "description": "All three brokers are killed (SIGKILL) while a producer writes with acks=1: segments end "
+                       "wherever the writes stopped, active offset and time indexes stay preallocated (trailing "
+                       "zero entries), checkpoints lag. broker-*/ is the state the kill left; kafka_truncation is "
+                       "what each broker reported when it recovered the log on restart.",
+        "partitions": [p]})
+
+
+@scenario("internal-topics")
+def s_internal(c, out):
+    t = "events"
+    c.driver("create", topic=t, assignment="1,2,3", config=topic_config())
+    r1 = c.driver("produce", topic=t, count=100, acks="all")
+    g1 = c.driver("consume", topic=t, group="klf-group-classic", protocol="classic", count=100)
+    g2 = c.driver("consume", topic=t, group="klf-group-consumer", protocol="consumer", count=100)
+    tx = c.driver("txn", topic=t, txn_id="klf-internal-txn", plan="commit:5,abort:5")
+    time.sleep(2)
+    capture(c, out)
+    p = partition_facts(c, t, 0, [1, 2, 3], 1, acked_summary(r1), captured_dir=out)
+    p["groups"] = {"klf-group-classic": g1, "klf-group-consumer": g2}
+    p["transactions"] = {"klf-internal-txn": tx}
+    facts = [p]
+    for it in ("__consumer_offsets", "__transaction_state"):
+        d = c.describe(it)
+        facts.append({"topic": it, "partition": 0, "replicas": d["replicas"], "leader_at_capture": d["leader"],
+                      "isr_at_capture": d["isr"], "internal": True,
+                      "leader_epoch_at_capture": (c.leader_epoch(it, 0, d["leader"]) or {}).get("leader_epoch"),
+                      "replica_state": replica_state(c, it, 0, d["leader"], BROKERS), "acked": {"count": 0, "max_offset": -1}})
+    write_scenario(out, {
+        "description": "A classic and a consumer-protocol (KIP-848) group consume and commit offsets "
+                       "(__consumer_offsets); a transactional producer commits and aborts (__transaction_state); "
+                       "every broker holds the __cluster_metadata log. Captured live.",
+        "partitions": facts})
+
+
+def run_scenario(name, out_root, retries=2, make_golden=True):
+    fn = SCENARIOS[name]
+    out = os.path.join(out_root, name)
+    for attempt in range(1, retries + 2):
+        c = Cluster(name, broker_extra=BROKER_EXTRA.get(name))
+        try:
+            shutil.rmtree(out, ignore_errors=True)
+            os.makedirs(out)
+            OMITTED.clear()
+            CAPTURE_ROOT[0] = out
+            try:
+                c.start()
+            except Exception as e:
+                log(f"cluster start failed (attempt {attempt}): {e}")
+                c.stop_all()
+                if attempt <= retries:
+                    continue
+                raise
+            fn(c, out)
+            c.stop_all()
+            if make_golden:
+                golden(out)
+            return
+        finally:
+            c.stop_all()
+            _kill_all()
+
+
+BROKER_EXTRA = {}
+
+
+# ---------------------------------------------------------------- validation
+
+REQUIRED = ["topic", "partition", "replicas", "leader_at_capture", "leader_epoch_at_capture",
+            "isr_at_capture", "replica_state", "acked"]
+
+
+def validate(d, need_golden=True):
+    problems = []
+    sj = os.path.join(d, "scenario.json")
+    try:
+        s = json.load(open(sj))
+    except Exception as e:
+        return [f"{sj}: {e}"]
+    for k in ("kafka_version", "description", "partitions"):
+        if k not in s:
+            problems.append(f"{sj}: missing {k}")
+    for p in s.get("partitions", []):
+        for k in REQUIRED:
+            if k not in p or p[k] is None:
+                problems.append(f"{sj}: partition {p.get('topic')}-{p.get('partition')} missing {k}")
+        for n in p.get("replicas", []):
+            part = os.path.join(d, f"broker-{n}", f"{p['topic']}-{p['partition']}")
+            if not os.path.isdir(part):
+                problems.append(f"missing {part}")
+        for n, t in (p.get("kafka_truncation") or {}).items():
+            if t.get("truncated_to") is None:
+                problems.append(f"{sj}: broker {n} logged no truncation")
+    for n in BROKERS:
+        b = os.path.join(d, f"broker-{n}")
+        if os.path.isdir(b) and not os.path.exists(os.path.join(b, "meta.properties")):
+            problems.append(f"{b}: no meta.properties")
+    if need_golden and not os.path.isdir(os.path.join(d, "golden")):
+        problems.append(f"{d}: no golden/")
+    return problems
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    sub.add_parser("setup")
+    r = sub.add_parser("run")
+    r.add_argument("--out", default=os.path.join(REPO, "testdata", "kafka"))
+    r.add_argument("--no-golden", action="store_true", help="skip the kafka-dump-log golden files")
+    r.add_argument("scenarios", nargs="*")
+    g = sub.add_parser("golden")
+    g.add_argument("dirs", nargs="+")
+    v = sub.add_parser("validate")
+    v.add_argument("--no-golden", action="store_true")
+    v.add_argument("dirs", nargs="+")
+    a = ap.parse_args()
+    if a.cmd == "setup":
+        setup()
+    elif a.cmd == "run":
+        setup()
+        names = a.scenarios or list(SCENARIOS)
+        for n in names:
+            if n not in SCENARIOS:
+                sys.exit(f"unknown scenario {n}; known: {', '.join(SCENARIOS)}")
+        for n in names:
+            t0 = time.time()
+            log(f"scenario {n}")
+            run_scenario(n, os.path.abspath(a.out), make_golden=not a.no_golden)
+            log(f"scenario {n} done in {time.time() - t0:.0f}s")
+    elif a.cmd == "golden":
+        setup()
+        for d in a.dirs:
+            golden(d)
+    elif a.cmd == "validate":
+        bad = []
+        for d in a.dirs:
+            bad += validate(d, need_golden=not a.no_golden)
+        for b in bad:
+            print(b)
+        sys.exit(1 if bad else 0)
+
+
+if __name__ == "__main__":
+    main()
