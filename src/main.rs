@@ -1,1 +1,81 @@
-fn main() {}
+//! The `klf` command line. `main` parses the arguments, runs one subcommand
+//! and turns its outcome into the exit status: 0 clean, 1 corruption found,
+//! 2 usage or I/O error. A closed stdout (`klf dump ... | head`) ends the run
+//! quietly.
+//!
+//! Each subcommand lives in `src/cli/<module>.rs` and exposes
+//! `pub struct Args` (clap `Args`) and
+//! `pub fn run(args: Args, out: &mut cli::common::Output) -> cli::common::Status`.
+//! Adding one is one line in the `subcommands!` list below.
+
+use std::process::ExitCode;
+
+use clap::Parser;
+
+/// Declares the `cli` module tree, the `Command` enum and its dispatch from
+/// one `Variant => module` line per subcommand (the doc comment becomes the
+/// subcommand's help).
+macro_rules! subcommands {
+    ($($(#[$meta:meta])* $variant:ident => $module:ident,)*) => {
+        mod cli {
+            pub mod common;
+            $(pub mod $module;)*
+        }
+
+        #[derive(clap::Subcommand)]
+        enum Command {
+            $($(#[$meta])* $variant(cli::$module::Args),)*
+        }
+
+        impl Command {
+            fn run(self, out: &mut cli::common::Output) -> cli::common::Status {
+                match self {
+                    $(Command::$variant(args) => cli::$module::run(args, out),)*
+                }
+            }
+        }
+    };
+}
+
+subcommands! {
+    /// Print the contents of segment, index and snapshot files (kafka-dump-log compatible)
+    Dump => dump,
+    /// Compare the replicas of each partition: divergence, predicted truncation, records lost
+    Diff => diff,
+    /// Leader-epoch timeline of every replica, from batch headers and leader-epoch-checkpoint
+    Timeline => timeline,
+}
+
+/// Offline forensics for Apache Kafka log directories.
+#[derive(Parser)]
+#[command(name = "klf", version, about, infer_long_args = true)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let _ = e.print();
+            return ExitCode::from(match e.kind() {
+                clap::error::ErrorKind::DisplayHelp | clap::error::ErrorKind::DisplayVersion => 0,
+                _ => 2,
+            });
+        }
+    };
+    let mut out = cli::common::Output::stdout();
+    let status = cli.command.run(&mut out);
+    let status = out.finish(status);
+    ExitCode::from(status.code())
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn clap_definition_is_consistent() {
+        use clap::CommandFactory;
+        super::Cli::command().debug_assert();
+    }
+}

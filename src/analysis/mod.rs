@@ -3,4 +3,5 @@
 
 pub mod diff;
 pub mod epochs;
+pub mod timeline;
 pub mod truncation;

@@ -1,1 +1,1686 @@
-//! (to be written)
+//! Turning the paths an operator passes into brokers, replicas and segments.
+//!
+//! [`discover`] accepts any mix of:
+//!
+//! - a broker log directory (a directory holding `meta.properties`, or one that
+//!   looks like a log directory without it);
+//! - a partition directory (`<topic>-<partition>`, or `__cluster_metadata-0`),
+//!   read together with the checkpoints of the log directory around it;
+//! - a capture: a folder whose direct children are broker log directories
+//!   (`broker-1/ broker-2/ ...`). Folders under it that are themselves
+//!   captures (an `after/` snapshot, say) are not read; they are listed in
+//!   [`Capture::excluded`] and reported, and can be passed on their own.
+//!
+//! Discovery only lists directories and reads small text files (properties,
+//! checkpoints, markers). It opens every file read-only, never writes, never
+//! creates, and bounds what it reads. Each oddity (missing or broken
+//! `meta.properties`, torn checkpoints, names Kafka would reject, empty or
+//! unreadable files, directories named like files, non-UTF-8 names, dangling
+//! or looping symlinks, symlinks that leave the tree) becomes one
+//! [`Diagnostic`] and discovery goes on. The result is sorted and does not
+//! depend on directory listing order.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
+use std::fs;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use crate::format::checkpoint::{
+    parse_clean_shutdown, parse_leader_epoch_checkpoint_lenient, parse_offset_checkpoint_lenient,
+    Checkpoint, CleanShutdown, EpochEntry, OffsetCheckpointKind, OffsetEntry, CLEAN_SHUTDOWN_FILE,
+    LEADER_EPOCH_CHECKPOINT_FILE,
+};
+use crate::format::props::{
+    node_id_hint, parse_partition_metadata, parse_properties, MetaProperties, PartitionMetadata,
+    Properties, PropsError, META_PROPERTIES_FILE, PARTITION_METADATA_FILE,
+};
+
+/// Name of the KRaft metadata topic.
+pub const METADATA_TOPIC: &str = "__cluster_metadata";
+
+/// Tiered storage's index cache directory in a log directory root; not a partition.
+pub const REMOTE_INDEX_CACHE_DIR: &str = "remote-log-index-cache";
+
+/// Largest text file (properties, checkpoint, marker) discovery reads whole.
+/// Larger files are read up to this size and reported.
+pub const MAX_TEXT_FILE: u64 = 64 * 1024 * 1024;
+
+/// How serious a [`Diagnostic`] is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Level {
+    /// Worth knowing, normal in a healthy capture (an empty index of a small
+    /// segment, a folder that was left out on purpose).
+    Note,
+    /// Something is missing, broken, or not what Kafka would write.
+    Warning,
+}
+
+/// One finding about one path.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Diagnostic {
+    /// The file or directory concerned.
+    pub path: PathBuf,
+    /// Note or warning.
+    pub level: Level,
+    /// What was found and what it means.
+    pub message: String,
+}
+
+impl fmt::Display for Diagnostic {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let level = match self.level {
+            Level::Note => "note",
+            Level::Warning => "warning",
+        };
+        write!(f, "{level}: {}: {}", self.path.display(), self.message)
+    }
+}
+
+/// Where a broker's node id came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum NodeIdSource {
+    /// `meta.properties`, read with Kafka's rules.
+    MetaProperties,
+    /// `node.id` or `broker.id` of a `meta.properties` Kafka would reject.
+    MetaPropertiesHint,
+    /// The folder name (`broker-3` → 3).
+    FolderName,
+    /// Not known.
+    Unknown,
+}
+
+/// A checkpoint file that was read, with what could be parsed and its problems.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CheckpointFile<T> {
+    /// The file.
+    pub path: PathBuf,
+    /// Lenient parse: every readable entry plus every problem;
+    /// [`Checkpoint::kafka_accepts`] says whether Kafka would read it.
+    pub checkpoint: Checkpoint<T>,
+}
+
+/// The four offset checkpoints of a log directory root; `None` when the file
+/// is absent or could not be read (a [`Diagnostic`] says which).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct BrokerCheckpoints {
+    /// `replication-offset-checkpoint` (high watermarks).
+    pub replication_offset: Option<CheckpointFile<OffsetEntry>>,
+    /// `recovery-point-offset-checkpoint`.
+    pub recovery_point: Option<CheckpointFile<OffsetEntry>>,
+    /// `log-start-offset-checkpoint`.
+    pub log_start_offset: Option<CheckpointFile<OffsetEntry>>,
+    /// `cleaner-offset-checkpoint`.
+    pub cleaner_offset: Option<CheckpointFile<OffsetEntry>>,
+}
+
+impl BrokerCheckpoints {
+    /// The checkpoint of the given kind, if it was read.
+    pub fn get(&self, kind: OffsetCheckpointKind) -> Option<&CheckpointFile<OffsetEntry>> {
+        match kind {
+            OffsetCheckpointKind::ReplicationOffset => self.replication_offset.as_ref(),
+            OffsetCheckpointKind::RecoveryPoint => self.recovery_point.as_ref(),
+            OffsetCheckpointKind::LogStartOffset => self.log_start_offset.as_ref(),
+            OffsetCheckpointKind::CleanerOffset => self.cleaner_offset.as_ref(),
+        }
+    }
+
+    fn slot(&mut self, kind: OffsetCheckpointKind) -> &mut Option<CheckpointFile<OffsetEntry>> {
+        match kind {
+            OffsetCheckpointKind::ReplicationOffset => &mut self.replication_offset,
+            OffsetCheckpointKind::RecoveryPoint => &mut self.recovery_point,
+            OffsetCheckpointKind::LogStartOffset => &mut self.log_start_offset,
+            OffsetCheckpointKind::CleanerOffset => &mut self.cleaner_offset,
+        }
+    }
+
+    fn offset_of(&self, kind: OffsetCheckpointKind, topic: &str, partition: i32) -> Option<i64> {
+        self.get(kind)
+            .and_then(|f| f.checkpoint.offset_of(topic, partition))
+    }
+}
+
+/// One broker log directory (a broker with several `log.dirs` appears once
+/// per directory, with the same node id).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Broker {
+    /// Node id (`node.id`, else `broker.id`, else from the folder name).
+    pub node_id: Option<i32>,
+    /// Where [`Broker::node_id`] came from.
+    pub node_id_source: NodeIdSource,
+    /// The log directory.
+    pub path: PathBuf,
+    /// `meta.properties` read with Kafka's rules; `None` when absent or unreadable.
+    pub meta: Option<Result<MetaProperties, PropsError>>,
+    /// The properties of `meta.properties` as written, when the file could be read.
+    pub meta_raw: Option<Properties>,
+    /// The offset checkpoints of the directory root.
+    pub checkpoints: BrokerCheckpoints,
+    /// `.kafka_cleanshutdown`, if present (Kafka then skips log recovery).
+    pub clean_shutdown: Option<CleanShutdown>,
+    /// `bootstrap.checkpoint`, if present (KRaft format-time records).
+    pub bootstrap_checkpoint: Option<PathBuf>,
+    /// `*.tmp` files in the root: a checkpoint or properties write not yet
+    /// renamed into place (broker stopped, or capture taken, mid-write).
+    pub temp_files: Vec<PathBuf>,
+    /// True when only some partition directories of this log directory were
+    /// asked for (a partition directory was passed, not the log directory).
+    pub partial: bool,
+}
+
+/// What a partition directory's name says it is.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum ReplicaKind {
+    /// `<topic>-<partition>`: a live replica.
+    Live,
+    /// `<topic>-<partition>.<uid>-delete`: deleted, awaiting removal. The
+    /// topic name may have been cut to keep the name within 255 characters.
+    Delete {
+        /// The 32-hex-digit unique id.
+        uid: String,
+    },
+    /// `<topic>-<partition>.<uid>-future`: target of an intra-broker move.
+    Future {
+        /// The 32-hex-digit unique id.
+        uid: String,
+    },
+    /// `<topic>-<partition>.<uid>-stray`: a replica the metadata no longer
+    /// assigns to this broker (3.7+). The topic may have been cut.
+    Stray {
+        /// The 32-hex-digit unique id.
+        uid: String,
+    },
+    /// `__cluster_metadata-0`: the KRaft metadata log.
+    Metadata,
+}
+
+/// A partition directory name, parsed as Kafka's `LocalLog.parseTopicPartitionName`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PartitionDirName {
+    /// Topic (possibly cut for `-delete` and `-stray` names).
+    pub topic: String,
+    /// Partition number.
+    pub partition: i32,
+    /// Live, delete, future, stray or metadata.
+    pub kind: ReplicaKind,
+}
+
+/// Parses a partition directory name as Kafka does. The error says why Kafka
+/// would refuse it (Kafka aborts startup on such a directory).
+pub fn parse_partition_dir_name(name: &str) -> Result<PartitionDirName, String> {
+    if !name.contains('-') {
+        return Err("no '-' in the name".into());
+    }
+    let mut kind = ReplicaKind::Live;
+    let mut base = name;
+    for (suffix, make) in [
+        (
+            "-delete",
+            (|uid| ReplicaKind::Delete { uid }) as fn(String) -> ReplicaKind,
+        ),
+        ("-future", |uid| ReplicaKind::Future { uid }),
+        ("-stray", |uid| ReplicaKind::Stray { uid }),
+    ] {
+        if let Some(stem) = name.strip_suffix(suffix) {
+            // Kafka: ^(\S+)-(\S+)\.(\S+)<suffix>$, then cut at the last '.'.
+            let Some(dot) = stem.rfind('.') else {
+                return Err(format!("ends with {suffix} but has no '.<uid>' before it"));
+            };
+            let (tp, uid) = (&stem[..dot], &stem[dot + 1..]);
+            // Java's \S: anything but [ \t\n\x0B\f\r].
+            let non_ws = |s: &str| {
+                !s.is_empty()
+                    && !s
+                        .bytes()
+                        .any(|b| matches!(b, b' ' | b'\t' | b'\n' | 0x0b | 0x0c | b'\r'))
+            };
+            let dash_ok = tp
+                .char_indices()
+                .any(|(i, c)| c == '-' && non_ws(&tp[..i]) && non_ws(&tp[i + 1..]));
+            if !dash_ok || !non_ws(uid) {
+                return Err(format!("not of the form <topic>-<partition>.<uid>{suffix}"));
+            }
+            kind = make(uid.to_owned());
+            base = tp;
+            break;
+        }
+    }
+    let Some(dash) = base.rfind('-') else {
+        return Err("no '-' before the partition number".into());
+    };
+    let (topic, part) = (&base[..dash], &base[dash + 1..]);
+    if topic.is_empty() {
+        return Err("empty topic name".into());
+    }
+    let partition = crate::format::checkpoint::java_parse_int(part)
+        .map_err(|why| format!("partition {part:?} is not an int ({why})"))?;
+    if topic == METADATA_TOPIC && kind == ReplicaKind::Live {
+        kind = ReplicaKind::Metadata;
+    }
+    Ok(PartitionDirName {
+        topic: topic.to_owned(),
+        partition,
+        kind,
+    })
+}
+
+/// The kind of a segment-related file, from its extension.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum SegmentFileKind {
+    /// `.log`: record batches.
+    Log,
+    /// `.index`: offset index.
+    Index,
+    /// `.timeindex`: time index.
+    TimeIndex,
+    /// `.txnindex`: aborted transaction index.
+    TxnIndex,
+    /// `.snapshot`: producer state snapshot.
+    Snapshot,
+    /// `<end offset>-<epoch>.checkpoint`: KRaft metadata snapshot.
+    KraftSnapshot,
+}
+
+/// A transitional suffix appended to a segment or snapshot file name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum PendingState {
+    /// `.deleted`: scheduled for deletion; Kafka deletes it on next load.
+    Deleted,
+    /// `.cleaned`: output of an unfinished compaction; deleted on next load.
+    Cleaned,
+    /// `.swap`: compaction or split output being swapped in; completed (or, at
+    /// or above the lowest `.cleaned` offset, deleted) on next load.
+    Swap,
+    /// `.part`: KRaft snapshot being written.
+    Part,
+}
+
+/// A segment-like file name, parsed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SegmentFileName {
+    /// The offset in the name (base offset; for snapshots the end offset).
+    pub offset: i64,
+    /// For KRaft snapshots, the epoch in the name.
+    pub epoch: Option<i32>,
+    /// Which file of the segment.
+    pub kind: SegmentFileKind,
+    /// A transitional suffix, if any.
+    pub pending: Option<PendingState>,
+    /// True when the offset is written with exactly 20 digits (and the epoch
+    /// with 10), as Kafka writes it.
+    pub canonical: bool,
+}
+
+/// Parses `00000000000000000042.log`, `...timeindex.deleted`,
+/// `00000000000000000100-0000000003.checkpoint`, and the like. `None` for
+/// names that are not segment, index or snapshot files.
+pub fn parse_segment_file_name(name: &str) -> Option<SegmentFileName> {
+    let mut pending = None;
+    let mut rest = name;
+    for (suffix, state) in [
+        (".deleted", PendingState::Deleted),
+        (".cleaned", PendingState::Cleaned),
+        (".swap", PendingState::Swap),
+        (".part", PendingState::Part),
+    ] {
+        if let Some(r) = name.strip_suffix(suffix) {
+            pending = Some(state);
+            rest = r;
+            break;
+        }
+    }
+    let (stem, ext) = rest.split_once('.')?;
+    let kind = match ext {
+        "log" => SegmentFileKind::Log,
+        "index" => SegmentFileKind::Index,
+        "timeindex" => SegmentFileKind::TimeIndex,
+        "txnindex" => SegmentFileKind::TxnIndex,
+        "snapshot" => SegmentFileKind::Snapshot,
+        "checkpoint" => SegmentFileKind::KraftSnapshot,
+        _ => return None,
+    };
+    if pending == Some(PendingState::Part) && kind != SegmentFileKind::KraftSnapshot {
+        return None;
+    }
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    if kind == SegmentFileKind::KraftSnapshot {
+        let (off, epoch) = stem.split_once('-')?;
+        if !digits(off) || !digits(epoch) {
+            return None;
+        }
+        return Some(SegmentFileName {
+            offset: off.parse().ok()?,
+            epoch: Some(epoch.parse().ok()?),
+            kind,
+            pending,
+            canonical: off.len() == 20 && epoch.len() == 10,
+        });
+    }
+    if !digits(stem) {
+        return None;
+    }
+    Some(SegmentFileName {
+        offset: stem.parse().ok()?,
+        epoch: None,
+        kind,
+        pending,
+        canonical: stem.len() == 20,
+    })
+}
+
+/// The files of one segment (same base offset). Any may be missing.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct SegmentFiles {
+    /// Base offset from the file names.
+    pub base_offset: i64,
+    /// `.log`.
+    pub log: Option<PathBuf>,
+    /// `.index`.
+    pub index: Option<PathBuf>,
+    /// `.timeindex`.
+    pub timeindex: Option<PathBuf>,
+    /// `.txnindex`.
+    pub txnindex: Option<PathBuf>,
+}
+
+/// A producer state snapshot file.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct SnapshotFile {
+    /// The offset in the name (log end offset when taken, exclusive).
+    pub offset: i64,
+    /// The file.
+    pub path: PathBuf,
+}
+
+/// A KRaft snapshot (`<end offset>-<epoch>.checkpoint`) in `__cluster_metadata-0`.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct KraftSnapshotFile {
+    /// End offset (exclusive) covered by the snapshot.
+    pub end_offset: i64,
+    /// Epoch of the snapshot.
+    pub epoch: i32,
+    /// `.part` or `.deleted`, if the snapshot is not complete or is going away.
+    pub pending: Option<PendingState>,
+    /// The file.
+    pub path: PathBuf,
+}
+
+/// A file with a transitional suffix (`.deleted`, `.cleaned`, `.swap`).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct PendingFile {
+    /// Offset in the name.
+    pub offset: i64,
+    /// Which file of the segment (or snapshot).
+    pub kind: SegmentFileKind,
+    /// The suffix.
+    pub state: PendingState,
+    /// The file.
+    pub path: PathBuf,
+}
+
+/// One replica: a partition directory on one broker.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Replica {
+    /// Topic (from the directory name).
+    pub topic: String,
+    /// Partition (from the directory name).
+    pub partition: i32,
+    /// Node id of the broker holding it, when known.
+    pub node_id: Option<i32>,
+    /// The log directory the partition directory is in.
+    pub log_dir: PathBuf,
+    /// The partition directory.
+    pub dir: PathBuf,
+    /// Live, delete, future, stray or metadata.
+    pub kind: ReplicaKind,
+    /// Segments by base offset, ascending.
+    pub segments: Vec<SegmentFiles>,
+    /// Producer state snapshots by offset, ascending.
+    pub snapshots: Vec<SnapshotFile>,
+    /// Files with `.deleted`, `.cleaned` or `.swap` suffixes.
+    pub pending: Vec<PendingFile>,
+    /// KRaft snapshots (metadata log only).
+    pub kraft_snapshots: Vec<KraftSnapshotFile>,
+    /// `quorum-state` (metadata log only).
+    pub quorum_state: Option<PathBuf>,
+    /// `leader-epoch-checkpoint`, leniently parsed; `None` when absent or unreadable.
+    pub leader_epoch_checkpoint: Option<CheckpointFile<EpochEntry>>,
+    /// `partition.metadata`; `None` when absent or unreadable.
+    pub partition_metadata: Option<Result<PartitionMetadata, PropsError>>,
+    /// High watermark from the log directory's `replication-offset-checkpoint`.
+    pub high_watermark: Option<i64>,
+    /// From `log-start-offset-checkpoint`. Kafka lists only partitions whose
+    /// start is above their first segment's base offset; when absent, Kafka
+    /// uses that base offset.
+    pub log_start_offset: Option<i64>,
+    /// From `recovery-point-offset-checkpoint`.
+    pub recovery_point: Option<i64>,
+    /// From `cleaner-offset-checkpoint` (compacted topics).
+    pub cleaner_offset: Option<i64>,
+    /// Files discovery did not recognise (each also reported).
+    pub other_files: Vec<PathBuf>,
+}
+
+/// Everything found under the given paths.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Capture {
+    /// Broker log directories, sorted by node id (unknown last), then path.
+    pub brokers: Vec<Broker>,
+    /// Live replicas by topic-partition; each list sorted by node id, then directory.
+    pub partitions: BTreeMap<(String, i32), Vec<Replica>>,
+    /// `-delete`, `-future` and `-stray` directories: reported, not live replicas.
+    pub set_aside: Vec<Replica>,
+    /// `__cluster_metadata-0` directories, one per broker or controller that has one.
+    pub metadata_logs: Vec<Replica>,
+    /// Folders holding another capture that were not read (e.g. `after/`).
+    pub excluded: Vec<PathBuf>,
+    /// Notes and warnings, sorted by path.
+    pub warnings: Vec<Diagnostic>,
+}
+
+impl Capture {
+    /// Node ids of the brokers found, sorted, without duplicates.
+    pub fn node_ids(&self) -> Vec<i32> {
+        let set: BTreeSet<i32> = self.brokers.iter().filter_map(|b| b.node_id).collect();
+        set.into_iter().collect()
+    }
+
+    /// The live replicas of one partition (empty if none).
+    pub fn replicas(&self, topic: &str, partition: i32) -> &[Replica] {
+        self.partitions
+            .get(&(topic.to_owned(), partition))
+            .map(Vec::as_slice)
+            .unwrap_or(&[])
+    }
+
+    /// Warnings only (no notes).
+    pub fn warnings_only(&self) -> impl Iterator<Item = &Diagnostic> {
+        self.warnings.iter().filter(|d| d.level == Level::Warning)
+    }
+}
+
+/// Finds brokers, replicas and segments under `paths` (see the module
+/// documentation for what each path may be). Never fails: whatever cannot be
+/// read becomes a [`Diagnostic`].
+pub fn discover<P: AsRef<Path>>(paths: &[P]) -> Capture {
+    let mut d = Discovery::default();
+    for p in paths {
+        d.classify_input(p.as_ref());
+    }
+    d.run()
+}
+
+/// What to read in one log directory.
+#[derive(Debug, Clone)]
+enum Want {
+    All,
+    /// Names of the partition directories to read.
+    Only(BTreeSet<String>),
+}
+
+#[derive(Default)]
+struct Discovery {
+    /// Log directories to read: display path → (canonical root of the input, what).
+    log_dirs: BTreeMap<PathBuf, (PathBuf, Want)>,
+    /// Canonical log directory → display path, to merge the same directory
+    /// reached by two paths.
+    canonical_log_dirs: BTreeMap<PathBuf, PathBuf>,
+    /// Partition directories outside any log directory: (dir, input root).
+    loose_partitions: BTreeSet<(PathBuf, PathBuf)>,
+    excluded: BTreeSet<PathBuf>,
+    diags: Vec<Diagnostic>,
+}
+
+impl Discovery {
+    fn note(&mut self, path: &Path, message: impl Into<String>) {
+        self.diags.push(Diagnostic {
+            path: path.to_path_buf(),
+            level: Level::Note,
+            message: message.into(),
+        });
+    }
+
+    fn warn(&mut self, path: &Path, message: impl Into<String>) {
+        self.diags.push(Diagnostic {
+            path: path.to_path_buf(),
+            level: Level::Warning,
+            message: message.into(),
+        });
+    }
+
+    fn classify_input(&mut self, path: &Path) {
+        let meta = match fs::metadata(path) {
+            Ok(m) => m,
+            Err(e) => {
+                self.warn(path, format!("cannot read this path: {e}"));
+                return;
+            }
+        };
+        if !meta.is_dir() {
+            self.warn(
+                path,
+                "not a directory: pass a broker log directory, a partition directory or a folder of broker directories",
+            );
+            return;
+        }
+        let root = canonical_or_self(path);
+        if is_file(&path.join(META_PROPERTIES_FILE)) {
+            self.add_log_dir(path, &root, Want::All);
+            return;
+        }
+        if let Some(name) = path.file_name().and_then(|n| n.to_str()) {
+            if parse_partition_dir_name(name).is_ok() && looks_like_partition_dir(path) {
+                match parent_dir(path).filter(|p| has_log_dir_files(p)) {
+                    Some(parent) => {
+                        let parent_root = canonical_or_self(&parent);
+                        let mut set = BTreeSet::new();
+                        set.insert(name.to_owned());
+                        self.add_log_dir(&parent, &parent_root, Want::Only(set));
+                    }
+                    None => {
+                        self.loose_partitions.insert((path.to_path_buf(), root));
+                    }
+                }
+                return;
+            }
+        }
+        // A capture: direct children that are broker log directories.
+        let children = self.list_dir(path);
+        let mut brokers = Vec::new();
+        let mut nested = Vec::new();
+        let mut others = Vec::new();
+        for child in children {
+            let Some(child_path) = self.child_dir(path, &child, &root) else {
+                continue;
+            };
+            if looks_like_log_dir(&child_path) {
+                brokers.push(child_path);
+            } else if holds_log_dirs(&child_path) {
+                nested.push(child_path);
+            } else {
+                others.push(child_path);
+            }
+        }
+        if !brokers.is_empty() {
+            for b in &brokers {
+                self.add_log_dir(b, &root, Want::All);
+            }
+            for n in nested {
+                let names = log_dir_names(&n);
+                self.note(
+                    &n,
+                    format!(
+                        "holds another capture ({}); not included: pass this folder on its own to read it",
+                        names.join(", ")
+                    ),
+                );
+                self.excluded.insert(n);
+            }
+            for o in others {
+                self.note(&o, "not a broker log directory; ignored");
+            }
+            return;
+        }
+        if looks_like_log_dir(path) {
+            self.add_log_dir(path, &root, Want::All);
+            return;
+        }
+        if !nested.is_empty() {
+            let names: Vec<String> = nested
+                .iter()
+                .filter_map(|n| n.file_name().map(|s| s.to_string_lossy().into_owned()))
+                .collect();
+            self.warn(
+                path,
+                format!(
+                    "no broker log directory directly here; these folders hold captures: {}; pass one of them",
+                    names.join(", ")
+                ),
+            );
+            self.excluded.extend(nested);
+            return;
+        }
+        self.warn(
+            path,
+            "no Kafka log directory, partition directory or capture found here",
+        );
+    }
+
+    fn add_log_dir(&mut self, path: &Path, root: &Path, want: Want) {
+        let canon = canonical_or_self(path);
+        let key = match self.canonical_log_dirs.get(&canon).cloned() {
+            Some(existing) => {
+                if existing != path {
+                    self.note(
+                        path,
+                        format!("same directory as {}; read once", existing.display()),
+                    );
+                }
+                existing
+            }
+            None => {
+                self.canonical_log_dirs.insert(canon, path.to_path_buf());
+                path.to_path_buf()
+            }
+        };
+        let entry = self
+            .log_dirs
+            .entry(key)
+            .or_insert_with(|| (root.to_path_buf(), Want::Only(BTreeSet::new())));
+        match (&mut entry.1, want) {
+            (Want::All, _) => {}
+            (slot @ Want::Only(_), Want::All) => *slot = Want::All,
+            (Want::Only(set), Want::Only(more)) => set.extend(more),
+        }
+    }
+
+    /// Entries of a directory, sorted by name; failures reported.
+    fn list_dir(&mut self, dir: &Path) -> Vec<fs::DirEntry> {
+        let rd = match fs::read_dir(dir) {
+            Ok(rd) => rd,
+            Err(e) => {
+                self.warn(dir, format!("cannot list directory: {e}"));
+                return Vec::new();
+            }
+        };
+        let mut entries = Vec::new();
+        for e in rd {
+            match e {
+                Ok(e) => entries.push(e),
+                Err(e) => self.warn(dir, format!("error while listing directory: {e}")),
+            }
+        }
+        entries.sort_by_key(|e| e.file_name());
+        entries
+    }
+
+    /// Resolves a directory entry that should be a directory. Returns its path
+    /// when it is one (following a symlink inside the tree, or outside with a
+    /// warning); reports and returns `None` otherwise (files are skipped silently).
+    fn child_dir(&mut self, parent: &Path, entry: &fs::DirEntry, root: &Path) -> Option<PathBuf> {
+        let path = parent.join(entry.file_name());
+        let ft = entry.file_type().ok()?;
+        if ft.is_symlink() {
+            let target = match fs::metadata(&path) {
+                Ok(m) => m,
+                Err(e) => {
+                    self.warn(
+                        &path,
+                        format!("symlink that cannot be followed (dangling or looping): {e}"),
+                    );
+                    return None;
+                }
+            };
+            if !target.is_dir() {
+                return None;
+            }
+            self.check_symlink_target(&path, root);
+            return Some(path);
+        }
+        ft.is_dir().then_some(path)
+    }
+
+    fn check_symlink_target(&mut self, path: &Path, root: &Path) {
+        match fs::canonicalize(path) {
+            Ok(t) if !t.starts_with(root) => self.warn(
+                path,
+                format!(
+                    "symlink leads outside the capture, to {}; followed",
+                    t.display()
+                ),
+            ),
+            Ok(_) => {}
+            Err(e) => self.warn(path, format!("symlink cannot be resolved: {e}")),
+        }
+    }
+
+    fn run(mut self) -> Capture {
+        let mut cap = Capture::default();
+        let log_dirs = std::mem::take(&mut self.log_dirs);
+        let mut seen_partition_dirs: BTreeSet<PathBuf> = BTreeSet::new();
+        for (path, (root, want)) in log_dirs {
+            let (broker, replicas) =
+                self.read_log_dir(&path, &root, &want, &mut seen_partition_dirs);
+            cap.brokers.push(broker);
+            for r in replicas {
+                self.place(&mut cap, r);
+            }
+        }
+        let loose = std::mem::take(&mut self.loose_partitions);
+        for (dir, root) in loose {
+            if !seen_partition_dirs.insert(canonical_or_self(&dir)) {
+                continue;
+            }
+            let log_dir = parent_dir(&dir).unwrap_or_else(|| PathBuf::from("."));
+            let node_id = log_dir
+                .file_name()
+                .and_then(|n| n.to_str())
+                .and_then(node_id_from_folder_name);
+            self.warn(
+                &dir,
+                match node_id {
+                    Some(n) => format!(
+                        "partition directory outside a broker log directory; node id {n} taken from the parent folder name, no broker checkpoints"
+                    ),
+                    None => "partition directory outside a broker log directory: node id unknown, no broker checkpoints".to_string(),
+                },
+            );
+            let Some(name) = dir.file_name().and_then(|n| n.to_str()) else {
+                continue;
+            };
+            let Ok(parsed) = parse_partition_dir_name(name) else {
+                continue;
+            };
+            let r = self.read_partition_dir(
+                &dir,
+                &log_dir,
+                &root,
+                parsed,
+                node_id,
+                &BrokerCheckpoints::default(),
+            );
+            self.place(&mut cap, r);
+        }
+        self.cross_check_brokers(&cap.brokers);
+        cap.brokers.sort_by(|a, b| {
+            (a.node_id.is_none(), a.node_id, &a.path).cmp(&(
+                b.node_id.is_none(),
+                b.node_id,
+                &b.path,
+            ))
+        });
+        let order = |r: &Replica| (r.node_id.is_none(), r.node_id, r.dir.clone());
+        for list in cap.partitions.values_mut() {
+            list.sort_by_key(order);
+        }
+        cap.set_aside.sort_by_key(|r| {
+            (
+                r.topic.clone(),
+                r.partition,
+                r.node_id.is_none(),
+                r.node_id,
+                r.dir.clone(),
+            )
+        });
+        cap.metadata_logs.sort_by_key(order);
+        cap.excluded = self.excluded.into_iter().collect();
+        self.diags.sort_by(|a, b| a.path.cmp(&b.path));
+        self.diags.dedup();
+        cap.warnings = self.diags;
+        cap
+    }
+
+    fn place(&mut self, cap: &mut Capture, r: Replica) {
+        match r.kind {
+            ReplicaKind::Live => cap
+                .partitions
+                .entry((r.topic.clone(), r.partition))
+                .or_default()
+                .push(r),
+            ReplicaKind::Metadata => cap.metadata_logs.push(r),
+            _ => cap.set_aside.push(r),
+        }
+    }
+
+    fn cross_check_brokers(&mut self, brokers: &[Broker]) {
+        let mut by_node: BTreeMap<i32, Vec<&Broker>> = BTreeMap::new();
+        for b in brokers {
+            if let Some(n) = b.node_id {
+                by_node.entry(n).or_default().push(b);
+            }
+        }
+        for (node, list) in by_node {
+            if list.len() < 2 {
+                continue;
+            }
+            let dir_ids: Vec<_> = list
+                .iter()
+                .map(|b| {
+                    b.meta
+                        .as_ref()
+                        .and_then(|m| m.as_ref().ok())
+                        .and_then(|m| m.directory_id)
+                })
+                .collect();
+            let distinct: BTreeSet<_> = dir_ids.iter().flatten().collect();
+            let all_known = dir_ids.iter().all(Option::is_some);
+            let paths: Vec<String> = list.iter().map(|b| b.path.display().to_string()).collect();
+            if all_known && distinct.len() == list.len() {
+                self.note(
+                    &list[0].path,
+                    format!(
+                        "node {node} has several log directories: {}",
+                        paths.join(", ")
+                    ),
+                );
+            } else {
+                self.warn(
+                    &list[0].path,
+                    format!(
+                        "several log directories claim node {node} without distinct directory.id: {} (two copies of one broker?)",
+                        paths.join(", ")
+                    ),
+                );
+            }
+        }
+        let clusters: BTreeSet<&str> = brokers
+            .iter()
+            .filter_map(|b| b.meta.as_ref()?.as_ref().ok()?.cluster_id.as_deref())
+            .collect();
+        if clusters.len() > 1 {
+            if let Some(first) = brokers.first() {
+                let list: Vec<&str> = clusters.into_iter().collect();
+                self.warn(
+                    &first.path,
+                    format!(
+                        "brokers of more than one cluster were given: cluster ids {}",
+                        list.join(", ")
+                    ),
+                );
+            }
+        }
+    }
+
+    fn read_log_dir(
+        &mut self,
+        path: &Path,
+        root: &Path,
+        want: &Want,
+        seen_partition_dirs: &mut BTreeSet<PathBuf>,
+    ) -> (Broker, Vec<Replica>) {
+        let mut broker = Broker {
+            node_id: None,
+            node_id_source: NodeIdSource::Unknown,
+            path: path.to_path_buf(),
+            meta: None,
+            meta_raw: None,
+            checkpoints: BrokerCheckpoints::default(),
+            clean_shutdown: None,
+            bootstrap_checkpoint: None,
+            temp_files: Vec::new(),
+            partial: matches!(want, Want::Only(_)),
+        };
+        let entries = self.list_dir(path);
+        let mut partition_dirs: Vec<(PathBuf, PartitionDirName)> = Vec::new();
+        let mut saw_meta = false;
+        for entry in entries {
+            let child = path.join(entry.file_name());
+            let Some(name) = entry.file_name().to_str().map(str::to_owned) else {
+                self.warn(
+                    &child,
+                    "name is not valid UTF-8; skipped (Kafka names are UTF-8 topic names and fixed file names)",
+                );
+                continue;
+            };
+            let Some(kind) = self.entry_kind(&child, &entry, root) else {
+                continue;
+            };
+            if kind == EntryKind::Dir {
+                if name == REMOTE_INDEX_CACHE_DIR {
+                    self.note(
+                        &child,
+                        "tiered storage index cache; not a partition, skipped",
+                    );
+                    continue;
+                }
+                match parse_partition_dir_name(&name) {
+                    Ok(parsed) => {
+                        if let Want::Only(set) = want {
+                            if !set.contains(&name) {
+                                continue;
+                            }
+                        }
+                        partition_dirs.push((child, parsed));
+                    }
+                    Err(why) => self.warn(
+                        &child,
+                        format!(
+                            "directory is not a partition directory ({why}); Kafka refuses to start with it in a log directory"
+                        ),
+                    ),
+                }
+                continue;
+            }
+            // A regular file.
+            if name == META_PROPERTIES_FILE {
+                saw_meta = true;
+                self.read_meta(&child, &mut broker);
+            } else if let Some(kind) = OffsetCheckpointKind::from_file_name(&name) {
+                let empty = (
+                    Level::Note,
+                    "Kafka creates checkpoint files empty and fills them on the first write",
+                );
+                if let Some(bytes) = self.read_text(&child, Some(empty)) {
+                    let checkpoint = parse_offset_checkpoint_lenient(&bytes);
+                    self.report_checkpoint(&child, &checkpoint);
+                    *broker.checkpoints.slot(kind) = Some(CheckpointFile {
+                        path: child,
+                        checkpoint,
+                    });
+                }
+            } else if name == CLEAN_SHUTDOWN_FILE {
+                if let Some(bytes) = self.read_text(&child, None) {
+                    let marker = parse_clean_shutdown(&bytes);
+                    if let CleanShutdown::Unreadable(e) = &marker {
+                        self.warn(
+                            &child,
+                            format!("clean shutdown marker Kafka cannot parse ({e}); its presence still skips recovery"),
+                        );
+                    }
+                    broker.clean_shutdown = Some(marker);
+                }
+            } else if name == ".lock" {
+                // Held by a running broker; says nothing offline.
+            } else if name == "bootstrap.checkpoint" {
+                broker.bootstrap_checkpoint = Some(child);
+            } else if name.ends_with(".tmp") {
+                self.note(
+                    &child,
+                    "temporary file of a checkpoint or properties write that had not been renamed into place: \
+                     the broker stopped, or the capture was taken, mid-write; Kafka ignores it",
+                );
+                broker.temp_files.push(child);
+            } else {
+                self.warn(&child, "unrecognised file in a log directory root");
+            }
+        }
+        if !saw_meta {
+            self.warn(
+                path,
+                "no meta.properties: Kafka would not start on this log directory; node id taken from elsewhere",
+            );
+        }
+        self.settle_node_id(&mut broker);
+        let mut replicas = Vec::new();
+        for (dir, parsed) in partition_dirs {
+            if !seen_partition_dirs.insert(canonical_or_self(&dir)) {
+                self.note(&dir, "already read through another path");
+                continue;
+            }
+            let r = self.read_partition_dir(
+                &dir,
+                path,
+                root,
+                parsed,
+                broker.node_id,
+                &broker.checkpoints,
+            );
+            replicas.push(r);
+        }
+        self.cross_check_checkpoints(&broker, &replicas);
+        (broker, replicas)
+    }
+
+    fn settle_node_id(&mut self, broker: &mut Broker) {
+        let folder = broker
+            .path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .and_then(node_id_from_folder_name);
+        let from_meta = match &broker.meta {
+            Some(Ok(m)) => m.node_id.map(|n| (n, NodeIdSource::MetaProperties)),
+            _ => None,
+        };
+        let hint = broker
+            .meta_raw
+            .as_ref()
+            .and_then(node_id_hint)
+            .map(|n| (n, NodeIdSource::MetaPropertiesHint));
+        let chosen = from_meta
+            .or(hint)
+            .or(folder.map(|n| (n, NodeIdSource::FolderName)));
+        match chosen {
+            Some((n, src)) => {
+                broker.node_id = Some(n);
+                broker.node_id_source = src;
+                match src {
+                    NodeIdSource::MetaPropertiesHint => self.warn(
+                        &broker.path,
+                        format!("node id {n} read from a meta.properties Kafka would reject"),
+                    ),
+                    NodeIdSource::FolderName => self.warn(
+                        &broker.path,
+                        format!(
+                            "node id {n} taken from the folder name: meta.properties gives none"
+                        ),
+                    ),
+                    _ => {}
+                }
+                if let Some(f) = folder {
+                    if f != n {
+                        self.warn(
+                            &broker.path,
+                            format!(
+                                "folder name says node {f} but meta.properties says {n}; using {n}"
+                            ),
+                        );
+                    }
+                }
+            }
+            None => self.warn(
+                &broker.path,
+                "node id unknown: no usable meta.properties and no number in the folder name",
+            ),
+        }
+    }
+
+    fn read_meta(&mut self, path: &Path, broker: &mut Broker) {
+        let Some(bytes) = self.read_text(path, Some((Level::Warning, "Kafka cannot start on it")))
+        else {
+            return;
+        };
+        match parse_properties(&bytes) {
+            Ok(props) => {
+                broker.meta_raw = Some(props.clone());
+                let meta = MetaProperties::from_properties(props);
+                if let Err(e) = &meta {
+                    self.warn(
+                        path,
+                        format!("Kafka would reject this meta.properties: {e}"),
+                    );
+                }
+                broker.meta = Some(meta);
+            }
+            Err(e) => {
+                self.warn(path, format!("Kafka cannot load this properties file: {e}"));
+                broker.meta = Some(Err(e));
+            }
+        }
+    }
+
+    fn report_checkpoint<T>(&mut self, path: &Path, cp: &Checkpoint<T>) {
+        if cp.problems.is_empty() {
+            return;
+        }
+        let first = cp.first_rejection().unwrap_or(&cp.problems[0]);
+        let (level, verdict) = if cp.kafka_accepts() {
+            (
+                Level::Note,
+                "Kafka reads it, but its writer never leaves this",
+            )
+        } else {
+            (Level::Warning, "Kafka would fail to read it")
+        };
+        let more = match cp.problems.len() {
+            1 => String::new(),
+            n => format!(" (+{} more)", n - 1),
+        };
+        let message = format!(
+            "{verdict}: {first}{more}; {} entries could be read",
+            cp.entries.len()
+        );
+        self.diags.push(Diagnostic {
+            path: path.to_path_buf(),
+            level,
+            message,
+        });
+    }
+
+    /// Reads a small text file read-only; reports empty, oversized and
+    /// unreadable files. `empty` says what an empty file means: `None` for
+    /// nothing to report, else the level and explanation.
+    fn read_text(&mut self, path: &Path, empty: Option<(Level, &str)>) -> Option<Vec<u8>> {
+        let file = match fs::File::open(path) {
+            Ok(f) => f,
+            Err(e) => {
+                self.warn(path, format!("cannot open for reading: {e}"));
+                return None;
+            }
+        };
+        let mut bytes = Vec::new();
+        if let Err(e) = file.take(MAX_TEXT_FILE + 1).read_to_end(&mut bytes) {
+            self.warn(path, format!("read error: {e}"));
+            return None;
+        }
+        if bytes.len() as u64 > MAX_TEXT_FILE {
+            bytes.truncate(MAX_TEXT_FILE as usize);
+            self.warn(
+                path,
+                format!("larger than {MAX_TEXT_FILE} bytes; only the start was read"),
+            );
+        }
+        if let (true, Some((level, why))) = (bytes.is_empty(), empty) {
+            self.diags.push(Diagnostic {
+                path: path.to_path_buf(),
+                level,
+                message: format!("empty file: {why}"),
+            });
+        }
+        Some(bytes)
+    }
+
+    /// What a directory entry is after following a symlink; `None` (reported)
+    /// when it cannot be used.
+    fn entry_kind(&mut self, path: &Path, entry: &fs::DirEntry, root: &Path) -> Option<EntryKind> {
+        let ft = match entry.file_type() {
+            Ok(ft) => ft,
+            Err(e) => {
+                self.warn(path, format!("cannot stat: {e}"));
+                return None;
+            }
+        };
+        let ft = if ft.is_symlink() {
+            match fs::metadata(path) {
+                Ok(m) => {
+                    self.check_symlink_target(path, root);
+                    m.file_type()
+                }
+                Err(e) => {
+                    self.warn(
+                        path,
+                        format!("symlink that cannot be followed (dangling or looping): {e}"),
+                    );
+                    return None;
+                }
+            }
+        } else {
+            ft
+        };
+        if ft.is_dir() {
+            Some(EntryKind::Dir)
+        } else if ft.is_file() {
+            Some(EntryKind::File)
+        } else {
+            self.warn(
+                path,
+                "neither a regular file nor a directory (device, socket or pipe); skipped",
+            );
+            None
+        }
+    }
+
+    fn read_partition_dir(
+        &mut self,
+        dir: &Path,
+        log_dir: &Path,
+        root: &Path,
+        parsed: PartitionDirName,
+        node_id: Option<i32>,
+        checkpoints: &BrokerCheckpoints,
+    ) -> Replica {
+        let mut r = Replica {
+            topic: parsed.topic,
+            partition: parsed.partition,
+            node_id,
+            log_dir: log_dir.to_path_buf(),
+            dir: dir.to_path_buf(),
+            kind: parsed.kind,
+            segments: Vec::new(),
+            snapshots: Vec::new(),
+            pending: Vec::new(),
+            kraft_snapshots: Vec::new(),
+            quorum_state: None,
+            leader_epoch_checkpoint: None,
+            partition_metadata: None,
+            high_watermark: None,
+            log_start_offset: None,
+            recovery_point: None,
+            cleaner_offset: None,
+            other_files: Vec::new(),
+        };
+        match &r.kind {
+            ReplicaKind::Delete { .. } => self.note(
+                dir,
+                "partition deleted, awaiting removal (-delete): not a live replica; the topic name may be cut short",
+            ),
+            ReplicaKind::Future { .. } => self.note(
+                dir,
+                "target of an intra-broker move between log directories (-future): not the live replica",
+            ),
+            ReplicaKind::Stray { .. } => self.note(
+                dir,
+                "stray replica no longer assigned to this broker (-stray): not a live replica; the topic name may be cut short",
+            ),
+            ReplicaKind::Live | ReplicaKind::Metadata => {}
+        }
+        if r.kind != ReplicaKind::Metadata {
+            r.high_watermark = checkpoints.offset_of(
+                OffsetCheckpointKind::ReplicationOffset,
+                &r.topic,
+                r.partition,
+            );
+            r.log_start_offset =
+                checkpoints.offset_of(OffsetCheckpointKind::LogStartOffset, &r.topic, r.partition);
+            r.recovery_point =
+                checkpoints.offset_of(OffsetCheckpointKind::RecoveryPoint, &r.topic, r.partition);
+            r.cleaner_offset =
+                checkpoints.offset_of(OffsetCheckpointKind::CleanerOffset, &r.topic, r.partition);
+        }
+        let mut segments: BTreeMap<i64, SegmentFiles> = BTreeMap::new();
+        for entry in self.list_dir(dir) {
+            let path = dir.join(entry.file_name());
+            let Some(name) = entry.file_name().to_str().map(str::to_owned) else {
+                self.warn(&path, "name is not valid UTF-8; skipped");
+                continue;
+            };
+            let Some(kind) = self.entry_kind(&path, &entry, root) else {
+                continue;
+            };
+            if kind == EntryKind::Dir {
+                if parse_segment_file_name(&name).is_some() {
+                    self.warn(&path, "a directory named like a segment file; skipped (Kafka ignores directories here)");
+                } else {
+                    self.warn(
+                        &path,
+                        "unexpected directory inside a partition directory; skipped",
+                    );
+                }
+                continue;
+            }
+            if name == LEADER_EPOCH_CHECKPOINT_FILE {
+                let empty = (
+                    Level::Note,
+                    "no leader epoch recorded (Kafka creates the file empty)",
+                );
+                if let Some(bytes) = self.read_text(&path, Some(empty)) {
+                    let checkpoint = parse_leader_epoch_checkpoint_lenient(&bytes);
+                    self.report_checkpoint(&path, &checkpoint);
+                    r.leader_epoch_checkpoint = Some(CheckpointFile { path, checkpoint });
+                }
+                continue;
+            }
+            if name == PARTITION_METADATA_FILE {
+                let empty = (Level::Warning, "Kafka cannot read a topic id from it");
+                if let Some(bytes) = self.read_text(&path, Some(empty)) {
+                    let pm = parse_partition_metadata(&bytes);
+                    if let Err(e) = &pm {
+                        self.warn(
+                            &path,
+                            format!("Kafka would fail to read partition.metadata: {e}"),
+                        );
+                    }
+                    r.partition_metadata = Some(pm);
+                }
+                continue;
+            }
+            if name == "quorum-state" && r.kind == ReplicaKind::Metadata {
+                if self.check_readable(&path) {
+                    r.quorum_state = Some(path);
+                }
+                continue;
+            }
+            if name.ends_with(".tmp") {
+                self.note(
+                    &path,
+                    "temporary file of a write that had not been renamed into place: \
+                     the broker stopped, or the capture was taken, mid-write; Kafka ignores it",
+                );
+                r.other_files.push(path);
+                continue;
+            }
+            let Some(seg) = parse_segment_file_name(&name) else {
+                self.warn(&path, "unrecognised file in a partition directory");
+                r.other_files.push(path);
+                continue;
+            };
+            if !self.check_readable(&path) {
+                continue;
+            }
+            if !seg.canonical {
+                self.warn(
+                    &path,
+                    "offset in the name is not zero-padded to 20 digits as Kafka writes it",
+                );
+            }
+            self.check_empty(&path, seg.kind, seg.pending);
+            if seg.kind == SegmentFileKind::KraftSnapshot {
+                if let Some(state) = seg.pending {
+                    self.note(&path, format!("KRaft snapshot {}", pending_phrase(state)));
+                }
+                if r.kind != ReplicaKind::Metadata {
+                    self.warn(&path, "KRaft snapshot outside the metadata log directory");
+                }
+                r.kraft_snapshots.push(KraftSnapshotFile {
+                    end_offset: seg.offset,
+                    epoch: seg.epoch.unwrap_or(0),
+                    pending: seg.pending,
+                    path,
+                });
+                continue;
+            }
+            if let Some(state) = seg.pending {
+                self.note(&path, pending_phrase(state));
+                r.pending.push(PendingFile {
+                    offset: seg.offset,
+                    kind: seg.kind,
+                    state,
+                    path,
+                });
+                continue;
+            }
+            if seg.kind == SegmentFileKind::Snapshot {
+                r.snapshots.push(SnapshotFile {
+                    offset: seg.offset,
+                    path,
+                });
+                continue;
+            }
+            let s = segments.entry(seg.offset).or_insert_with(|| SegmentFiles {
+                base_offset: seg.offset,
+                log: None,
+                index: None,
+                timeindex: None,
+                txnindex: None,
+            });
+            let slot = match seg.kind {
+                SegmentFileKind::Log => &mut s.log,
+                SegmentFileKind::Index => &mut s.index,
+                SegmentFileKind::TimeIndex => &mut s.timeindex,
+                _ => &mut s.txnindex,
+            };
+            if let Some(prev) = slot.as_ref() {
+                // Two names for one offset (e.g. 5.log and 00000000000000000005.log).
+                self.warn(
+                    &path,
+                    format!("same segment file as {}; keeping the first", prev.display()),
+                );
+            } else {
+                *slot = Some(path);
+            }
+        }
+        for s in segments.values() {
+            if s.log.is_none() {
+                let any = s
+                    .index
+                    .as_ref()
+                    .or(s.timeindex.as_ref())
+                    .or(s.txnindex.as_ref());
+                if let Some(p) = any {
+                    self.warn(p, "index without its .log segment: Kafka deletes such orphaned indexes on load");
+                }
+            }
+        }
+        r.segments = segments.into_values().collect();
+        r.snapshots.sort();
+        r.pending.sort();
+        r.kraft_snapshots.sort();
+        r.other_files.sort();
+        if r.segments.is_empty() && r.kind == ReplicaKind::Live {
+            self.warn(dir, "partition directory without any .log segment");
+        }
+        r
+    }
+
+    fn check_readable(&mut self, path: &Path) -> bool {
+        match fs::File::open(path) {
+            Ok(_) => true,
+            Err(e) => {
+                self.warn(path, format!("cannot open for reading: {e}; skipped"));
+                false
+            }
+        }
+    }
+
+    fn check_empty(&mut self, path: &Path, kind: SegmentFileKind, pending: Option<PendingState>) {
+        let Ok(meta) = fs::metadata(path) else {
+            return;
+        };
+        if meta.len() != 0 || pending.is_some() {
+            return;
+        }
+        match kind {
+            SegmentFileKind::Log => self.note(path, "empty segment (normal for a segment just rolled)"),
+            SegmentFileKind::Index | SegmentFileKind::TimeIndex | SegmentFileKind::TxnIndex => {
+                self.note(path, "empty index (normal when its segment is small)")
+            }
+            SegmentFileKind::Snapshot => {
+                self.warn(path, "empty producer snapshot: Kafka always writes a header; it cannot be read")
+            }
+            SegmentFileKind::KraftSnapshot => {
+                self.warn(path, "empty KRaft snapshot: a complete snapshot holds at least header and footer batches")
+            }
+        }
+    }
+
+    fn cross_check_checkpoints(&mut self, broker: &Broker, replicas: &[Replica]) {
+        if broker.partial {
+            return;
+        }
+        let present: BTreeSet<(&str, i32)> = replicas
+            .iter()
+            .filter(|r| r.kind != ReplicaKind::Metadata)
+            .map(|r| (r.topic.as_str(), r.partition))
+            .collect();
+        for kind in [
+            OffsetCheckpointKind::ReplicationOffset,
+            OffsetCheckpointKind::RecoveryPoint,
+        ] {
+            let Some(file) = broker.checkpoints.get(kind) else {
+                continue;
+            };
+            let listed: BTreeSet<(&str, i32)> = file
+                .checkpoint
+                .entries
+                .iter()
+                .map(|e| (e.topic.as_str(), e.partition))
+                .collect();
+            for (t, p) in listed.difference(&present) {
+                self.note(
+                    &file.path,
+                    format!("lists {t}-{p}, which has no partition directory here"),
+                );
+            }
+            if file.checkpoint.kafka_accepts() && file.checkpoint.version.is_some() {
+                for (t, p) in present.difference(&listed) {
+                    self.note(
+                        &file.path,
+                        format!("does not list {t}-{p}, which has a partition directory here"),
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum EntryKind {
+    File,
+    Dir,
+}
+
+fn pending_phrase(state: PendingState) -> &'static str {
+    match state {
+        PendingState::Deleted => "scheduled for deletion (.deleted): not part of the log; Kafka deletes it on next load",
+        PendingState::Cleaned => "output of an unfinished compaction (.cleaned): Kafka deletes it on next load",
+        PendingState::Swap => "compaction or split output being swapped in (.swap): Kafka completes or discards the swap on next load",
+        PendingState::Part => "being written (.part): incomplete",
+    }
+}
+
+/// A node id from a folder name: `broker-3`, `broker_3`, `kafka3`, `node-12`, `3`.
+pub fn node_id_from_folder_name(name: &str) -> Option<i32> {
+    let digits_start = name
+        .char_indices()
+        .rev()
+        .take_while(|(_, c)| c.is_ascii_digit())
+        .last()
+        .map(|(i, _)| i)?;
+    let prefix = &name[..digits_start];
+    let prefix = prefix.strip_suffix(['-', '_']).unwrap_or(prefix);
+    if !prefix.chars().all(|c| c.is_ascii_alphabetic()) {
+        return None;
+    }
+    name[digits_start..].parse().ok()
+}
+
+/// The parent of `p`, `.` for a bare relative name.
+fn parent_dir(p: &Path) -> Option<PathBuf> {
+    p.parent().map(|q| {
+        if q.as_os_str().is_empty() {
+            PathBuf::from(".")
+        } else {
+            q.to_path_buf()
+        }
+    })
+}
+
+fn canonical_or_self(p: &Path) -> PathBuf {
+    fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf())
+}
+
+fn is_file(p: &Path) -> bool {
+    fs::metadata(p).map(|m| m.is_file()).unwrap_or(false)
+}
+
+fn is_dir(p: &Path) -> bool {
+    fs::metadata(p).map(|m| m.is_dir()).unwrap_or(false)
+}
+
+/// A partition directory: contains a segment file, `leader-epoch-checkpoint`
+/// or `partition.metadata`.
+fn looks_like_partition_dir(p: &Path) -> bool {
+    let Ok(rd) = fs::read_dir(p) else {
+        return false;
+    };
+    rd.flatten().any(|e| {
+        e.file_name().to_str().is_some_and(|n| {
+            n == LEADER_EPOCH_CHECKPOINT_FILE
+                || n == PARTITION_METADATA_FILE
+                || parse_segment_file_name(n).is_some()
+        })
+    })
+}
+
+/// A broker log directory: `meta.properties`, or (without it) a checkpoint
+/// file, a clean shutdown marker, or a partition directory with content.
+fn looks_like_log_dir(p: &Path) -> bool {
+    if !is_dir(p) {
+        return false;
+    }
+    if is_file(&p.join(META_PROPERTIES_FILE)) {
+        return true;
+    }
+    let Ok(rd) = fs::read_dir(p) else {
+        return false;
+    };
+    rd.flatten().any(|e| {
+        let Some(n) = e.file_name().to_str().map(str::to_owned) else {
+            return false;
+        };
+        OffsetCheckpointKind::from_file_name(&n).is_some()
+            || n == CLEAN_SHUTDOWN_FILE
+            || (parse_partition_dir_name(&n).is_ok() && looks_like_partition_dir(&e.path()))
+    })
+}
+
+/// A log directory by its own files: `meta.properties`, an offset
+/// checkpoint or a clean shutdown marker (partition directories alone do not count).
+fn has_log_dir_files(p: &Path) -> bool {
+    is_file(&p.join(META_PROPERTIES_FILE))
+        || is_file(&p.join(CLEAN_SHUTDOWN_FILE))
+        || OffsetCheckpointKind::ALL
+            .iter()
+            .any(|k| is_file(&p.join(k.file_name())))
+}
+
+/// A folder whose direct children include broker log directories.
+fn holds_log_dirs(p: &Path) -> bool {
+    !log_dir_names(p).is_empty()
+}
+
+fn log_dir_names(p: &Path) -> Vec<String> {
+    let Ok(rd) = fs::read_dir(p) else {
+        return Vec::new();
+    };
+    let mut names: Vec<String> = rd
+        .flatten()
+        .filter(|e| looks_like_log_dir(&e.path()))
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn partition_dir_names_like_kafka() {
+        let p = parse_partition_dir_name("orders-3").unwrap();
+        assert_eq!(
+            (p.topic.as_str(), p.partition, &p.kind),
+            ("orders", 3, &ReplicaKind::Live)
+        );
+        let p = parse_partition_dir_name("my.topic-with-dashes-12").unwrap();
+        assert_eq!(
+            (p.topic.as_str(), p.partition),
+            ("my.topic-with-dashes", 12)
+        );
+        let p = parse_partition_dir_name("__cluster_metadata-0").unwrap();
+        assert_eq!(p.kind, ReplicaKind::Metadata);
+        let p = parse_partition_dir_name("a.b-3.0123456789abcdef0123456789abcdef-delete").unwrap();
+        assert_eq!((p.topic.as_str(), p.partition), ("a.b", 3));
+        assert_eq!(
+            p.kind,
+            ReplicaKind::Delete {
+                uid: "0123456789abcdef0123456789abcdef".into()
+            }
+        );
+        assert!(matches!(
+            parse_partition_dir_name("t-1.ff-future").unwrap().kind,
+            ReplicaKind::Future { .. }
+        ));
+        assert!(matches!(
+            parse_partition_dir_name("t-x-1.ff-stray").unwrap().kind,
+            ReplicaKind::Stray { .. }
+        ));
+        for bad in [
+            "orders",
+            "-3",
+            "orders-",
+            "orders-x",
+            "orders-3-delete",
+            "t-1.-future",
+            "orders-99999999999",
+        ] {
+            assert!(parse_partition_dir_name(bad).is_err(), "{bad}");
+        }
+        // Split at the last '-'; Java's parseInt takes a '+' sign.
+        let p = parse_partition_dir_name("t--1").unwrap();
+        assert_eq!((p.topic.as_str(), p.partition), ("t-", 1));
+        assert_eq!(parse_partition_dir_name("t-+1").unwrap().partition, 1);
+    }
+
+    #[test]
+    fn segment_file_names() {
+        let s = parse_segment_file_name("00000000000000000042.log").unwrap();
+        assert_eq!(
+            (s.offset, s.kind, s.pending, s.canonical),
+            (42, SegmentFileKind::Log, None, true)
+        );
+        let s = parse_segment_file_name("00000000000000000042.timeindex.deleted").unwrap();
+        assert_eq!(
+            (s.kind, s.pending),
+            (SegmentFileKind::TimeIndex, Some(PendingState::Deleted))
+        );
+        let s = parse_segment_file_name("00000000000000000100-0000000003.checkpoint").unwrap();
+        assert_eq!(
+            (s.offset, s.epoch, s.kind),
+            (100, Some(3), SegmentFileKind::KraftSnapshot)
+        );
+        let s = parse_segment_file_name("00000000000000000100-0000000003.checkpoint.part").unwrap();
+        assert_eq!(s.pending, Some(PendingState::Part));
+        assert!(!parse_segment_file_name("42.log").unwrap().canonical);
+        for bad in [
+            "leader-epoch-checkpoint",
+            "x.log",
+            ".log",
+            "00000000000000000042.txt",
+            "0.log.part",
+            "99999999999999999999.log",
+        ] {
+            assert!(parse_segment_file_name(bad).is_none(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn folder_names() {
+        assert_eq!(node_id_from_folder_name("broker-3"), Some(3));
+        assert_eq!(node_id_from_folder_name("kafka_12"), Some(12));
+        assert_eq!(node_id_from_folder_name("node7"), Some(7));
+        assert_eq!(node_id_from_folder_name("5"), Some(5));
+        assert_eq!(node_id_from_folder_name("after"), None);
+        assert_eq!(node_id_from_folder_name("orders-topic-3"), None);
+    }
+}

@@ -1,5 +1,7 @@
 //! Finding things on disk: log directories, brokers, partitions, segments,
 //! and opening files read-only.
 
+pub mod controller;
 pub mod discover;
 pub mod mmap;
+pub mod replica;

@@ -1,1 +1,944 @@
-//! (to be written)
+//! Record batches (magic v2, `DefaultRecordBatch`) and the iteration over the
+//! entries of a `.log` segment (v2 batches and legacy v0/v1 message sets).
+//!
+//! [`SegmentIter`] frames entries the way Kafka's `FileLogInputStream` does:
+//!
+//! 1. 17 bytes or fewer left: end of data (the bytes are a [`Tail`]).
+//! 2. A size field below 14 is an error (zero-filled tails end here).
+//! 3. An entry whose declared size runs past the end: end of data (truncated
+//!    tail, reported as a [`Tail`]).
+//! 4. Byte 16 (signed) below 2 selects the legacy format, anything else v2.
+//!
+//! A framing error ends the iteration; [`SegmentIter::resync`] scans forward
+//! for the next plausible batch (CRC-checked) and resumes there, telling how
+//! many bytes it skipped. CRC mismatches do not stop iteration (Kafka prints
+//! them as `isvalid: false`); [`Batch::check_crc`] reports them.
+
+use super::codec::{self, Codec};
+use super::legacy::LegacyEntry;
+use super::record::{increment_sequence, parse_record, Record, RecordContext};
+use super::ParseError;
+
+/// Offset (8) + size (4) in front of every entry.
+pub const LOG_OVERHEAD: usize = 12;
+/// Bytes up to and including the magic byte.
+pub const HEADER_SIZE_UP_TO_MAGIC: usize = 17;
+/// Size of the v2 batch header.
+pub const V2_HEADER_SIZE: usize = 61;
+/// Smallest size field accepted by Kafka (v0 record overhead).
+pub const MIN_SIZE_FIELD: i32 = 14;
+
+/// Timestamp type of a batch or message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum TimestampType {
+    /// v0 messages have none (-1).
+    NoTimestampType,
+    /// Producer-set timestamp (0).
+    CreateTime,
+    /// Broker-set timestamp (1).
+    LogAppendTime,
+}
+
+impl TimestampType {
+    /// Kafka's display name.
+    pub fn name(self) -> &'static str {
+        match self {
+            TimestampType::NoTimestampType => "NoTimestampType",
+            TimestampType::CreateTime => "CreateTime",
+            TimestampType::LogAppendTime => "LogAppendTime",
+        }
+    }
+}
+
+#[inline]
+fn be_i64(b: &[u8], at: usize) -> i64 {
+    let mut a = [0u8; 8];
+    a.copy_from_slice(&b[at..at + 8]);
+    i64::from_be_bytes(a)
+}
+#[inline]
+fn be_i32(b: &[u8], at: usize) -> i32 {
+    i32::from_be_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]])
+}
+#[inline]
+fn be_i16(b: &[u8], at: usize) -> i16 {
+    i16::from_be_bytes([b[at], b[at + 1]])
+}
+
+/// A v2 record batch: a view over its 61-byte header and its bytes.
+///
+/// The header view is always 61 bytes. Like Kafka, a malformed batch whose
+/// declared size is below 61 bytes has its header read from the file bytes
+/// that follow it; `bytes` holds exactly the declared entry.
+#[derive(Debug, Clone, Copy)]
+pub struct RecordBatch<'a> {
+    /// Byte position of the batch in the segment.
+    pub position: u64,
+    header: &'a [u8; V2_HEADER_SIZE],
+    bytes: &'a [u8],
+}
+
+impl<'a> RecordBatch<'a> {
+    /// A view over `data[pos..]`, where the entry has `entry_len` bytes in
+    /// total (log overhead included). Fails when `data` ends inside the
+    /// header or the entry.
+    pub fn new(data: &'a [u8], pos: usize, entry_len: usize) -> Result<Self, ParseError> {
+        let header = data
+            .get(pos..pos.saturating_add(V2_HEADER_SIZE))
+            .and_then(|h| <&[u8; V2_HEADER_SIZE]>::try_from(h).ok())
+            .ok_or_else(|| {
+                ParseError::new(pos as u64, "file ends inside the 61-byte batch header")
+            })?;
+        let bytes = data
+            .get(pos..pos.saturating_add(entry_len))
+            .ok_or_else(|| ParseError::new(pos as u64, "file ends inside the batch"))?;
+        Ok(RecordBatch {
+            position: pos as u64,
+            header,
+            bytes,
+        })
+    }
+
+    /// The whole entry (log overhead included).
+    pub fn bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+    /// `baseOffset`.
+    pub fn base_offset(&self) -> i64 {
+        be_i64(self.header, 0)
+    }
+    /// `batchLength` (bytes after this field).
+    pub fn batch_length(&self) -> i32 {
+        be_i32(self.header, 8)
+    }
+    /// Total size: batchLength + 12.
+    pub fn size_in_bytes(&self) -> i64 {
+        self.batch_length() as i64 + LOG_OVERHEAD as i64
+    }
+    /// `partitionLeaderEpoch`.
+    pub fn partition_leader_epoch(&self) -> i32 {
+        be_i32(self.header, 12)
+    }
+    /// Magic byte (2, or any larger value Kafka also reads as v2).
+    pub fn magic(&self) -> i8 {
+        self.header[16] as i8
+    }
+    /// Stored CRC-32C.
+    pub fn crc(&self) -> u32 {
+        be_i32(self.header, 17) as u32
+    }
+    /// Attributes (low byte; Kafka ignores the high byte).
+    pub fn attributes(&self) -> u8 {
+        self.header[22]
+    }
+    /// `lastOffsetDelta`.
+    pub fn last_offset_delta(&self) -> i32 {
+        be_i32(self.header, 23)
+    }
+    /// baseOffset + lastOffsetDelta.
+    pub fn last_offset(&self) -> i64 {
+        self.base_offset()
+            .wrapping_add(self.last_offset_delta() as i64)
+    }
+    /// `baseTimestamp` (the delete horizon when that bit is set).
+    pub fn base_timestamp(&self) -> i64 {
+        be_i64(self.header, 27)
+    }
+    /// `maxTimestamp`.
+    pub fn max_timestamp(&self) -> i64 {
+        be_i64(self.header, 35)
+    }
+    /// `producerId`.
+    pub fn producer_id(&self) -> i64 {
+        be_i64(self.header, 43)
+    }
+    /// `producerEpoch`.
+    pub fn producer_epoch(&self) -> i16 {
+        be_i16(self.header, 51)
+    }
+    /// `baseSequence`.
+    pub fn base_sequence(&self) -> i32 {
+        be_i32(self.header, 53)
+    }
+    /// Sequence of the last record (wrapping), -1 without a base sequence.
+    pub fn last_sequence(&self) -> i32 {
+        let base = self.base_sequence();
+        if base == -1 {
+            -1
+        } else {
+            increment_sequence(base, self.last_offset_delta())
+        }
+    }
+    /// `recordsCount`.
+    pub fn records_count(&self) -> i32 {
+        be_i32(self.header, 57)
+    }
+    /// Compression codec id (bits 0–2).
+    pub fn compression_id(&self) -> u8 {
+        self.attributes() & 0x07
+    }
+    /// Compression codec; `None` for the invalid ids 5–7.
+    pub fn compression(&self) -> Option<Codec> {
+        Codec::from_id(self.compression_id())
+    }
+    /// CreateTime or LogAppendTime (bit 3).
+    pub fn timestamp_type(&self) -> TimestampType {
+        if self.attributes() & 0x08 == 0 {
+            TimestampType::CreateTime
+        } else {
+            TimestampType::LogAppendTime
+        }
+    }
+    /// Transactional bit (4).
+    pub fn is_transactional(&self) -> bool {
+        self.attributes() & 0x10 != 0
+    }
+    /// Control bit (5).
+    pub fn is_control(&self) -> bool {
+        self.attributes() & 0x20 != 0
+    }
+    /// The delete horizon (bit 6 set: the base timestamp).
+    pub fn delete_horizon_ms(&self) -> Option<i64> {
+        if self.attributes() & 0x40 != 0 {
+            Some(self.base_timestamp())
+        } else {
+            None
+        }
+    }
+    /// CRC-32C over attributes..end, as computed.
+    pub fn computed_crc(&self) -> u32 {
+        self.bytes.get(21..).map_or(0, crc32c::crc32c)
+    }
+    /// Kafka's `isValid`: size ≥ 61 and the CRC matches.
+    pub fn is_valid(&self) -> bool {
+        self.bytes.len() >= V2_HEADER_SIZE && self.crc() == self.computed_crc()
+    }
+    /// The records area (after the header); empty for a short batch.
+    pub fn records_area(&self) -> &'a [u8] {
+        self.bytes.get(V2_HEADER_SIZE..).unwrap_or(&[])
+    }
+
+    fn context(&self) -> RecordContext {
+        RecordContext {
+            base_offset: self.base_offset(),
+            base_timestamp: self.base_timestamp(),
+            base_sequence: self.base_sequence(),
+            log_append_time: match self.timestamp_type() {
+                TimestampType::LogAppendTime => Some(self.max_timestamp()),
+                _ => None,
+            },
+        }
+    }
+
+    /// The records, as Kafka's `DefaultRecordBatch.iterator()` yields them.
+    ///
+    /// Uncompressed batches are parsed lazily: an error surfaces at the
+    /// record where it happens (records before it are yielded). Compressed
+    /// batches are decompressed into `scratch` (at most `cap` bytes) and fully
+    /// validated before the first record is yielded, so an error in a
+    /// compressed batch yields no record at all, like Kafka.
+    pub fn records<'s>(
+        &self,
+        scratch: &'s mut Vec<u8>,
+        cap: usize,
+    ) -> Result<Records<'s>, ParseError>
+    where
+        'a: 's,
+    {
+        let pos = self.position;
+        let count = self.records_count();
+        if self.bytes.len() < V2_HEADER_SIZE {
+            return Err(ParseError::new(
+                pos,
+                format!(
+                    "batch of {} bytes is shorter than the 61-byte header",
+                    self.bytes.len()
+                ),
+            ));
+        }
+        if count == 0 {
+            return Ok(Records::empty());
+        }
+        let codec = self.compression().ok_or_else(|| {
+            ParseError::new(
+                pos + 21,
+                format!("unknown compression type id {}", self.compression_id()),
+            )
+        })?;
+        if count < 0 {
+            return Err(ParseError::new(
+                pos + 57,
+                format!("found invalid record count {count} in magic v2 batch"),
+            ));
+        }
+        let ctx = self.context();
+        if codec == Codec::None {
+            return Ok(Records {
+                buf: self.records_area(),
+                base: pos + V2_HEADER_SIZE as u64,
+                compressed: false,
+                cur: 0,
+                left: count as u32,
+                ctx,
+                failed: false,
+            });
+        }
+        let data_pos = pos + V2_HEADER_SIZE as u64;
+        codec::decompress(codec, self.records_area(), self.magic(), scratch, cap).map_err(|e| {
+            ParseError::new(
+                data_pos + e.pos,
+                format!(
+                    "batch at {pos}: {} decompression failed: {}",
+                    codec.name(),
+                    e.reason
+                ),
+            )
+        })?;
+        let buf: &'s [u8] = scratch;
+        // Validate every record before yielding any.
+        let mut at = 0usize;
+        for _ in 0..count {
+            let (_, next) = parse_record(buf, at, &ctx).map_err(|e| {
+                ParseError::new(
+                    pos,
+                    format!("batch at {pos}: decompressed byte {}: {}", e.pos, e.reason),
+                )
+            })?;
+            at = next;
+        }
+        if at != buf.len() {
+            return Err(ParseError::new(
+                pos,
+                format!(
+                    "batch at {pos}: incorrect declared batch size, {} decompressed bytes remain after {count} records",
+                    buf.len() - at
+                ),
+            ));
+        }
+        Ok(Records {
+            buf,
+            base: pos,
+            compressed: true,
+            cur: 0,
+            left: count as u32,
+            ctx,
+            failed: false,
+        })
+    }
+}
+
+/// Iterator over the records of a v2 batch; see [`RecordBatch::records`].
+#[derive(Debug, Clone)]
+pub struct Records<'a> {
+    buf: &'a [u8],
+    /// File position of `buf[0]` (uncompressed) or of the batch (compressed).
+    base: u64,
+    compressed: bool,
+    cur: usize,
+    left: u32,
+    ctx: RecordContext,
+    failed: bool,
+}
+
+impl<'a> Records<'a> {
+    fn empty() -> Self {
+        Records {
+            buf: &[],
+            base: 0,
+            compressed: false,
+            cur: 0,
+            left: 0,
+            ctx: RecordContext {
+                base_offset: 0,
+                base_timestamp: 0,
+                base_sequence: -1,
+                log_append_time: None,
+            },
+            failed: false,
+        }
+    }
+}
+
+impl<'a> Iterator for Records<'a> {
+    type Item = Result<Record<'a>, ParseError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.left == 0 || self.failed {
+            return None;
+        }
+        match parse_record(self.buf, self.cur, &self.ctx) {
+            Ok((rec, next)) => {
+                self.left -= 1;
+                self.cur = next;
+                if self.left == 0 && self.cur != self.buf.len() && !self.compressed {
+                    self.failed = true;
+                    return Some(Err(ParseError::new(
+                        self.base + self.cur as u64,
+                        format!(
+                            "incorrect declared batch size: {} bytes remain after the last record",
+                            self.buf.len() - self.cur
+                        ),
+                    )));
+                }
+                Some(Ok(rec))
+            }
+            Err(e) => {
+                self.failed = true;
+                let pos = if self.compressed {
+                    self.base
+                } else {
+                    self.base + e.pos as u64
+                };
+                Some(Err(ParseError::new(pos, e.reason)))
+            }
+        }
+    }
+}
+
+/// One entry of a segment.
+#[derive(Debug, Clone, Copy)]
+pub enum Batch<'a> {
+    /// A v2 (or higher magic) record batch.
+    V2(RecordBatch<'a>),
+    /// A legacy v0/v1 message (possibly a compressed wrapper). Negative magic
+    /// values also land here, as in Kafka; their header cannot be read.
+    Legacy(LegacyEntry<'a>),
+}
+
+impl<'a> Batch<'a> {
+    /// Byte position in the segment.
+    pub fn position(&self) -> u64 {
+        match self {
+            Batch::V2(b) => b.position,
+            Batch::Legacy(e) => e.position,
+        }
+    }
+    /// The first 8 bytes: base offset (v2) or offset (legacy).
+    pub fn offset_field(&self) -> i64 {
+        match self {
+            Batch::V2(b) => b.base_offset(),
+            Batch::Legacy(e) => e.offset,
+        }
+    }
+    /// Last offset (v2: base + lastOffsetDelta; legacy: the offset field).
+    pub fn last_offset(&self) -> i64 {
+        match self {
+            Batch::V2(b) => b.last_offset(),
+            Batch::Legacy(e) => e.offset,
+        }
+    }
+    /// Entry size in bytes (declared size + 12).
+    pub fn size_in_bytes(&self) -> u64 {
+        match self {
+            Batch::V2(b) => b.bytes.len() as u64,
+            Batch::Legacy(e) => e.bytes().len() as u64,
+        }
+    }
+    /// Magic byte.
+    pub fn magic(&self) -> i8 {
+        match self {
+            Batch::V2(b) => b.magic(),
+            Batch::Legacy(e) => e.magic,
+        }
+    }
+    /// An error when the stored checksum does not match the content (or the
+    /// entry is too short to carry one).
+    pub fn check_crc(&self) -> Result<(), ParseError> {
+        match self {
+            Batch::V2(b) => {
+                if b.bytes.len() < V2_HEADER_SIZE {
+                    Err(ParseError::new(
+                        b.position,
+                        format!(
+                            "batch size {} is smaller than the minimum batch overhead 61",
+                            b.bytes.len()
+                        ),
+                    ))
+                } else if b.is_valid() {
+                    Ok(())
+                } else {
+                    Err(ParseError::new(
+                        b.position,
+                        format!(
+                            "CRC mismatch: stored crc32c {:#010x}, computed {:#010x}",
+                            b.crc(),
+                            b.computed_crc()
+                        ),
+                    ))
+                }
+            }
+            Batch::Legacy(e) => e.check_crc(),
+        }
+    }
+}
+
+/// What ended an iteration that stopped without an error.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TailKind {
+    /// 17 bytes or fewer left: too short to hold an entry header.
+    Short,
+    /// An entry header whose declared size runs past the end of the data.
+    Truncated {
+        /// Declared entry size (size field + 12).
+        declared: i64,
+    },
+}
+
+/// Bytes left after the last complete entry, when there are any.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Tail {
+    /// Position of the first byte not part of a complete entry.
+    pub position: u64,
+    /// Number of bytes from there to the end of the iterated range.
+    pub len: u64,
+    /// Why iteration stopped there.
+    pub kind: TailKind,
+}
+
+impl Tail {
+    /// A human-readable description.
+    pub fn describe(&self) -> String {
+        match self.kind {
+            TailKind::Short => format!("{} trailing bytes, too few for an entry header", self.len),
+            TailKind::Truncated { declared } => format!(
+                "truncated entry: declares {declared} bytes but only {} remain",
+                self.len
+            ),
+        }
+    }
+}
+
+/// A stretch of bytes skipped by [`SegmentIter::resync`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Skipped {
+    /// First skipped byte.
+    pub from: u64,
+    /// Position of the next plausible entry (or the end of the range).
+    pub to: u64,
+}
+
+/// Iterates the entries of a segment held in memory; see the module docs.
+#[derive(Debug, Clone)]
+pub struct SegmentIter<'a> {
+    data: &'a [u8],
+    pos: usize,
+    end: usize,
+    done: bool,
+    strict: bool,
+    error_at: Option<usize>,
+    tail: Option<Tail>,
+}
+
+impl<'a> SegmentIter<'a> {
+    /// Iterates all of `data`.
+    pub fn new(data: &'a [u8]) -> Self {
+        Self::with_range(data, 0, data.len())
+    }
+
+    /// Iterates entries starting in `[start, end)` (Kafka's
+    /// `FileRecords.slice`). Headers of entries are still read from `data`
+    /// beyond `end` when needed, as Kafka does.
+    pub fn with_range(data: &'a [u8], start: usize, end: usize) -> Self {
+        let end = end.min(data.len());
+        SegmentIter {
+            data,
+            pos: start.min(end),
+            end,
+            done: false,
+            strict: false,
+            error_at: None,
+            tail: None,
+        }
+    }
+
+    /// Strict mode: besides framing errors, a CRC mismatch, a magic other
+    /// than 0, 1 or 2, and a tail (short or truncated) are errors, each
+    /// ending the iteration at the entry's position (see [`Self::resync`]).
+    /// The default mode follows Kafka: such entries are yielded and a tail
+    /// ends the iteration quietly.
+    pub fn strict(mut self) -> Self {
+        self.strict = true;
+        self
+    }
+
+    /// Position of the next entry.
+    pub fn position(&self) -> u64 {
+        self.pos as u64
+    }
+
+    /// The tail that ended the iteration, if it ended on one.
+    pub fn tail(&self) -> Option<Tail> {
+        self.tail
+    }
+
+    /// After an error: scans forward from the failing position for the next
+    /// plausible entry (a framing that fits in the data, a known magic and a
+    /// matching checksum) and resumes iteration there. Returns the skipped
+    /// range, or `None` when the iteration had not failed.
+    pub fn resync(&mut self) -> Option<Skipped> {
+        let from = self.error_at.take()?;
+        let mut p = from + 1;
+        while p + HEADER_SIZE_UP_TO_MAGIC < self.end {
+            if plausible_entry_at(self.data, p, self.end) {
+                self.pos = p;
+                self.done = false;
+                return Some(Skipped {
+                    from: from as u64,
+                    to: p as u64,
+                });
+            }
+            p += 1;
+        }
+        self.pos = self.end;
+        self.done = true;
+        Some(Skipped {
+            from: from as u64,
+            to: self.end as u64,
+        })
+    }
+
+    fn fail(&mut self, e: ParseError) -> Option<Result<Batch<'a>, ParseError>> {
+        self.done = true;
+        self.error_at = Some(self.pos);
+        Some(Err(e))
+    }
+}
+
+/// Whether a CRC-valid entry with a known magic starts at `p` and fits before
+/// `end`.
+pub fn plausible_entry_at(data: &[u8], p: usize, end: usize) -> bool {
+    let Some(h) = data.get(p..p + HEADER_SIZE_UP_TO_MAGIC) else {
+        return false;
+    };
+    let size = be_i32(h, 8);
+    if size < MIN_SIZE_FIELD {
+        return false;
+    }
+    let Some(total) = (size as usize).checked_add(LOG_OVERHEAD) else {
+        return false;
+    };
+    if p.checked_add(total).map_or(true, |e| e > end) {
+        return false;
+    }
+    let Some(entry) = data.get(p..p + total) else {
+        return false;
+    };
+    match h[16] {
+        2 => {
+            total >= V2_HEADER_SIZE
+                && be_i32(entry, 17) as u32 == crc32c::crc32c(&entry[21..])
+                && be_i32(entry, 57) >= 0
+        }
+        0 | 1 => {
+            let crc = be_i32(entry, 12) as u32;
+            crc == crc32fast::hash(&entry[16..])
+        }
+        _ => false,
+    }
+}
+
+impl<'a> Iterator for SegmentIter<'a> {
+    type Item = Result<Batch<'a>, ParseError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.done {
+            return None;
+        }
+        let pos = self.pos;
+        // Kafka: `position >= end - HEADER_SIZE_UP_TO_MAGIC` ends the data.
+        let header = if pos + HEADER_SIZE_UP_TO_MAGIC < self.end {
+            self.data.get(pos..pos + HEADER_SIZE_UP_TO_MAGIC)
+        } else {
+            None
+        };
+        let Some(h) = header else {
+            self.done = true;
+            if self.end > pos {
+                let tail = Tail {
+                    position: pos as u64,
+                    len: (self.end - pos) as u64,
+                    kind: TailKind::Short,
+                };
+                self.tail = Some(tail);
+                if self.strict {
+                    return self.fail(ParseError::new(tail.position, tail.describe()));
+                }
+            }
+            return None;
+        };
+        let offset = be_i64(h, 0);
+        let size = be_i32(h, 8);
+        let magic = h[16] as i8;
+        if size < MIN_SIZE_FIELD {
+            return self.fail(ParseError::new(
+                pos as u64,
+                format!("found record size {size} smaller than minimum record overhead (14)"),
+            ));
+        }
+        let total = size as usize + LOG_OVERHEAD;
+        let entry = if total <= self.end - pos {
+            self.data.get(pos..pos + total)
+        } else {
+            None
+        };
+        let Some(entry) = entry else {
+            self.done = true;
+            let tail = Tail {
+                position: pos as u64,
+                len: (self.end - pos) as u64,
+                kind: TailKind::Truncated {
+                    declared: total as i64,
+                },
+            };
+            self.tail = Some(tail);
+            if self.strict {
+                return self.fail(ParseError::new(tail.position, tail.describe()));
+            }
+            return None;
+        };
+        if self.strict && !(0..=2).contains(&magic) {
+            return self.fail(ParseError::new(
+                pos as u64 + 16,
+                format!("bad magic {magic}"),
+            ));
+        }
+        let item = if magic >= 2 {
+            match RecordBatch::new(self.data, pos, total) {
+                Ok(b) => Batch::V2(b),
+                Err(e) => return self.fail(e),
+            }
+        } else {
+            Batch::Legacy(LegacyEntry::new(pos as u64, offset, magic, entry))
+        };
+        if self.strict {
+            if let Err(e) = item.check_crc() {
+                return self.fail(e);
+            }
+        }
+        self.pos = pos + total;
+        Some(Ok(item))
+    }
+}
+
+/// Builds a v2 batch from records (for tests and synthetic data). The CRC is
+/// computed; `records` is the encoded records area (uncompressed).
+#[allow(clippy::too_many_arguments)]
+pub fn encode_batch(
+    base_offset: i64,
+    partition_leader_epoch: i32,
+    attributes: u16,
+    last_offset_delta: i32,
+    base_timestamp: i64,
+    max_timestamp: i64,
+    producer: (i64, i16, i32),
+    count: i32,
+    records: &[u8],
+) -> Vec<u8> {
+    let mut b = Vec::with_capacity(V2_HEADER_SIZE + records.len());
+    b.extend_from_slice(&base_offset.to_be_bytes());
+    b.extend_from_slice(&((V2_HEADER_SIZE - LOG_OVERHEAD + records.len()) as i32).to_be_bytes());
+    b.extend_from_slice(&partition_leader_epoch.to_be_bytes());
+    b.push(2);
+    b.extend_from_slice(&[0, 0, 0, 0]);
+    b.extend_from_slice(&attributes.to_be_bytes());
+    b.extend_from_slice(&last_offset_delta.to_be_bytes());
+    b.extend_from_slice(&base_timestamp.to_be_bytes());
+    b.extend_from_slice(&max_timestamp.to_be_bytes());
+    b.extend_from_slice(&producer.0.to_be_bytes());
+    b.extend_from_slice(&producer.1.to_be_bytes());
+    b.extend_from_slice(&producer.2.to_be_bytes());
+    b.extend_from_slice(&count.to_be_bytes());
+    b.extend_from_slice(records);
+    let crc = crc32c::crc32c(&b[21..]);
+    b[17..21].copy_from_slice(&crc.to_be_bytes());
+    b
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::format::record::encode_record;
+
+    fn sample(base: i64, n: i32) -> Vec<u8> {
+        let mut recs = Vec::new();
+        for i in 0..n {
+            encode_record(&mut recs, i as i64, i, Some(b"k"), Some(b"v"), &[]);
+        }
+        encode_batch(
+            base,
+            0,
+            0,
+            n - 1,
+            1000,
+            1000 + n as i64 - 1,
+            (-1, -1, -1),
+            n,
+            &recs,
+        )
+    }
+
+    #[test]
+    fn worked_example_crc() {
+        // §3.6 of the on-disk notes.
+        let mut recs = Vec::new();
+        encode_record(&mut recs, 0, 0, Some(b"k"), Some(b"v"), &[]);
+        let b = encode_batch(
+            0,
+            0,
+            0,
+            0,
+            1_700_000_000_000,
+            1_700_000_000_000,
+            (-1, -1, -1),
+            1,
+            &recs,
+        );
+        assert_eq!(b.len(), 70);
+        let batch = RecordBatch::new(&b, 0, b.len()).unwrap();
+        assert!(batch.is_valid());
+        assert_eq!(batch.crc(), crc32c::crc32c(&b[21..]));
+    }
+
+    #[test]
+    fn iterates_batches_and_records() {
+        let mut seg = sample(0, 3);
+        seg.extend(sample(3, 2));
+        let mut it = SegmentIter::new(&seg);
+        let mut scratch = Vec::new();
+        let mut offsets = Vec::new();
+        for b in &mut it {
+            let Batch::V2(b) = b.unwrap() else { panic!() };
+            assert!(b.is_valid());
+            for r in b.records(&mut scratch, 1 << 20).unwrap() {
+                offsets.push(r.unwrap().offset);
+            }
+        }
+        assert_eq!(offsets, vec![0, 1, 2, 3, 4]);
+        assert_eq!(it.tail(), None);
+    }
+
+    #[test]
+    fn tails_and_zero_fill() {
+        let one = sample(0, 1);
+        let mut seg = one.clone();
+        seg.extend_from_slice(&[0u8; 10]);
+        let mut it = SegmentIter::new(&seg);
+        assert!(it.next().unwrap().is_ok());
+        assert!(it.next().is_none());
+        assert_eq!(it.tail().unwrap().kind, TailKind::Short);
+
+        let mut seg = one.clone();
+        seg.extend_from_slice(&one[..40]);
+        let mut it = SegmentIter::new(&seg);
+        assert!(it.next().unwrap().is_ok());
+        assert!(it.next().is_none());
+        assert!(matches!(
+            it.tail().unwrap().kind,
+            TailKind::Truncated { .. }
+        ));
+
+        let mut seg = one.clone();
+        seg.extend_from_slice(&[0u8; 100]);
+        seg.extend(sample(5, 2));
+        let mut it = SegmentIter::new(&seg);
+        assert!(it.next().unwrap().is_ok());
+        let e = it.next().unwrap().unwrap_err();
+        assert_eq!(e.pos, one.len() as u64);
+        assert!(it.next().is_none());
+        let skipped = it.resync().unwrap();
+        assert_eq!(skipped.from, one.len() as u64);
+        assert_eq!(skipped.to, one.len() as u64 + 100);
+        let b = it.next().unwrap().unwrap();
+        assert_eq!(b.offset_field(), 5);
+    }
+
+    #[test]
+    fn strict_mode_errors() {
+        let one = sample(0, 2);
+        let mut seg = one.clone();
+        let n = seg.len();
+        seg[n - 2] ^= 0xff;
+        seg.extend(sample(2, 2));
+        let mut it = SegmentIter::new(&seg).strict();
+        let e = it.next().unwrap().unwrap_err();
+        assert_eq!(e.pos, 0);
+        assert!(e.reason.contains("CRC"));
+        let s = it.resync().unwrap();
+        assert_eq!(s.to, one.len() as u64);
+        assert_eq!(it.next().unwrap().unwrap().offset_field(), 2);
+        let mut torn = one.clone();
+        torn.extend_from_slice(&one[..30]);
+        let mut it = SegmentIter::new(&torn).strict();
+        assert!(it.next().unwrap().is_ok());
+        assert_eq!(it.next().unwrap().unwrap_err().pos, one.len() as u64);
+        let mut bad_magic = one.clone();
+        bad_magic[16] = 7;
+        let e = SegmentIter::new(&bad_magic)
+            .strict()
+            .next()
+            .unwrap()
+            .unwrap_err();
+        assert_eq!(e.pos, 16);
+    }
+
+    #[test]
+    fn crc_flip_detected() {
+        let mut seg = sample(0, 2);
+        let n = seg.len();
+        seg[n - 2] ^= 0xff;
+        let b = SegmentIter::new(&seg).next().unwrap().unwrap();
+        assert!(b.check_crc().is_err());
+    }
+
+    #[test]
+    fn trailing_bytes_in_records_area() {
+        let mut recs = Vec::new();
+        encode_record(&mut recs, 0, 0, None, Some(b"v"), &[]);
+        recs.extend_from_slice(&[0, 0]);
+        let b = encode_batch(0, 0, 0, 0, 0, 0, (-1, -1, -1), 1, &recs);
+        let rb = RecordBatch::new(&b, 0, b.len()).unwrap();
+        let mut s = Vec::new();
+        let mut it = rb.records(&mut s, 1 << 20).unwrap();
+        assert!(it.next().unwrap().is_err());
+        assert!(it.next().is_none());
+    }
+
+    #[test]
+    fn random_bytes_never_panic() {
+        let mut seed = 0x9e37_79b9u32;
+        let mut scratch = Vec::new();
+        for round in 0..2000usize {
+            let base = sample(0, 3);
+            let mut buf = base.clone();
+            for _ in 0..(round % 7 + 1) {
+                seed ^= seed << 13;
+                seed ^= seed >> 17;
+                seed ^= seed << 5;
+                let i = seed as usize % buf.len();
+                buf[i] = (seed >> 8) as u8;
+            }
+            buf.truncate(buf.len() - round % 13);
+            let mut it = SegmentIter::new(&buf);
+            loop {
+                match it.next() {
+                    Some(Ok(Batch::V2(b))) => {
+                        let _ = b.is_valid();
+                        let _ = b.last_sequence();
+                        if let Ok(rs) = b.records(&mut scratch, 1 << 20) {
+                            for r in rs.flatten() {
+                                let _ = r.headers().count();
+                            }
+                        }
+                    }
+                    Some(Ok(Batch::Legacy(_))) => {}
+                    Some(Err(_)) => {
+                        if it.resync().is_none() {
+                            break;
+                        }
+                    }
+                    None => break,
+                }
+            }
+        }
+    }
+}

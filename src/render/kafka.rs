@@ -1,1 +1,1216 @@
-//! (to be written)
+//! kafka-dump-log text: byte-identical to what Kafka 4.1's
+//! `kafka.tools.DumpLogSegments` prints on stdout for `.log` (and KRaft
+//! `.checkpoint`), `.index` and `.timeindex` files.
+//!
+//! The functions here take file bytes (the caller opens files) and write the
+//! text as they go, so that when Kafka's tool would stop with an exception
+//! the output stops at the same byte (a half-written line included) and the
+//! function returns [`DumpError::Abort`] with the position and reason.
+//! Everything Kafka prints on stderr (the summaries of index mismatches and
+//! offset gaps) is collected in [`Findings`]. Problems that Kafka prints
+//! without stopping (a batch with a bad CRC, a torn tail) are reported to the
+//! caller's [`Problems`] sink so it can set an exit status.
+
+use std::borrow::Cow;
+use std::io::{self, Write};
+
+use crate::format::batch::{Batch, RecordBatch, SegmentIter};
+use crate::format::codec::DEFAULT_DECOMPRESSED_CAP;
+use crate::format::index::{OffsetIndex, TimeIndex};
+use crate::format::legacy::{LegacyEntry, LegacyRecord};
+use crate::format::record::control::{self, ControlType};
+use crate::format::record::{java_utf8, Record};
+use crate::format::ParseError;
+
+/// Options of a dump, named after kafka-dump-log's.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// `--print-data-log` (or any decoder option): print keys and payloads.
+    pub print_data: bool,
+    /// `--deep-iteration` (implied by `print_data`): one line per record.
+    pub deep: bool,
+    /// `--skip-record-metadata`.
+    pub skip_record_metadata: bool,
+    /// `--max-bytes` (default `i32::MAX`): only this many bytes of a `.log`.
+    pub max_bytes: i32,
+    /// `--max-message-size` (default 5 MiB): bytes read at an index position.
+    pub max_message_size: i32,
+    /// `--index-sanity-check`.
+    pub index_sanity_only: bool,
+    /// `--verify-index-only`.
+    pub verify_only: bool,
+    /// Cap on the decompressed size of one batch.
+    pub decompress_cap: usize,
+    /// klf extension (not in Kafka): after a batch that cannot be framed or
+    /// whose records cannot be read, report it, skip to the next plausible
+    /// batch and go on, instead of stopping. Positions then stay file
+    /// positions.
+    pub resync: bool,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            print_data: false,
+            deep: false,
+            skip_record_metadata: false,
+            max_bytes: i32::MAX,
+            max_message_size: 5 * 1024 * 1024,
+            index_sanity_only: false,
+            verify_only: false,
+            decompress_cap: DEFAULT_DECOMPRESSED_CAP,
+            resync: false,
+        }
+    }
+}
+
+/// What a record formatter sees of a (non-control) record.
+#[derive(Debug, Clone, Copy)]
+pub struct RecordRef<'a> {
+    /// Absolute offset.
+    pub offset: i64,
+    /// Key bytes (`None` for null).
+    pub key: Option<&'a [u8]>,
+    /// Value bytes (`None` for null).
+    pub value: Option<&'a [u8]>,
+}
+
+/// Key text and payload text of a record, as printed after `key: ` and
+/// `payload: ` (`None`: that piece is not printed).
+pub type Formatted<'a> = (Option<Cow<'a, str>>, Option<Cow<'a, str>>);
+
+/// Turns a record's key and value into the texts kafka-dump-log prints with
+/// `--print-data-log`: the hook for `--offsets-decoder`,
+/// `--transaction-log-decoder` and `--cluster-metadata-decoder`.
+///
+/// An `Err` stops the dump of the file, as the exception does in Kafka (for
+/// example the offsets decoder meeting a record without a key); its text is
+/// the reason reported.
+pub trait RecordFormatter {
+    /// Formats one record.
+    fn format<'a>(&mut self, rec: &RecordRef<'a>) -> Result<Formatted<'a>, String>;
+}
+
+/// Kafka's default `StringDecoder`: UTF-8, malformed bytes replaced by U+FFFD.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct StringFormatter;
+
+impl RecordFormatter for StringFormatter {
+    fn format<'a>(&mut self, rec: &RecordRef<'a>) -> Result<Formatted<'a>, String> {
+        Ok((rec.key.map(java_utf8), rec.value.map(java_utf8)))
+    }
+}
+
+/// Why a dump stopped early.
+#[derive(Debug)]
+pub enum DumpError {
+    /// Writing the output failed (e.g. a closed pipe).
+    Write(io::Error),
+    /// The input made Kafka's tool stop here (an exception in Kafka).
+    Abort(ParseError),
+}
+
+impl From<io::Error> for DumpError {
+    fn from(e: io::Error) -> Self {
+        DumpError::Write(e)
+    }
+}
+
+fn abort(pos: u64, reason: impl Into<Cow<'static, str>>) -> DumpError {
+    DumpError::Abort(ParseError::new(pos, reason))
+}
+
+/// Receives the problems found while dumping that do not stop the dump.
+pub trait Problems {
+    /// One problem at a byte position of the file being dumped.
+    fn problem(&mut self, e: ParseError);
+}
+
+impl Problems for Vec<ParseError> {
+    fn problem(&mut self, e: ParseError) {
+        self.push(e);
+    }
+}
+
+/// What kafka-dump-log prints to stderr after all files: index mismatches,
+/// time-index findings and offset gaps, keyed by absolute path.
+#[derive(Debug, Default, Clone)]
+pub struct Findings {
+    /// (index path, [(index offset, log offset)]) in discovery order.
+    pub index_mismatches: Vec<(String, Vec<(i64, i64)>)>,
+    /// (time index path, [(index timestamp, log timestamp)]).
+    pub time_mismatches: Vec<(String, Vec<(i64, i64)>)>,
+    /// (time index path, [(index timestamp, previous index timestamp)]).
+    pub out_of_order: Vec<(String, Vec<(i64, i64)>)>,
+    /// (time index path, [(indexed offset, found log offset)]).
+    pub not_found: Vec<(String, Vec<(i64, i64)>)>,
+    /// (log path, [(offset, following offset)]).
+    pub non_consecutive: Vec<(String, Vec<(i64, i64)>)>,
+}
+
+fn push_finding(list: &mut Vec<(String, Vec<(i64, i64)>)>, path: &str, pair: (i64, i64)) {
+    match list.iter_mut().find(|(p, _)| p == path) {
+        Some((_, v)) => v.push(pair),
+        None => list.push((path.to_string(), vec![pair])),
+    }
+}
+
+impl Findings {
+    /// Whether nothing was found.
+    pub fn is_empty(&self) -> bool {
+        self.index_mismatches.is_empty()
+            && self.time_mismatches.is_empty()
+            && self.out_of_order.is_empty()
+            && self.not_found.is_empty()
+            && self.non_consecutive.is_empty()
+    }
+
+    /// Writes the summaries in kafka-dump-log's wording and order (lists that
+    /// Kafka builds by prepending are printed newest first, as Kafka does).
+    pub fn write_to(&self, w: &mut dyn Write) -> io::Result<()> {
+        for (path, pairs) in &self.index_mismatches {
+            writeln!(w, "Mismatches in :{path}")?;
+            for (a, b) in pairs.iter().rev() {
+                writeln!(w, "  Index offset: {a}, log offset: {b}")?;
+            }
+        }
+        for (path, pairs) in &self.time_mismatches {
+            writeln!(w, "Found timestamp mismatch in :{path}")?;
+            for (a, b) in pairs {
+                writeln!(w, "  Index timestamp: {a}, log timestamp: {b}")?;
+            }
+        }
+        for (path, pairs) in &self.out_of_order {
+            writeln!(w, "Found out of order timestamp in :{path}")?;
+            for (a, b) in pairs {
+                writeln!(
+                    w,
+                    "  Index timestamp: {a}, Previously indexed timestamp: {b}"
+                )?;
+            }
+        }
+        for (_, pairs) in &self.not_found {
+            writeln!(w, "The following indexed offsets are not found in the log.")?;
+            for (a, b) in pairs {
+                writeln!(w, "Indexed offset: {a}, found log offset: {b}")?;
+            }
+        }
+        for (path, pairs) in &self.non_consecutive {
+            writeln!(w, "Non-consecutive offsets in {path}")?;
+            for (a, b) in pairs.iter().rev() {
+                writeln!(w, "  {a} is followed by {b}")?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// How a file is named in the output.
+#[derive(Debug, Clone)]
+pub struct FileNames {
+    /// As `java.io.File` prints the argument (the `Dumping` line).
+    pub display: String,
+    /// The last path component.
+    pub name: String,
+    /// `File.getAbsolutePath` (summaries).
+    pub absolute: String,
+}
+
+impl FileNames {
+    /// Names for a path argument, relative paths resolved against `cwd`.
+    pub fn new(arg: &str, cwd: &str) -> FileNames {
+        let display = java_file_display(arg);
+        let name = display
+            .rsplit('/')
+            .next()
+            .unwrap_or(display.as_str())
+            .to_string();
+        let absolute = if display.starts_with('/') {
+            display.clone()
+        } else if display.is_empty() {
+            java_file_display(cwd)
+        } else {
+            java_file_display(&format!("{}/{}", cwd, display))
+        };
+        FileNames {
+            display,
+            name,
+            absolute,
+        }
+    }
+}
+
+/// `new java.io.File(path).toString()` on Unix: repeated `/` collapsed, a
+/// trailing `/` dropped (except for the root).
+pub fn java_file_display(path: &str) -> String {
+    let mut out = String::with_capacity(path.len());
+    let mut prev_slash = false;
+    for c in path.chars() {
+        if c == '/' {
+            if !prev_slash {
+                out.push(c);
+            }
+            prev_slash = true;
+        } else {
+            out.push(c);
+            prev_slash = false;
+        }
+    }
+    if out.len() > 1 && out.ends_with('/') {
+        out.pop();
+    }
+    out
+}
+
+/// `java.lang.Long.parseLong` for ASCII input: optional sign, decimal digits,
+/// no overflow.
+pub fn java_parse_long(s: &str) -> Option<i64> {
+    let digits = s.strip_prefix(['+', '-']).unwrap_or(s);
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    s.parse::<i64>().ok()
+}
+
+/// The base offset Kafka reads from a segment file name: the text before the
+/// first `.`, as a long.
+pub fn base_offset_of(name: &str) -> Option<i64> {
+    java_parse_long(name.split('.').next().unwrap_or(""))
+}
+
+// ------------------------------------------------------------------ writing
+
+/// A writer that knows whether the last byte written ended a line.
+struct LineTracker<'w, W: Write> {
+    inner: &'w mut W,
+    mid_line: bool,
+}
+
+impl<W: Write> LineTracker<'_, W> {
+    /// Ends a half-written line (resync after an error mid-line).
+    fn end_line(&mut self) -> io::Result<()> {
+        if self.mid_line {
+            self.write_all(b"\n")?;
+        }
+        Ok(())
+    }
+}
+
+impl<W: Write> Write for LineTracker<'_, W> {
+    #[inline]
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let n = self.inner.write(buf)?;
+        if n > 0 {
+            self.mid_line = buf[n - 1] != b'\n';
+        }
+        Ok(n)
+    }
+    #[inline]
+    fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
+        self.inner.write_all(buf)?;
+        if let Some(&b) = buf.last() {
+            self.mid_line = b != b'\n';
+        }
+        Ok(())
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        self.inner.flush()
+    }
+}
+
+#[inline]
+fn num<W: Write>(w: &mut W, n: impl itoa::Integer) -> io::Result<()> {
+    let mut b = itoa::Buffer::new();
+    w.write_all(b.format(n).as_bytes())
+}
+
+#[inline]
+fn text<W: Write>(w: &mut W, bytes: &[u8]) -> io::Result<()> {
+    w.write_all(java_utf8(bytes).as_bytes())
+}
+
+fn bool_str(b: bool) -> &'static [u8] {
+    if b {
+        b"true"
+    } else {
+        b"false"
+    }
+}
+
+/// Appends `s` as a JSON string the way Jackson writes it: `"` and `\`
+/// escaped, `\b \t \n \f \r` short, other controls as `\u00XX`.
+pub fn json_string(out: &mut String, s: &str) {
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\u{8}' => out.push_str("\\b"),
+            '\t' => out.push_str("\\t"),
+            '\n' => out.push_str("\\n"),
+            '\u{c}' => out.push_str("\\f"),
+            '\r' => out.push_str("\\r"),
+            c if (c as u32) < 0x20 => {
+                out.push_str(&format!("\\u{:04X}", c as u32));
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+}
+
+/// Standard base64 with the given alphabet; `pad` adds `=`.
+fn base64(bytes: &[u8], alphabet: &[u8; 64], pad: bool) -> String {
+    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
+    for chunk in bytes.chunks(3) {
+        let b = [
+            chunk[0],
+            chunk.get(1).copied().unwrap_or(0),
+            chunk.get(2).copied().unwrap_or(0),
+        ];
+        let n = ((b[0] as u32) << 16) | ((b[1] as u32) << 8) | b[2] as u32;
+        let chars = chunk.len() + 1;
+        for i in 0..4 {
+            if i < chars {
+                out.push(alphabet[((n >> (18 - 6 * i)) & 63) as usize] as char);
+            } else if pad {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
+/// Standard base64 with padding (how Jackson writes `bytes` fields).
+pub fn base64_std(bytes: &[u8]) -> String {
+    base64(
+        bytes,
+        b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/",
+        true,
+    )
+}
+
+/// Kafka's `Uuid.toString`: URL-safe base64 without padding (22 chars).
+pub fn uuid_string(u: &[u8; 16]) -> String {
+    base64(
+        u,
+        b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_",
+        false,
+    )
+}
+
+/// The text kafka-dump-log prints for a control record after the record
+/// metadata (leading space included), or the reason it would fail.
+pub fn control_record_text(
+    key: Option<&[u8]>,
+    value: Option<&[u8]>,
+) -> Result<String, Cow<'static, str>> {
+    let type_id = control::parse_type_id(key)?;
+    let ty = ControlType::from_id(type_id);
+    let value_or_err = || value.ok_or(Cow::Borrowed("control record has a null value"));
+    let mut s = String::new();
+    match ty {
+        ControlType::Abort | ControlType::Commit => {
+            let epoch = control::parse_end_txn_marker(value)?;
+            s.push_str(&format!(
+                " endTxnMarker: {} coordinatorEpoch: {epoch}",
+                ty.name()
+            ));
+        }
+        ControlType::LeaderChange => {
+            let m = control::parse_leader_change(value_or_err()?)?;
+            s.push_str(&format!(
+                " LeaderChange: {{\"version\":{},\"leaderId\":{},\"voters\":",
+                m.version, m.leader_id
+            ));
+            let voters = |s: &mut String, list: &[control::LeaderChangeVoter]| {
+                s.push('[');
+                for (i, v) in list.iter().enumerate() {
+                    if i > 0 {
+                        s.push(',');
+                    }
+                    s.push_str(&format!("{{\"voterId\":{}", v.voter_id));
+                    if m.version >= 1 {
+                        s.push_str(",\"voterDirectoryId\":");
+                        json_string(s, &uuid_string(&[0u8; 16]));
+                    }
+                    s.push('}');
+                }
+                s.push(']');
+            };
+            voters(&mut s, &m.voters);
+            s.push_str(",\"grantingVoters\":");
+            voters(&mut s, &m.granting_voters);
+            s.push('}');
+        }
+        ControlType::SnapshotHeader => {
+            let h = control::parse_snapshot_header(value_or_err()?)?;
+            s.push_str(&format!(
+                " SnapshotHeader {{\"version\":{},\"lastContainedLogTimestamp\":{}}}",
+                h.version, h.last_contained_log_timestamp
+            ));
+        }
+        ControlType::SnapshotFooter => {
+            let v = control::parse_snapshot_footer(value_or_err()?)?;
+            s.push_str(&format!(" SnapshotFooter {{\"version\":{v}}}"));
+        }
+        ControlType::KRaftVersion => {
+            let k = control::parse_kraft_version(value_or_err()?)?;
+            s.push_str(&format!(
+                " KRaftVersion {{\"version\":{},\"kRaftVersion\":{}}}",
+                k.version, k.kraft_version
+            ));
+        }
+        ControlType::KRaftVoters => {
+            let v = control::parse_voters(value_or_err()?)?;
+            s.push_str(&format!(
+                " KRaftVoters {{\"version\":{},\"voters\":[",
+                v.version
+            ));
+            for (i, voter) in v.voters.iter().enumerate() {
+                if i > 0 {
+                    s.push(',');
+                }
+                s.push_str(&format!(
+                    "{{\"voterId\":{},\"voterDirectoryId\":",
+                    voter.voter_id
+                ));
+                json_string(&mut s, &uuid_string(&voter.voter_directory_id));
+                s.push_str(",\"endpoints\":[");
+                for (j, e) in voter.endpoints.iter().enumerate() {
+                    if j > 0 {
+                        s.push(',');
+                    }
+                    s.push_str("{\"name\":");
+                    json_string(&mut s, &e.name);
+                    s.push_str(",\"host\":");
+                    json_string(&mut s, &e.host);
+                    s.push_str(&format!(",\"port\":{}}}", e.port));
+                }
+                s.push_str(&format!(
+                    "],\"kRaftVersionFeature\":{{\"minSupportedVersion\":{},\"maxSupportedVersion\":{}}}}}",
+                    voter.min_supported_version, voter.max_supported_version
+                ));
+            }
+            s.push_str("]}");
+        }
+        ControlType::Unknown => {
+            s.push_str(&format!(" controlType: {}({type_id})", ty.name()));
+        }
+    }
+    Ok(s)
+}
+
+// ------------------------------------------------------------------ dumping
+
+/// State shared by the files of one run.
+pub struct Dumper<'o> {
+    /// Options.
+    pub opts: Options,
+    /// Key/payload formatter.
+    pub formatter: &'o mut dyn RecordFormatter,
+    /// Summaries collected.
+    pub findings: Findings,
+    scratch: Vec<u8>,
+}
+
+/// Per-file state of a log dump (Kafka's offset-gap tracking).
+struct LogState<'f> {
+    abs: &'f str,
+    last_offset: i64,
+}
+
+impl<'o> Dumper<'o> {
+    /// A dumper.
+    pub fn new(opts: Options, formatter: &'o mut dyn RecordFormatter) -> Self {
+        Dumper {
+            opts,
+            formatter,
+            findings: Findings::default(),
+            scratch: Vec::new(),
+        }
+    }
+
+    /// `Dumping <file>` line.
+    pub fn write_dumping<W: Write>(&self, w: &mut W, names: &FileNames) -> io::Result<()> {
+        w.write_all(b"Dumping ")?;
+        w.write_all(names.display.as_bytes())?;
+        w.write_all(b"\n")
+    }
+
+    /// Dumps a `.log` (or KRaft `.checkpoint`) file held in `data`.
+    pub fn dump_log<W: Write>(
+        &mut self,
+        w: &mut W,
+        names: &FileNames,
+        data: &[u8],
+        problems: &mut dyn Problems,
+    ) -> Result<(), DumpError> {
+        let w = &mut LineTracker {
+            inner: w,
+            mid_line: false,
+        };
+        if names.name.ends_with(".log") {
+            let base = base_offset_of(&names.name).ok_or_else(|| {
+                abort(
+                    0,
+                    format!("cannot parse a base offset from file name {}", names.name),
+                )
+            })?;
+            w.write_all(b"Log starting offset: ")?;
+            num(w, base)?;
+            w.write_all(b"\n")?;
+        } else if names.name.ends_with(".checkpoint") {
+            if names.name == "bootstrap.checkpoint" {
+                w.write_all(b"KRaft bootstrap snapshot\n")?;
+            } else {
+                let (offset, epoch) = snapshot_id(&names.name).ok_or_else(|| {
+                    abort(
+                        0,
+                        format!(
+                            "snapshot file name {} is not <20-digit offset>-<10-digit epoch>.checkpoint",
+                            names.name
+                        ),
+                    )
+                })?;
+                writeln!(w, "Snapshot end offset: {offset}, epoch: {epoch}")?;
+            }
+        }
+        let slice_end = (self.opts.max_bytes.max(0) as usize).min(data.len());
+        let full = self.opts.max_bytes == i32::MAX;
+        let mut iter = SegmentIter::with_range(data, 0, slice_end);
+        let mut valid_bytes: u64 = 0;
+        let mut state = LogState {
+            abs: &names.absolute,
+            last_offset: -1,
+        };
+        loop {
+            let batch = match iter.next() {
+                None => break,
+                Some(Ok(b)) => b,
+                Some(Err(e)) if self.opts.resync => {
+                    problems.problem(e);
+                    if let Some(s) = iter.resync() {
+                        problems.problem(ParseError::new(
+                            s.from,
+                            format!(
+                                "resync: skipped {} bytes, resuming at {}",
+                                s.to - s.from,
+                                s.to
+                            ),
+                        ));
+                        valid_bytes = s.to;
+                    }
+                    continue;
+                }
+                Some(Err(e)) => return Err(DumpError::Abort(e)),
+            };
+            match self.write_batch_line(w, &batch, valid_bytes) {
+                Err(DumpError::Abort(e)) if self.opts.resync => {
+                    w.end_line()?;
+                    problems.problem(e);
+                    valid_bytes += batch.size_in_bytes();
+                    continue;
+                }
+                r => r?,
+            }
+            if let Err(e) = batch.check_crc() {
+                problems.problem(e);
+            }
+            if self.opts.deep {
+                match self.write_records(w, &batch, &mut state) {
+                    Err(DumpError::Abort(e)) if self.opts.resync => {
+                        w.end_line()?;
+                        problems.problem(e);
+                    }
+                    r => r?,
+                }
+            }
+            valid_bytes += batch.size_in_bytes();
+        }
+        let trailing = (slice_end as u64).saturating_sub(valid_bytes);
+        if trailing > 0 && full {
+            w.write_all(b"Found ")?;
+            num(w, trailing)?;
+            w.write_all(b" invalid bytes at the end of ")?;
+            w.write_all(names.name.as_bytes())?;
+            w.write_all(b"\n")?;
+        }
+        if full {
+            if let Some(t) = iter.tail() {
+                problems.problem(ParseError::new(t.position, t.describe()));
+            }
+        }
+        Ok(())
+    }
+
+    fn write_batch_line<W: Write>(
+        &mut self,
+        w: &mut W,
+        batch: &Batch<'_>,
+        position: u64,
+    ) -> Result<(), DumpError> {
+        match batch {
+            Batch::V2(b) => {
+                w.write_all(b"baseOffset: ")?;
+                num(w, b.base_offset())?;
+                w.write_all(b" lastOffset: ")?;
+                num(w, b.last_offset())?;
+                w.write_all(b" count: ")?;
+                num(w, b.records_count())?;
+                w.write_all(b" baseSequence: ")?;
+                num(w, b.base_sequence())?;
+                w.write_all(b" lastSequence: ")?;
+                num(w, b.last_sequence())?;
+                w.write_all(b" producerId: ")?;
+                num(w, b.producer_id())?;
+                w.write_all(b" producerEpoch: ")?;
+                num(w, b.producer_epoch())?;
+                w.write_all(b" partitionLeaderEpoch: ")?;
+                num(w, b.partition_leader_epoch())?;
+                w.write_all(b" isTransactional: ")?;
+                w.write_all(bool_str(b.is_transactional()))?;
+                w.write_all(b" isControl: ")?;
+                w.write_all(bool_str(b.is_control()))?;
+                w.write_all(b" deleteHorizonMs: ")?;
+                match b.delete_horizon_ms() {
+                    Some(ms) => {
+                        w.write_all(b"OptionalLong[")?;
+                        num(w, ms)?;
+                        w.write_all(b"]")?;
+                    }
+                    None => w.write_all(b"OptionalLong.empty")?,
+                }
+                let codec = b.compression().ok_or_else(|| {
+                    abort(
+                        b.position + 21,
+                        format!("unknown compression type id {}", b.compression_id()),
+                    )
+                })?;
+                w.write_all(b" position: ")?;
+                num(w, position)?;
+                w.write_all(b" ")?;
+                w.write_all(b.timestamp_type().name().as_bytes())?;
+                w.write_all(b": ")?;
+                num(w, b.max_timestamp())?;
+                w.write_all(b" size: ")?;
+                num(w, b.size_in_bytes())?;
+                w.write_all(b" magic: ")?;
+                num(w, b.magic())?;
+                w.write_all(b" compresscodec: ")?;
+                w.write_all(codec.name().as_bytes())?;
+                w.write_all(b" crc: ")?;
+                num(w, b.crc())?;
+                w.write_all(b" isvalid: ")?;
+                w.write_all(bool_str(b.is_valid()))?;
+                w.write_all(b"\n")?;
+            }
+            Batch::Legacy(e) => {
+                w.write_all(b"offset: ")?;
+                num(w, e.offset)?;
+                e.check_magic().map_err(DumpError::Abort)?;
+                let r = e.record();
+                let codec = r.compression().ok_or_else(|| {
+                    abort(
+                        e.position + 17,
+                        format!("unknown compression type id {}", r.attributes() & 7),
+                    )
+                })?;
+                w.write_all(b" position: ")?;
+                num(w, position)?;
+                w.write_all(b" ")?;
+                w.write_all(r.timestamp_type().name().as_bytes())?;
+                w.write_all(b": ")?;
+                num(w, r.timestamp())?;
+                w.write_all(b" size: ")?;
+                num(w, e.bytes().len())?;
+                w.write_all(b" magic: ")?;
+                num(w, e.magic)?;
+                w.write_all(b" compresscodec: ")?;
+                w.write_all(codec.name().as_bytes())?;
+                w.write_all(b" crc: ")?;
+                num(w, r.crc())?;
+                w.write_all(b" isvalid: ")?;
+                w.write_all(bool_str(r.is_valid()))?;
+                w.write_all(b"\n")?;
+            }
+        }
+        Ok(())
+    }
+
+    fn track_offset(&mut self, state: &mut LogState<'_>, offset: i64) {
+        if state.last_offset == -1 {
+            state.last_offset = offset;
+        } else if offset != state.last_offset.wrapping_add(1) {
+            push_finding(
+                &mut self.findings.non_consecutive,
+                state.abs,
+                (state.last_offset, offset),
+            );
+        }
+        state.last_offset = offset;
+    }
+
+    fn write_records<W: Write>(
+        &mut self,
+        w: &mut W,
+        batch: &Batch<'_>,
+        state: &mut LogState<'_>,
+    ) -> Result<(), DumpError> {
+        let mut scratch = std::mem::take(&mut self.scratch);
+        let r = match batch {
+            Batch::V2(b) => self.write_v2_records(w, b, state, &mut scratch),
+            Batch::Legacy(e) => self.write_legacy_records(w, e, state, &mut scratch),
+        };
+        self.scratch = scratch;
+        r
+    }
+
+    fn write_v2_records<W: Write>(
+        &mut self,
+        w: &mut W,
+        b: &RecordBatch<'_>,
+        state: &mut LogState<'_>,
+        scratch: &mut Vec<u8>,
+    ) -> Result<(), DumpError> {
+        let records = b
+            .records(scratch, self.opts.decompress_cap)
+            .map_err(DumpError::Abort)?;
+        let control = b.is_control();
+        let ts_type = b.timestamp_type().name().as_bytes();
+        for rec in records {
+            let rec = rec.map_err(DumpError::Abort)?;
+            self.track_offset(state, rec.offset);
+            let mut pipe = true;
+            if !self.opts.skip_record_metadata {
+                write_v2_metadata(w, ts_type, &rec)?;
+                if control {
+                    let t = control_record_text(rec.key, rec.value).map_err(|r| {
+                        abort(
+                            b.position,
+                            format!("control record at offset {}: {r}", rec.offset),
+                        )
+                    })?;
+                    w.write_all(t.as_bytes())?;
+                }
+                pipe = false;
+            }
+            if self.opts.print_data && !control {
+                self.write_key_payload(w, rec.offset, rec.key, rec.value, pipe, b.position)?;
+            }
+            w.write_all(b"\n")?;
+        }
+        Ok(())
+    }
+
+    fn write_key_payload<W: Write>(
+        &mut self,
+        w: &mut W,
+        offset: i64,
+        key: Option<&[u8]>,
+        value: Option<&[u8]>,
+        pipe: bool,
+        pos: u64,
+    ) -> Result<(), DumpError> {
+        let (k, p) = self
+            .formatter
+            .format(&RecordRef { offset, key, value })
+            .map_err(|r| abort(pos, format!("record at offset {offset}: {r}")))?;
+        if let Some(k) = k {
+            w.write_all(if pipe { b"| key: " } else { b" key: " })?;
+            w.write_all(k.as_bytes())?;
+        }
+        if let Some(p) = p {
+            w.write_all(b" payload: ")?;
+            w.write_all(p.as_bytes())?;
+        }
+        Ok(())
+    }
+
+    fn write_legacy_records<W: Write>(
+        &mut self,
+        w: &mut W,
+        e: &LegacyEntry<'_>,
+        state: &mut LogState<'_>,
+        scratch: &mut Vec<u8>,
+    ) -> Result<(), DumpError> {
+        let outer = e.record();
+        let ts_type = outer.timestamp_type().name().as_bytes();
+        let msgs = e
+            .records(scratch, self.opts.decompress_cap)
+            .map_err(DumpError::Abort)?;
+        for m in msgs {
+            let m = m.map_err(DumpError::Abort)?;
+            self.track_offset(state, m.offset);
+            let mut pipe = true;
+            if !self.opts.skip_record_metadata {
+                write_legacy_metadata(w, ts_type, m.offset, &m.record, e.position)?;
+                pipe = false;
+            }
+            if self.opts.print_data {
+                let key = m.record.key().map_err(|r| abort(e.position, r))?;
+                let value = m.record.value().map_err(|r| abort(e.position, r))?;
+                self.write_key_payload(w, m.offset, key, value, pipe, e.position)?;
+            }
+            w.write_all(b"\n")?;
+        }
+        Ok(())
+    }
+
+    /// Dumps a `.index` file. `log` is the `.log` of the same base offset.
+    pub fn dump_index<W: Write>(
+        &mut self,
+        w: &mut W,
+        names: &FileNames,
+        index: &[u8],
+        log: &[u8],
+    ) -> Result<(), DumpError> {
+        let base = base_offset_of(&names.name).ok_or_else(|| {
+            abort(
+                0,
+                format!("cannot parse a base offset from file name {}", names.name),
+            )
+        })?;
+        let idx = OffsetIndex::new(index, base);
+        if idx.entries() == 0 {
+            w.write_all(names.display.as_bytes())?;
+            w.write_all(b" is empty.\n")?;
+            return Ok(());
+        }
+        if self.opts.index_sanity_only {
+            idx.sanity_check()
+                .map_err(|e| abort(0, format!("corrupt index: {e}")))?;
+            w.write_all(names.display.as_bytes())?;
+            w.write_all(b" passed sanity check.\n")?;
+            return Ok(());
+        }
+        for i in 0..idx.entries() {
+            let Some(entry) = idx.entry(i) else { break };
+            if entry.offset == base && i > 0 {
+                return Ok(());
+            }
+            let slot_pos = (i * 8) as u64;
+            let first =
+                first_batch_at(log, entry.position, self.opts.max_message_size).map_err(|r| {
+                    abort(
+                        slot_pos,
+                        format!(
+                            "index slot {i} (offset {}, position {}): {r}",
+                            entry.offset, entry.position
+                        ),
+                    )
+                })?;
+            let last = first.last_offset();
+            if last != entry.offset {
+                push_finding(
+                    &mut self.findings.index_mismatches,
+                    &names.absolute,
+                    (entry.offset, last),
+                );
+            }
+            if !self.opts.verify_only {
+                w.write_all(b"offset: ")?;
+                num(w, entry.offset)?;
+                w.write_all(b" position: ")?;
+                num(w, entry.position)?;
+                w.write_all(b"\n")?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Dumps a `.timeindex` file. `index` is the `.index` of the same base
+    /// offset (`None` when it does not exist: lookups then give position 0),
+    /// `log` the `.log`.
+    pub fn dump_time_index<W: Write>(
+        &mut self,
+        w: &mut W,
+        names: &FileNames,
+        time_index: &[u8],
+        index: Option<&[u8]>,
+        log: &[u8],
+    ) -> Result<(), DumpError> {
+        let base = base_offset_of(&names.name).ok_or_else(|| {
+            abort(
+                0,
+                format!("cannot parse a base offset from file name {}", names.name),
+            )
+        })?;
+        let tidx = TimeIndex::new(time_index, base);
+        let oidx = OffsetIndex::new(index.unwrap_or(&[]), base);
+        if self.opts.index_sanity_only {
+            tidx.sanity_check()
+                .map_err(|e| abort(0, format!("corrupt time index: {e}")))?;
+            w.write_all(names.display.as_bytes())?;
+            w.write_all(b" passed sanity check.\n")?;
+            return Ok(());
+        }
+        let mut prev_ts: i64 = -1;
+        let mut scratch = std::mem::take(&mut self.scratch);
+        let result = (|| -> Result<(), DumpError> {
+            for i in 0..tidx.entries() {
+                let Some(entry) = tidx.entry(i) else { break };
+                if entry.offset == base && i > 0 {
+                    return Ok(());
+                }
+                let slot_pos = (i * 12) as u64;
+                let position = oidx.lookup(entry.offset).position;
+                let ctx = |r: Cow<'static, str>| {
+                    abort(
+                        slot_pos,
+                        format!(
+                            "time index slot {i} (timestamp {}, offset {}): {r}",
+                            entry.timestamp, entry.offset
+                        ),
+                    )
+                };
+                if position < 0 || position as usize > log.len() {
+                    return Err(ctx(format!(
+                        "position {position} is outside the log ({} bytes)",
+                        log.len()
+                    )
+                    .into()));
+                }
+                let mut found = None;
+                for b in SegmentIter::with_range(log, position as usize, log.len()) {
+                    let b = b.map_err(|e| ctx(format!("byte {}: {}", e.pos, e.reason).into()))?;
+                    if b.last_offset() >= entry.offset {
+                        found = Some(b);
+                        break;
+                    }
+                }
+                match found {
+                    None => push_finding(
+                        &mut self.findings.not_found,
+                        &names.absolute,
+                        (entry.offset, -1),
+                    ),
+                    Some(b) if b.last_offset() != entry.offset => push_finding(
+                        &mut self.findings.not_found,
+                        &names.absolute,
+                        (entry.offset, b.last_offset()),
+                    ),
+                    Some(b) => {
+                        let max_ts =
+                            max_record_timestamp(&b, &mut scratch, self.opts.decompress_cap)
+                                .map_err(|e| ctx(format!("byte {}: {}", e.pos, e.reason).into()))?;
+                        if max_ts != entry.timestamp {
+                            push_finding(
+                                &mut self.findings.time_mismatches,
+                                &names.absolute,
+                                (entry.timestamp, max_ts),
+                            );
+                        }
+                        if prev_ts >= entry.timestamp {
+                            push_finding(
+                                &mut self.findings.out_of_order,
+                                &names.absolute,
+                                (entry.timestamp, prev_ts),
+                            );
+                        }
+                    }
+                }
+                if !self.opts.verify_only {
+                    w.write_all(b"timestamp: ")?;
+                    num(w, entry.timestamp)?;
+                    w.write_all(b" offset: ")?;
+                    num(w, entry.offset)?;
+                    w.write_all(b"\n")?;
+                }
+                prev_ts = entry.timestamp;
+            }
+            Ok(())
+        })();
+        self.scratch = scratch;
+        result
+    }
+}
+
+fn write_v2_metadata<W: Write>(w: &mut W, ts_type: &[u8], rec: &Record<'_>) -> io::Result<()> {
+    w.write_all(b"| offset: ")?;
+    num(w, rec.offset)?;
+    w.write_all(b" ")?;
+    w.write_all(ts_type)?;
+    w.write_all(b": ")?;
+    num(w, rec.timestamp)?;
+    w.write_all(b" keySize: ")?;
+    num(w, rec.key_size())?;
+    w.write_all(b" valueSize: ")?;
+    num(w, rec.value_size())?;
+    w.write_all(b" sequence: ")?;
+    num(w, rec.sequence)?;
+    w.write_all(b" headerKeys: [")?;
+    for (i, h) in rec.headers().enumerate() {
+        if i > 0 {
+            w.write_all(b",")?;
+        }
+        text(w, h.key)?;
+    }
+    w.write_all(b"]")
+}
+
+fn write_legacy_metadata<W: Write>(
+    w: &mut W,
+    ts_type: &[u8],
+    offset: i64,
+    r: &LegacyRecord<'_>,
+    pos: u64,
+) -> Result<(), DumpError> {
+    // Kafka builds the whole piece before printing it: sizes first.
+    let ks = r.key_size().map_err(|e| abort(pos, e))?;
+    let vs = r.value_size().map_err(|e| abort(pos, e))?;
+    w.write_all(b"| offset: ")?;
+    num(w, offset)?;
+    w.write_all(b" ")?;
+    w.write_all(ts_type)?;
+    w.write_all(b": ")?;
+    num(w, r.timestamp())?;
+    w.write_all(b" keySize: ")?;
+    num(w, ks)?;
+    w.write_all(b" valueSize: ")?;
+    num(w, vs)?;
+    w.write_all(b" isValid: ")?;
+    w.write_all(bool_str(r.is_valid()))?;
+    w.write_all(b" crc: ")?;
+    num(w, r.crc())?;
+    w.write_all(b"}")?;
+    Ok(())
+}
+
+/// The first entry of `log` at `position` within `max_size` bytes, as
+/// kafka-dump-log reads it for an index slot.
+fn first_batch_at(
+    log: &[u8],
+    position: i32,
+    max_size: i32,
+) -> Result<Batch<'_>, Cow<'static, str>> {
+    if position < 0 {
+        return Err(format!("invalid position {position}").into());
+    }
+    let p = position as usize;
+    if p > log.len() {
+        return Err(format!(
+            "position {position} is beyond the end of the log ({} bytes)",
+            log.len()
+        )
+        .into());
+    }
+    let end = p.saturating_add(max_size.max(0) as usize).min(log.len());
+    match SegmentIter::with_range(log, p, end).next() {
+        Some(Ok(b)) => Ok(b),
+        Some(Err(e)) => Err(format!("byte {}: {}", e.pos, e.reason).into()),
+        None => {
+            Err(format!("no complete batch at position {position} within {max_size} bytes").into())
+        }
+    }
+}
+
+/// Max record timestamp of a batch (-1 without records), iterating records
+/// as Kafka does (decompressing if needed).
+pub fn max_record_timestamp(
+    b: &Batch<'_>,
+    scratch: &mut Vec<u8>,
+    cap: usize,
+) -> Result<i64, ParseError> {
+    let mut max = -1i64;
+    match b {
+        Batch::V2(rb) => {
+            for r in rb.records(scratch, cap)? {
+                max = max.max(r?.timestamp);
+            }
+        }
+        Batch::Legacy(e) => {
+            for m in e.records(scratch, cap)? {
+                max = max.max(m?.record.timestamp());
+            }
+        }
+    }
+    Ok(max)
+}
+
+/// `(end offset, epoch)` from a KRaft snapshot name
+/// `<20-digit offset>-<10-digit epoch>.checkpoint`, parsed as Kafka's
+/// `Snapshots.parse` does.
+pub fn snapshot_id(name: &str) -> Option<(i64, i32)> {
+    let offset = java_parse_long(name.get(..20)?)?;
+    let epoch = name.get(21..31)?;
+    let digits = epoch.strip_prefix(['+', '-']).unwrap_or(epoch);
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    Some((offset, epoch.parse().ok()?))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::format::batch::encode_batch;
+    use crate::format::record::encode_record;
+
+    #[test]
+    fn java_paths() {
+        assert_eq!(java_file_display("a//b/"), "a/b");
+        assert_eq!(java_file_display("/"), "/");
+        let n = FileNames::new("testdata//x/00000000000000000005.log", "/repo");
+        assert_eq!(n.name, "00000000000000000005.log");
+        assert_eq!(n.absolute, "/repo/testdata/x/00000000000000000005.log");
+        assert_eq!(base_offset_of(&n.name), Some(5));
+        assert_eq!(base_offset_of("foo.log"), None);
+        assert_eq!(
+            snapshot_id("00000000000000000100-0000000003.checkpoint"),
+            Some((100, 3))
+        );
+    }
+
+    #[test]
+    fn base64_and_json() {
+        assert_eq!(base64_std(b"hello"), "aGVsbG8=");
+        assert_eq!(uuid_string(&[0u8; 16]), "AAAAAAAAAAAAAAAAAAAAAA");
+        let mut s = String::new();
+        json_string(&mut s, "a\"b\\c\n\u{1}é/");
+        assert_eq!(s, "\"a\\\"b\\\\c\\n\\u0001é/\"");
+    }
+
+    fn dump(seg: &[u8], opts: Options) -> (String, Vec<ParseError>) {
+        let mut f = StringFormatter;
+        let mut d = Dumper::new(opts, &mut f);
+        let names = FileNames::new("d/00000000000000000000.log", "/r");
+        let mut out = Vec::new();
+        let mut problems = Vec::new();
+        d.write_dumping(&mut out, &names).unwrap();
+        d.dump_log(&mut out, &names, seg, &mut problems).unwrap();
+        (String::from_utf8(out).unwrap(), problems)
+    }
+
+    #[test]
+    fn log_lines() {
+        let mut recs = Vec::new();
+        encode_record(&mut recs, 0, 0, Some(b"k"), Some(b"v"), &[(b"h", None)]);
+        let seg = encode_batch(0, 3, 0, 0, 1000, 1000, (7, 0, 0), 1, &recs);
+        let (out, problems) = dump(
+            &seg,
+            Options {
+                deep: true,
+                print_data: true,
+                ..Options::default()
+            },
+        );
+        let crc = u32::from_be_bytes(seg[17..21].try_into().unwrap());
+        assert_eq!(
+            out,
+            format!(
+                "Dumping d/00000000000000000000.log\nLog starting offset: 0\n\
+baseOffset: 0 lastOffset: 0 count: 1 baseSequence: 0 lastSequence: 0 producerId: 7 producerEpoch: 0 partitionLeaderEpoch: 3 isTransactional: false isControl: false deleteHorizonMs: OptionalLong.empty position: 0 CreateTime: 1000 size: {} magic: 2 compresscodec: none crc: {crc} isvalid: true\n\
+| offset: 0 CreateTime: 1000 keySize: 1 valueSize: 1 sequence: 0 headerKeys: [h] key: k payload: v\n",
+                seg.len()
+            )
+        );
+        assert!(problems.is_empty());
+        let mut torn = seg.clone();
+        torn.extend_from_slice(&seg[..30]);
+        let (out, problems) = dump(&torn, Options::default());
+        assert!(out.ends_with("Found 30 invalid bytes at the end of 00000000000000000000.log\n"));
+        assert_eq!(problems.len(), 1);
+        assert_eq!(problems[0].pos, seg.len() as u64);
+    }
+}

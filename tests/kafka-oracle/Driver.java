@@ -127,12 +127,19 @@ public class Driver {
             a.createTopics(List.of(nt)).all().get(30, TimeUnit.SECONDS);
             long deadline = System.currentTimeMillis() + 30000;
             while (true) {
-                TopicDescription d = a.describeTopics(List.of(topic)).allTopicNames().get(10, TimeUnit.SECONDS).get(topic);
-                boolean ok = true;
-                for (TopicPartitionInfo pi : d.partitions())
-                    if (pi.leader() == null || pi.isr().size() != pi.replicas().size()) ok = false;
-                if (ok) break;
-                if (System.currentTimeMillis() > deadline) throw new RuntimeException("topic not ready: " + d);
+                String state;
+                try {
+                    TopicDescription d = a.describeTopics(List.of(topic)).allTopicNames().get(10, TimeUnit.SECONDS).get(topic);
+                    boolean ok = true;
+                    for (TopicPartitionInfo pi : d.partitions())
+                        if (pi.leader() == null || pi.isr().size() != pi.replicas().size()) ok = false;
+                    if (ok) break;
+                    state = d.toString();
+                } catch (ExecutionException e) {
+                    // metadata not yet propagated to the broker that answered
+                    state = e.getCause().toString();
+                }
+                if (System.currentTimeMillis() > deadline) throw new RuntimeException("topic not ready: " + state);
                 Thread.sleep(200);
             }
         }
@@ -226,6 +233,8 @@ public class Driver {
                 byte[] k = null;
                 if (keys.equals("seq") || (keys.equals("mixed") && i % 3 != 0))
                     k = ("key-" + (keys.equals("mixed") ? i % 7 : i)).getBytes(StandardCharsets.UTF_8);
+                if (keys.equals("repeat"))
+                    k = ("key-" + i % 7).getBytes(StandardCharsets.UTF_8);
                 byte[] v = value(valueSize, i);
                 if (bigEvery > 0 && i % bigEvery == bigEvery - 1) v = value(bigSize, i);
                 if (values.equals("null") || (values.equals("mixed") && i % 5 == 4)) v = null;

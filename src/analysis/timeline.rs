@@ -1,0 +1,185 @@
+//! The leader-epoch timeline of one replica: which epochs wrote which offset
+//! ranges according to the batch headers, beside what the replica's
+//! `leader-epoch-checkpoint` says, with every disagreement named.
+
+use serde::Serialize;
+
+use crate::analysis::diff::ReplicaLog;
+
+/// One leader epoch as the batch headers show it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct EpochSpan {
+    /// The leader epoch (`partitionLeaderEpoch` of the batches).
+    pub epoch: i32,
+    /// First offset written in this epoch (base offset of its first batch).
+    pub start_offset: i64,
+    /// Last offset written in this epoch.
+    pub end_offset: i64,
+    /// Batches.
+    pub batches: u64,
+    /// Records (control records included).
+    pub records: i64,
+    /// Earliest `baseTimestamp` of its batches.
+    pub first_timestamp: i64,
+    /// Latest `maxTimestamp` of its batches.
+    pub last_timestamp: i64,
+}
+
+/// A disagreement between the batches and the checkpoint.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Disagreement {
+    /// Stable code.
+    pub code: &'static str,
+    /// The epoch concerned, where one is.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub epoch: Option<i32>,
+    /// What is wrong, in words.
+    pub message: String,
+}
+
+/// The timeline of one replica.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Timeline {
+    /// Node id.
+    pub broker: i32,
+    /// Epoch spans from the batch headers, in log order.
+    pub from_batches: Vec<EpochSpan>,
+    /// `(epoch, start_offset)` entries of `leader-epoch-checkpoint`; `None`
+    /// when the file is missing or unreadable.
+    pub checkpoint: Option<Vec<(i32, i64)>>,
+    /// Log start offset.
+    pub log_start_offset: i64,
+    /// Log end offset.
+    pub log_end_offset: i64,
+    /// High watermark from `replication-offset-checkpoint`.
+    pub high_watermark: Option<i64>,
+    /// Disagreements between the two views.
+    pub disagreements: Vec<Disagreement>,
+}
+
+/// Builds the timeline of one replica from its batch summaries.
+pub fn timeline(log: &ReplicaLog) -> Timeline {
+    let mut batches: Vec<_> = log.batches.iter().collect();
+    batches.sort_by_key(|b| b.base_offset);
+    let mut spans: Vec<EpochSpan> = Vec::new();
+    let mut disagreements = Vec::new();
+    for b in batches {
+        match spans.last_mut() {
+            Some(s) if s.epoch == b.partition_leader_epoch => {
+                s.end_offset = s.end_offset.max(b.last_offset);
+                s.batches += 1;
+                s.records += i64::from(b.record_count.max(0));
+                s.first_timestamp = s.first_timestamp.min(b.first_timestamp);
+                s.last_timestamp = s.last_timestamp.max(b.max_timestamp);
+            }
+            prev => {
+                if let Some(p) = prev {
+                    if b.partition_leader_epoch < p.epoch {
+                        disagreements.push(Disagreement {
+                            code: "epoch-regression",
+                            epoch: Some(b.partition_leader_epoch),
+                            message: format!(
+                                "batch at offset {} has leader epoch {} after epoch {}: epochs go backwards",
+                                b.base_offset, b.partition_leader_epoch, p.epoch
+                            ),
+                        });
+                    }
+                }
+                spans.push(EpochSpan {
+                    epoch: b.partition_leader_epoch,
+                    start_offset: b.base_offset,
+                    end_offset: b.last_offset,
+                    batches: 1,
+                    records: i64::from(b.record_count.max(0)),
+                    first_timestamp: b.first_timestamp,
+                    last_timestamp: b.max_timestamp,
+                });
+            }
+        }
+    }
+    match &log.checkpoint_epochs {
+        None => disagreements.push(Disagreement {
+            code: "checkpoint-missing",
+            epoch: None,
+            message: "no readable leader-epoch-checkpoint".into(),
+        }),
+        Some(cp) => compare(&spans, cp, log, &mut disagreements),
+    }
+    Timeline {
+        broker: log.broker,
+        from_batches: spans,
+        checkpoint: log.checkpoint_epochs.clone(),
+        log_start_offset: log.log_start_offset,
+        log_end_offset: log.log_end_offset,
+        high_watermark: log.high_watermark,
+        disagreements,
+    }
+}
+
+fn compare(spans: &[EpochSpan], cp: &[(i32, i64)], log: &ReplicaLog, out: &mut Vec<Disagreement>) {
+    for w in cp.windows(2) {
+        if w[1].0 <= w[0].0 || w[1].1 < w[0].1 {
+            out.push(Disagreement {
+                code: "checkpoint-not-monotonic",
+                epoch: Some(w[1].0),
+                message: format!(
+                    "checkpoint entry (epoch {}, offset {}) follows (epoch {}, offset {})",
+                    w[1].0, w[1].1, w[0].0, w[0].1
+                ),
+            });
+        }
+    }
+    for &(epoch, start) in cp {
+        if start > log.log_end_offset {
+            out.push(Disagreement {
+                code: "checkpoint-past-log-end",
+                epoch: Some(epoch),
+                message: format!(
+                    "checkpoint says epoch {epoch} starts at {start}, past the log end {}",
+                    log.log_end_offset
+                ),
+            });
+        }
+    }
+    // Epochs of -1 are batches written without an epoch (old formats).
+    for s in spans.iter().filter(|s| s.epoch >= 0) {
+        match cp.iter().find(|(e, _)| *e == s.epoch) {
+            None => out.push(Disagreement {
+                code: "epoch-missing-from-checkpoint",
+                epoch: Some(s.epoch),
+                message: format!(
+                    "batches of epoch {} (offsets {}..={}) have no checkpoint entry",
+                    s.epoch, s.start_offset, s.end_offset
+                ),
+            }),
+            Some(&(_, start)) => {
+                // The first span of the log may start after the epoch's real
+                // start when older segments were deleted or compacted away.
+                let is_first = spans.first().map(|f| f.epoch) == Some(s.epoch);
+                let ok = start == s.start_offset || (is_first && start <= s.start_offset);
+                if !ok {
+                    out.push(Disagreement {
+                        code: "epoch-start-mismatch",
+                        epoch: Some(s.epoch),
+                        message: format!(
+                            "checkpoint says epoch {} starts at {start}, its first batch is at {}",
+                            s.epoch, s.start_offset
+                        ),
+                    });
+                }
+            }
+        }
+    }
+    for &(epoch, start) in cp {
+        let in_batches = spans.iter().any(|s| s.epoch == epoch);
+        if !in_batches && start < log.log_end_offset && start >= log.log_start_offset {
+            out.push(Disagreement {
+                code: "checkpoint-epoch-without-batches",
+                epoch: Some(epoch),
+                message: format!(
+                    "checkpoint has epoch {epoch} from offset {start}, but no batch in the log carries it"
+                ),
+            });
+        }
+    }
+}

@@ -1,0 +1,207 @@
+//! The controller's view of partition leadership, rebuilt from a KRaft
+//! `__cluster_metadata` log found in a capture: every leader election of
+//! every partition (leader, leader epoch, ISR, leader recovery state), with
+//! unclean elections flagged, and the leader at the end of the log.
+//!
+//! Every broker keeps a replica of the metadata log; the most complete one
+//! in the capture (the highest log end) is used.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use serde::Serialize;
+
+use crate::analysis::truncation::leader_epoch_after_partition_change;
+use crate::capture::discover::{Capture, Replica};
+use crate::capture::mmap::FileBytes;
+use crate::format::batch::{Batch, SegmentIter};
+use crate::format::metadata::{decode_metadata_record, TypedMetadata, LEADER_UNCHANGED};
+
+/// Cap on the decompressed size of one metadata batch.
+const MAX_BATCH_BYTES: usize = 64 << 20;
+
+/// One change of a partition's leadership or ISR in the metadata log.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Election {
+    /// Offset of the record in the metadata log.
+    pub metadata_offset: i64,
+    /// Leader after the change (-1: none).
+    pub leader: i32,
+    /// Leader epoch after the change.
+    pub leader_epoch: i32,
+    /// ISR after the change.
+    pub isr: Vec<i32>,
+    /// Leader recovery state (0 recovered, 1 recovering).
+    pub leader_recovery_state: i8,
+    /// Whether the leader changed (a new epoch) in this record.
+    pub leader_changed: bool,
+    /// The new leader was not in the ISR before the change.
+    pub unclean: bool,
+    /// Record timestamp (ms).
+    pub timestamp: i64,
+}
+
+/// Leadership history of one partition.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PartitionHistory {
+    /// Assigned replicas (latest).
+    pub replicas: Vec<i32>,
+    /// Every PartitionRecord / PartitionChangeRecord, in log order.
+    pub changes: Vec<Election>,
+}
+
+impl PartitionHistory {
+    /// The state at the end of the log.
+    pub fn current(&self) -> Option<&Election> {
+        self.changes.last()
+    }
+}
+
+/// What the metadata log says.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct ControllerView {
+    /// The metadata log replica read.
+    pub source: Option<PathBuf>,
+    /// Per (topic, partition).
+    pub partitions: BTreeMap<(String, i32), PartitionHistory>,
+    /// Problems met while reading.
+    pub problems: Vec<String>,
+}
+
+fn log_end(r: &Replica) -> i64 {
+    r.segments.last().map(|s| s.base_offset).unwrap_or(-1)
+}
+
+/// Reads the most complete `__cluster_metadata` replica of the capture.
+/// Returns `None` when the capture holds no metadata log.
+pub fn controller_view(capture: &Capture) -> Option<ControllerView> {
+    let best = capture.metadata_logs.iter().max_by_key(|r| {
+        let size: u64 = r
+            .segments
+            .iter()
+            .filter_map(|s| s.log.as_ref())
+            .filter_map(|p| std::fs::metadata(p).ok())
+            .map(|m| m.len())
+            .sum();
+        (log_end(r), size)
+    })?;
+    let mut view = ControllerView {
+        source: Some(best.dir.clone()),
+        ..Default::default()
+    };
+    let mut topics: BTreeMap<[u8; 16], String> = BTreeMap::new();
+    let mut by_id: BTreeMap<([u8; 16], i32), PartitionHistory> = BTreeMap::new();
+    let mut scratch = Vec::new();
+    for seg in &best.segments {
+        let Some(path) = &seg.log else { continue };
+        let bytes = match FileBytes::open(path) {
+            Ok(b) => b,
+            Err(e) => {
+                view.problems
+                    .push(format!("{}: cannot read: {e}", path.display()));
+                continue;
+            }
+        };
+        for item in SegmentIter::new(&bytes) {
+            let batch = match item {
+                Ok(Batch::V2(b)) => b,
+                Ok(Batch::Legacy(_)) => continue,
+                Err(e) => {
+                    view.problems
+                        .push(format!("{}:{}: {}", path.display(), e.pos, e.reason));
+                    break;
+                }
+            };
+            if batch.is_control() || !batch.is_valid() {
+                continue;
+            }
+            let records = match batch.records(&mut scratch, MAX_BATCH_BYTES) {
+                Ok(r) => r,
+                Err(e) => {
+                    view.problems
+                        .push(format!("{}:{}: {}", path.display(), e.pos, e.reason));
+                    continue;
+                }
+            };
+            for rec in records {
+                let Ok(rec) = rec else { break };
+                let Some(value) = rec.value else { continue };
+                let Ok(decoded) = decode_metadata_record(value) else {
+                    continue;
+                };
+                match decoded.typed() {
+                    Some(TypedMetadata::Topic(t)) => {
+                        topics.insert(t.topic_id, t.name);
+                    }
+                    Some(TypedMetadata::RemoveTopic { topic_id }) => {
+                        topics.remove(&topic_id);
+                        by_id.retain(|(id, _), _| *id != topic_id);
+                    }
+                    Some(TypedMetadata::Partition(p)) => {
+                        by_id.insert(
+                            (p.topic_id, p.partition_id),
+                            PartitionHistory {
+                                replicas: p.replicas.clone(),
+                                changes: vec![Election {
+                                    metadata_offset: rec.offset,
+                                    leader: p.leader,
+                                    leader_epoch: p.leader_epoch,
+                                    isr: p.isr.clone(),
+                                    leader_recovery_state: p.leader_recovery_state,
+                                    leader_changed: true,
+                                    unclean: false,
+                                    timestamp: rec.timestamp,
+                                }],
+                            },
+                        );
+                    }
+                    Some(TypedMetadata::PartitionChange(c)) => {
+                        let Some(h) = by_id.get_mut(&(c.topic_id, c.partition_id)) else {
+                            continue;
+                        };
+                        let Some(prev) = h.changes.last().cloned() else {
+                            continue;
+                        };
+                        if let Some(r) = &c.replicas {
+                            h.replicas = r.clone();
+                        }
+                        let leader_changed = c.leader != LEADER_UNCHANGED;
+                        let leader = if leader_changed {
+                            c.leader
+                        } else {
+                            prev.leader
+                        };
+                        let isr = c.isr.clone().unwrap_or_else(|| prev.isr.clone());
+                        let unclean = leader_changed && leader >= 0 && !prev.isr.contains(&leader);
+                        // A leader recovery state of -1 in the change means "unchanged".
+                        let lrs = if c.leader_recovery_state < 0 {
+                            prev.leader_recovery_state
+                        } else {
+                            c.leader_recovery_state
+                        };
+                        h.changes.push(Election {
+                            metadata_offset: rec.offset,
+                            leader,
+                            leader_epoch: leader_epoch_after_partition_change(
+                                prev.leader_epoch,
+                                c.leader,
+                            ),
+                            isr,
+                            leader_recovery_state: lrs,
+                            leader_changed,
+                            unclean: unclean || (leader_changed && lrs == 1),
+                            timestamp: rec.timestamp,
+                        });
+                    }
+                    _ => {}
+                }
+            }
+        }
+    }
+    for ((id, p), h) in by_id {
+        if let Some(name) = topics.get(&id) {
+            view.partitions.insert((name.clone(), p), h);
+        }
+    }
+    Some(view)
+}

@@ -1,0 +1,181 @@
+//! Reading one replica's segments into the batch-level summary the analyses
+//! work on ([`ReplicaLog`]): every batch header, the log end offset, the log
+//! start offset, the high watermark and the leader-epoch checkpoint.
+//!
+//! Only batch headers are read (no record decoding, no decompression). A
+//! batch whose framing or checksum is bad ends the reading of its segment,
+//! as Kafka's own recovery would truncate there; what was skipped is reported
+//! as a [`ReplicaProblem`] with file and byte position, and reading goes on
+//! with the next segment.
+
+use std::path::PathBuf;
+
+use crate::analysis::diff::{BatchSummary, ReplicaLog};
+use crate::capture::discover::Replica;
+use crate::capture::mmap::FileBytes;
+use crate::format::batch::{Batch, SegmentIter};
+
+/// Something wrong found while reading a replica's segments.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReplicaProblem {
+    /// The file.
+    pub path: PathBuf,
+    /// Byte position in the file, where one applies.
+    pub position: Option<u64>,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl std::fmt::Display for ReplicaProblem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.position {
+            Some(p) => write!(f, "{}:{}: {}", self.path.display(), p, self.message),
+            None => write!(f, "{}: {}", self.path.display(), self.message),
+        }
+    }
+}
+
+/// A replica read from disk.
+#[derive(Debug, Clone)]
+pub struct LoadedReplica {
+    /// The summary the analyses take.
+    pub log: ReplicaLog,
+    /// Problems met while reading.
+    pub problems: Vec<ReplicaProblem>,
+    /// Bytes of segment data read.
+    pub bytes_read: u64,
+}
+
+/// Summarises one batch header.
+pub fn summarize(batch: &Batch<'_>) -> BatchSummary {
+    match batch {
+        Batch::V2(b) => BatchSummary {
+            base_offset: b.base_offset(),
+            last_offset: b.last_offset(),
+            partition_leader_epoch: b.partition_leader_epoch(),
+            crc: b.crc(),
+            record_count: b.records_count(),
+            is_control: b.is_control(),
+            is_transactional: b.is_transactional(),
+            first_timestamp: b.base_timestamp(),
+            max_timestamp: b.max_timestamp(),
+            producer_id: b.producer_id(),
+            producer_epoch: b.producer_epoch(),
+            base_sequence: b.base_sequence(),
+        },
+        Batch::Legacy(e) => BatchSummary {
+            base_offset: e.offset,
+            last_offset: e.offset,
+            partition_leader_epoch: -1,
+            crc: crc32c::crc32c(e.bytes()),
+            record_count: 1,
+            is_control: false,
+            is_transactional: false,
+            first_timestamp: -1,
+            max_timestamp: -1,
+            producer_id: -1,
+            producer_epoch: -1,
+            base_sequence: -1,
+        },
+    }
+}
+
+/// Reads every segment of `replica`. `broker` is the id to report it under
+/// (the discovery's node id, or a fallback the caller chose).
+pub fn load_replica(replica: &Replica, broker: i32) -> LoadedReplica {
+    let mut batches = Vec::new();
+    let mut problems = Vec::new();
+    let mut bytes_read = 0u64;
+    let mut last_segment_base = None;
+    for seg in &replica.segments {
+        let Some(path) = &seg.log else {
+            continue;
+        };
+        last_segment_base = Some(seg.base_offset);
+        let bytes = match FileBytes::open(path) {
+            Ok(b) => b,
+            Err(e) => {
+                problems.push(ReplicaProblem {
+                    path: path.clone(),
+                    position: None,
+                    message: format!("cannot read: {e}"),
+                });
+                continue;
+            }
+        };
+        bytes_read += bytes.len() as u64;
+        let mut it = SegmentIter::new(&bytes);
+        for item in it.by_ref() {
+            match item {
+                Ok(batch) => {
+                    if let Err(e) = batch.check_crc() {
+                        problems.push(ReplicaProblem {
+                            path: path.clone(),
+                            position: Some(e.pos),
+                            message: format!(
+                                "{}; the rest of the segment ({} bytes) is not used, as Kafka's recovery would truncate here",
+                                e.reason,
+                                bytes.len() as u64 - batch.position()
+                            ),
+                        });
+                        break;
+                    }
+                    batches.push(summarize(&batch));
+                }
+                Err(e) => {
+                    problems.push(ReplicaProblem {
+                        path: path.clone(),
+                        position: Some(e.pos),
+                        message: format!(
+                            "{}; the rest of the segment ({} bytes) is not used",
+                            e.reason,
+                            (bytes.len() as u64).saturating_sub(e.pos)
+                        ),
+                    });
+                    break;
+                }
+            }
+        }
+        if let Some(tail) = it.tail() {
+            problems.push(ReplicaProblem {
+                path: path.clone(),
+                position: Some(tail.position),
+                message: format!("torn tail: {}", tail.describe()),
+            });
+        }
+    }
+    let first_base = replica.segments.first().map(|s| s.base_offset);
+    let last_batch_end = batches.iter().map(|b| b.last_offset + 1).max();
+    let log_end_offset = match (last_batch_end, last_segment_base) {
+        (Some(a), Some(b)) => a.max(b),
+        (Some(a), None) => a,
+        (None, Some(b)) => b,
+        (None, None) => replica.log_start_offset.unwrap_or(0),
+    };
+    let log_start_offset = match (replica.log_start_offset, first_base) {
+        (Some(a), Some(b)) => a.max(b),
+        (Some(a), None) => a,
+        (None, Some(b)) => b,
+        (None, None) => 0,
+    };
+    let checkpoint_epochs = replica.leader_epoch_checkpoint.as_ref().map(|c| {
+        c.checkpoint
+            .entries
+            .iter()
+            .map(|e| (e.epoch, e.start_offset))
+            .collect()
+    });
+    LoadedReplica {
+        log: ReplicaLog {
+            broker,
+            batches,
+            log_start_offset,
+            log_end_offset,
+            high_watermark: replica.high_watermark,
+            checkpoint_epochs,
+            first_segment_base: first_base,
+        },
+        problems,
+        bytes_read,
+    }
+}

@@ -1,0 +1,291 @@
+//! `klf diff`: where replicas of a partition part, what Kafka's truncation
+//! cuts on each, and whether committed records are among the cut.
+
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::PathBuf;
+
+use clap::ValueEnum;
+use comfy_table::{presets::UTF8_FULL_CONDENSED, Table};
+use rayon::prelude::*;
+
+use super::common::{Output, Status};
+use klf::analysis::diff::{
+    diff_partition, DiffOptions, DiffReport, PartitionDiff, PartitionReplicas, ReferenceHint,
+};
+use klf::capture::controller::controller_view;
+use klf::capture::discover::{discover, Level};
+use klf::capture::replica::load_replica;
+
+/// Output formats of `klf diff`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    /// A table per partition.
+    Table,
+    /// One JSON document: `{"partitions": [...]}`.
+    Json,
+}
+
+/// Compare the replicas of each partition: divergence, predicted truncation, records lost
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// Broker log directories, partition directories, or a folder of broker directories
+    #[arg(required = true, value_name = "PATH")]
+    paths: Vec<PathBuf>,
+    /// Take broker N as the reference leader (default: the leader at capture
+    /// time from the metadata log, else the highest latest epoch)
+    #[arg(long, value_name = "N")]
+    leader: Option<i32>,
+    /// Only this topic
+    #[arg(long)]
+    topic: Option<String>,
+    /// Only this partition number
+    #[arg(long)]
+    partition: Option<i32>,
+    /// Output format
+    #[arg(long, value_enum, default_value_t = Format::Table)]
+    format: Format,
+    /// Tell each partition's story in plain words (table format)
+    #[arg(long)]
+    explain: bool,
+}
+
+/// Runs `klf diff`.
+pub fn run(args: Args, out: &mut Output) -> Status {
+    let capture = discover(&args.paths);
+    for w in &capture.warnings {
+        if w.level == Level::Warning {
+            out.diag(format_args!("klf: warning: {}: {}", w.path.display(), w.message));
+        }
+    }
+    let mut wanted: Vec<(&(String, i32), &Vec<_>)> = capture
+        .partitions
+        .iter()
+        .filter(|((t, p), _)| {
+            args.topic.as_ref().is_none_or(|x| x == t) && args.partition.is_none_or(|x| x == *p)
+        })
+        .collect();
+    wanted.retain(|(_, reps)| reps.len() >= 2);
+    if wanted.is_empty() {
+        out.diag(format_args!(
+            "klf: no partition with two or more replicas under the given paths \
+             (give the broker directories of one capture, or the folder holding them)"
+        ));
+        return Status::Failure;
+    }
+    // The controller's view, when the capture holds a metadata log: the
+    // leader at capture time is the reference unless --leader says otherwise.
+    let controller = if args.leader.is_none() {
+        controller_view(&capture)
+    } else {
+        None
+    };
+    if let Some(c) = &controller {
+        for p in &c.problems {
+            out.diag(format_args!("klf: metadata log: {p}"));
+        }
+    }
+    let reference_for = |topic: &str, partition: i32| match args.leader {
+        Some(b) => ReferenceHint::Explicit { broker: b },
+        None => controller
+            .as_ref()
+            .and_then(|c| c.partitions.get(&(topic.to_string(), partition)))
+            .and_then(|h| h.current())
+            .filter(|e| e.leader >= 0)
+            .map(|e| ReferenceHint::MetadataLeader {
+                broker: e.leader,
+                leader_epoch: Some(e.leader_epoch),
+            })
+            .unwrap_or(ReferenceHint::Auto),
+    };
+    // Read every replica of every partition in parallel, keep the order.
+    let loaded: Vec<_> = wanted
+        .par_iter()
+        .map(|((topic, partition), reps)| {
+            let loaded: Vec<_> = reps
+                .par_iter()
+                .enumerate()
+                .map(|(i, r)| load_replica(r, r.node_id.unwrap_or(-(i as i32) - 1)))
+                .collect();
+            (topic.clone(), *partition, loaded)
+        })
+        .collect();
+    let mut problems = false;
+    let mut report = DiffReport { partitions: Vec::new() };
+    for (topic, partition, reps) in loaded {
+        for r in &reps {
+            for p in &r.problems {
+                problems = true;
+                out.diag(format_args!("klf: {p}"));
+            }
+        }
+        let reference = reference_for(&topic, partition);
+        let input = PartitionReplicas {
+            topic,
+            partition,
+            replicas: reps.into_iter().map(|r| r.log).collect(),
+            reference,
+        };
+        report.partitions.push(diff_partition(&input, &DiffOptions::default()));
+    }
+    let res = match args.format {
+        Format::Json => serde_json::to_writer_pretty(&mut *out.out(), &report)
+            .map_err(std::io::Error::from)
+            .and_then(|_| writeln!(out.out())),
+        Format::Table => render_table(&report, args.explain, out.out()),
+    };
+    if let Err(e) = res {
+        return out.write_failed(e);
+    }
+    let loss = report
+        .partitions
+        .iter()
+        .flat_map(|p| &p.replicas)
+        .any(|r| r.committed_records_to_truncate > 0);
+    if loss || problems {
+        Status::Corruption
+    } else {
+        Status::Clean
+    }
+}
+
+fn opt<T: std::fmt::Display>(v: Option<T>) -> String {
+    v.map(|x| x.to_string()).unwrap_or_else(|| "-".into())
+}
+
+fn render_table(report: &DiffReport, explain: bool, w: &mut impl Write) -> std::io::Result<()> {
+    for p in &report.partitions {
+        writeln!(
+            w,
+            "{}-{}: reference broker {} ({})",
+            p.topic,
+            p.partition,
+            p.reference.broker,
+            reason_text(p)
+        )?;
+        let mut t = Table::new();
+        t.load_preset(UTF8_FULL_CONDENSED);
+        t.set_header(vec![
+            "broker",
+            "log end",
+            "high watermark",
+            "latest epoch",
+            "diverges at",
+            "truncates to",
+            "HW-only truncation",
+            "records cut",
+            "committed cut",
+            "only here",
+        ]);
+        for r in &p.replicas {
+            t.add_row(vec![
+                r.broker.to_string(),
+                r.log_end_offset.to_string(),
+                opt(r.high_watermark),
+                opt(r.latest_epoch),
+                opt(r.divergence_offset),
+                r.truncation_offset.to_string(),
+                r.hw_truncation_offset.to_string(),
+                r.records_to_truncate.to_string(),
+                r.committed_records_to_truncate.to_string(),
+                r.records_only_here.to_string(),
+            ]);
+        }
+        writeln!(w, "{t}")?;
+        let mut findings: BTreeMap<String, Vec<String>> = BTreeMap::new();
+        for f in &p.findings {
+            findings
+                .entry("partition".into())
+                .or_default()
+                .push(format!("{:?}: {}", f.kind, f.detail));
+        }
+        for r in &p.replicas {
+            for f in &r.findings {
+                findings
+                    .entry(format!("broker {}", r.broker))
+                    .or_default()
+                    .push(format!("{:?}: {}", f.kind, f.detail));
+            }
+        }
+        for (who, fs) in &findings {
+            for f in fs {
+                writeln!(w, "  ! {who}: {f}")?;
+            }
+        }
+        if explain {
+            for line in story(p) {
+                writeln!(w, "  {line}")?;
+            }
+        }
+        writeln!(w)?;
+    }
+    Ok(())
+}
+
+fn reason_text(p: &PartitionDiff) -> String {
+    serde_json::to_value(p.reference.reason)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_default()
+        .replace('_', " ")
+}
+
+/// The plain-language story of one partition.
+fn story(p: &PartitionDiff) -> Vec<String> {
+    let mut lines = Vec::new();
+    let Some(reference) = p.replicas.iter().find(|r| r.broker == p.reference.broker) else {
+        return lines;
+    };
+    for e in &reference.epoch_cache {
+        lines.push(format!(
+            "epoch {} began at offset {} (as broker {} records it)",
+            e.epoch, e.start_offset, reference.broker
+        ));
+    }
+    for r in &p.replicas {
+        if r.broker == reference.broker {
+            continue;
+        }
+        let mut s = format!(
+            "broker {} holds offsets up to {} (latest epoch {})",
+            r.broker,
+            r.log_end_offset - 1,
+            opt(r.latest_epoch)
+        );
+        match r.divergence_offset {
+            None => s.push_str("; identical to the reference"),
+            Some(d) => s.push_str(&format!("; it parts from the reference at offset {d}")),
+        }
+        if r.truncation_offset < r.log_end_offset {
+            s.push_str(&format!(
+                "; following broker {}, Kafka truncates it to {} and {} records are cut",
+                reference.broker, r.truncation_offset, r.records_to_truncate
+            ));
+            if r.committed_records_to_truncate > 0 {
+                s.push_str(&format!(
+                    ", {} of them below the high watermark (acknowledged writes lost)",
+                    r.committed_records_to_truncate
+                ));
+            }
+            if r.records_only_here > 0 {
+                s.push_str(&format!(
+                    "; {} of the cut records exist on no other replica",
+                    r.records_only_here
+                ));
+            }
+        } else {
+            s.push_str("; nothing is truncated");
+        }
+        if r.hw_truncation_offset != r.truncation_offset {
+            s.push_str(&format!(
+                "; high-watermark truncation (before Kafka 0.11) would have cut to {}",
+                r.hw_truncation_offset
+            ));
+        }
+        lines.push(s);
+        for round in &r.truncation_rounds {
+            lines.push(format!("    {}", round.describe()));
+        }
+    }
+    lines
+}

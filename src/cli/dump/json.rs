@@ -1,0 +1,362 @@
+//! `klf dump --format json`: JSON Lines, one object per file, batch, record,
+//! index entry, tail or problem, each with a `type` field. Byte strings are
+//! `{"text": ...}` when valid UTF-8, else `{"base64": ...}`.
+
+use std::io::Write;
+
+use serde_json::{json, Map, Value};
+
+use klf::format::batch::{Batch, SegmentIter, TailKind};
+use klf::format::index::{OffsetIndex, TimeIndex};
+use klf::format::ParseError;
+use klf::render::kafka::{base64_std, base_offset_of, control_record_text, FileNames, Options};
+
+use super::{kind_of, load, Kind};
+use crate::cli::common::{Output, Status};
+
+/// A byte string as JSON.
+pub fn bytes_json(b: Option<&[u8]>) -> Value {
+    match b {
+        None => Value::Null,
+        Some(b) => match std::str::from_utf8(b) {
+            Ok(s) => json!({ "text": s }),
+            Err(_) => json!({ "base64": base64_std(b) }),
+        },
+    }
+}
+
+struct Ctx<'a> {
+    opts: &'a Options,
+    file: &'a str,
+    scratch: Vec<u8>,
+    problems: usize,
+}
+
+/// Writes one JSON line; `type` and `file` lead, the other keys follow in
+/// sorted order.
+fn emit(w: &mut impl Write, v: &Value) -> std::io::Result<()> {
+    let Value::Object(m) = v else {
+        serde_json::to_writer(&mut *w, v)?;
+        return w.write_all(b"\n");
+    };
+    const LEAD: [&str; 2] = ["type", "file"];
+    let keys = LEAD
+        .iter()
+        .copied()
+        .filter(|k| m.contains_key(*k))
+        .chain(m.keys().map(String::as_str).filter(|k| !LEAD.contains(k)));
+    w.write_all(b"{")?;
+    for (i, k) in keys.enumerate() {
+        if i > 0 {
+            w.write_all(b",")?;
+        }
+        serde_json::to_writer(&mut *w, k)?;
+        w.write_all(b":")?;
+        serde_json::to_writer(&mut *w, &m[k])?;
+    }
+    w.write_all(b"}\n")
+}
+
+fn problem(ctx: &mut Ctx<'_>, w: &mut impl Write, out_err: &mut Vec<ParseError>, e: ParseError) -> std::io::Result<()> {
+    ctx.problems += 1;
+    emit(
+        w,
+        &json!({"type": "problem", "file": ctx.file, "position": e.pos, "reason": e.reason}),
+    )?;
+    out_err.push(e);
+    Ok(())
+}
+
+fn batch_json(file: &str, b: &Batch<'_>) -> Value {
+    let mut m = Map::new();
+    m.insert("type".into(), json!("batch"));
+    m.insert("file".into(), json!(file));
+    m.insert("position".into(), json!(b.position()));
+    m.insert("size".into(), json!(b.size_in_bytes()));
+    m.insert("magic".into(), json!(b.magic()));
+    m.insert("crc_valid".into(), json!(b.check_crc().is_ok()));
+    match b {
+        Batch::V2(v) => {
+            m.insert("base_offset".into(), json!(v.base_offset()));
+            m.insert("last_offset".into(), json!(v.last_offset()));
+            m.insert("count".into(), json!(v.records_count()));
+            m.insert("partition_leader_epoch".into(), json!(v.partition_leader_epoch()));
+            m.insert("crc".into(), json!(v.crc()));
+            m.insert(
+                "compression".into(),
+                v.compression().map_or(json!(v.compression_id()), |c| json!(c.name())),
+            );
+            m.insert("timestamp_type".into(), json!(v.timestamp_type().name()));
+            m.insert("base_timestamp".into(), json!(v.base_timestamp()));
+            m.insert("max_timestamp".into(), json!(v.max_timestamp()));
+            m.insert("producer_id".into(), json!(v.producer_id()));
+            m.insert("producer_epoch".into(), json!(v.producer_epoch()));
+            m.insert("base_sequence".into(), json!(v.base_sequence()));
+            m.insert("last_sequence".into(), json!(v.last_sequence()));
+            m.insert("transactional".into(), json!(v.is_transactional()));
+            m.insert("control".into(), json!(v.is_control()));
+            m.insert("delete_horizon_ms".into(), json!(v.delete_horizon_ms()));
+        }
+        Batch::Legacy(e) => {
+            let r = e.record();
+            m.insert("offset".into(), json!(e.offset));
+            m.insert("last_offset".into(), json!(e.offset));
+            m.insert("crc".into(), json!(r.crc()));
+            m.insert(
+                "compression".into(),
+                r.compression().map_or(json!(r.attributes() & 7), |c| json!(c.name())),
+            );
+            if e.check_magic().is_ok() {
+                m.insert("timestamp_type".into(), json!(r.timestamp_type().name()));
+                m.insert("max_timestamp".into(), json!(r.timestamp()));
+            }
+        }
+    }
+    Value::Object(m)
+}
+
+fn records_json(ctx: &mut Ctx<'_>, w: &mut impl Write, b: &Batch<'_>) -> Result<(), Result<ParseError, std::io::Error>> {
+    let print = ctx.opts.print_data;
+    let file = ctx.file;
+    match b {
+        Batch::V2(v) => {
+            let control = v.is_control();
+            let recs = v.records(&mut ctx.scratch, ctx.opts.decompress_cap).map_err(Ok)?;
+            for r in recs {
+                let r = r.map_err(Ok)?;
+                let mut m = Map::new();
+                m.insert("type".into(), json!("record"));
+                m.insert("file".into(), json!(file));
+                m.insert("batch_position".into(), json!(v.position));
+                m.insert("offset".into(), json!(r.offset));
+                m.insert("timestamp".into(), json!(r.timestamp));
+                m.insert("sequence".into(), json!(r.sequence));
+                m.insert("key_size".into(), json!(r.key_size()));
+                m.insert("value_size".into(), json!(r.value_size()));
+                let headers: Vec<Value> = r
+                    .headers()
+                    .map(|h| {
+                        let mut o = Map::new();
+                        o.insert("key".into(), json!(String::from_utf8_lossy(h.key)));
+                        if print {
+                            o.insert("value".into(), bytes_json(h.value));
+                        }
+                        Value::Object(o)
+                    })
+                    .collect();
+                m.insert("headers".into(), Value::Array(headers));
+                if control {
+                    match control_record_text(r.key, r.value) {
+                        Ok(t) => m.insert("control".into(), json!(t.trim_start())),
+                        Err(e) => m.insert("control_error".into(), json!(e)),
+                    };
+                }
+                if print {
+                    m.insert("key".into(), bytes_json(r.key));
+                    m.insert("value".into(), bytes_json(r.value));
+                }
+                emit(w, &Value::Object(m)).map_err(Err)?;
+            }
+        }
+        Batch::Legacy(e) => {
+            let msgs = e.records(&mut ctx.scratch, ctx.opts.decompress_cap).map_err(Ok)?;
+            for msg in msgs {
+                let msg = msg.map_err(Ok)?;
+                let r = msg.record;
+                let mut m = Map::new();
+                m.insert("type".into(), json!("record"));
+                m.insert("file".into(), json!(file));
+                m.insert("batch_position".into(), json!(e.position));
+                m.insert("offset".into(), json!(msg.offset));
+                m.insert("timestamp".into(), json!(r.timestamp()));
+                m.insert("magic".into(), json!(r.magic()));
+                m.insert("crc".into(), json!(r.crc()));
+                m.insert("crc_valid".into(), json!(r.is_valid()));
+                m.insert("key_size".into(), json!(r.key_size().ok()));
+                m.insert("value_size".into(), json!(r.value_size().ok()));
+                if print {
+                    m.insert("key".into(), bytes_json(r.key().ok().flatten()));
+                    m.insert("value".into(), bytes_json(r.value().ok().flatten()));
+                }
+                emit(w, &Value::Object(m)).map_err(Err)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+fn dump_log(ctx: &mut Ctx<'_>, w: &mut impl Write, data: &[u8], errs: &mut Vec<ParseError>) -> std::io::Result<()> {
+    let end = (ctx.opts.max_bytes.max(0) as usize).min(data.len());
+    let mut iter = SegmentIter::with_range(data, 0, end);
+    loop {
+        let b = match iter.next() {
+            None => break,
+            Some(Ok(b)) => b,
+            Some(Err(e)) => {
+                problem(ctx, w, errs, e)?;
+                if ctx.opts.resync {
+                    if let Some(s) = iter.resync() {
+                        emit(
+                            w,
+                            &json!({"type": "skipped", "file": ctx.file, "from": s.from, "to": s.to, "bytes": s.to - s.from}),
+                        )?;
+                    }
+                    continue;
+                }
+                break;
+            }
+        };
+        emit(w, &batch_json(ctx.file, &b))?;
+        if let Err(e) = b.check_crc() {
+            problem(ctx, w, errs, e)?;
+        }
+        if ctx.opts.deep {
+            match records_json(ctx, w, &b) {
+                Ok(()) => {}
+                Err(Ok(e)) => {
+                    problem(ctx, w, errs, e)?;
+                    if !ctx.opts.resync {
+                        break;
+                    }
+                }
+                Err(Err(io)) => return Err(io),
+            }
+        }
+    }
+    if ctx.opts.max_bytes == i32::MAX {
+        if let Some(t) = iter.tail() {
+            let (kind, declared) = match t.kind {
+                TailKind::Short => ("short", None),
+                TailKind::Truncated { declared } => ("truncated", Some(declared)),
+            };
+            emit(
+                w,
+                &json!({"type": "tail", "file": ctx.file, "position": t.position, "length": t.len, "kind": kind, "declared_size": declared}),
+            )?;
+            problem(ctx, w, errs, ParseError::new(t.position, t.describe()))?;
+        }
+    }
+    Ok(())
+}
+
+/// The broker's sanity check of an index. A failure is a problem only when
+/// the check was asked for (`--index-sanity-check`): the preallocated index
+/// of an active segment fails it by design.
+fn sanity(ctx: &mut Ctx<'_>, w: &mut impl Write, errs: &mut Vec<ParseError>, r: Result<(), String>) -> std::io::Result<()> {
+    emit(
+        w,
+        &json!({"type": "sanity_check", "file": ctx.file, "passed": r.is_ok(), "reason": r.as_ref().err()}),
+    )?;
+    match r {
+        Err(reason) if ctx.opts.index_sanity_only => problem(ctx, w, errs, ParseError::new(0, reason)),
+        _ => Ok(()),
+    }
+}
+
+/// After the valid entries of an index: one object describing the remaining
+/// slots (preallocated zeros, or entries that break the index's order).
+fn rest(w: &mut impl Write, names: &FileNames, data: &[u8], valid: usize, entry: usize) -> std::io::Result<()> {
+    let slots = data.len() / entry;
+    if valid >= slots && data.len() % entry == 0 {
+        return Ok(());
+    }
+    let tail = data.get(valid * entry..).unwrap_or(&[]);
+    emit(
+        w,
+        &json!({"type": "index_rest", "file": names.display, "first_slot": valid, "slots": slots - valid.min(slots),
+                "partial_bytes": data.len() % entry, "all_zero": tail.iter().all(|&b| b == 0)}),
+    )
+}
+
+/// Runs the JSON dump of `files`.
+pub fn run(files: &[String], cwd: &str, opts: &Options, out: &mut Output) -> Status {
+    let mut status = Status::Clean;
+    for arg in files {
+        let names = FileNames::new(arg, cwd);
+        let kind = kind_of(&names.name);
+        let s = dump_file(&names, kind, opts, out);
+        status = status.worst(s);
+        if s == Status::BrokenPipe {
+            return s;
+        }
+    }
+    status
+}
+
+fn dump_file(names: &FileNames, kind: Kind, opts: &Options, out: &mut Output) -> Status {
+    let kind_name = match kind {
+        Kind::Log => "log",
+        Kind::Index => "index",
+        Kind::TimeIndex => "timeindex",
+        _ => {
+            out.diag(format_args!("{}: not a .log, .index or .timeindex file; skipped", names.display));
+            return if kind == Kind::Unknown { Status::Clean } else { Status::Failure };
+        }
+    };
+    let inputs = match load(names, kind) {
+        Ok(i) => i,
+        Err((path, e)) => {
+            out.diag(format_args!("{path}: {e}"));
+            return Status::Failure;
+        }
+    };
+    let mut ctx = Ctx {
+        opts,
+        file: &names.display,
+        scratch: Vec::new(),
+        problems: 0,
+    };
+    let mut errs = Vec::new();
+    let base = base_offset_of(&names.name);
+    let r = (|| -> std::io::Result<()> {
+        let w = out.out();
+        emit(
+            w,
+            &json!({"type": "file", "file": names.display, "kind": kind_name, "size": inputs.main.len(), "base_offset": base}),
+        )?;
+        match kind {
+            Kind::Log => dump_log(&mut ctx, w, &inputs.main, &mut errs)?,
+            Kind::Index => {
+                let idx = OffsetIndex::new(&inputs.main, base.unwrap_or(0));
+                let log_len = inputs.log.as_ref().map(|l| l.len() as u64);
+                let valid = idx.valid_entries(log_len);
+                sanity(&mut ctx, w, &mut errs, idx.sanity_check().map_err(|e| e.0))?;
+                if !ctx.opts.index_sanity_only {
+                    for (slot, e) in idx.iter().enumerate().take(valid) {
+                        emit(
+                            w,
+                            &json!({"type": "index_entry", "file": names.display, "slot": slot, "offset": e.offset, "position": e.position}),
+                        )?;
+                    }
+                    rest(w, names, &inputs.main, valid, 8)?;
+                }
+            }
+            _ => {
+                let idx = TimeIndex::new(&inputs.main, base.unwrap_or(0));
+                let valid = idx.valid_entries();
+                sanity(&mut ctx, w, &mut errs, idx.sanity_check().map_err(|e| e.0))?;
+                if !ctx.opts.index_sanity_only {
+                    for (slot, e) in idx.iter().enumerate().take(valid) {
+                        emit(
+                            w,
+                            &json!({"type": "time_index_entry", "file": names.display, "slot": slot, "timestamp": e.timestamp, "offset": e.offset}),
+                        )?;
+                    }
+                    rest(w, names, &inputs.main, valid, 12)?;
+                }
+            }
+        }
+        Ok(())
+    })();
+    if let Err(e) = r {
+        return out.write_failed(e);
+    }
+    for e in &errs {
+        out.problem(&names.display, e.pos, &e.reason);
+    }
+    if ctx.problems > 0 {
+        Status::Corruption
+    } else {
+        Status::Clean
+    }
+}

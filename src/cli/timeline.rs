@@ -1,0 +1,212 @@
+//! `klf timeline`: per replica, which leader epochs wrote which offsets,
+//! from the batch headers beside the `leader-epoch-checkpoint`.
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use comfy_table::{presets::UTF8_FULL_CONDENSED, Table};
+use rayon::prelude::*;
+use serde::Serialize;
+
+use super::common::{Output, Status};
+use klf::analysis::timeline::{timeline, Timeline};
+use klf::capture::controller::{controller_view, PartitionHistory};
+use klf::capture::discover::{discover, Level};
+use klf::capture::replica::load_replica;
+
+/// Output formats of `klf timeline`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    /// Tables.
+    Table,
+    /// One JSON document: `{"partitions": [...]}`.
+    Json,
+}
+
+/// Leader-epoch timeline of every replica, from batch headers and leader-epoch-checkpoint
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// Broker log directories, partition directories, or a folder of broker directories
+    #[arg(required = true, value_name = "PATH")]
+    paths: Vec<PathBuf>,
+    /// Only this topic
+    #[arg(long)]
+    topic: Option<String>,
+    /// Only this partition number
+    #[arg(long)]
+    partition: Option<i32>,
+    /// Output format
+    #[arg(long, value_enum, default_value_t = Format::Table)]
+    format: Format,
+}
+
+#[derive(Serialize)]
+struct PartitionTimeline {
+    topic: String,
+    partition: i32,
+    replicas: Vec<Timeline>,
+    /// The controller's view from the capture's metadata log, if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    controller: Option<PartitionHistory>,
+}
+
+#[derive(Serialize)]
+struct Report {
+    partitions: Vec<PartitionTimeline>,
+}
+
+/// Runs `klf timeline`.
+pub fn run(args: Args, out: &mut Output) -> Status {
+    let capture = discover(&args.paths);
+    for w in &capture.warnings {
+        if w.level == Level::Warning {
+            out.diag(format_args!("klf: warning: {}: {}", w.path.display(), w.message));
+        }
+    }
+    let wanted: Vec<_> = capture
+        .partitions
+        .iter()
+        .filter(|((t, p), _)| {
+            args.topic.as_ref().is_none_or(|x| x == t) && args.partition.is_none_or(|x| x == *p)
+        })
+        .collect();
+    if wanted.is_empty() {
+        out.diag("klf: no partition found under the given paths");
+        return Status::Failure;
+    }
+    let parts: Vec<_> = wanted
+        .par_iter()
+        .map(|((topic, partition), reps)| {
+            let loaded: Vec<_> = reps
+                .iter()
+                .enumerate()
+                .map(|(i, r)| load_replica(r, r.node_id.unwrap_or(-(i as i32) - 1)))
+                .collect();
+            (topic.clone(), *partition, loaded)
+        })
+        .collect();
+    let controller = controller_view(&capture);
+    let mut status = Status::Clean;
+    let mut report = Report { partitions: Vec::new() };
+    for (topic, partition, loaded) in parts {
+        let mut replicas = Vec::new();
+        for l in loaded {
+            for p in &l.problems {
+                out.diag(format_args!("klf: {p}"));
+                status = Status::Corruption;
+            }
+            let t = timeline(&l.log);
+            if !t.disagreements.is_empty() {
+                status = Status::Corruption;
+            }
+            replicas.push(t);
+        }
+        let history = controller
+            .as_ref()
+            .and_then(|c| c.partitions.get(&(topic.clone(), partition)))
+            .cloned();
+        report.partitions.push(PartitionTimeline {
+            topic,
+            partition,
+            replicas,
+            controller: history,
+        });
+    }
+    let res = match args.format {
+        Format::Json => serde_json::to_writer_pretty(&mut *out.out(), &report)
+            .map_err(std::io::Error::from)
+            .and_then(|_| writeln!(out.out())),
+        Format::Table => render(&report, out.out()),
+    };
+    match res {
+        Ok(()) => status,
+        Err(e) => out.write_failed(e),
+    }
+}
+
+fn render(report: &Report, w: &mut impl Write) -> std::io::Result<()> {
+    for p in &report.partitions {
+        if let Some(h) = &p.controller {
+            writeln!(
+                w,
+                "{}-{}: controller's view (metadata log), replicas {:?}",
+                p.topic, p.partition, h.replicas
+            )?;
+            let mut t = Table::new();
+            t.load_preset(UTF8_FULL_CONDENSED);
+            t.set_header(vec!["metadata offset", "leader", "leader epoch", "ISR", "recovery", "note"]);
+            for e in &h.changes {
+                let note = if e.unclean {
+                    "UNCLEAN election"
+                } else if e.leader_changed {
+                    "leader elected"
+                } else {
+                    "ISR change"
+                };
+                t.add_row(vec![
+                    e.metadata_offset.to_string(),
+                    e.leader.to_string(),
+                    e.leader_epoch.to_string(),
+                    format!("{:?}", e.isr),
+                    if e.leader_recovery_state == 1 { "recovering".into() } else { "recovered".to_string() },
+                    note.to_string(),
+                ]);
+            }
+            writeln!(w, "{t}")?;
+        }
+        for r in &p.replicas {
+            writeln!(
+                w,
+                "{}-{} broker {}: log start {}, log end {}, high watermark {}",
+                p.topic,
+                p.partition,
+                r.broker,
+                r.log_start_offset,
+                r.log_end_offset,
+                r.high_watermark.map_or("-".into(), |h| h.to_string())
+            )?;
+            let mut t = Table::new();
+            t.load_preset(UTF8_FULL_CONDENSED);
+            t.set_header(vec![
+                "epoch", "start", "end", "batches", "records", "first ts", "last ts", "checkpoint start",
+            ]);
+            for s in &r.from_batches {
+                let cp = r
+                    .checkpoint
+                    .as_ref()
+                    .and_then(|c| c.iter().find(|(e, _)| *e == s.epoch))
+                    .map_or("-".into(), |(_, o)| o.to_string());
+                t.add_row(vec![
+                    s.epoch.to_string(),
+                    s.start_offset.to_string(),
+                    s.end_offset.to_string(),
+                    s.batches.to_string(),
+                    s.records.to_string(),
+                    s.first_timestamp.to_string(),
+                    s.last_timestamp.to_string(),
+                    cp,
+                ]);
+            }
+            for (e, o) in r.checkpoint.iter().flatten() {
+                if !r.from_batches.iter().any(|s| s.epoch == *e) {
+                    t.add_row(vec![
+                        e.to_string(),
+                        "-".into(),
+                        "-".into(),
+                        "0".into(),
+                        "0".into(),
+                        "-".into(),
+                        "-".into(),
+                        o.to_string(),
+                    ]);
+                }
+            }
+            writeln!(w, "{t}")?;
+            for d in &r.disagreements {
+                writeln!(w, "  ! {}: {}", d.code, d.message)?;
+            }
+            writeln!(w)?;
+        }
+    }
+    Ok(())
+}

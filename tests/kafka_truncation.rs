@@ -1,0 +1,215 @@
+//! klf against what real Kafka did: for every capture whose scenario.json
+//! records the truncation a rejoining broker performed (taken from that
+//! broker's own log), `klf diff` on the capture taken before the rejoin must
+//! predict exactly that offset.
+//!
+//! The committed captures under testdata/kafka/ are always checked; CI also
+//! sets KLF_FRESH_CAPTURES to a folder of captures its own fresh Kafka run
+//! just made.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::Value;
+
+fn scenario_dirs() -> Vec<PathBuf> {
+    let mut roots = vec![Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/kafka")];
+    if let Ok(extra) = std::env::var("KLF_FRESH_CAPTURES") {
+        roots.push(PathBuf::from(extra));
+    }
+    let mut out = Vec::new();
+    for root in roots {
+        let Ok(rd) = std::fs::read_dir(&root) else {
+            continue;
+        };
+        let mut dirs: Vec<PathBuf> = rd
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.join("scenario.json").is_file())
+            .collect();
+        dirs.sort();
+        out.extend(dirs);
+    }
+    out
+}
+
+/// `klf diff` as an operator runs it: no --leader, klf finds the leader at
+/// capture time in the capture's metadata log.
+/// With `leader`, the reference is given (`--leader`).
+fn klf_diff_json(dir: &Path, topic: &str, partition: i64, leader: Option<i64>) -> Value {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_klf"));
+    cmd.args(["diff", "--format", "json", "--topic", topic])
+        .args(["--partition", &partition.to_string()]);
+    if let Some(l) = leader {
+        cmd.args(["--leader", &l.to_string()]);
+    }
+    let out = cmd.arg(dir).output().expect("run klf");
+    assert!(
+        matches!(out.status.code(), Some(0) | Some(1)),
+        "klf diff {} failed: {}",
+        dir.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("klf diff prints JSON")
+}
+
+#[test]
+fn klf_predicts_the_truncation_kafka_performed() {
+    let mut compared = 0;
+    let mut failures = Vec::new();
+    for dir in scenario_dirs() {
+        let s: Value =
+            serde_json::from_str(&std::fs::read_to_string(dir.join("scenario.json")).unwrap())
+                .unwrap();
+        for p in s["partitions"].as_array().unwrap() {
+            let Some(truncation) = p.get("kafka_truncation").and_then(Value::as_object) else {
+                continue;
+            };
+            let topic = p["topic"].as_str().unwrap();
+            let partition = p["partition"].as_i64().unwrap();
+            // The leader the rejoining brokers followed: the leader at
+            // capture, which klf must find in the metadata log, with the
+            // epoch the leader itself logged. Where every replica was down
+            // (torn-write), the leader elected after the restart, which no
+            // capture can know: it is given.
+            let restart_leader = p.get("leader_after_restart").and_then(Value::as_i64);
+            let leader = restart_leader.unwrap_or_else(|| p["leader_at_capture"].as_i64().unwrap());
+            let report = klf_diff_json(&dir, topic, partition, restart_leader);
+            let part = &report["partitions"][0];
+            assert_eq!(
+                part["reference"]["broker"].as_i64(),
+                Some(leader),
+                "{}",
+                dir.display()
+            );
+            if restart_leader.is_none() {
+                assert_eq!(
+                    part["reference"]["reason"],
+                    "metadata_leader",
+                    "{}",
+                    dir.display()
+                );
+                assert_eq!(
+                    part["reference"]["leader_epoch"].as_i64(),
+                    p["leader_epoch_at_capture"].as_i64(),
+                    "{}: leader epoch from the metadata log",
+                    dir.display()
+                );
+            }
+            for (broker, kafka) in truncation {
+                let Some(expected) = kafka["truncated_to"].as_i64() else {
+                    continue;
+                };
+                let replica = part["replicas"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .find(|r| r["broker"].as_i64() == broker.parse().ok())
+                    .unwrap_or_else(|| panic!("{}: no replica {broker}", dir.display()));
+                let got = replica["truncation_offset"].as_i64();
+                compared += 1;
+                let line = format!(
+                    "{} {topic}-{partition} broker {broker}: Kafka truncated to {expected}, klf predicts {got:?}",
+                    dir.display()
+                );
+                eprintln!("{line}");
+                if got != Some(expected) {
+                    failures.push(line);
+                }
+            }
+        }
+    }
+    assert!(compared > 0, "no capture records a Kafka truncation");
+    assert!(failures.is_empty(), "mismatches:\n{}", failures.join("\n"));
+    eprintln!("{compared} truncations compared, all equal");
+}
+
+/// Acknowledged records at offsets `>= from` according to what the producers
+/// were told in each phase (each phase's acknowledged offsets are contiguous:
+/// checked).
+fn acked_at_or_above(phases: &serde_json::Map<String, Value>, from: i64, upto: i64) -> i64 {
+    let mut n = 0;
+    for (name, r) in phases {
+        let acked = r["acked"].as_i64().unwrap();
+        if acked == 0 {
+            continue;
+        }
+        let (lo, hi) = (
+            r["min_offset"].as_i64().unwrap(),
+            r["max_offset"].as_i64().unwrap(),
+        );
+        assert_eq!(
+            hi - lo + 1,
+            acked,
+            "phase {name}: acknowledged offsets not contiguous"
+        );
+        let (a, b) = (lo.max(from), hi.min(upto - 1));
+        if b >= a {
+            n += b - a + 1;
+        }
+    }
+    n
+}
+
+/// In the scenarios where acknowledged writes were lost (an unclean election)
+/// or never acknowledged (a leader killed while acks=all waited), klf's count
+/// of committed records cut on the old leader equals the acknowledged records
+/// the producers were told about in the range Kafka cut.
+#[test]
+fn committed_loss_matches_what_producers_were_told() {
+    let mut compared = 0;
+    for dir in scenario_dirs() {
+        let s: Value =
+            serde_json::from_str(&std::fs::read_to_string(dir.join("scenario.json")).unwrap())
+                .unwrap();
+        for p in s["partitions"].as_array().unwrap() {
+            let (Some(truncation), Some(phases)) = (
+                p.get("kafka_truncation").and_then(Value::as_object),
+                p.get("acked_by_phase").and_then(Value::as_object),
+            ) else {
+                continue;
+            };
+            let topic = p["topic"].as_str().unwrap();
+            let partition = p["partition"].as_i64().unwrap();
+            let leader = p["leader_at_capture"].as_i64().unwrap();
+            let report = klf_diff_json(&dir, topic, partition, None);
+            for (broker, kafka) in truncation {
+                let Some(cut_at) = kafka["truncated_to"].as_i64() else {
+                    continue;
+                };
+                let Some(leo) = kafka["log_end_offset_loaded"].as_i64() else {
+                    continue;
+                };
+                let replica = report["partitions"][0]["replicas"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .find(|r| r["broker"].as_i64() == broker.parse().ok())
+                    .unwrap()
+                    .clone();
+                // Only acks=all phases: an acks=1 acknowledgement says the
+                // leader appended, not that the record was committed.
+                // Phases the reference leader acknowledged are in the log
+                // that survives.
+                let before: serde_json::Map<String, Value> = phases
+                    .iter()
+                    .filter(|(_, r)| matches!(r["acks"].as_str(), Some("all") | Some("-1")))
+                    .filter(|(_, r)| r["max_offset"].as_i64().unwrap_or(-1) < leo)
+                    .filter(|(_, r)| r["leader"].as_i64() != Some(leader))
+                    .map(|(k, v)| (k.clone(), v.clone()))
+                    .collect();
+                let told = acked_at_or_above(&before, cut_at, leo);
+                let klf = replica["committed_records_to_truncate"].as_i64().unwrap();
+                eprintln!(
+                    "{} {topic}-{partition} broker {broker}: producers were told {told} records at offsets {cut_at}..{leo} succeeded; klf says {klf} committed records are cut",
+                    dir.display()
+                );
+                assert_eq!(klf, told, "{}: broker {broker}", dir.display());
+                compared += 1;
+            }
+        }
+    }
+    assert!(
+        compared > 0,
+        "no capture records acknowledged phases and a truncation"
+    );
+}

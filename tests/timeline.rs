@@ -1,0 +1,148 @@
+//! `klf timeline` on real captures: the epochs rebuilt from batch headers
+//! agree with Kafka's own leader-epoch-checkpoint files, and the leader's
+//! latest epoch is the one Kafka logged when it became leader.
+
+use std::path::Path;
+use std::process::Command;
+
+use serde_json::Value;
+
+fn timeline(dir: &Path, topic: &str) -> (Option<i32>, Value) {
+    let out = Command::new(env!("CARGO_BIN_EXE_klf"))
+        .args(["timeline", "--format", "json", "--topic", topic])
+        .arg(dir)
+        .output()
+        .expect("run klf");
+    (
+        out.status.code(),
+        serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+            panic!("{e}: {}", String::from_utf8_lossy(&out.stderr));
+        }),
+    )
+}
+
+#[test]
+fn elections_timeline_matches_checkpoints_and_kafka() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/kafka/elections");
+    let s: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("scenario.json")).unwrap()).unwrap();
+    let p = &s["partitions"][0];
+    let topic = p["topic"].as_str().unwrap();
+    let (code, report) = timeline(&dir, topic);
+    assert_eq!(
+        code,
+        Some(0),
+        "a clean capture has no disagreement: {report:#}"
+    );
+    let replicas = report["partitions"][0]["replicas"].as_array().unwrap();
+    assert_eq!(replicas.len(), 3);
+    for r in replicas {
+        let spans = r["from_batches"].as_array().unwrap();
+        let cp = r["checkpoint"].as_array().unwrap();
+        // every epoch with batches is in the checkpoint at the same start offset
+        for sp in spans {
+            let e = sp["epoch"].as_i64().unwrap();
+            let start = sp["start_offset"].as_i64().unwrap();
+            assert!(
+                cp.iter()
+                    .any(|c| c[0].as_i64() == Some(e) && c[1].as_i64() == Some(start)),
+                "broker {}: epoch {e} from {start} not in checkpoint {cp:?}",
+                r["broker"]
+            );
+        }
+        assert!(
+            spans.len() >= 4,
+            "several leaderships wrote data: {spans:?}"
+        );
+    }
+    // The leader's latest epoch is what Kafka logged when it became leader.
+    let leader = p["leader_at_capture"].as_i64().unwrap();
+    let epoch = p["leader_epoch_at_capture"].as_i64().unwrap();
+    let lr = replicas
+        .iter()
+        .find(|r| r["broker"].as_i64() == Some(leader))
+        .unwrap();
+    let last_cp = lr["checkpoint"].as_array().unwrap().last().unwrap()[0].as_i64();
+    assert_eq!(last_cp, Some(epoch));
+    let start = p["leader_start_offset_at_capture"].as_i64().unwrap();
+    let last_span = lr["from_batches"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()
+        .clone();
+    assert_eq!(last_span["epoch"].as_i64(), Some(epoch));
+    assert_eq!(last_span["start_offset"].as_i64(), Some(start));
+}
+
+#[test]
+fn divergence_timeline_shows_the_old_leaders_tail() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/kafka/divergence");
+    let (_, report) = timeline(&dir, "diverge");
+    let replicas = report["partitions"][0]["replicas"].as_array().unwrap();
+    let b1 = replicas.iter().find(|r| r["broker"] == 1).unwrap();
+    let b2 = replicas.iter().find(|r| r["broker"] == 2).unwrap();
+    let e1 = b1["from_batches"].as_array().unwrap().last().unwrap()["epoch"]
+        .as_i64()
+        .unwrap();
+    let e2 = b2["from_batches"].as_array().unwrap().last().unwrap()["epoch"]
+        .as_i64()
+        .unwrap();
+    assert!(e2 > e1, "the new leader wrote in a later epoch");
+}
+
+#[test]
+fn elections_controller_view_matches_what_kafka_did() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/kafka/elections");
+    let s: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("scenario.json")).unwrap()).unwrap();
+    let p = &s["partitions"][0];
+    let (_, report) = timeline(&dir, p["topic"].as_str().unwrap());
+    let changes = report["partitions"][0]["controller"]["changes"]
+        .as_array()
+        .unwrap();
+    // the leaders elected, in order, are the ones the harness caused
+    let mut leaders: Vec<i64> = Vec::new();
+    for c in changes.iter().filter(|c| c["leader_changed"] == true) {
+        let l = c["leader"].as_i64().unwrap();
+        if l >= 0 && leaders.last() != Some(&l) {
+            leaders.push(l);
+        }
+    }
+    let expected: Vec<i64> = p["leaders_in_order"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_i64().unwrap())
+        .collect();
+    assert_eq!(leaders, expected);
+    let last = changes.last().unwrap();
+    assert_eq!(last["leader"].as_i64(), p["leader_at_capture"].as_i64());
+    assert_eq!(
+        last["leader_epoch"].as_i64(),
+        p["leader_epoch_at_capture"].as_i64()
+    );
+    assert!(changes.iter().all(|c| c["unclean"] == false));
+}
+
+#[test]
+fn unclean_election_is_flagged_from_the_metadata_log() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/kafka/unclean");
+    let s: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("scenario.json")).unwrap()).unwrap();
+    let p = &s["partitions"][0];
+    let (_, report) = timeline(&dir, p["topic"].as_str().unwrap());
+    let changes = report["partitions"][0]["controller"]["changes"]
+        .as_array()
+        .unwrap();
+    let unclean: Vec<&Value> = changes.iter().filter(|c| c["unclean"] == true).collect();
+    assert_eq!(unclean.len(), 1, "{changes:#?}");
+    assert_eq!(
+        unclean[0]["leader"].as_i64(),
+        p["leader_at_capture"].as_i64()
+    );
+    assert_eq!(
+        unclean[0]["leader_epoch"].as_i64(),
+        p["leader_epoch_at_capture"].as_i64()
+    );
+}
