@@ -213,3 +213,72 @@ fn committed_loss_matches_what_producers_were_told() {
         "no capture records acknowledged phases and a truncation"
     );
 }
+
+/// `klf diff --records` lists, for the old leader of the unclean election,
+/// exactly the offsets the producers were told were written and that Kafka
+/// then cut, and summarises them by producer and time range.
+#[test]
+fn records_lists_the_lost_acknowledged_records() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/kafka/unclean");
+    let s: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("scenario.json")).unwrap()).unwrap();
+    let p = &s["partitions"][0];
+    let out = Command::new(env!("CARGO_BIN_EXE_klf"))
+        .args(["diff", "--records", "--format", "json"])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "committed records are lost: exit 1"
+    );
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    for (broker, kafka) in p["kafka_truncation"].as_object().unwrap() {
+        let cut_at = kafka["truncated_to"].as_i64().unwrap();
+        let leo = kafka["log_end_offset_loaded"].as_i64().unwrap();
+        let r = report["partitions"][0]["replicas"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["broker"].as_i64() == broker.parse().ok())
+            .unwrap();
+        let offsets: Vec<i64> = r["lost_records"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x["offset"].as_i64().unwrap())
+            .collect();
+        // every offset Kafka cut, once, in order
+        assert_eq!(
+            offsets,
+            (cut_at..leo).collect::<Vec<_>>(),
+            "broker {broker}"
+        );
+        assert_eq!(r["records_to_truncate"].as_i64(), Some(leo - cut_at));
+        let summary = &r["lost_summary"];
+        assert_eq!(summary["records"].as_i64(), Some(leo - cut_at));
+        // the producers of the harness are not idempotent: one producer id -1
+        let producers = summary["by_producer"].as_array().unwrap();
+        assert_eq!(producers.len(), 1);
+        assert_eq!(producers[0]["producer_id"].as_i64(), Some(-1));
+        assert_eq!(producers[0]["first_offset"].as_i64(), Some(cut_at));
+        assert_eq!(producers[0]["last_offset"].as_i64(), Some(leo - 1));
+        // acknowledged (acks=all) phases of the old leader cover the lost range
+        let phases = p["acked_by_phase"].as_object().unwrap();
+        let told = acked_at_or_above(
+            &phases
+                .iter()
+                .filter(|(_, v)| v["leader"].as_i64() == Some(1))
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect(),
+            cut_at,
+            leo,
+        );
+        assert_eq!(
+            told,
+            leo - cut_at,
+            "broker {broker}: every lost record had been acknowledged"
+        );
+    }
+}

@@ -3,5 +3,6 @@
 
 pub mod diff;
 pub mod epochs;
+pub mod lost;
 pub mod timeline;
 pub mod truncation;

@@ -179,3 +179,125 @@ pub fn load_replica(replica: &Replica, broker: i32) -> LoadedReplica {
         bytes_read,
     }
 }
+
+/// Cap on the decompressed size of one batch read for its records.
+const MAX_BATCH_BYTES: usize = 64 << 20;
+
+/// The records of `replica` at offsets in `[from, to)`, read from its
+/// segments (the batches that [`load_replica`] accepted: reading stops at
+/// the same bad batch). Legacy v0/v1 messages are reported one per entry,
+/// with the fields they have. At most `limit` records are returned.
+pub fn records_in_range(
+    replica: &Replica,
+    from: i64,
+    to: i64,
+    limit: usize,
+) -> (Vec<crate::analysis::lost::LostRecord>, Vec<ReplicaProblem>) {
+    use crate::analysis::lost::{Bytes, LostRecord};
+    let mut out = Vec::new();
+    let mut problems = Vec::new();
+    let mut scratch = Vec::new();
+    for (i, seg) in replica.segments.iter().enumerate() {
+        let Some(path) = &seg.log else { continue };
+        // Skip segments that end before `from`.
+        if let Some(next) = replica.segments.get(i + 1) {
+            if next.base_offset <= from {
+                continue;
+            }
+        }
+        if seg.base_offset >= to {
+            break;
+        }
+        let bytes = match FileBytes::open(path) {
+            Ok(b) => b,
+            Err(e) => {
+                problems.push(ReplicaProblem {
+                    path: path.clone(),
+                    position: None,
+                    message: format!("cannot read: {e}"),
+                });
+                continue;
+            }
+        };
+        for item in SegmentIter::new(&bytes) {
+            let Ok(batch) = item else { break };
+            if batch.check_crc().is_err() {
+                break;
+            }
+            if batch.last_offset() < from {
+                continue;
+            }
+            match batch {
+                Batch::V2(b) => {
+                    if b.base_offset() >= to {
+                        break;
+                    }
+                    let records = match b.records(&mut scratch, MAX_BATCH_BYTES) {
+                        Ok(r) => r,
+                        Err(e) => {
+                            problems.push(ReplicaProblem {
+                                path: path.clone(),
+                                position: Some(e.pos),
+                                message: e.reason.to_string(),
+                            });
+                            continue;
+                        }
+                    };
+                    for r in records {
+                        let r = match r {
+                            Ok(r) => r,
+                            Err(e) => {
+                                problems.push(ReplicaProblem {
+                                    path: path.clone(),
+                                    position: Some(e.pos),
+                                    message: e.reason.to_string(),
+                                });
+                                break;
+                            }
+                        };
+                        if r.offset < from || r.offset >= to {
+                            continue;
+                        }
+                        if out.len() >= limit {
+                            return (out, problems);
+                        }
+                        out.push(LostRecord {
+                            offset: r.offset,
+                            epoch: b.partition_leader_epoch(),
+                            timestamp: r.timestamp,
+                            producer_id: b.producer_id(),
+                            producer_epoch: b.producer_epoch(),
+                            sequence: r.sequence,
+                            key: r.key.map(Bytes::from_raw),
+                            value_size: r.value.map(<[u8]>::len),
+                            control: b.is_control(),
+                            transactional: b.is_transactional(),
+                        });
+                    }
+                }
+                Batch::Legacy(e) => {
+                    if e.offset >= to {
+                        break;
+                    }
+                    if out.len() >= limit {
+                        return (out, problems);
+                    }
+                    let rec = e.record();
+                    out.push(LostRecord {
+                        offset: e.offset,
+                        epoch: -1,
+                        timestamp: rec.timestamp(),
+                        producer_id: -1,
+                        producer_epoch: -1,
+                        sequence: -1,
+                        key: rec.key().ok().flatten().map(Bytes::from_raw),
+                        value_size: rec.value().ok().flatten().map(<[u8]>::len),
+                        control: false,
+                        transactional: false,
+                    });
+                }
+            }
+        }
+    }
+    (out, problems)
+}

@@ -15,7 +15,8 @@ use klf::analysis::diff::{
 };
 use klf::capture::controller::controller_view;
 use klf::capture::discover::{discover, Level};
-use klf::capture::replica::load_replica;
+use klf::analysis::lost::{summarize, Bytes, LossSummary, LostRecord};
+use klf::capture::replica::{load_replica, records_in_range};
 
 /// Output formats of `klf diff`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -48,6 +49,14 @@ pub struct Args {
     /// Tell each partition's story in plain words (table format)
     #[arg(long)]
     explain: bool,
+    /// List the records each replica's truncation cuts (offset, epoch,
+    /// timestamp, producer id/epoch/sequence, key, value size), with a
+    /// summary by producer and time range
+    #[arg(long)]
+    records: bool,
+    /// With --records: at most this many records per replica
+    #[arg(long, value_name = "N", default_value_t = 100_000)]
+    records_limit: usize,
 }
 
 /// Runs `klf diff`.
@@ -128,11 +137,56 @@ pub fn run(args: Args, out: &mut Output) -> Status {
         };
         report.partitions.push(diff_partition(&input, &DiffOptions::default()));
     }
+    // The records each truncation cuts, read from the replica's segments.
+    let mut lost: BTreeMap<(usize, i32), (Vec<LostRecord>, LossSummary)> = BTreeMap::new();
+    if args.records {
+        for (i, p) in report.partitions.iter().enumerate() {
+            let reps = wanted[i].1;
+            for (j, r) in p.replicas.iter().enumerate() {
+                if r.truncation_offset >= r.log_end_offset {
+                    continue;
+                }
+                let Some(rep) = reps
+                    .iter()
+                    .enumerate()
+                    .find(|(k, x)| x.node_id.unwrap_or(-(*k as i32) - 1) == r.broker)
+                    .map(|(_, x)| x)
+                    .or_else(|| reps.get(j))
+                else {
+                    continue;
+                };
+                let (records, problems) = records_in_range(
+                    rep,
+                    r.truncation_offset,
+                    r.log_end_offset,
+                    args.records_limit,
+                );
+                for pr in problems {
+                    out.diag(format_args!("klf: {pr}"));
+                }
+                let summary = summarize(&records);
+                lost.insert((i, r.broker), (records, summary));
+            }
+        }
+    }
     let res = match args.format {
-        Format::Json => serde_json::to_writer_pretty(&mut *out.out(), &report)
-            .map_err(std::io::Error::from)
-            .and_then(|_| writeln!(out.out())),
-        Format::Table => render_table(&report, args.explain, out.out()),
+        Format::Json => {
+            let mut v = serde_json::to_value(&report).unwrap_or_default();
+            for ((i, broker), (records, summary)) in &lost {
+                if let Some(reps) = v["partitions"][*i]["replicas"].as_array_mut() {
+                    for r in reps {
+                        if r["broker"].as_i64() == Some(i64::from(*broker)) {
+                            r["lost_records"] = serde_json::to_value(records).unwrap_or_default();
+                            r["lost_summary"] = serde_json::to_value(summary).unwrap_or_default();
+                        }
+                    }
+                }
+            }
+            serde_json::to_writer_pretty(&mut *out.out(), &v)
+                .map_err(std::io::Error::from)
+                .and_then(|_| writeln!(out.out()))
+        }
+        Format::Table => render_table(&report, args.explain, &lost, out.out()),
     };
     if let Err(e) = res {
         return out.write_failed(e);
@@ -153,8 +207,15 @@ fn opt<T: std::fmt::Display>(v: Option<T>) -> String {
     v.map(|x| x.to_string()).unwrap_or_else(|| "-".into())
 }
 
-fn render_table(report: &DiffReport, explain: bool, w: &mut impl Write) -> std::io::Result<()> {
-    for p in &report.partitions {
+type Lost = BTreeMap<(usize, i32), (Vec<LostRecord>, LossSummary)>;
+
+fn render_table(
+    report: &DiffReport,
+    explain: bool,
+    lost: &Lost,
+    w: &mut impl Write,
+) -> std::io::Result<()> {
+    for (i, p) in report.partitions.iter().enumerate() {
         writeln!(
             w,
             "{}-{}: reference broker {} ({})",
@@ -217,9 +278,73 @@ fn render_table(report: &DiffReport, explain: bool, w: &mut impl Write) -> std::
                 writeln!(w, "  {line}")?;
             }
         }
+        for r in &p.replicas {
+            if let Some((records, summary)) = lost.get(&(i, r.broker)) {
+                render_lost(r.broker, records, summary, w)?;
+            }
+        }
         writeln!(w)?;
     }
     Ok(())
+}
+
+fn render_lost(
+    broker: i32,
+    records: &[LostRecord],
+    summary: &LossSummary,
+    w: &mut impl Write,
+) -> std::io::Result<()> {
+    writeln!(
+        w,
+        "  records broker {broker} loses: {} ({} control), timestamps {} .. {}",
+        summary.records,
+        summary.control_records,
+        opt(summary.first_timestamp),
+        opt(summary.last_timestamp)
+    )?;
+    for p in &summary.by_producer {
+        writeln!(
+            w,
+            "    producer {} (epochs {:?}): {} records, offsets {}..={}, sequences {}..={}",
+            p.producer_id,
+            p.producer_epochs,
+            p.records,
+            p.first_offset,
+            p.last_offset,
+            p.first_sequence,
+            p.last_sequence
+        )?;
+    }
+    let mut t = Table::new();
+    t.load_preset(UTF8_FULL_CONDENSED);
+    t.set_header(vec![
+        "offset", "epoch", "timestamp", "producer", "p.epoch", "sequence", "key", "value bytes",
+    ]);
+    for r in records {
+        let key = match &r.key {
+            None => "null".to_string(),
+            Some(Bytes::Text(s)) => sanitize(s),
+            Some(Bytes::Base64(b)) => format!("base64:{b}"),
+        };
+        t.add_row(vec![
+            r.offset.to_string(),
+            r.epoch.to_string(),
+            r.timestamp.to_string(),
+            r.producer_id.to_string(),
+            r.producer_epoch.to_string(),
+            r.sequence.to_string(),
+            key,
+            r.value_size.map_or("null".into(), |v| v.to_string()),
+        ]);
+    }
+    writeln!(w, "{t}")
+}
+
+/// Keys are untrusted: no terminal control characters reach the screen.
+fn sanitize(s: &str) -> String {
+    s.chars()
+        .map(|c| if c.is_control() { '\u{fffd}' } else { c })
+        .collect()
 }
 
 fn reason_text(p: &PartitionDiff) -> String {
