@@ -44,6 +44,8 @@ subcommands! {
     Diff => diff,
     /// Leader-epoch timeline of every replica, from batch headers and leader-epoch-checkpoint
     Timeline => timeline,
+    /// Check captured log directories: framing, checksums, indexes, epochs, checkpoints, replicas
+    Check => check,
 }
 
 /// Offline forensics for Apache Kafka log directories.
