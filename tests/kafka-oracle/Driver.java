@@ -1,6 +1,6 @@
 // Client-side driver for the oracle harness: everything the scenarios ask of a
 // running cluster goes through Kafka's own client library (Admin, producers,
-// consumers) or the broker's own JMX metrics. Each command prints one JSON
+// consumers). Each command prints one JSON
 // object on stdout; diagnostics go to stderr.
 //
 // Usage: java -cp '<kafka jars>:<classes>' Driver <command> [key=value ...]
@@ -11,8 +11,6 @@ import java.time.Duration;
 import java.util.*;
 import java.util.concurrent.*;
 import java.util.concurrent.atomic.*;
-import javax.management.*;
-import javax.management.remote.*;
 import org.apache.kafka.clients.admin.*;
 import org.apache.kafka.clients.consumer.*;
 import org.apache.kafka.clients.producer.*;
@@ -54,7 +52,6 @@ public class Driver {
             case "txn": out = txn(); break;
             case "consume": out = consume(); break;
             case "elect": out = elect(); break;
-            case "jmx": out = jmx(); break;
             case "alter-config": out = alterConfig(); break;
             default: throw new IllegalArgumentException("unknown command " + cmd);
         }
@@ -357,27 +354,5 @@ public class Driver {
             a.incrementalAlterConfigs(Map.of(res, ops)).all().get(15, TimeUnit.SECONDS);
         }
         return "{\"altered\":" + q(arg("topic")) + "}";
-    }
-
-    // A broker's own view of one of its replicas, from its JMX metrics.
-    static String jmx() throws Exception {
-        JMXServiceURL url = new JMXServiceURL("service:jmx:rmi:///jndi/rmi://127.0.0.1:" + arg("port") + "/jmxrmi");
-        Map<String, Object> env = new HashMap<>();
-        try (JMXConnector c = JMXConnectorFactory.connect(url, env)) {
-            MBeanServerConnection m = c.getMBeanServerConnection();
-            String suffix = ",topic=" + arg("topic") + ",partition=" + arg("partition", "0");
-            StringJoiner j = new StringJoiner(",", "{", "}");
-            for (String name : new String[] {"LogEndOffset", "LogStartOffset", "NumLogSegments", "Size"}) {
-                ObjectName on = new ObjectName("kafka.log:type=Log,name=" + name + suffix);
-                Object v;
-                try {
-                    v = m.getAttribute(on, "Value");
-                } catch (InstanceNotFoundException e) {
-                    v = null;
-                }
-                j.add(q(name) + ":" + v);
-            }
-            return j.toString();
-        }
     }
 }

@@ -124,7 +124,6 @@ class Node:
         self.dir = os.path.join(cluster.dir, f"node-{node_id}")
         self.data = os.path.join(self.dir, "data")
         self.port = free_port()
-        self.jmx = free_port()
         self.proc = None
         self.paused = False
         self.logfile = os.path.join(self.dir, "server.log")
@@ -191,11 +190,6 @@ class Node:
         cmd = ["java", "-Xmx384m", "-Xms64m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
                "-Djava.awt.headless=true",
                f"-Dlog4j2.configurationFile={HERE}/log4j2.properties",
-               f"-Dcom.sun.management.jmxremote.port={self.jmx}",
-               f"-Dcom.sun.management.jmxremote.rmi.port={self.jmx}",
-               "-Dcom.sun.management.jmxremote.host=127.0.0.1",
-               "-Dcom.sun.management.jmxremote.authenticate=false",
-               "-Dcom.sun.management.jmxremote.ssl=false",
                "-Djava.rmi.server.hostname=127.0.0.1",
                "-cp", classpath(), "kafka.Kafka", self.config]
         self.proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
@@ -353,8 +347,13 @@ class Cluster:
             raise RuntimeError(f"background driver failed: {err[-2000:]}")
         return json.loads(out.strip().splitlines()[-1])
 
-    def jmx(self, node, topic, partition=0):
-        return self.driver("jmx", port=self.brokers[node].jmx, topic=topic, partition=partition)
+    def log_bytes(self, node, topic, partition=0):
+        """Bytes in the replica's .log files (a wait condition, not a fact)."""
+        d = os.path.join(self.brokers[node].data, f"{topic}-{partition}")
+        try:
+            return sum(os.path.getsize(os.path.join(d, f)) for f in os.listdir(d) if f.endswith(".log"))
+        except OSError:
+            return 0
 
     def describe(self, topic, partition=0):
         for p in self.driver("describe", topic=topic)["partitions"]:
@@ -456,20 +455,43 @@ def capture(cluster, out_dir, nodes=BROKERS, sub=""):
     log(f"captured {', '.join(map(str, nodes))} into {os.path.join(out_dir, sub) or out_dir}")
 
 
+def leo_by_kafka_dump(broker_dir, topic, partition):
+    """A captured replica's log end offset as Kafka's own kafka-dump-log reads
+    it: one past the lastOffset of the last batch, or the base offset of an
+    empty last segment. Runs on a scratch copy of the segment."""
+    pdir = os.path.join(broker_dir, f"{topic}-{partition}")
+    try:
+        logs = sorted(f for f in os.listdir(pdir) if re.fullmatch(r"\d{20}\.log", f))
+    except OSError:
+        return None
+    if not logs:
+        return None
+    scratch = os.path.join(WORK, "leo-scratch")
+    shutil.rmtree(scratch, ignore_errors=True)
+    os.makedirs(scratch)
+    try:
+        last_base = int(logs[-1][:-4])
+        for name in reversed(logs):
+            dst = os.path.join(scratch, name)
+            shutil.copyfile(os.path.join(pdir, name), dst)
+            r = subprocess.run(["java", "-Xmx256m", "-XX:TieredStopAtLevel=1",
+                                f"-Dlog4j2.configurationFile={HERE}/log4j2-client.properties",
+                                "-cp", classpath(), "kafka.tools.DumpLogSegments", "--files", dst],
+                               capture_output=True, text=True)
+            last = re.findall(r"lastOffset: (-?\d+)", r.stdout)
+            if last:
+                return max(int(last[-1]) + 1, last_base)
+        return last_base
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
 def replica_state(cluster, topic, partition, leader, nodes):
-    """LEO per replica from each live broker's JMX; the leader's high watermark
-    from ListOffsets; followers' high watermark from the broker's own
+    """The leader's high watermark and last stable offset from ListOffsets.
+    Log end offsets come from kafka-dump-log on the capture (write_scenario)
+    and followers' high watermarks from the broker's own
     replication-offset-checkpoint (written every 200 ms)."""
-    state = {}
-    for n in nodes:
-        b = cluster.brokers[n]
-        st = {}
-        if b.proc is not None:
-            j = cluster.jmx(n, topic, partition)
-            st["log_end_offset"] = j.get("LogEndOffset")
-            st["log_start_offset"] = j.get("LogStartOffset")
-            st["source"] = "jmx"
-        state[str(n)] = st
+    state = {str(n): {} for n in nodes}
     if leader is not None and cluster.brokers[leader].proc is not None:
         o = cluster.driver("offsets", topic=topic, partition=partition)
         state[str(leader)]["high_watermark"] = o["high_watermark"]
@@ -615,6 +637,13 @@ def write_scenario(out, facts):
     facts = dict(facts)
     facts.setdefault("kafka_version", kafka_version())
     facts["omitted_from_capture"] = list(OMITTED)
+    for p in facts.get("partitions", []):
+        for n in p.get("replicas", []):
+            leo = leo_by_kafka_dump(os.path.join(out, f"broker-{n}"), p["topic"], p["partition"])
+            st = p.setdefault("replica_state", {}).setdefault(str(n), {})
+            if leo is not None:
+                st["log_end_offset"] = leo
+                st["log_end_offset_source"] = "kafka-dump-log on the captured segments"
     facts.setdefault("writer", f"Apache Kafka {kafka_version()} broker (KRaft, 1 controller + 3 brokers on 127.0.0.1)")
     with open(os.path.join(out, "scenario.json"), "w") as f:
         json.dump(facts, f, indent=2, sort_keys=True)
@@ -699,7 +728,9 @@ def rejoin_facts(c, topic, partition, nodes):
     for n in nodes:
         tr = c.truncations(n, topic, partition)
         loaded = c.loaded_state(n, topic, partition)
-        j = c.jmx(n, topic, partition)
+        # every replica is in sync and nothing is written: its log end is the
+        # partition's high watermark, which the leader reports
+        after = c.driver("offsets", topic=topic, partition=partition)
         cut = min((t["offset"] for t in tr), default=None)
         out[str(n)] = {
             # where the broker logged no truncation, it kept its whole log:
@@ -709,7 +740,7 @@ def rejoin_facts(c, topic, partition, nodes):
             "truncation_log": tr,
             "log_end_offset_loaded": loaded["log_end_offset"] if loaded else None,
             "high_watermark_loaded": loaded["high_watermark"] if loaded else None,
-            "log_end_offset_after": j["LogEndOffset"],
+            "log_end_offset_after": after["high_watermark"],
         }
     return out
 
@@ -795,7 +826,6 @@ def s_unclean(c, out):
     c.brokers[2].stop()
     c.wait_leader(t, 1, isr=[1])
     r3 = c.driver("produce", topic=t, count=50, base=200, acks="all")
-    st1 = c.jmx(1, t)
     hw1 = c.driver("offsets", topic=t)
     c.brokers[1].kill9()
     c.brokers[3].start(); c.brokers[3].wait_port()
@@ -808,8 +838,8 @@ def s_unclean(c, out):
     time.sleep(1)
     capture(c, out)
     p = partition_facts(c, t, 0, [1, 2, 3], 3, acked_summary(r1, r2, r3, r4), nodes=(3,), captured_dir=out)
-    p["replica_state"]["1"] = {"log_end_offset": st1["LogEndOffset"], "high_watermark": hw1["high_watermark"],
-                               "source": "jmx and ListOffsets before kill -9",
+    p["replica_state"]["1"] = {"high_watermark": hw1["high_watermark"],
+                               "source": "ListOffsets before kill -9",
                                "high_watermark_checkpoint": hw_from_checkpoint(os.path.join(out, "broker-1"), t, 0)}
     p["replica_state"]["2"] = {"source": "stopped cleanly before capture",
                                "high_watermark_checkpoint": hw_from_checkpoint(os.path.join(out, "broker-2"), t, 0)}
@@ -936,12 +966,13 @@ def s_lag_window(c, out):
     # replicas [1,3,2]: when 1 dies the controller picks 3, the follower that was paused
     c.driver("create", topic=t, assignment="1,3,2", config=topic_config({"min.insync.replicas": 2}))
     r1 = c.driver("produce", topic=t, count=100, acks="all")
+    before = c.log_bytes(2, t)
     c.brokers[3].pause()
     bg = c.driver_bg("produce", topic=t, count=40, base=100, acks="all", request_timeout_ms=60000,
                      delivery_timeout_ms=90000, linger_ms=0, max_in_flight=5, retries=0)
     # the leader and follower 2 hold the records; follower 3 does not; the producer waits for 3
-    c.wait_until("the in-flight records to reach follower 2", lambda: (c.jmx(2, t)["LogEndOffset"] or 0) > 100,
-                 timeout=30)
+    c.wait_until("the in-flight records to reach follower 2", lambda: c.log_bytes(2, t) > before,
+                 timeout=30, interval=0.2)
     st_isr = c.describe(t)
     c.brokers[1].kill9()
     c.brokers[3].resume()
@@ -978,7 +1009,8 @@ def s_torn_write(c, out):
     r1 = c.driver("produce", topic=t, count=200, acks="all")
     bg = c.driver_bg("produce", topic=t, count=20000, base=200, acks="1", value_size=100, linger_ms=0,
                      batch_size=4096, max_in_flight=5, retries=0, delivery_timeout_ms=20000)
-    c.wait_until("heavy produce under way", lambda: (c.jmx(1, t)["LogEndOffset"] or 0) > 800, timeout=60, interval=0.2)
+    c.wait_until("heavy produce under way", lambda: c.driver("offsets", topic=t)["high_watermark"] > 800,
+                 timeout=60, interval=0.2)
     c.brokers[1].kill9()
     c.brokers[2].kill9()
     c.brokers[3].kill9()
