@@ -53,6 +53,9 @@ pub struct Timeline {
     pub log_end_offset: i64,
     /// High watermark from `replication-offset-checkpoint`.
     pub high_watermark: Option<i64>,
+    /// Recovery point from `recovery-point-offset-checkpoint` (set by the
+    /// caller, which has the broker's checkpoints; `None` when unknown).
+    pub recovery_point: Option<i64>,
     /// Disagreements between the two views.
     pub disagreements: Vec<Disagreement>,
 }
@@ -112,6 +115,7 @@ pub fn timeline(log: &ReplicaLog) -> Timeline {
         log_start_offset: log.log_start_offset,
         log_end_offset: log.log_end_offset,
         high_watermark: log.high_watermark,
+        recovery_point: None,
         disagreements,
     }
 }

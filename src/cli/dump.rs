@@ -1,21 +1,31 @@
-//! `klf dump`: what is in `.log`, `.index` and `.timeindex` files (and, in
-//! the kafka format, `.txnindex`, producer `.snapshot` and KRaft
-//! `.checkpoint` files), as kafka-dump-log prints it (`--format kafka`,
-//! byte-identical on stdout), as JSON Lines, or as tables.
+//! `klf dump`: what is in `.log`, `.index`, `.timeindex`, `.txnindex`,
+//! producer `.snapshot` and KRaft `.checkpoint` files, as kafka-dump-log
+//! prints it (`--format kafka`, byte-identical on stdout), as JSON Lines, or
+//! as tables. PATHs may be files, partition directories, broker log
+//! directories or folders of broker directories (see [`walk`]); in the json
+//! and table formats the checkpoint files, `partition.metadata`,
+//! `meta.properties`, `quorum-state` and `.kafka_cleanshutdown` are dumped
+//! too (see [`files`]).
 //!
 //! Flags carry kafka-dump-log's names. Unlike kafka-dump-log, a damaged file
 //! does not end the run: the problem is reported on stderr as
 //! `file:byte: reason`, the next file is dumped, and the exit status is 1.
 
+mod files;
 mod json;
 mod table;
+mod walk;
 
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
 use klf::capture::mmap::FileBytes;
 use std::borrow::Cow;
 
+use klf::format::checkpoint::{
+    OffsetCheckpointKind, CLEAN_SHUTDOWN_FILE, LEADER_EPOCH_CHECKPOINT_FILE,
+};
+use klf::format::props::{META_PROPERTIES_FILE, PARTITION_METADATA_FILE};
 use klf::format::ParseError;
 use klf::render::kafka::{
     DumpError, Dumper, FileNames, Formatted, Options, Problems, RecordFormatter, RecordRef,
@@ -36,11 +46,25 @@ pub enum Format {
     Table,
 }
 
+impl Format {
+    /// The format used without `--format`: tables on a terminal, else
+    /// kafka-dump-log's text.
+    pub fn default_for(stdout_is_terminal: bool) -> Format {
+        if stdout_is_terminal {
+            Format::Table
+        } else {
+            Format::Kafka
+        }
+    }
+}
+
 /// Arguments of `klf dump`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// Files to dump: .log, .index, .timeindex, .txnindex, .snapshot (and KRaft
-    /// .checkpoint).
+    /// Files (.log, .index, .timeindex, .txnindex, .snapshot, KRaft
+    /// .checkpoint; in json/table also checkpoint files, partition.metadata,
+    /// meta.properties), partition directories, broker log directories or
+    /// folders of broker directories.
     #[arg(value_name = "PATH")]
     pub paths: Vec<String>,
 
@@ -48,9 +72,9 @@ pub struct Args {
     #[arg(long, value_name = "FILE1,FILE2,...")]
     pub files: Vec<String>,
 
-    /// Output format.
-    #[arg(long, value_enum, default_value_t = Format::Kafka)]
-    pub format: Format,
+    /// Output format [default: table when stdout is a terminal, else kafka].
+    #[arg(long, value_enum)]
+    pub format: Option<Format>,
 
     /// Print record keys and payloads (implies --deep-iteration).
     #[arg(long)]
@@ -80,15 +104,18 @@ pub struct Args {
     #[arg(long)]
     pub verify_index_only: bool,
 
-    /// Decode __consumer_offsets records (implies --print-data-log).
+    /// Decode every record as __consumer_offsets (implies --print-data-log).
+    /// json/table pick decoders from the topic without it.
     #[arg(long)]
     pub offsets_decoder: bool,
 
-    /// Decode __transaction_state records (implies --print-data-log).
+    /// Decode every record as __transaction_state (implies --print-data-log).
+    /// json/table pick decoders from the topic without it.
     #[arg(long)]
     pub transaction_log_decoder: bool,
 
-    /// Decode KRaft __cluster_metadata records (implies --print-data-log).
+    /// Decode every record as KRaft metadata (implies --print-data-log).
+    /// json/table pick decoders from the topic without it.
     #[arg(long)]
     pub cluster_metadata_decoder: bool,
 
@@ -121,6 +148,48 @@ impl DecoderKind {
             DecoderKind::ClusterMetadata => "--cluster-metadata-decoder",
         }
     }
+
+    /// The library decoder.
+    pub fn aux(self) -> AuxDecoder {
+        match self {
+            DecoderKind::Offsets => AuxDecoder::Offsets,
+            DecoderKind::TransactionLog => AuxDecoder::TransactionLog,
+            DecoderKind::ClusterMetadata => AuxDecoder::ClusterMetadata,
+        }
+    }
+
+    /// The name in JSON output (`decoder` of a `file` object).
+    pub fn name(self) -> &'static str {
+        match self {
+            DecoderKind::Offsets => "offsets",
+            DecoderKind::TransactionLog => "transaction_log",
+            DecoderKind::ClusterMetadata => "cluster_metadata",
+        }
+    }
+
+    /// The decoder of an internal topic's records, by topic name.
+    pub fn for_topic(topic: &str) -> Option<DecoderKind> {
+        match topic {
+            "__consumer_offsets" => Some(DecoderKind::Offsets),
+            "__transaction_state" => Some(DecoderKind::TransactionLog),
+            "__cluster_metadata" => Some(DecoderKind::ClusterMetadata),
+            _ => None,
+        }
+    }
+}
+
+/// The decoder the json and table formats apply to a file: the one a flag
+/// forces, else the one of the partition directory's topic (KRaft
+/// `.checkpoint` files, `bootstrap.checkpoint` included, hold metadata
+/// records wherever they lie).
+pub fn decoder_for(forced: Option<DecoderKind>, item: &walk::Item) -> Option<DecoderKind> {
+    forced
+        .or_else(|| item.topic().and_then(DecoderKind::for_topic))
+        .or_else(|| {
+            item.path
+                .ends_with(".checkpoint")
+                .then_some(DecoderKind::ClusterMetadata)
+        })
 }
 
 /// Formatters for the internal-topic decoder options: one line per decoder,
@@ -129,9 +198,15 @@ impl DecoderKind {
 /// `klf::format::metadata`); an option whose decoder is not registered here
 /// is refused with a usage error.
 const DECODERS: &[(DecoderKind, MakeFormatter)] = &[
-    (DecoderKind::Offsets, || Box::new(AuxFormatter(AuxDecoder::Offsets))),
-    (DecoderKind::TransactionLog, || Box::new(AuxFormatter(AuxDecoder::TransactionLog))),
-    (DecoderKind::ClusterMetadata, || Box::new(AuxFormatter(AuxDecoder::ClusterMetadata))),
+    (DecoderKind::Offsets, || {
+        Box::new(AuxFormatter(AuxDecoder::Offsets))
+    }),
+    (DecoderKind::TransactionLog, || {
+        Box::new(AuxFormatter(AuxDecoder::TransactionLog))
+    }),
+    (DecoderKind::ClusterMetadata, || {
+        Box::new(AuxFormatter(AuxDecoder::ClusterMetadata))
+    }),
 ];
 
 /// A decoder of `klf::render::kafka_aux` as a [`RecordFormatter`].
@@ -153,11 +228,14 @@ type MakeFormatter = fn() -> Box<dyn RecordFormatter>;
 /// kafka-dump-log text for file kinds parsed outside this module: one line
 /// per suffix, `(suffix, function)`. The function writes the text for the
 /// file's bytes and reports problems that do not stop it.
-type AuxDumper =
-    fn(&FileNames, &[u8], &mut dyn Write, &mut dyn Problems) -> Result<(), DumpError>;
+type AuxDumper = fn(&FileNames, &[u8], &mut dyn Write, &mut dyn Problems) -> Result<(), DumpError>;
 const AUX_DUMPERS: &[(&str, AuxDumper)] = &[
-    (".txnindex", |n, d, w, p| file_dump(n, kafka_aux::dump_txn_index(&n.display, d), w, p)),
-    (".snapshot", |n, d, w, p| file_dump(n, kafka_aux::dump_producer_snapshot(&n.display, d), w, p)),
+    (".txnindex", |n, d, w, p| {
+        file_dump(n, kafka_aux::dump_txn_index(&n.display, d), w, p)
+    }),
+    (".snapshot", |n, d, w, p| {
+        file_dump(n, kafka_aux::dump_producer_snapshot(&n.display, d), w, p)
+    }),
 ];
 
 /// Writes a [`kafka_aux::FileDump`] (whose text starts with the `Dumping`
@@ -181,6 +259,55 @@ fn file_dump(
     }
 }
 
+/// Files that are not segment files: dumped by the json and table formats,
+/// skipped (with a note) by the kafka format, which kafka-dump-log has no
+/// output for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TextKind {
+    /// `replication-offset-checkpoint`, `recovery-point-offset-checkpoint`,
+    /// `log-start-offset-checkpoint`, `cleaner-offset-checkpoint`.
+    OffsetCheckpoint(OffsetCheckpointKind),
+    /// `leader-epoch-checkpoint`.
+    LeaderEpochCheckpoint,
+    /// `meta.properties`.
+    MetaProperties,
+    /// `partition.metadata`.
+    PartitionMetadata,
+    /// `quorum-state` (KRaft).
+    QuorumState,
+    /// `.kafka_cleanshutdown`.
+    CleanShutdown,
+}
+
+impl TextKind {
+    /// The kind of a file called `name`, if it is one of these.
+    pub fn from_name(name: &str) -> Option<TextKind> {
+        if let Some(k) = OffsetCheckpointKind::from_file_name(name) {
+            return Some(TextKind::OffsetCheckpoint(k));
+        }
+        match name {
+            LEADER_EPOCH_CHECKPOINT_FILE => Some(TextKind::LeaderEpochCheckpoint),
+            META_PROPERTIES_FILE => Some(TextKind::MetaProperties),
+            PARTITION_METADATA_FILE => Some(TextKind::PartitionMetadata),
+            walk::QUORUM_STATE_FILE => Some(TextKind::QuorumState),
+            CLEAN_SHUTDOWN_FILE => Some(TextKind::CleanShutdown),
+            _ => None,
+        }
+    }
+
+    /// The `kind` of its `file` object in JSON.
+    pub fn name(self) -> &'static str {
+        match self {
+            TextKind::OffsetCheckpoint(_) => "offset_checkpoint",
+            TextKind::LeaderEpochCheckpoint => "leader_epoch_checkpoint",
+            TextKind::MetaProperties => "meta_properties",
+            TextKind::PartitionMetadata => "partition_metadata",
+            TextKind::QuorumState => "quorum_state",
+            TextKind::CleanShutdown => "clean_shutdown",
+        }
+    }
+}
+
 /// What a file is, from its name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {
@@ -190,8 +317,10 @@ pub enum Kind {
     Index,
     /// `.timeindex`.
     TimeIndex,
-    /// A suffix handled by an [`AUX_DUMPERS`] entry (or awaiting one).
+    /// A suffix handled by an [`AUX_DUMPERS`] entry (`.txnindex`, `.snapshot`).
     Aux,
+    /// A checkpoint, properties or state file ([`TextKind`]).
+    Text(TextKind),
     /// Any other suffix.
     Unknown,
     /// No `.` in the name.
@@ -207,6 +336,26 @@ pub fn kind_of(name: &str) -> Kind {
         Some(".timeindex") => Kind::TimeIndex,
         Some(".snapshot") | Some(".txnindex") => Kind::Aux,
         Some(_) => Kind::Unknown,
+    }
+}
+
+/// Kind of a file name: a [`TextKind`] by its exact name, else by suffix
+/// ([`kind_of`]).
+pub fn classify(name: &str) -> Kind {
+    TextKind::from_name(name).map_or_else(|| kind_of(name), Kind::Text)
+}
+
+/// The `kind` of a file's `file` object in JSON.
+pub fn kind_name(kind: Kind, name: &str) -> &'static str {
+    match kind {
+        Kind::Log if name.ends_with(".checkpoint") => "metadata_snapshot",
+        Kind::Log => "log",
+        Kind::Index => "index",
+        Kind::TimeIndex => "timeindex",
+        Kind::Aux if name.ends_with(".txnindex") => "txnindex",
+        Kind::Aux => "producer_snapshot",
+        Kind::Text(t) => t.name(),
+        Kind::Unknown | Kind::NoSuffix => "unknown",
     }
 }
 
@@ -246,8 +395,8 @@ pub fn load(names: &FileNames, kind: Kind) -> Result<Inputs, (String, std::io::E
         }
         _ => (None, None),
     };
-    let main = FileBytes::open(Path::new(&names.display))
-        .map_err(|e| (names.display.clone(), e))?;
+    let main =
+        FileBytes::open(Path::new(&names.display)).map_err(|e| (names.display.clone(), e))?;
     Ok(Inputs { main, log, index })
 }
 
@@ -266,7 +415,8 @@ pub fn file_list(args: &Args) -> Vec<String> {
 }
 
 fn options(args: &Args) -> Options {
-    let decoder = args.offsets_decoder || args.transaction_log_decoder || args.cluster_metadata_decoder;
+    let decoder =
+        args.offsets_decoder || args.transaction_log_decoder || args.cluster_metadata_decoder;
     let print_data = args.print_data_log || decoder;
     Options {
         print_data,
@@ -281,8 +431,9 @@ fn options(args: &Args) -> Options {
     }
 }
 
-fn formatter(args: &Args) -> Result<Box<dyn RecordFormatter>, String> {
-    let wanted = if args.offsets_decoder {
+/// The decoder a flag asks for, in kafka-dump-log's precedence.
+fn forced_decoder(args: &Args) -> Option<DecoderKind> {
+    if args.offsets_decoder {
         Some(DecoderKind::Offsets)
     } else if args.transaction_log_decoder {
         Some(DecoderKind::TransactionLog)
@@ -290,7 +441,10 @@ fn formatter(args: &Args) -> Result<Box<dyn RecordFormatter>, String> {
         Some(DecoderKind::ClusterMetadata)
     } else {
         None
-    };
+    }
+}
+
+fn formatter(wanted: Option<DecoderKind>) -> Result<Box<dyn RecordFormatter>, String> {
     match wanted {
         None => Ok(Box::new(StringFormatter)),
         Some(kind) => DECODERS
@@ -301,14 +455,21 @@ fn formatter(args: &Args) -> Result<Box<dyn RecordFormatter>, String> {
     }
 }
 
+/// The format of the run: `--format`, else by whether stdout is a terminal.
+pub fn resolve_format(args: &Args) -> Format {
+    args.format
+        .unwrap_or_else(|| Format::default_for(std::io::stdout().is_terminal()))
+}
+
 /// Runs `klf dump`.
 pub fn run(args: Args, out: &mut Output) -> Status {
-    let files = file_list(&args);
-    if files.is_empty() {
+    let paths = file_list(&args);
+    if paths.is_empty() {
         out.diag("klf dump: no files given (pass PATHs or --files)");
         return Status::Failure;
     }
-    let mut fmt = match formatter(&args) {
+    let forced = forced_decoder(&args);
+    let mut fmt = match formatter(forced) {
         Ok(f) => f,
         Err(msg) => {
             out.diag(format_args!("klf dump: {msg}"));
@@ -319,15 +480,48 @@ pub fn run(args: Args, out: &mut Output) -> Status {
         .map(|p| p.to_string_lossy().into_owned())
         .unwrap_or_default();
     let opts = options(&args);
-    match args.format {
-        Format::Kafka => run_kafka(&files, &cwd, opts, fmt.as_mut(), out),
-        Format::Json => json::run(&files, &cwd, &opts, out),
-        Format::Table => table::run(&files, &cwd, &opts, out),
+    let format = resolve_format(&args);
+    let mut dumper = Dumper::new(opts.clone(), fmt.as_mut());
+    let mut status = Status::Clean;
+    'paths: for arg in &paths {
+        let e = walk::expand(arg);
+        for n in &e.notes {
+            out.diag(format_args!("klf dump: {n}"));
+        }
+        if e.failed {
+            status = status.worst(Status::Failure);
+        }
+        for item in &e.items {
+            let names = FileNames::new(&item.path, &cwd);
+            let s = match format {
+                Format::Kafka => dump_kafka_item(&mut dumper, &names, item, out),
+                Format::Json => {
+                    json::dump_item(&names, item, &opts, decoder_for(forced, item), out)
+                }
+                Format::Table => {
+                    table::dump_item(&names, item, &opts, decoder_for(forced, item), out)
+                }
+            };
+            status = status.worst(s);
+            if s == Status::BrokenPipe {
+                break 'paths;
+            }
+        }
     }
+    if status != Status::BrokenPipe && !dumper.findings.is_empty() {
+        let _ = out.out().flush();
+        let _ = dumper.findings.write_to(&mut std::io::stderr().lock());
+    }
+    status
 }
 
 /// Outcome of one file's dump as a status, reporting an abort.
-pub fn conclude(out: &mut Output, names: &FileNames, r: Result<(), DumpError>, problems: usize) -> Status {
+pub fn conclude(
+    out: &mut Output,
+    names: &FileNames,
+    r: Result<(), DumpError>,
+    problems: usize,
+) -> Status {
     match r {
         Ok(()) if problems == 0 => Status::Clean,
         Ok(()) => Status::Corruption,
@@ -339,35 +533,31 @@ pub fn conclude(out: &mut Output, names: &FileNames, r: Result<(), DumpError>, p
     }
 }
 
-fn run_kafka(
-    files: &[String],
-    cwd: &str,
-    opts: Options,
-    fmt: &mut dyn RecordFormatter,
+fn dump_kafka_item(
+    dumper: &mut Dumper<'_>,
+    names: &FileNames,
+    item: &walk::Item,
     out: &mut Output,
 ) -> Status {
-    let mut dumper = Dumper::new(opts, fmt);
-    let mut status = Status::Clean;
-    for arg in files {
-        let names = FileNames::new(arg, cwd);
-        if let Err(e) = dumper.write_dumping(out.out(), &names) {
-            return status.worst(out.write_failed(e));
-        }
-        let kind = kind_of(&names.name);
-        let s = dump_kafka_file(&mut dumper, &names, kind, out);
-        status = status.worst(s);
-        if s == Status::BrokenPipe {
-            return s;
-        }
+    if let Kind::Text(_) = item.kind {
+        out.diag(format_args!(
+            "klf dump: note: {}: skipped in kafka format (kafka-dump-log has no output for it; use --format json or table)",
+            names.display
+        ));
+        return Status::Clean;
     }
-    if !dumper.findings.is_empty() {
-        let _ = out.out().flush();
-        let _ = dumper.findings.write_to(&mut std::io::stderr().lock());
+    if let Err(e) = dumper.write_dumping(out.out(), names) {
+        return out.write_failed(e);
     }
-    status
+    dump_kafka_file(dumper, names, item.kind, out)
 }
 
-fn dump_kafka_file(dumper: &mut Dumper<'_>, names: &FileNames, kind: Kind, out: &mut Output) -> Status {
+fn dump_kafka_file(
+    dumper: &mut Dumper<'_>,
+    names: &FileNames,
+    kind: Kind,
+    out: &mut Output,
+) -> Status {
     match kind {
         Kind::NoSuffix => {
             out.diag(format_args!(
@@ -418,7 +608,7 @@ fn dump_kafka_file(dumper: &mut Dumper<'_>, names: &FileNames, kind: Kind, out: 
                 }
             }
         }
-        Kind::Unknown | Kind::NoSuffix => Ok(()),
+        Kind::Text(_) | Kind::Unknown | Kind::NoSuffix => Ok(()),
     };
     for p in &problems {
         out.problem(&names.display, p.pos, &p.reason);
@@ -426,3 +616,62 @@ fn dump_kafka_file(dumper: &mut Dumper<'_>, names: &FileNames, kind: Kind, out: 
     conclude(out, names, r, problems.len())
 }
 
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn default_format_follows_the_terminal() {
+        assert_eq!(Format::default_for(true), Format::Table);
+        assert_eq!(Format::default_for(false), Format::Kafka);
+    }
+
+    #[test]
+    fn text_files_by_exact_name() {
+        assert_eq!(
+            classify("replication-offset-checkpoint"),
+            Kind::Text(TextKind::OffsetCheckpoint(
+                OffsetCheckpointKind::ReplicationOffset
+            ))
+        );
+        assert_eq!(
+            classify("leader-epoch-checkpoint"),
+            Kind::Text(TextKind::LeaderEpochCheckpoint)
+        );
+        assert_eq!(
+            classify("meta.properties"),
+            Kind::Text(TextKind::MetaProperties)
+        );
+        assert_eq!(
+            classify(".kafka_cleanshutdown"),
+            Kind::Text(TextKind::CleanShutdown)
+        );
+        // Segment files and KRaft snapshots keep kafka-dump-log's suffix rule.
+        assert_eq!(classify("00000000000000000000.log"), Kind::Log);
+        assert_eq!(classify("bootstrap.checkpoint"), Kind::Log);
+        assert_eq!(classify("x.properties"), Kind::Unknown);
+        assert_eq!(classify("quorum-state.tmp"), Kind::Unknown);
+    }
+
+    #[test]
+    fn decoders_by_topic_unless_forced() {
+        let item = |path: &str, tp: Option<(&str, i32)>| walk::Item {
+            path: path.to_string(),
+            kind: classify(path.rsplit('/').next().unwrap_or(path)),
+            topic_partition: tp.map(|(t, p)| (t.to_string(), p)),
+        };
+        let offsets = item(
+            "d/__consumer_offsets-3/00000000000000000000.log",
+            Some(("__consumer_offsets", 3)),
+        );
+        let plain = item("d/events-0/00000000000000000000.log", Some(("events", 0)));
+        let boot = item("d/bootstrap.checkpoint", None);
+        assert_eq!(decoder_for(None, &offsets), Some(DecoderKind::Offsets));
+        assert_eq!(decoder_for(None, &plain), None);
+        assert_eq!(decoder_for(None, &boot), Some(DecoderKind::ClusterMetadata));
+        assert_eq!(
+            decoder_for(Some(DecoderKind::TransactionLog), &plain),
+            Some(DecoderKind::TransactionLog)
+        );
+    }
+}

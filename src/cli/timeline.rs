@@ -80,7 +80,7 @@ pub fn run(args: Args, out: &mut Output) -> Status {
             let loaded: Vec<_> = reps
                 .iter()
                 .enumerate()
-                .map(|(i, r)| load_replica(r, r.node_id.unwrap_or(-(i as i32) - 1)))
+                .map(|(i, r)| (load_replica(r, r.node_id.unwrap_or(-(i as i32) - 1)), r.recovery_point))
                 .collect();
             (topic.clone(), *partition, loaded)
         })
@@ -90,12 +90,13 @@ pub fn run(args: Args, out: &mut Output) -> Status {
     let mut report = Report { partitions: Vec::new() };
     for (topic, partition, loaded) in parts {
         let mut replicas = Vec::new();
-        for l in loaded {
+        for (l, recovery_point) in loaded {
             for p in &l.problems {
                 out.diag(format_args!("klf: {p}"));
                 status = Status::Corruption;
             }
-            let t = timeline(&l.log);
+            let mut t = timeline(&l.log);
+            t.recovery_point = recovery_point;
             if !t.disagreements.is_empty() {
                 status = Status::Corruption;
             }
@@ -157,13 +158,14 @@ fn render(report: &Report, w: &mut impl Write) -> std::io::Result<()> {
         for r in &p.replicas {
             writeln!(
                 w,
-                "{}-{} broker {}: log start {}, log end {}, high watermark {}",
+                "{}-{} broker {}: log start {}, log end {}, high watermark {}, recovery point {}",
                 p.topic,
                 p.partition,
                 r.broker,
                 r.log_start_offset,
                 r.log_end_offset,
-                r.high_watermark.map_or("-".into(), |h| h.to_string())
+                r.high_watermark.map_or("-".into(), |h| h.to_string()),
+                r.recovery_point.map_or("-".into(), |h| h.to_string())
             )?;
             let mut t = Table::new();
             t.load_preset(UTF8_FULL_CONDENSED);

@@ -1,6 +1,9 @@
 //! `klf dump --format json`: JSON Lines, one object per file, batch, record,
-//! index entry, tail or problem, each with a `type` field. Byte strings are
-//! `{"text": ...}` when valid UTF-8, else `{"base64": ...}`.
+//! index entry, tail, skipped range or problem (and, through
+//! [`super::files`], per transaction index entry, producer, checkpoint
+//! entry, properties file, topic id, quorum state or clean shutdown marker),
+//! each with a `type` field. Byte strings are `{"text": ...}` when valid
+//! UTF-8, else `{"base64": ...}`. The README lists every object type.
 
 use std::io::Write;
 
@@ -11,7 +14,10 @@ use klf::format::index::{OffsetIndex, TimeIndex};
 use klf::format::ParseError;
 use klf::render::kafka::{base64_std, base_offset_of, control_record_text, FileNames, Options};
 
-use super::{kind_of, load, Kind};
+use klf::render::kafka_aux::AuxDecoder;
+
+use super::walk::Item;
+use super::{files, kind_name, load, DecoderKind, Kind};
 use crate::cli::common::{Output, Status};
 
 /// A byte string as JSON.
@@ -30,6 +36,32 @@ struct Ctx<'a> {
     file: &'a str,
     scratch: Vec<u8>,
     problems: usize,
+    /// Applied to the key and value of non-control records.
+    decoder: Option<AuxDecoder>,
+}
+
+/// The decoded key and value of a record: `decoded_key` and `decoded_value`
+/// (the decoder's text, as JSON when it is JSON), or `decode_error`.
+fn decode_into(
+    m: &mut Map<String, Value>,
+    d: AuxDecoder,
+    offset: i64,
+    key: Option<&[u8]>,
+    value: Option<&[u8]>,
+) {
+    let as_value = |t: Option<String>| match t {
+        None => Value::Null,
+        Some(t) => serde_json::from_str::<Value>(&t).unwrap_or(Value::String(t)),
+    };
+    match d.decode(offset, key, value) {
+        Ok(kp) => {
+            m.insert("decoded_key".into(), as_value(kp.key));
+            m.insert("decoded_value".into(), as_value(kp.payload));
+        }
+        Err(e) => {
+            m.insert("decode_error".into(), json!(e.reason));
+        }
+    }
 }
 
 /// Writes one JSON line; `type` and `file` lead, the other keys follow in
@@ -57,7 +89,12 @@ fn emit(w: &mut impl Write, v: &Value) -> std::io::Result<()> {
     w.write_all(b"}\n")
 }
 
-fn problem(ctx: &mut Ctx<'_>, w: &mut impl Write, out_err: &mut Vec<ParseError>, e: ParseError) -> std::io::Result<()> {
+fn problem(
+    ctx: &mut Ctx<'_>,
+    w: &mut impl Write,
+    out_err: &mut Vec<ParseError>,
+    e: ParseError,
+) -> std::io::Result<()> {
     ctx.problems += 1;
     emit(
         w,
@@ -80,11 +117,15 @@ fn batch_json(file: &str, b: &Batch<'_>) -> Value {
             m.insert("base_offset".into(), json!(v.base_offset()));
             m.insert("last_offset".into(), json!(v.last_offset()));
             m.insert("count".into(), json!(v.records_count()));
-            m.insert("partition_leader_epoch".into(), json!(v.partition_leader_epoch()));
+            m.insert(
+                "partition_leader_epoch".into(),
+                json!(v.partition_leader_epoch()),
+            );
             m.insert("crc".into(), json!(v.crc()));
             m.insert(
                 "compression".into(),
-                v.compression().map_or(json!(v.compression_id()), |c| json!(c.name())),
+                v.compression()
+                    .map_or(json!(v.compression_id()), |c| json!(c.name())),
             );
             m.insert("timestamp_type".into(), json!(v.timestamp_type().name()));
             m.insert("base_timestamp".into(), json!(v.base_timestamp()));
@@ -104,7 +145,8 @@ fn batch_json(file: &str, b: &Batch<'_>) -> Value {
             m.insert("crc".into(), json!(r.crc()));
             m.insert(
                 "compression".into(),
-                r.compression().map_or(json!(r.attributes() & 7), |c| json!(c.name())),
+                r.compression()
+                    .map_or(json!(r.attributes() & 7), |c| json!(c.name())),
             );
             if e.check_magic().is_ok() {
                 m.insert("timestamp_type".into(), json!(r.timestamp_type().name()));
@@ -115,13 +157,19 @@ fn batch_json(file: &str, b: &Batch<'_>) -> Value {
     Value::Object(m)
 }
 
-fn records_json(ctx: &mut Ctx<'_>, w: &mut impl Write, b: &Batch<'_>) -> Result<(), Result<ParseError, std::io::Error>> {
+fn records_json(
+    ctx: &mut Ctx<'_>,
+    w: &mut impl Write,
+    b: &Batch<'_>,
+) -> Result<(), Result<ParseError, std::io::Error>> {
     let print = ctx.opts.print_data;
     let file = ctx.file;
     match b {
         Batch::V2(v) => {
             let control = v.is_control();
-            let recs = v.records(&mut ctx.scratch, ctx.opts.decompress_cap).map_err(Ok)?;
+            let recs = v
+                .records(&mut ctx.scratch, ctx.opts.decompress_cap)
+                .map_err(Ok)?;
             for r in recs {
                 let r = r.map_err(Ok)?;
                 let mut m = Map::new();
@@ -154,12 +202,17 @@ fn records_json(ctx: &mut Ctx<'_>, w: &mut impl Write, b: &Batch<'_>) -> Result<
                 if print {
                     m.insert("key".into(), bytes_json(r.key));
                     m.insert("value".into(), bytes_json(r.value));
+                    if let (Some(d), false) = (ctx.decoder, control) {
+                        decode_into(&mut m, d, r.offset, r.key, r.value);
+                    }
                 }
                 emit(w, &Value::Object(m)).map_err(Err)?;
             }
         }
         Batch::Legacy(e) => {
-            let msgs = e.records(&mut ctx.scratch, ctx.opts.decompress_cap).map_err(Ok)?;
+            let msgs = e
+                .records(&mut ctx.scratch, ctx.opts.decompress_cap)
+                .map_err(Ok)?;
             for msg in msgs {
                 let msg = msg.map_err(Ok)?;
                 let r = msg.record;
@@ -175,8 +228,12 @@ fn records_json(ctx: &mut Ctx<'_>, w: &mut impl Write, b: &Batch<'_>) -> Result<
                 m.insert("key_size".into(), json!(r.key_size().ok()));
                 m.insert("value_size".into(), json!(r.value_size().ok()));
                 if print {
-                    m.insert("key".into(), bytes_json(r.key().ok().flatten()));
-                    m.insert("value".into(), bytes_json(r.value().ok().flatten()));
+                    let (key, value) = (r.key().ok().flatten(), r.value().ok().flatten());
+                    m.insert("key".into(), bytes_json(key));
+                    m.insert("value".into(), bytes_json(value));
+                    if let Some(d) = ctx.decoder {
+                        decode_into(&mut m, d, msg.offset, key, value);
+                    }
                 }
                 emit(w, &Value::Object(m)).map_err(Err)?;
             }
@@ -185,7 +242,12 @@ fn records_json(ctx: &mut Ctx<'_>, w: &mut impl Write, b: &Batch<'_>) -> Result<
     Ok(())
 }
 
-fn dump_log(ctx: &mut Ctx<'_>, w: &mut impl Write, data: &[u8], errs: &mut Vec<ParseError>) -> std::io::Result<()> {
+fn dump_log(
+    ctx: &mut Ctx<'_>,
+    w: &mut impl Write,
+    data: &[u8],
+    errs: &mut Vec<ParseError>,
+) -> std::io::Result<()> {
     let end = (ctx.opts.max_bytes.max(0) as usize).min(data.len());
     let mut iter = SegmentIter::with_range(data, 0, end);
     loop {
@@ -242,20 +304,33 @@ fn dump_log(ctx: &mut Ctx<'_>, w: &mut impl Write, data: &[u8], errs: &mut Vec<P
 /// The broker's sanity check of an index. A failure is a problem only when
 /// the check was asked for (`--index-sanity-check`): the preallocated index
 /// of an active segment fails it by design.
-fn sanity(ctx: &mut Ctx<'_>, w: &mut impl Write, errs: &mut Vec<ParseError>, r: Result<(), String>) -> std::io::Result<()> {
+fn sanity(
+    ctx: &mut Ctx<'_>,
+    w: &mut impl Write,
+    errs: &mut Vec<ParseError>,
+    r: Result<(), String>,
+) -> std::io::Result<()> {
     emit(
         w,
         &json!({"type": "sanity_check", "file": ctx.file, "passed": r.is_ok(), "reason": r.as_ref().err()}),
     )?;
     match r {
-        Err(reason) if ctx.opts.index_sanity_only => problem(ctx, w, errs, ParseError::new(0, reason)),
+        Err(reason) if ctx.opts.index_sanity_only => {
+            problem(ctx, w, errs, ParseError::new(0, reason))
+        }
         _ => Ok(()),
     }
 }
 
 /// After the valid entries of an index: one object describing the remaining
 /// slots (preallocated zeros, or entries that break the index's order).
-fn rest(w: &mut impl Write, names: &FileNames, data: &[u8], valid: usize, entry: usize) -> std::io::Result<()> {
+fn rest(
+    w: &mut impl Write,
+    names: &FileNames,
+    data: &[u8],
+    valid: usize,
+    entry: usize,
+) -> std::io::Result<()> {
     let slots = data.len() / entry;
     if valid >= slots && data.len() % entry == 0 {
         return Ok(());
@@ -268,31 +343,26 @@ fn rest(w: &mut impl Write, names: &FileNames, data: &[u8], valid: usize, entry:
     )
 }
 
-/// Runs the JSON dump of `files`.
-pub fn run(files: &[String], cwd: &str, opts: &Options, out: &mut Output) -> Status {
-    let mut status = Status::Clean;
-    for arg in files {
-        let names = FileNames::new(arg, cwd);
-        let kind = kind_of(&names.name);
-        let s = dump_file(&names, kind, opts, out);
-        status = status.worst(s);
-        if s == Status::BrokenPipe {
-            return s;
-        }
+/// Dumps one file as JSON Lines; its problems are also reported on stderr.
+pub fn dump_item(
+    names: &FileNames,
+    item: &Item,
+    opts: &Options,
+    decoder: Option<DecoderKind>,
+    out: &mut Output,
+) -> Status {
+    let kind = item.kind;
+    if matches!(kind, Kind::Unknown | Kind::NoSuffix) {
+        out.diag(format_args!(
+            "klf dump: {}: not a file klf dumps; skipped",
+            names.display
+        ));
+        return if kind == Kind::Unknown {
+            Status::Clean
+        } else {
+            Status::Failure
+        };
     }
-    status
-}
-
-fn dump_file(names: &FileNames, kind: Kind, opts: &Options, out: &mut Output) -> Status {
-    let kind_name = match kind {
-        Kind::Log => "log",
-        Kind::Index => "index",
-        Kind::TimeIndex => "timeindex",
-        _ => {
-            out.diag(format_args!("{}: not a .log, .index or .timeindex file; skipped", names.display));
-            return if kind == Kind::Unknown { Status::Clean } else { Status::Failure };
-        }
-    };
     let inputs = match load(names, kind) {
         Ok(i) => i,
         Err((path, e)) => {
@@ -300,19 +370,31 @@ fn dump_file(names: &FileNames, kind: Kind, opts: &Options, out: &mut Output) ->
             return Status::Failure;
         }
     };
+    // Decoders only change how record keys and values are shown.
+    let decoder = decoder.filter(|_| opts.print_data && kind == Kind::Log);
     let mut ctx = Ctx {
         opts,
         file: &names.display,
         scratch: Vec::new(),
         problems: 0,
+        decoder: decoder.map(DecoderKind::aux),
     };
     let mut errs = Vec::new();
-    let base = base_offset_of(&names.name);
+    let base = match kind {
+        Kind::Log | Kind::Index | Kind::TimeIndex | Kind::Aux => base_offset_of(&names.name),
+        _ => None,
+    };
     let r = (|| -> std::io::Result<()> {
         let w = out.out();
+        let (topic, partition) = match &item.topic_partition {
+            Some((t, p)) => (Some(t.as_str()), Some(*p)),
+            None => (None, None),
+        };
         emit(
             w,
-            &json!({"type": "file", "file": names.display, "kind": kind_name, "size": inputs.main.len(), "base_offset": base}),
+            &json!({"type": "file", "file": names.display, "kind": kind_name(kind, &names.name),
+                    "size": inputs.main.len(), "base_offset": base, "topic": topic,
+                    "partition": partition, "decoder": decoder.map(DecoderKind::name)}),
         )?;
         match kind {
             Kind::Log => dump_log(&mut ctx, w, &inputs.main, &mut errs)?,
@@ -331,7 +413,7 @@ fn dump_file(names: &FileNames, kind: Kind, opts: &Options, out: &mut Output) ->
                     rest(w, names, &inputs.main, valid, 8)?;
                 }
             }
-            _ => {
+            Kind::TimeIndex => {
                 let idx = TimeIndex::new(&inputs.main, base.unwrap_or(0));
                 let valid = idx.valid_entries();
                 sanity(&mut ctx, w, &mut errs, idx.sanity_check().map_err(|e| e.0))?;
@@ -343,6 +425,22 @@ fn dump_file(names: &FileNames, kind: Kind, opts: &Options, out: &mut Output) ->
                         )?;
                     }
                     rest(w, names, &inputs.main, valid, 12)?;
+                }
+            }
+            _ => {
+                let objs = files::objects(
+                    &names.display,
+                    &names.name,
+                    kind,
+                    &inputs.main,
+                    opts.index_sanity_only,
+                );
+                for v in &objs {
+                    if let Some((pos, reason)) = files::as_problem(v) {
+                        ctx.problems += 1;
+                        errs.push(ParseError::new(pos, reason));
+                    }
+                    emit(w, v)?;
                 }
             }
         }

@@ -1,5 +1,7 @@
-//! `klf dump --format table`: one table per file (batches, or index entries),
-//! plus a record table with `--deep-iteration`.
+//! `klf dump --format table`: per file, a header line (`path (kind, topic,
+//! decoder)`) and its tables: batches (plus records with
+//! `--deep-iteration`), index entries, or the objects of [`super::files`]
+//! grouped by type.
 
 use std::io::Write;
 
@@ -9,8 +11,11 @@ use klf::format::batch::{Batch, SegmentIter};
 use klf::format::index::{OffsetIndex, TimeIndex};
 use klf::format::ParseError;
 use klf::render::kafka::{base_offset_of, FileNames, Options};
+use klf::render::kafka_aux::AuxDecoder;
+use serde_json::{Map, Value};
 
-use super::{kind_of, load, Kind};
+use super::walk::Item;
+use super::{files, kind_name, load, DecoderKind, Kind};
 use crate::cli::common::{Output, Status};
 
 fn new_table(header: &[&str]) -> Table {
@@ -21,23 +26,72 @@ fn new_table(header: &[&str]) -> Table {
     t
 }
 
-/// Printable text of bytes: UTF-8 with control characters escaped, so
-/// record contents cannot drive the terminal.
+/// Printable text of bytes: UTF-8 (malformed bytes as U+FFFD) with control
+/// characters escaped, so record contents cannot drive the terminal.
 fn printable(b: Option<&[u8]>, limit: usize) -> String {
     let Some(b) = b else {
         return "null".into();
     };
     let s = String::from_utf8_lossy(b);
-    let mut out: String = s.chars().take(limit).flat_map(char::escape_debug).collect();
+    let mut out = String::new();
+    for c in s.chars().take(limit) {
+        if c.is_control() {
+            out.extend(c.escape_debug());
+        } else {
+            out.push(c);
+        }
+    }
     if s.chars().count() > limit {
         out.push('…');
     }
     out
 }
 
-fn log_tables(data: &[u8], opts: &Options, errs: &mut Vec<ParseError>) -> (Table, Option<Table>) {
+/// Key and value cells of a record: decoded text, the bytes, or their sizes.
+fn key_value_cells(
+    opts: &Options,
+    decoder: Option<AuxDecoder>,
+    offset: i64,
+    key: Option<&[u8]>,
+    value: Option<&[u8]>,
+) -> (String, String) {
+    let size = |b: Option<&[u8]>| b.map_or(-1, |b| b.len() as i64).to_string();
+    if !opts.print_data {
+        return (size(key), size(value));
+    }
+    match decoder.map(|d| d.decode(offset, key, value)) {
+        Some(Ok(kp)) => (
+            kp.key
+                .map_or_else(String::new, |k| printable(Some(k.as_bytes()), 120)),
+            kp.payload
+                .map_or_else(String::new, |p| printable(Some(p.as_bytes()), 120)),
+        ),
+        Some(Err(e)) => (
+            format!("(cannot decode: {})", e.reason),
+            printable(value, 60),
+        ),
+        None => (printable(key, 60), printable(value, 60)),
+    }
+}
+
+fn log_tables(
+    data: &[u8],
+    opts: &Options,
+    decoder: Option<AuxDecoder>,
+    errs: &mut Vec<ParseError>,
+) -> (Table, Option<Table>) {
     let mut batches = new_table(&[
-        "position", "offsets", "count", "size", "magic", "codec", "max timestamp", "producer", "leader epoch", "flags", "crc",
+        "position",
+        "offsets",
+        "count",
+        "size",
+        "magic",
+        "codec",
+        "max timestamp",
+        "producer",
+        "leader epoch",
+        "flags",
+        "crc",
     ]);
     let mut records = opts.deep.then(|| {
         if opts.print_data {
@@ -83,7 +137,10 @@ fn log_tables(data: &[u8], opts: &Options, errs: &mut Vec<ParseError>) -> (Table
                     v.records_count().to_string(),
                     b.size_in_bytes().to_string(),
                     v.magic().to_string(),
-                    v.compression().map_or_else(|| format!("?{}", v.compression_id()), |c| c.name().to_string()),
+                    v.compression().map_or_else(
+                        || format!("?{}", v.compression_id()),
+                        |c| c.name().to_string(),
+                    ),
                     v.max_timestamp().to_string(),
                     v.producer_id().to_string(),
                     v.partition_leader_epoch().to_string(),
@@ -96,14 +153,20 @@ fn log_tables(data: &[u8], opts: &Options, errs: &mut Vec<ParseError>) -> (Table
                             for r in rs {
                                 match r {
                                     Ok(r) => {
-                                        let hk: Vec<String> =
-                                            r.headers().map(|h| printable(Some(h.key), 40)).collect();
-                                        let (k, val) = if opts.print_data {
-                                            (printable(r.key, 60), printable(r.value, 60))
-                                        } else {
-                                            (r.key_size().to_string(), r.value_size().to_string())
-                                        };
-                                        t.add_row(vec![r.offset.to_string(), r.timestamp.to_string(), k, val, hk.join(",")]);
+                                        let hk: Vec<String> = r
+                                            .headers()
+                                            .map(|h| printable(Some(h.key), 40))
+                                            .collect();
+                                        let d = decoder.filter(|_| !v.is_control());
+                                        let (k, val) =
+                                            key_value_cells(opts, d, r.offset, r.key, r.value);
+                                        t.add_row(vec![
+                                            r.offset.to_string(),
+                                            r.timestamp.to_string(),
+                                            k,
+                                            val,
+                                            hk.join(","),
+                                        ]);
                                     }
                                     Err(e) => {
                                         errs.push(e);
@@ -124,13 +187,43 @@ fn log_tables(data: &[u8], opts: &Options, errs: &mut Vec<ParseError>) -> (Table
                     String::new(),
                     b.size_in_bytes().to_string(),
                     e.magic.to_string(),
-                    r.compression().map_or_else(|| "?".to_string(), |c| c.name().to_string()),
+                    r.compression()
+                        .map_or_else(|| "?".to_string(), |c| c.name().to_string()),
                     r.timestamp().to_string(),
                     String::new(),
                     String::new(),
                     String::new(),
                     crc.to_string(),
                 ]);
+                if let Some(t) = records.as_mut() {
+                    match e.records(&mut scratch, opts.decompress_cap) {
+                        Ok(msgs) => {
+                            for m in msgs {
+                                match m {
+                                    Ok(m) => {
+                                        let r = m.record;
+                                        let (key, value) =
+                                            (r.key().ok().flatten(), r.value().ok().flatten());
+                                        let (k, val) =
+                                            key_value_cells(opts, decoder, m.offset, key, value);
+                                        t.add_row(vec![
+                                            m.offset.to_string(),
+                                            r.timestamp().to_string(),
+                                            k,
+                                            val,
+                                            String::new(),
+                                        ]);
+                                    }
+                                    Err(e) => {
+                                        errs.push(e);
+                                        break;
+                                    }
+                                }
+                            }
+                        }
+                        Err(e) => errs.push(e),
+                    }
+                }
             }
         }
     }
@@ -161,79 +254,199 @@ fn rest_row(t: &mut Table, data: &[u8], valid: usize, entry: usize) {
     ]);
 }
 
-/// Runs the table dump of `files`.
-pub fn run(files: &[String], cwd: &str, opts: &Options, out: &mut Output) -> Status {
-    let mut status = Status::Clean;
-    for arg in files {
-        let names = FileNames::new(arg, cwd);
-        let kind = kind_of(&names.name);
-        if !matches!(kind, Kind::Log | Kind::Index | Kind::TimeIndex) {
-            out.diag(format_args!("{}: not a .log, .index or .timeindex file; skipped", names.display));
-            continue;
-        }
-        let inputs = match load(&names, kind) {
-            Ok(i) => i,
-            Err((path, e)) => {
-                out.diag(format_args!("{path}: {e}"));
-                status = status.worst(Status::Failure);
-                continue;
-            }
+/// A cell for a JSON value: strings bare, `null` empty, the rest as JSON.
+fn cell(v: &Value) -> String {
+    match v {
+        Value::String(s) => printable(Some(s.as_bytes()), 200),
+        Value::Null => String::new(),
+        v => v.to_string(),
+    }
+}
+
+/// Flattens an object's fields into `(name, value)` rows, nested objects as
+/// `outer.inner`.
+fn flatten(prefix: &str, m: &Map<String, Value>, rows: &mut Vec<(String, String)>) {
+    for (k, v) in m {
+        let name = if prefix.is_empty() {
+            k.clone()
+        } else {
+            format!("{prefix}.{k}")
         };
-        let base = base_offset_of(&names.name).unwrap_or(0);
-        let mut errs = Vec::new();
-        let tables: Vec<Table> = match kind {
-            Kind::Log => {
-                let (b, r) = log_tables(&inputs.main, opts, &mut errs);
-                std::iter::once(b).chain(r).collect()
-            }
-            Kind::Index => {
-                let idx = OffsetIndex::new(&inputs.main, base);
-                let valid = idx.valid_entries(inputs.log.as_ref().map(|l| l.len() as u64));
-                if let Err(e) = idx.sanity_check() {
-                    if opts.index_sanity_only {
-                        errs.push(ParseError::new(0, e.0));
-                    }
-                }
-                let mut t = new_table(&["slot", "offset", "position"]);
-                for (i, e) in idx.iter().enumerate().take(valid) {
-                    t.add_row(vec![i.to_string(), e.offset.to_string(), e.position.to_string()]);
-                }
-                rest_row(&mut t, &inputs.main, valid, 8);
-                vec![t]
-            }
-            _ => {
-                let idx = TimeIndex::new(&inputs.main, base);
-                let valid = idx.valid_entries();
-                if let Err(e) = idx.sanity_check() {
-                    if opts.index_sanity_only {
-                        errs.push(ParseError::new(0, e.0));
-                    }
-                }
-                let mut t = new_table(&["slot", "timestamp", "offset"]);
-                for (i, e) in idx.iter().enumerate().take(valid) {
-                    t.add_row(vec![i.to_string(), e.timestamp.to_string(), e.offset.to_string()]);
-                }
-                rest_row(&mut t, &inputs.main, valid, 12);
-                vec![t]
-            }
-        };
-        let w = out.out();
-        let r = (|| -> std::io::Result<()> {
-            writeln!(w, "{}", names.display)?;
-            for t in &tables {
-                writeln!(w, "{t}")?;
-            }
-            Ok(())
-        })();
-        if let Err(e) = r {
-            return status.worst(out.write_failed(e));
-        }
-        for e in &errs {
-            out.problem(&names.display, e.pos, &e.reason);
-        }
-        if !errs.is_empty() {
-            status = status.worst(Status::Corruption);
+        match v {
+            Value::Object(inner) if !inner.is_empty() => flatten(&name, inner, rows),
+            v => rows.push((name, cell(v))),
         }
     }
-    status
+}
+
+/// Tables for the objects of [`files::objects`]: consecutive objects of one
+/// type form a table (one row each); a type seen once is shown as
+/// field/value rows. Problems are left out (they go to stderr).
+fn object_tables(objs: &[Value]) -> Vec<(String, Table)> {
+    let fields = |v: &Value| -> Map<String, Value> {
+        let mut m = v.as_object().cloned().unwrap_or_default();
+        m.remove("type");
+        m.remove("file");
+        m
+    };
+    let mut out = Vec::new();
+    let objs: Vec<&Value> = objs
+        .iter()
+        .filter(|v| files::as_problem(v).is_none())
+        .collect();
+    let mut i = 0;
+    while i < objs.len() {
+        let ty = objs[i]["type"].as_str().unwrap_or_default().to_string();
+        let mut j = i;
+        while j < objs.len() && objs[j]["type"] == ty.as_str() {
+            j += 1;
+        }
+        let group = &objs[i..j];
+        if group.len() == 1 {
+            let mut rows = Vec::new();
+            flatten("", &fields(group[0]), &mut rows);
+            let mut t = new_table(&["field", "value"]);
+            for (k, v) in rows {
+                t.add_row(vec![k, v]);
+            }
+            out.push((ty, t));
+        } else {
+            let head: Vec<String> = fields(group[0]).keys().cloned().collect();
+            let mut t = new_table(&head.iter().map(String::as_str).collect::<Vec<_>>());
+            for v in group {
+                let f = fields(v);
+                t.add_row(
+                    head.iter()
+                        .map(|k| f.get(k).map(cell).unwrap_or_default())
+                        .collect::<Vec<_>>(),
+                );
+            }
+            out.push((ty, t));
+        }
+        i = j;
+    }
+    out
+}
+
+/// Dumps one file as tables; problems go to stderr.
+pub fn dump_item(
+    names: &FileNames,
+    item: &Item,
+    opts: &Options,
+    decoder: Option<DecoderKind>,
+    out: &mut Output,
+) -> Status {
+    let kind = item.kind;
+    if matches!(kind, Kind::Unknown | Kind::NoSuffix) {
+        out.diag(format_args!(
+            "klf dump: {}: not a file klf dumps; skipped",
+            names.display
+        ));
+        return if kind == Kind::Unknown {
+            Status::Clean
+        } else {
+            Status::Failure
+        };
+    }
+    let inputs = match load(names, kind) {
+        Ok(i) => i,
+        Err((path, e)) => {
+            out.diag(format_args!("{path}: {e}"));
+            return Status::Failure;
+        }
+    };
+    let decoder = decoder.filter(|_| opts.print_data && kind == Kind::Log);
+    let base = base_offset_of(&names.name).unwrap_or(0);
+    let mut errs = Vec::new();
+    let tables: Vec<(String, Table)> = match kind {
+        Kind::Log => {
+            let (b, r) = log_tables(&inputs.main, opts, decoder.map(DecoderKind::aux), &mut errs);
+            std::iter::once(("batches".to_string(), b))
+                .chain(r.map(|r| ("records".to_string(), r)))
+                .collect()
+        }
+        Kind::Index => {
+            let idx = OffsetIndex::new(&inputs.main, base);
+            let valid = idx.valid_entries(inputs.log.as_ref().map(|l| l.len() as u64));
+            if let Err(e) = idx.sanity_check() {
+                if opts.index_sanity_only {
+                    errs.push(ParseError::new(0, e.0));
+                }
+            }
+            let mut t = new_table(&["slot", "offset", "position"]);
+            for (i, e) in idx.iter().enumerate().take(valid) {
+                t.add_row(vec![
+                    i.to_string(),
+                    e.offset.to_string(),
+                    e.position.to_string(),
+                ]);
+            }
+            rest_row(&mut t, &inputs.main, valid, 8);
+            vec![("index entries".to_string(), t)]
+        }
+        Kind::TimeIndex => {
+            let idx = TimeIndex::new(&inputs.main, base);
+            let valid = idx.valid_entries();
+            if let Err(e) = idx.sanity_check() {
+                if opts.index_sanity_only {
+                    errs.push(ParseError::new(0, e.0));
+                }
+            }
+            let mut t = new_table(&["slot", "timestamp", "offset"]);
+            for (i, e) in idx.iter().enumerate().take(valid) {
+                t.add_row(vec![
+                    i.to_string(),
+                    e.timestamp.to_string(),
+                    e.offset.to_string(),
+                ]);
+            }
+            rest_row(&mut t, &inputs.main, valid, 12);
+            vec![("time index entries".to_string(), t)]
+        }
+        _ => {
+            let objs = files::objects(
+                &names.display,
+                &names.name,
+                kind,
+                &inputs.main,
+                opts.index_sanity_only,
+            );
+            errs.extend(
+                objs.iter()
+                    .filter_map(files::as_problem)
+                    .map(|(p, r)| ParseError::new(p, r)),
+            );
+            object_tables(&objs)
+        }
+    };
+    let w = out.out();
+    let r = (|| -> std::io::Result<()> {
+        write!(w, "{} ({}", names.display, kind_name(kind, &names.name))?;
+        if let Some((t, p)) = &item.topic_partition {
+            write!(w, ", {t}-{p}")?;
+        }
+        if let Some(d) = decoder {
+            write!(w, ", {} decoder", d.name())?;
+        }
+        writeln!(w, ")")?;
+        if tables.is_empty() {
+            writeln!(w, "(nothing to show)")?;
+        }
+        for (title, t) in &tables {
+            writeln!(w, "{title}:")?;
+            writeln!(w, "{t}")?;
+        }
+        Ok(())
+    })();
+    if let Err(e) = r {
+        return out.write_failed(e);
+    }
+    for e in &errs {
+        out.problem(&names.display, e.pos, &e.reason);
+    }
+    if errs.is_empty() {
+        Status::Clean
+    } else {
+        Status::Corruption
+    }
 }
