@@ -54,6 +54,9 @@ fn elections_timeline_matches_checkpoints_and_kafka() {
             spans.len() >= 4,
             "several leaderships wrote data: {spans:?}"
         );
+        // the broker's recovery-point-offset-checkpoint lists the partition
+        let rp = r["recovery_point"].as_i64().expect("recovery point");
+        assert!(rp >= 0 && rp <= r["log_end_offset"].as_i64().unwrap());
     }
     // The leader's latest epoch is what Kafka logged when it became leader.
     let leader = p["leader_at_capture"].as_i64().unwrap();
