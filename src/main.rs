@@ -38,7 +38,7 @@ macro_rules! subcommands {
 }
 
 subcommands! {
-    /// Print the contents of segment, index and snapshot files (kafka-dump-log compatible)
+    /// Print what is in segment, index, snapshot and checkpoint files, partition and broker directories (kafka-dump-log compatible)
     Dump => dump,
     /// Compare the replicas of each partition: divergence, predicted truncation, records lost
     Diff => diff,
