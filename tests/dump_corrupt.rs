@@ -54,7 +54,7 @@ fn real_segment() -> (PathBuf, Vec<u8>) {
     walk(&root, &mut files);
     let mut best: Option<(PathBuf, Vec<u8>)> = None;
     for f in files {
-        if f.extension().map_or(true, |e| e != "log") {
+        if f.extension().is_none_or(|e| e != "log") {
             continue;
         }
         let Ok(data) = std::fs::read(&f) else {
@@ -66,7 +66,7 @@ fn real_segment() -> (PathBuf, Vec<u8>) {
         if bs.len() >= 3
             && whole
             && valid
-            && best.as_ref().map_or(true, |(_, d)| d.len() > data.len())
+            && best.as_ref().is_none_or(|(_, d)| d.len() > data.len())
         {
             best = Some((f, data));
         }

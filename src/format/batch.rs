@@ -617,7 +617,7 @@ pub fn plausible_entry_at(data: &[u8], p: usize, end: usize) -> bool {
     let Some(total) = (size as usize).checked_add(LOG_OVERHEAD) else {
         return false;
     };
-    if p.checked_add(total).map_or(true, |e| e > end) {
+    if p.checked_add(total).is_none_or(|e| e > end) {
         return false;
     }
     let Some(entry) = data.get(p..p + total) else {

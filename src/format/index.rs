@@ -311,7 +311,7 @@ mod tests {
             v.extend_from_slice(&r.to_be_bytes());
             v.extend_from_slice(&p.to_be_bytes());
         }
-        v.extend(std::iter::repeat(0).take(zero_slots * 8));
+        v.extend(std::iter::repeat_n(0, zero_slots * 8));
         v
     }
 
@@ -365,7 +365,7 @@ mod tests {
             data.extend_from_slice(&ts.to_be_bytes());
             data.extend_from_slice(&rel.to_be_bytes());
         }
-        data.extend(std::iter::repeat(0).take(24));
+        data.extend(std::iter::repeat_n(0, 24));
         let idx = TimeIndex::new(&data, 50);
         assert_eq!(idx.entries(), 5);
         assert_eq!(idx.valid_entries(), 3);
