@@ -656,3 +656,46 @@ fn usage_and_io_errors_exit_2() {
     let r = klf(&["--fail-on", "sometimes"], &[&kafka("codecs")]);
     assert_eq!(r.code, Some(2));
 }
+
+#[test]
+fn unclean_election_is_reported_from_the_metadata_log() {
+    let s = scenario("unclean");
+    let p = &s["partitions"][0];
+    let (_, findings, _) = check_json(&[&kafka("unclean")], &[]);
+    let f = with_code(&findings, "unclean-election");
+    assert_eq!(f.len(), 1, "{findings:#?}");
+    assert_eq!(f[0]["severity"], "warning");
+    assert_eq!(f[0]["topic"], p["topic"]);
+    assert!(f[0]["message"].as_str().unwrap().contains(&format!(
+        "broker {} leader in epoch {}",
+        p["leader_at_capture"], p["leader_epoch_at_capture"]
+    )));
+    // clean leader changes are not unclean
+    let (_, findings, _) = check_json(&[&kafka("elections")], &[]);
+    assert!(with_code(&findings, "unclean-election").is_empty());
+}
+
+#[test]
+fn replica_epoch_the_controller_never_assigned() {
+    let c = copy_capture("elections");
+    let dir = c.root.join("broker-2/elect-0");
+    let seg = segments(&dir).last().unwrap().clone();
+    let mut log = fs::read(&seg).unwrap();
+    let pos = *entry_positions(&log).last().unwrap();
+    let offset = base_offset_at(&log, pos);
+    let size = i32::from_be_bytes(log[pos + 8..pos + 12].try_into().unwrap()) as usize;
+    // partitionLeaderEpoch (bytes 12..16 of the batch) far above any epoch
+    // the controller assigned; CRC-32C fixed so the batch is valid.
+    log[pos + 12..pos + 16].copy_from_slice(&999i32.to_be_bytes());
+    let crc = crc32c::crc32c(&log[pos + 21..pos + 12 + size]);
+    log[pos + 17..pos + 21].copy_from_slice(&crc.to_be_bytes());
+    fs::write(&seg, &log).unwrap();
+    let (code, findings, _) = check_json(&[&c.root], &[]);
+    assert_eq!(code, Some(1));
+    let f = with_code(&findings, "epoch-beyond-controller");
+    assert_eq!(f.len(), 1, "{findings:#?}");
+    assert_eq!(f[0]["broker"], 2);
+    assert_eq!(f[0]["offset"].as_i64(), Some(offset));
+    assert_eq!(f[0]["position"].as_u64(), Some(pos as u64));
+    assert_eq!(file_name(f[0]), seg.file_name().unwrap().to_string_lossy());
+}

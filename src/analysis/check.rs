@@ -27,6 +27,7 @@ use crate::analysis::diff::{
     ReferenceHint, ReplicaLog,
 };
 use crate::analysis::timeline::timeline;
+use crate::capture::controller::controller_view;
 use crate::capture::discover::{Capture, Level, Replica, ReplicaKind};
 use crate::capture::mmap::FileBytes;
 use crate::capture::replica::summarize;
@@ -272,6 +273,12 @@ checks! {
     REPLICA_BEHIND = "replica-behind", Info, Replication,
         "A replica is a prefix of the leader's log (a lagging follower).",
         "It catches up by fetching; nothing is lost.";
+    EPOCH_BEYOND_CONTROLLER = "epoch-beyond-controller", Error, Replication,
+        "A replica holds batches of a leader epoch higher than the controller ever assigned to the partition (metadata log).",
+        "The replica's data did not come from this cluster's leaders, or the metadata log is older than the data; compare the capture times.";
+    UNCLEAN_ELECTION = "unclean-election", Warning, Replication,
+        "The metadata log records an unclean leader election: a leader from outside the ISR (leader recovery state RECOVERING).",
+        "Records acknowledged by the previous leader may be lost; run `klf diff --records` on the partition.";
 }
 
 /// The table entry of `code`.
@@ -557,6 +564,7 @@ pub fn check_capture(capture: &Capture, progress: &(dyn Fn() + Sync)) -> CheckRe
         }
     }
     findings.extend(cross.into_iter().flatten());
+    findings.extend(controller_findings(capture, &by_partition));
     findings.sort_by(|a, b| {
         (&a.location, &a.code, &a.message).cmp(&(&b.location, &b.code, &b.message))
     });
@@ -569,6 +577,69 @@ pub fn check_capture(capture: &Capture, progress: &(dyn Fn() + Sync)) -> CheckRe
     };
     report.recount();
     report
+}
+
+/// Checks against the controller's view, when the capture holds a metadata
+/// log: unclean elections, and replica epochs the controller never assigned.
+fn controller_findings(
+    capture: &Capture,
+    by_partition: &BTreeMap<(String, i32), Vec<&ReplicaResult>>,
+) -> Vec<Finding> {
+    let mut out = Vec::new();
+    let Some(view) = controller_view(capture) else {
+        return out;
+    };
+    let source = view.source.as_ref().map(|p| display(p));
+    for ((topic, partition), history) in &view.partitions {
+        let base = Location {
+            topic: Some(topic.clone()),
+            partition: Some(*partition),
+            ..Default::default()
+        };
+        for e in history.changes.iter().filter(|e| e.unclean) {
+            let mut l = base.clone();
+            l.file = source.clone();
+            l.offset = Some(e.metadata_offset);
+            out.push(finding(
+                code::UNCLEAN_ELECTION,
+                l,
+                format!(
+                    "the controller elected broker {} leader in epoch {} from outside the ISR (metadata log offset {})",
+                    e.leader, e.leader_epoch, e.metadata_offset
+                ),
+            ));
+        }
+        let Some(max_epoch) = history.changes.iter().map(|e| e.leader_epoch).max() else {
+            continue;
+        };
+        for r in by_partition
+            .get(&(topic.clone(), *partition))
+            .into_iter()
+            .flatten()
+        {
+            let Some(b) = r
+                .batches
+                .iter()
+                .find(|b| b.summary.partition_leader_epoch > max_epoch)
+            else {
+                continue;
+            };
+            let mut l = base.clone();
+            l.broker = Some(r.log.broker);
+            l.file = r.files.get(b.file).map(|p| p.display().to_string());
+            l.position = Some(b.position);
+            l.offset = Some(b.summary.base_offset);
+            out.push(finding(
+                code::EPOCH_BEYOND_CONTROLLER,
+                l,
+                format!(
+                    "batch at offset {} has leader epoch {}, but the controller's highest epoch for the partition is {max_epoch}",
+                    b.summary.base_offset, b.summary.partition_leader_epoch
+                ),
+            ));
+        }
+    }
+    out
 }
 
 /// Discovery's diagnostics as findings: checkpoint files Kafka cannot read,
