@@ -699,3 +699,47 @@ fn replica_epoch_the_controller_never_assigned() {
     assert_eq!(f[0]["position"].as_u64(), Some(pos as u64));
     assert_eq!(file_name(f[0]), seg.file_name().unwrap().to_string_lossy());
 }
+
+#[test]
+fn transaction_left_open_by_the_producer_is_reported() {
+    // klf-txn-2 exited in the middle of a transaction (scenario.json: open 3)
+    let s = scenario("transactions");
+    let p = &s["partitions"][0];
+    assert_eq!(p["transactions"]["klf-txn-2"]["open"].as_i64(), Some(3));
+    let (code, findings, _) = check_json(&[&kafka("transactions")], &[]);
+    assert_eq!(
+        code,
+        Some(0),
+        "an open transaction is information, not a failure"
+    );
+    let f = with_code(&findings, "transaction-open");
+    let brokers: Vec<i64> = f.iter().filter_map(|f| f["broker"].as_i64()).collect();
+    assert_eq!(brokers.len(), 3, "{f:#?}");
+    // the same offset on every replica
+    assert!(f.windows(2).all(|w| w[0]["offset"] == w[1]["offset"]));
+}
+
+#[test]
+fn corrupt_producer_snapshot_is_refused() {
+    let c = copy_capture("transactions");
+    let dir = c.root.join("broker-1/txn-0");
+    let mut snaps: Vec<PathBuf> = fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| {
+            p.extension().is_some_and(|x| x == "snapshot") && fs::metadata(p).unwrap().len() > 10
+        })
+        .collect();
+    snaps.sort();
+    let snap = snaps.last().expect("a non-empty producer snapshot").clone();
+    let mut data = fs::read(&snap).unwrap();
+    let last = data.len() - 1;
+    data[last] ^= 0x40;
+    fs::write(&snap, &data).unwrap();
+    let (code, findings, _) = check_json(&[&c.root], &[]);
+    assert_eq!(code, Some(1));
+    let f = with_code(&findings, "producer-snapshot-invalid");
+    assert_eq!(f.len(), 1, "{findings:#?}");
+    assert_eq!(f[0]["broker"], 1);
+    assert_eq!(file_name(f[0]), snap.file_name().unwrap().to_string_lossy());
+}

@@ -34,6 +34,7 @@ use crate::capture::replica::summarize;
 use crate::format::batch::{Batch, SegmentIter, TailKind, V2_HEADER_SIZE};
 use crate::format::checkpoint::{OffsetCheckpointKind, LEADER_EPOCH_CHECKPOINT_FILE};
 use crate::format::index::{OFFSET_ENTRY_SIZE, TIME_ENTRY_SIZE};
+use crate::format::snapshot::read_producer_snapshot;
 use crate::format::txnindex::parse_txn_index;
 
 /// How serious a finding is. Ordered: `Info < Warning < Error`.
@@ -273,6 +274,15 @@ checks! {
     REPLICA_BEHIND = "replica-behind", Info, Replication,
         "A replica is a prefix of the leader's log (a lagging follower).",
         "It catches up by fetching; nothing is lost.";
+    PRODUCER_SNAPSHOT_INVALID = "producer-snapshot-invalid", Error, Segments,
+        "A producer .snapshot file Kafka would refuse (version, CRC-32C, length).",
+        "Kafka rebuilds producer state from the log when it deletes a bad snapshot; idempotence guarantees may lapse meanwhile.";
+    PRODUCER_SEQUENCE_GAP = "producer-sequence-gap", Warning, Segments,
+        "A producer's first batch after the latest snapshot does not continue the sequence the snapshot records.",
+        "Records of an idempotent producer are missing between the snapshot and the log, or the snapshot is stale.";
+    TRANSACTION_OPEN = "transaction-open", Info, Segments,
+        "A transaction has batches but no commit or abort marker up to the log end.",
+        "Normal while a producer is in a transaction; after an incident the coordinator aborts it on timeout. read_committed consumers stall at its first offset.";
     EPOCH_BEYOND_CONTROLLER = "epoch-beyond-controller", Error, Replication,
         "A replica holds batches of a leader epoch higher than the controller ever assigned to the partition (metadata log).",
         "The replica's data did not come from this cluster's leaders, or the metadata log is older than the data; compare the capture times.";
@@ -948,8 +958,102 @@ fn check_replica(replica: &Replica, broker: i32) -> ReplicaResult {
     check_epochs(replica, &base, &mut result);
     if replica.kind != ReplicaKind::Metadata {
         check_offsets(replica, &base, &mut result);
+        check_producers(replica, &base, &mut result);
     }
     result
+}
+
+/// Producer state: every `.snapshot` file reads under Kafka's own rules
+/// (version, CRC-32C); for each producer in the latest snapshot, its next
+/// batch after the snapshot offset continues its sequence; transactions
+/// still open at the log end are reported.
+fn check_producers(replica: &Replica, base: &Location, r: &mut ReplicaResult) {
+    let mut latest: Option<(i64, Vec<crate::format::snapshot::ProducerEntry>)> = None;
+    for snap in &replica.snapshots {
+        let mut l = base.clone();
+        l.file = Some(display(&snap.path));
+        let data = match std::fs::read(&snap.path) {
+            Ok(d) => d,
+            Err(e) => {
+                r.findings.push(finding(
+                    code::FILE_UNREADABLE,
+                    l,
+                    format!("cannot read: {e}"),
+                ));
+                continue;
+            }
+        };
+        match read_producer_snapshot(&data) {
+            Ok(s) => {
+                if latest.as_ref().is_none_or(|(o, _)| snap.offset > *o) {
+                    latest = Some((snap.offset, s.entries));
+                }
+            }
+            Err(e) => {
+                l.position = Some(e.pos);
+                r.findings.push(finding(
+                    code::PRODUCER_SNAPSHOT_INVALID,
+                    l,
+                    format!("Kafka would refuse this producer snapshot: {}", e.reason),
+                ));
+            }
+        }
+    }
+    if let Some((at, entries)) = latest {
+        for e in entries.iter().filter(|e| e.last_sequence >= 0) {
+            let Some(next) = r.batches.iter().find(|b| {
+                b.summary.base_offset >= at
+                    && b.summary.producer_id == e.producer_id
+                    && !b.summary.is_control
+            }) else {
+                continue;
+            };
+            let s = &next.summary;
+            // A new producer epoch restarts sequences at 0.
+            let expected = if s.producer_epoch == e.producer_epoch {
+                if e.last_sequence == i32::MAX {
+                    0
+                } else {
+                    e.last_sequence + 1
+                }
+            } else {
+                0
+            };
+            if s.base_sequence != expected && s.base_sequence >= 0 {
+                let loc = r.loc_of_offset(base, s.base_offset);
+                r.findings.push(finding(
+                    code::PRODUCER_SEQUENCE_GAP,
+                    loc,
+                    format!(
+                        "producer {} (epoch {}) ends at sequence {} in the snapshot at offset {at}, but its next batch at offset {} starts at sequence {} (epoch {})",
+                        e.producer_id, e.producer_epoch, e.last_sequence, s.base_offset, s.base_sequence, s.producer_epoch
+                    ),
+                ));
+            }
+        }
+    }
+    // Transactions open at the log end: a transactional batch of a producer
+    // with no control marker after it.
+    let mut open: BTreeMap<i64, i64> = BTreeMap::new();
+    for b in &r.batches {
+        let s = &b.summary;
+        if !s.is_transactional || s.producer_id < 0 {
+            continue;
+        }
+        if s.is_control {
+            open.remove(&s.producer_id);
+        } else {
+            open.entry(s.producer_id).or_insert(s.base_offset);
+        }
+    }
+    for (pid, first) in open {
+        let loc = r.loc_of_offset(base, first);
+        r.findings.push(finding(
+            code::TRANSACTION_OPEN,
+            loc,
+            format!("producer {pid} has a transaction open since offset {first}: no commit or abort marker follows it"),
+        ));
+    }
 }
 
 fn file_name_of_path(p: &Path) -> String {
