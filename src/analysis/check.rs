@@ -30,6 +30,7 @@ use crate::analysis::timeline::timeline;
 use crate::capture::controller::controller_view;
 use crate::capture::discover::{Capture, Level, Replica, ReplicaKind};
 use crate::capture::mmap::FileBytes;
+use crate::capture::replica::replica_log;
 use crate::capture::replica::summarize;
 use crate::format::batch::{Batch, SegmentIter, TailKind, V2_HEADER_SIZE};
 use crate::format::checkpoint::{OffsetCheckpointKind, LEADER_EPOCH_CHECKPOINT_FILE};
@@ -913,39 +914,7 @@ fn check_replica(replica: &Replica, broker: i32) -> ReplicaResult {
     }
 
     let summaries: Vec<BatchSummary> = batches.iter().map(|b| b.summary.clone()).collect();
-    let first_base = replica.segments.first().map(|s| s.base_offset);
-    let last_batch_end = summaries
-        .iter()
-        .map(|b| b.last_offset.saturating_add(1))
-        .max();
-    let log_end_offset = match (last_batch_end, last_segment_base) {
-        (Some(a), Some(b)) => a.max(b),
-        (Some(a), None) => a,
-        (None, Some(b)) => b,
-        (None, None) => replica.log_start_offset.unwrap_or(0),
-    };
-    let log_start_offset = match (replica.log_start_offset, first_base) {
-        (Some(a), Some(b)) => a.max(b),
-        (Some(a), None) => a,
-        (None, Some(b)) => b,
-        (None, None) => 0,
-    };
-    let checkpoint_epochs = replica.leader_epoch_checkpoint.as_ref().map(|c| {
-        c.checkpoint
-            .entries
-            .iter()
-            .map(|e| (e.epoch, e.start_offset))
-            .collect()
-    });
-    let log = ReplicaLog {
-        broker,
-        batches: summaries,
-        log_start_offset,
-        log_end_offset,
-        high_watermark: replica.high_watermark,
-        checkpoint_epochs,
-        first_segment_base: first_base,
-    };
+    let log = replica_log(replica, broker, summaries, last_segment_base);
     let mut result = ReplicaResult {
         findings,
         log,

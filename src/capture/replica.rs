@@ -80,6 +80,52 @@ pub fn summarize(batch: &Batch<'_>) -> BatchSummary {
     }
 }
 
+/// The analyses' view of a replica from its batch summaries (in log
+/// order) and the base offset of its last segment holding a `.log`: the log
+/// end offset is one past the last batch, or that base offset when the last
+/// segment is empty; the log start offset is the larger of the checkpoint's
+/// and the first segment's base.
+pub fn replica_log(
+    replica: &Replica,
+    broker: i32,
+    batches: Vec<BatchSummary>,
+    last_segment_base: Option<i64>,
+) -> ReplicaLog {
+    let first_base = replica.segments.first().map(|s| s.base_offset);
+    let last_batch_end = batches
+        .iter()
+        .map(|b| b.last_offset.saturating_add(1))
+        .max();
+    let log_end_offset = match (last_batch_end, last_segment_base) {
+        (Some(a), Some(b)) => a.max(b),
+        (Some(a), None) => a,
+        (None, Some(b)) => b,
+        (None, None) => replica.log_start_offset.unwrap_or(0),
+    };
+    let log_start_offset = match (replica.log_start_offset, first_base) {
+        (Some(a), Some(b)) => a.max(b),
+        (Some(a), None) => a,
+        (None, Some(b)) => b,
+        (None, None) => 0,
+    };
+    let checkpoint_epochs = replica.leader_epoch_checkpoint.as_ref().map(|c| {
+        c.checkpoint
+            .entries
+            .iter()
+            .map(|e| (e.epoch, e.start_offset))
+            .collect()
+    });
+    ReplicaLog {
+        broker,
+        batches,
+        log_start_offset,
+        log_end_offset,
+        high_watermark: replica.high_watermark,
+        checkpoint_epochs,
+        first_segment_base: first_base,
+    }
+}
+
 /// Reads every segment of `replica`. `broker` is the id to report it under
 /// (the discovery's node id, or a fallback the caller chose).
 pub fn load_replica(replica: &Replica, broker: i32) -> LoadedReplica {
@@ -144,37 +190,8 @@ pub fn load_replica(replica: &Replica, broker: i32) -> LoadedReplica {
             });
         }
     }
-    let first_base = replica.segments.first().map(|s| s.base_offset);
-    let last_batch_end = batches.iter().map(|b| b.last_offset + 1).max();
-    let log_end_offset = match (last_batch_end, last_segment_base) {
-        (Some(a), Some(b)) => a.max(b),
-        (Some(a), None) => a,
-        (None, Some(b)) => b,
-        (None, None) => replica.log_start_offset.unwrap_or(0),
-    };
-    let log_start_offset = match (replica.log_start_offset, first_base) {
-        (Some(a), Some(b)) => a.max(b),
-        (Some(a), None) => a,
-        (None, Some(b)) => b,
-        (None, None) => 0,
-    };
-    let checkpoint_epochs = replica.leader_epoch_checkpoint.as_ref().map(|c| {
-        c.checkpoint
-            .entries
-            .iter()
-            .map(|e| (e.epoch, e.start_offset))
-            .collect()
-    });
     LoadedReplica {
-        log: ReplicaLog {
-            broker,
-            batches,
-            log_start_offset,
-            log_end_offset,
-            high_watermark: replica.high_watermark,
-            checkpoint_epochs,
-            first_segment_base: first_base,
-        },
+        log: replica_log(replica, broker, batches, last_segment_base),
         problems,
         bytes_read,
     }
