@@ -282,3 +282,34 @@ fn records_lists_the_lost_acknowledged_records() {
         );
     }
 }
+
+/// `--explain` tells the unclean capture's story with what Kafka did: the
+/// out-of-sync broker became leader by an unclean election, in the epoch its
+/// own log line gave, and the old leader is cut back to where it began.
+#[test]
+fn explain_tells_the_unclean_story() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/kafka/unclean");
+    let s: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("scenario.json")).unwrap()).unwrap();
+    let p = &s["partitions"][0];
+    let out = Command::new(env!("CARGO_BIN_EXE_klf"))
+        .args(["diff", "--explain"])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    let leader = p["leader_at_capture"].as_i64().unwrap();
+    let epoch = p["leader_epoch_at_capture"].as_i64().unwrap();
+    let start = p["leader_start_offset_at_capture"].as_i64().unwrap();
+    assert!(
+        text.contains(&format!(
+            "broker {leader} became leader in epoch {epoch} by an UNCLEAN election and wrote from offset {start}"
+        )),
+        "{text}"
+    );
+    let cut = p["kafka_truncation"]["1"]["truncated_to"].as_i64().unwrap();
+    assert!(
+        text.contains(&format!("Kafka truncates it to {cut}")),
+        "{text}"
+    );
+}

@@ -186,7 +186,27 @@ pub fn run(args: Args, out: &mut Output) -> Status {
                 .map_err(std::io::Error::from)
                 .and_then(|_| writeln!(out.out()))
         }
-        Format::Table => render_table(&report, args.explain, &lost, out.out()),
+        Format::Table => {
+            // Who led each epoch, from the metadata log, for the story.
+            let leaders: Vec<BTreeMap<i32, (i32, bool)>> = report
+                .partitions
+                .iter()
+                .map(|p| {
+                    controller
+                        .as_ref()
+                        .and_then(|c| c.partitions.get(&(p.topic.clone(), p.partition)))
+                        .map(|h| {
+                            h.changes
+                                .iter()
+                                .filter(|e| e.leader_changed && e.leader >= 0)
+                                .map(|e| (e.leader_epoch, (e.leader, e.unclean)))
+                                .collect()
+                        })
+                        .unwrap_or_default()
+                })
+                .collect();
+            render_table(&report, args.explain, &leaders, &lost, out.out())
+        }
     };
     if let Err(e) = res {
         return out.write_failed(e);
@@ -212,6 +232,7 @@ type Lost = BTreeMap<(usize, i32), (Vec<LostRecord>, LossSummary)>;
 fn render_table(
     report: &DiffReport,
     explain: bool,
+    leaders: &[BTreeMap<i32, (i32, bool)>],
     lost: &Lost,
     w: &mut impl Write,
 ) -> std::io::Result<()> {
@@ -274,7 +295,8 @@ fn render_table(
             }
         }
         if explain {
-            for line in story(p) {
+            let none = BTreeMap::new();
+            for line in story(p, leaders.get(i).unwrap_or(&none)) {
                 writeln!(w, "  {line}")?;
             }
         }
@@ -356,16 +378,25 @@ fn reason_text(p: &PartitionDiff) -> String {
 }
 
 /// The plain-language story of one partition.
-fn story(p: &PartitionDiff) -> Vec<String> {
+fn story(p: &PartitionDiff, leaders: &BTreeMap<i32, (i32, bool)>) -> Vec<String> {
     let mut lines = Vec::new();
     let Some(reference) = p.replicas.iter().find(|r| r.broker == p.reference.broker) else {
         return lines;
     };
     for e in &reference.epoch_cache {
-        lines.push(format!(
-            "epoch {} began at offset {} (as broker {} records it)",
-            e.epoch, e.start_offset, reference.broker
-        ));
+        match leaders.get(&e.epoch) {
+            Some((leader, unclean)) => lines.push(format!(
+                "broker {leader} became leader in epoch {}{} and wrote from offset {} (metadata log; offsets as broker {} records them)",
+                e.epoch,
+                if *unclean { " by an UNCLEAN election" } else { "" },
+                e.start_offset,
+                reference.broker
+            )),
+            None => lines.push(format!(
+                "epoch {} began at offset {} (as broker {} records it)",
+                e.epoch, e.start_offset, reference.broker
+            )),
+        }
     }
     for r in &p.replicas {
         if r.broker == reference.broker {
