@@ -1007,10 +1007,10 @@ def s_torn_write(c, out):
     t = "torn"
     c.driver("create", topic=t, assignment="1,2,3", config=topic_config({"min.insync.replicas": 1}))
     r1 = c.driver("produce", topic=t, count=200, acks="all")
-    bg = c.driver_bg("produce", topic=t, count=20000, base=200, acks="1", value_size=100, linger_ms=0,
+    # a bounded amount of data, so the capture stays small however late the kill lands
+    bg = c.driver_bg("produce", topic=t, count=6000, base=200, acks="1", value_size=100, linger_ms=0,
                      batch_size=4096, max_in_flight=5, retries=0, delivery_timeout_ms=20000)
-    c.wait_until("heavy produce under way", lambda: c.driver("offsets", topic=t)["high_watermark"] > 800,
-                 timeout=60, interval=0.2)
+    c.wait_until("heavy produce under way", lambda: c.log_bytes(1, t) > 60000, timeout=60, interval=0.1)
     c.brokers[1].kill9()
     c.brokers[2].kill9()
     c.brokers[3].kill9()
@@ -1132,6 +1132,9 @@ def validate(d, need_golden=True):
             problems.append(f"{sj}: missing {k}")
     for p in s.get("partitions", []):
         for k in REQUIRED:
+            # with every replica down at capture there is no ISR to report
+            if k == "isr_at_capture" and "leader_after_restart" in p:
+                continue
             if k not in p or p[k] is None:
                 problems.append(f"{sj}: partition {p.get('topic')}-{p.get('partition')} missing {k}")
         for n in p.get("replicas", []):
