@@ -379,6 +379,37 @@ fn sibling(names: &FileNames, suffix: &str) -> PathBuf {
 }
 
 /// Opens the file and, for index kinds, its `.log` (and `.index`), read-only.
+/// What the json and table formats do first for each file: skip kinds klf
+/// does not dump (an unknown file is a note, a file without a suffix an
+/// error), read the inputs, and keep the decoder only where it applies
+/// (decoders change how record keys and values of a `.log` are shown).
+pub fn open_item(
+    names: &FileNames,
+    kind: Kind,
+    opts: &Options,
+    decoder: Option<DecoderKind>,
+    out: &mut Output,
+) -> Result<(Inputs, Option<DecoderKind>), Status> {
+    if matches!(kind, Kind::Unknown | Kind::NoSuffix) {
+        out.diag(format_args!(
+            "klf dump: {}: not a file klf dumps; skipped",
+            names.display
+        ));
+        return Err(if kind == Kind::Unknown {
+            Status::Clean
+        } else {
+            Status::Failure
+        });
+    }
+    let inputs = load(names, kind).map_err(|(path, e)| {
+        out.diag(format_args!("{path}: {e}"));
+        Status::Failure
+    })?;
+    let decoder = decoder.filter(|_| opts.print_data && kind == Kind::Log);
+    Ok((inputs, decoder))
+}
+
+/// Reads the file and the siblings its kind needs.
 pub fn load(names: &FileNames, kind: Kind) -> Result<Inputs, (String, std::io::Error)> {
     let open = |p: &Path| FileBytes::open(p).map_err(|e| (p.display().to_string(), e));
     let (log, index) = match kind {

@@ -15,7 +15,7 @@ use klf::render::kafka_aux::AuxDecoder;
 use serde_json::{Map, Value};
 
 use super::walk::Item;
-use super::{files, kind_name, load, DecoderKind, Kind};
+use super::{files, kind_name, open_item, DecoderKind, Kind};
 use crate::cli::common::{Output, Status};
 
 fn new_table(header: &[&str]) -> Table {
@@ -337,25 +337,10 @@ pub fn dump_item(
     out: &mut Output,
 ) -> Status {
     let kind = item.kind;
-    if matches!(kind, Kind::Unknown | Kind::NoSuffix) {
-        out.diag(format_args!(
-            "klf dump: {}: not a file klf dumps; skipped",
-            names.display
-        ));
-        return if kind == Kind::Unknown {
-            Status::Clean
-        } else {
-            Status::Failure
-        };
-    }
-    let inputs = match load(names, kind) {
-        Ok(i) => i,
-        Err((path, e)) => {
-            out.diag(format_args!("{path}: {e}"));
-            return Status::Failure;
-        }
+    let (inputs, decoder) = match open_item(names, kind, opts, decoder, out) {
+        Ok(x) => x,
+        Err(status) => return status,
     };
-    let decoder = decoder.filter(|_| opts.print_data && kind == Kind::Log);
     let base = base_offset_of(&names.name).unwrap_or(0);
     let mut errs = Vec::new();
     let tables: Vec<(String, Table)> = match kind {
