@@ -50,6 +50,7 @@ fn replica(
         high_watermark: hw,
         checkpoint_epochs: checkpoint.map(|c| c.to_vec()),
         first_segment_base: None,
+        window_start: None,
     }
 }
 
@@ -662,6 +663,7 @@ fn malformed_input_does_not_panic() {
         high_watermark: Some(i64::MAX),
         checkpoint_epochs: Some(vec![(-1, 0), (3, -7), (2, 0), (1, 0)]),
         first_segment_base: Some(-3),
+        window_start: None,
     };
     let empty = ReplicaLog {
         broker: 8,
@@ -671,6 +673,7 @@ fn malformed_input_does_not_panic() {
         high_watermark: None,
         checkpoint_epochs: None,
         first_segment_base: None,
+        window_start: None,
     };
     let big = ReplicaLog {
         broker: 9,
@@ -680,6 +683,7 @@ fn malformed_input_does_not_panic() {
         high_watermark: Some(i64::MIN),
         checkpoint_epochs: Some(vec![(i32::MAX, i64::MAX)]),
         first_segment_base: None,
+        window_start: None,
     };
     for protocol in ReplicationProtocol::ALL {
         for hint in [

@@ -35,21 +35,45 @@ fn scenario_dirs() -> Vec<PathBuf> {
 /// `klf diff` as an operator runs it: no --leader, klf finds the leader at
 /// capture time in the capture's metadata log.
 /// With `leader`, the reference is given (`--leader`).
+/// The default read (the window where replicas can differ) must give the
+/// same answer as `--verify` (every batch read), scan facts aside.
 fn klf_diff_json(dir: &Path, topic: &str, partition: i64, leader: Option<i64>) -> Value {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_klf"));
-    cmd.args(["diff", "--format", "json", "--topic", topic])
-        .args(["--partition", &partition.to_string()]);
-    if let Some(l) = leader {
-        cmd.args(["--leader", &l.to_string()]);
-    }
-    let out = cmd.arg(dir).output().expect("run klf");
-    assert!(
-        matches!(out.status.code(), Some(0) | Some(1)),
-        "klf diff {} failed: {}",
-        dir.display(),
-        String::from_utf8_lossy(&out.stderr)
+    let run = |verify: bool| -> Value {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_klf"));
+        cmd.args(["diff", "--format", "json", "--topic", topic])
+            .args(["--partition", &partition.to_string()]);
+        if let Some(l) = leader {
+            cmd.args(["--leader", &l.to_string()]);
+        }
+        if verify {
+            cmd.arg("--verify");
+        }
+        let out = cmd.arg(dir).output().expect("run klf");
+        assert!(
+            matches!(out.status.code(), Some(0) | Some(1)),
+            "klf diff {} failed: {}",
+            dir.display(),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice(&out.stdout).expect("klf diff prints JSON")
+    };
+    let window = run(false);
+    let full = run(true);
+    let without_scan = |v: &Value| {
+        let mut v = v.clone();
+        for p in v["partitions"].as_array_mut().into_iter().flatten() {
+            p.as_object_mut().map(|o| o.remove("scan"));
+        }
+        v
+    };
+    assert_eq!(
+        without_scan(&window),
+        without_scan(&full),
+        "{}: the window read and --verify disagree",
+        dir.display()
     );
-    serde_json::from_slice(&out.stdout).expect("klf diff prints JSON")
+    assert_eq!(full["partitions"][0]["scan"]["mode"], "full");
+    window
 }
 
 #[test]

@@ -2061,6 +2061,7 @@ fn property_epoch_protocol_keeps_the_common_prefix() {
             high_watermark: hw,
             checkpoint_epochs: None,
             first_segment_base: None,
+            window_start: None,
         };
         let d = diff_partition(
             &PartitionReplicas {

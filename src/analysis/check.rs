@@ -721,198 +721,51 @@ fn check_replica(replica: &Replica, broker: i32) -> ReplicaResult {
         partition: Some(replica.partition),
         ..Location::default()
     };
+    let logs: Vec<(&crate::capture::discover::SegmentFiles, &PathBuf)> = replica
+        .segments
+        .iter()
+        .filter_map(|s| s.log.as_ref().map(|p| (s, p)))
+        .collect();
+    let nseg = logs.len();
+    // Segments are read in parallel; what spans segments is checked after.
+    let scans: Vec<SegmentScan> = logs
+        .par_iter()
+        .enumerate()
+        .map(|(i, (seg, path))| scan_segment(seg, path, i, i + 1 == nseg, &base))
+        .collect();
     let mut findings = Vec::new();
-    let mut files: Vec<PathBuf> = Vec::new();
+    let files: Vec<PathBuf> = logs.iter().map(|(_, p)| (*p).clone()).collect();
     let mut batches: Vec<BatchLoc> = Vec::new();
-    let mut segments = 0u64;
+    let segments = nseg as u64;
     let mut bytes_read = 0u64;
-    let mut last_segment_base = None;
+    let last_segment_base = logs.last().map(|(s, _)| s.base_offset);
     let mut prev_last: Option<(i64, usize)> = None; // last offset of the previous segment, its file
-    let nseg = replica.segments.iter().filter(|s| s.log.is_some()).count();
-    let mut seg_no = 0usize;
-    for seg in &replica.segments {
-        let Some(path) = &seg.log else {
-            continue;
-        };
-        seg_no += 1;
-        segments += 1;
-        last_segment_base = Some(seg.base_offset);
-        let fidx = files.len();
-        files.push(path.clone());
-        let at = |position: Option<u64>, offset: Option<i64>| Location {
-            file: Some(display(path)),
-            position,
-            offset,
-            ..base.clone()
-        };
-        let data = match FileBytes::open(path) {
-            Ok(b) => b,
-            Err(e) => {
+    for (fidx, ((seg, path), scan)) in logs.iter().zip(scans).enumerate() {
+        findings.extend(scan.findings);
+        bytes_read += scan.bytes_read;
+        if let (Some((pos, first)), Some((pl, pf))) = (scan.first, prev_last) {
+            if first <= pl || seg.base_offset <= pl {
                 findings.push(finding(
-                    code::FILE_UNREADABLE,
-                    at(None, None),
-                    format!("cannot read: {e}"),
-                ));
-                continue;
-            }
-        };
-        bytes_read += data.len() as u64;
-        let first_in_segment = batches.len();
-        let mut it = SegmentIter::new(&data);
-        let mut prev_in_seg: Option<i64> = None;
-        // Where reading stopped on damage: index entries past it are not judged.
-        let mut stopped: Option<u64> = None;
-        for item in it.by_ref() {
-            let batch = match item {
-                Ok(b) => b,
-                Err(e) => {
-                    let code = if e.reason.contains("magic") {
-                        code::BATCH_BAD_MAGIC
-                    } else {
-                        code::BATCH_FRAMING
-                    };
-                    findings.push(finding(
-                        code,
-                        at(Some(e.pos), None),
-                        format!(
-                            "{}; the rest of the segment ({} bytes) cannot be read",
-                            e.reason,
-                            (data.len() as u64).saturating_sub(e.pos)
-                        ),
-                    ));
-                    stopped = Some(e.pos);
-                    break;
-                }
-            };
-            let pos = batch.position();
-            let rest = (data.len() as u64).saturating_sub(pos);
-            let magic = batch.magic();
-            if !(0..=2).contains(&magic) {
-                findings.push(finding(
-                    code::BATCH_BAD_MAGIC,
-                    at(Some(pos), Some(batch.offset_field())),
+                    code::SEGMENT_OVERLAP,
+                    Location {
+                        file: Some(display(path)),
+                        position: Some(pos),
+                        offset: Some(first),
+                        ..base.clone()
+                    },
                     format!(
-                        "magic {magic} is not 0, 1 or 2; the rest of the segment ({rest} bytes) is not a readable log"
-                    ),
-                ));
-                stopped = Some(pos);
-                break;
-            }
-            if let Err(e) = batch.check_crc() {
-                let code = match batch {
-                    Batch::V2(b) if b.bytes().len() < V2_HEADER_SIZE => code::BATCH_FRAMING,
-                    _ => code::BATCH_CRC_MISMATCH,
-                };
-                findings.push(finding(
-                    code,
-                    at(Some(pos), Some(batch.offset_field())),
-                    format!(
-                        "{}; Kafka's recovery truncates the segment here, dropping {rest} bytes",
-                        e.reason
-                    ),
-                ));
-                stopped = Some(pos);
-                break;
-            }
-            let summary = summarize(&batch);
-            if let Batch::V2(b) = batch {
-                let delta = b.last_offset_delta();
-                let count = b.records_count();
-                if delta < 0 || count < 0 || i64::from(count) > i64::from(delta) + 1 {
-                    findings.push(finding(
-                        code::BATCH_HEADER_INVALID,
-                        at(Some(pos), Some(b.base_offset())),
-                        format!(
-                            "last offset delta {delta} and record count {count} are impossible together"
-                        ),
-                    ));
-                }
-            }
-            // For a legacy compressed wrapper the offset field is its last
-            // inner offset: only v2 base offsets can be compared as firsts.
-            let first = summary.base_offset;
-            if let Some(p) = prev_in_seg {
-                if first <= p {
-                    findings.push(finding(
-                        code::BATCH_OFFSET_ORDER,
-                        at(Some(pos), Some(first)),
-                        format!(
-                            "batch at offset {first} follows a batch ending at offset {p}: offsets do not increase"
-                        ),
-                    ));
-                }
-            } else {
-                if summary.last_offset < seg.base_offset
-                    || (matches!(batch, Batch::V2(_)) && first < seg.base_offset)
-                {
-                    findings.push(finding(
-                        code::SEGMENT_NAME_MISMATCH,
-                        at(Some(pos), Some(first)),
-                        format!(
-                            "first batch starts at offset {first}, below the segment's base offset {} from its name",
-                            seg.base_offset
-                        ),
-                    ));
-                }
-                if let Some((pl, pf)) = prev_last {
-                    if first <= pl || seg.base_offset <= pl {
-                        findings.push(finding(
-                            code::SEGMENT_OVERLAP,
-                            at(Some(pos), Some(first)),
-                            format!(
-                                "segment {} (first batch at offset {first}) overlaps the previous segment {} that ends at offset {pl}",
-                                seg.base_offset,
-                                files.get(pf).map(|p| file_name_of_path(p)).unwrap_or_default()
-                            ),
-                        ));
-                    }
-                }
-            }
-            prev_in_seg =
-                Some(prev_in_seg.map_or(summary.last_offset, |p| p.max(summary.last_offset)));
-            batches.push(BatchLoc {
-                summary,
-                file: fidx,
-                position: pos,
-            });
-        }
-        if stopped.is_none() {
-            if let Some(tail) = it.tail() {
-                let declared = match tail.kind {
-                    TailKind::Truncated { declared } => {
-                        format!("; the entry there declares {declared} bytes")
-                    }
-                    TailKind::Short => String::new(),
-                };
-                let (code, where_) = if seg_no == nseg {
-                    (code::SEGMENT_TORN_TAIL, "last segment")
-                } else {
-                    (code::SEGMENT_TORN_MIDDLE, "segment that is not the last")
-                };
-                findings.push(finding(
-                    code,
-                    at(Some(tail.position), None),
-                    format!(
-                        "{} bytes after the last complete batch of the {where_}{declared}",
-                        tail.len
+                        "segment {} (first batch at offset {first}) overlaps the previous segment {} that ends at offset {pl}",
+                        seg.base_offset,
+                        files.get(pf).map(|p| file_name_of_path(p)).unwrap_or_default()
                     ),
                 ));
             }
         }
-        if let Some(p) = prev_in_seg {
+        if let Some(p) = scan.last {
             prev_last = Some((p, fidx));
         }
-        check_indexes(
-            seg,
-            &data,
-            &batches[first_in_segment..],
-            seg_no == nseg,
-            stopped,
-            &base,
-            &mut findings,
-        );
+        batches.extend(scan.batches);
     }
-
     let summaries: Vec<BatchSummary> = batches.iter().map(|b| b.summary.clone()).collect();
     let log = replica_log(replica, broker, summaries, last_segment_base);
     let mut result = ReplicaResult {
@@ -930,6 +783,193 @@ fn check_replica(replica: &Replica, broker: i32) -> ReplicaResult {
         check_producers(replica, &base, &mut result);
     }
     result
+}
+
+/// What one segment's own checks found.
+struct SegmentScan {
+    findings: Vec<Finding>,
+    batches: Vec<BatchLoc>,
+    /// Position and offset of the first batch.
+    first: Option<(u64, i64)>,
+    /// Greatest last offset of its batches.
+    last: Option<i64>,
+    bytes_read: u64,
+}
+
+/// Reads one segment (`fidx`: its number among the replica's `.log` files):
+/// framing, checksums, headers, offset order within it, its name, its tail
+/// and its indexes.
+fn scan_segment(
+    seg: &crate::capture::discover::SegmentFiles,
+    path: &Path,
+    fidx: usize,
+    is_last: bool,
+    base: &Location,
+) -> SegmentScan {
+    let mut findings = Vec::new();
+    let mut batches: Vec<BatchLoc> = Vec::new();
+    let mut first_batch = None;
+    let at = |position: Option<u64>, offset: Option<i64>| Location {
+        file: Some(display(path)),
+        position,
+        offset,
+        ..base.clone()
+    };
+    let data = match FileBytes::open(path) {
+        Ok(b) => b,
+        Err(e) => {
+            findings.push(finding(
+                code::FILE_UNREADABLE,
+                at(None, None),
+                format!("cannot read: {e}"),
+            ));
+            return SegmentScan {
+                findings,
+                batches,
+                first: None,
+                last: None,
+                bytes_read: 0,
+            };
+        }
+    };
+    let mut released = 0usize;
+    let mut it = SegmentIter::new(&data);
+    let mut prev_in_seg: Option<i64> = None;
+    // Where reading stopped on damage: index entries past it are not judged.
+    let mut stopped: Option<u64> = None;
+    for item in it.by_ref() {
+        let batch = match item {
+            Ok(b) => b,
+            Err(e) => {
+                let code = if e.reason.contains("magic") {
+                    code::BATCH_BAD_MAGIC
+                } else {
+                    code::BATCH_FRAMING
+                };
+                findings.push(finding(
+                    code,
+                    at(Some(e.pos), None),
+                    format!(
+                        "{}; the rest of the segment ({} bytes) cannot be read",
+                        e.reason,
+                        (data.len() as u64).saturating_sub(e.pos)
+                    ),
+                ));
+                stopped = Some(e.pos);
+                break;
+            }
+        };
+        let pos = batch.position();
+        let rest = (data.len() as u64).saturating_sub(pos);
+        let magic = batch.magic();
+        if !(0..=2).contains(&magic) {
+            findings.push(finding(
+                code::BATCH_BAD_MAGIC,
+                at(Some(pos), Some(batch.offset_field())),
+                format!(
+                    "magic {magic} is not 0, 1 or 2; the rest of the segment ({rest} bytes) is not a readable log"
+                ),
+            ));
+            stopped = Some(pos);
+            break;
+        }
+        if let Err(e) = batch.check_crc() {
+            let code = match batch {
+                Batch::V2(b) if b.bytes().len() < V2_HEADER_SIZE => code::BATCH_FRAMING,
+                _ => code::BATCH_CRC_MISMATCH,
+            };
+            findings.push(finding(
+                code,
+                at(Some(pos), Some(batch.offset_field())),
+                format!(
+                    "{}; Kafka's recovery truncates the segment here, dropping {rest} bytes",
+                    e.reason
+                ),
+            ));
+            stopped = Some(pos);
+            break;
+        }
+        data.consumed(pos as usize, &mut released);
+        let summary = summarize(&batch);
+        if let Batch::V2(b) = batch {
+            let delta = b.last_offset_delta();
+            let count = b.records_count();
+            if delta < 0 || count < 0 || i64::from(count) > i64::from(delta) + 1 {
+                findings.push(finding(
+                    code::BATCH_HEADER_INVALID,
+                    at(Some(pos), Some(b.base_offset())),
+                    format!(
+                        "last offset delta {delta} and record count {count} are impossible together"
+                    ),
+                ));
+            }
+        }
+        // For a legacy compressed wrapper the offset field is its last
+        // inner offset: only v2 base offsets can be compared as firsts.
+        let first = summary.base_offset;
+        if let Some(p) = prev_in_seg {
+            if first <= p {
+                findings.push(finding(
+                    code::BATCH_OFFSET_ORDER,
+                    at(Some(pos), Some(first)),
+                    format!(
+                        "batch at offset {first} follows a batch ending at offset {p}: offsets do not increase"
+                    ),
+                ));
+            }
+        } else {
+            first_batch = Some((pos, first));
+            if summary.last_offset < seg.base_offset
+                || (matches!(batch, Batch::V2(_)) && first < seg.base_offset)
+            {
+                findings.push(finding(
+                    code::SEGMENT_NAME_MISMATCH,
+                    at(Some(pos), Some(first)),
+                    format!(
+                        "first batch starts at offset {first}, below the segment's base offset {} from its name",
+                        seg.base_offset
+                    ),
+                ));
+            }
+        }
+        prev_in_seg = Some(prev_in_seg.map_or(summary.last_offset, |p| p.max(summary.last_offset)));
+        batches.push(BatchLoc {
+            summary,
+            file: fidx,
+            position: pos,
+        });
+    }
+    if stopped.is_none() {
+        if let Some(tail) = it.tail() {
+            let declared = match tail.kind {
+                TailKind::Truncated { declared } => {
+                    format!("; the entry there declares {declared} bytes")
+                }
+                TailKind::Short => String::new(),
+            };
+            let (code, where_) = if is_last {
+                (code::SEGMENT_TORN_TAIL, "last segment")
+            } else {
+                (code::SEGMENT_TORN_MIDDLE, "segment that is not the last")
+            };
+            findings.push(finding(
+                code,
+                at(Some(tail.position), None),
+                format!(
+                    "{} bytes after the last complete batch of the {where_}{declared}",
+                    tail.len
+                ),
+            ));
+        }
+    }
+    check_indexes(seg, &data, &batches, is_last, stopped, base, &mut findings);
+    SegmentScan {
+        findings,
+        batches,
+        first: first_batch,
+        last: prev_in_seg,
+        bytes_read: data.len() as u64,
+    }
 }
 
 /// Producer state: every `.snapshot` file reads under Kafka's own rules

@@ -150,6 +150,12 @@ pub struct ReplicaLog {
     /// Base offset of the first segment, if known (defaults to the log start offset).
     #[serde(default)]
     pub first_segment_base: Option<i64>,
+    /// `Some(w)` when only the batches from offset `w` on were read (the
+    /// batch holding `w` and every later one): the offsets below `w` are the
+    /// shared prefix, whose epochs come from `leader-epoch-checkpoint` and
+    /// whose batches are not compared. `None`: every batch was read.
+    #[serde(default)]
+    pub window_start: Option<i64>,
 }
 
 /// How the caller wants the reference replica chosen.
@@ -372,6 +378,35 @@ pub struct PartitionDiff {
     pub replicas: Vec<ReplicaDiff>,
     /// Partition-level findings.
     pub findings: Vec<Finding>,
+    /// How the replicas were read, when the caller read them from disk.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scan: Option<ScanInfo>,
+}
+
+/// How much of the replicas' logs a diff read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ScanMode {
+    /// Only the window from [`ScanInfo::window_start`] to the log ends.
+    Window,
+    /// Every batch of every replica.
+    Full,
+}
+
+/// How the replicas' logs were read for one partition's diff.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ScanInfo {
+    /// Window or full.
+    pub mode: ScanMode,
+    /// First offset of the window (window mode).
+    pub window_start: Option<i64>,
+    /// Why every batch was read, when the window was not enough or not usable
+    /// (`None` in window mode, and when the full read was asked for).
+    pub full_reason: Option<String>,
+    /// Bytes of segment data read, all replicas together.
+    pub bytes_read: u64,
+    /// Bytes of segment data the replicas hold.
+    pub log_bytes: u64,
 }
 
 /// The whole report.
@@ -392,6 +427,8 @@ pub fn diff_partitions(input: &[PartitionReplicas], options: &DiffOptions) -> Di
 struct Normalized<'a> {
     src: &'a ReplicaLog,
     batches: Vec<BatchSummary>,
+    /// Offsets below this were not read (see [`ReplicaLog::window_start`]).
+    window: Option<i64>,
     lso: i64,
     leo: i64,
     hw: Option<i64>,
@@ -551,6 +588,15 @@ fn normalize(r: &ReplicaLog) -> Normalized<'_> {
                     ),
                 ));
             }
+            if r.window_start.is_some() {
+                // Only a window was read: below its first batch the batches'
+                // epochs are the checkpoint's (that prefix was not read).
+                let mut seeded = c.clone();
+                seeded.truncate_from_end(batches.first().map_or(leo, |b| b.base_offset));
+                seeded.extend_from_recovered_batches(batch_epochs.iter().copied());
+                seeded.truncate_from_start(lso);
+                from_batches = seeded;
+            }
             c.extend_from_recovered_batches(batch_epochs.iter().copied());
             if c != from_batches {
                 findings.push(finding(
@@ -564,6 +610,7 @@ fn normalize(r: &ReplicaLog) -> Normalized<'_> {
     Normalized {
         src: r,
         batches,
+        window: r.window_start,
         lso,
         leo,
         hw,
@@ -631,7 +678,12 @@ fn choose_reference(
 
 /// Divergence of `a` (replica) against `b` (reference).
 fn divergence(a: &Normalized<'_>, b: &Normalized<'_>) -> (Option<i64>, DivergenceKind, bool) {
-    let lo = a.lso.max(b.lso);
+    // Below a window's start the batches were not read: the shared prefix.
+    let lo = a
+        .lso
+        .max(b.lso)
+        .max(a.window.unwrap_or(i64::MIN))
+        .max(b.window.unwrap_or(i64::MIN));
     if a.lso > b.leo || b.lso > a.leo {
         return (None, DivergenceKind::Disjoint, false);
     }
@@ -728,6 +780,7 @@ pub fn diff_partition(input: &PartitionReplicas, options: &DiffOptions) -> Parti
             },
             replicas: Vec::new(),
             findings,
+            scan: None,
         };
     };
     let refr = &reps[ri];
@@ -972,5 +1025,6 @@ pub fn diff_partition(input: &PartitionReplicas, options: &DiffOptions) -> Parti
         },
         replicas: out,
         findings,
+        scan: None,
     }
 }

@@ -81,7 +81,40 @@ impl FileBytes {
     pub fn is_mapped(&self) -> bool {
         matches!(self.inner, Inner::Mapped(_))
     }
+
+    /// Tells the kernel that the mapped pages before byte `pos` will not be
+    /// needed again soon, so they leave this process's resident memory (they
+    /// stay in the page cache; touching them again maps them back, with the
+    /// same bytes). A sequential reader calls this as it goes, which keeps
+    /// its resident memory bounded whatever the file size. Works in steps of
+    /// [`RELEASE_STEP`] bytes; a no-op for bytes that were read into memory.
+    pub fn consumed(&self, pos: usize, released: &mut usize) {
+        let Inner::Mapped(map) = &self.inner else {
+            return;
+        };
+        let pos = pos.min(map.len());
+        if pos < *released + RELEASE_STEP {
+            return;
+        }
+        let end = pos - pos % RELEASE_STEP;
+        // SAFETY: the mapping is private and read-only: MADV_DONTNEED only
+        // drops this process's page-table entries; a later access faults the
+        // same file bytes back in from the page cache, so every slice handed
+        // out stays valid and unchanged.
+        #[cfg(unix)]
+        unsafe {
+            let _ = map.unchecked_advise_range(
+                memmap2::UncheckedAdvice::DontNeed,
+                *released,
+                end - *released,
+            );
+        }
+        *released = end;
+    }
 }
+
+/// Granularity of [`FileBytes::consumed`] (a multiple of the page size).
+pub const RELEASE_STEP: usize = 8 << 20;
 
 impl Deref for FileBytes {
     type Target = [u8];

@@ -11,9 +11,10 @@
 use std::path::PathBuf;
 
 use crate::analysis::diff::{BatchSummary, ReplicaLog};
-use crate::capture::discover::Replica;
+use crate::capture::discover::{Replica, SegmentFiles};
 use crate::capture::mmap::FileBytes;
 use crate::format::batch::{Batch, SegmentIter};
+use crate::format::index::OffsetIndex;
 
 /// Something wrong found while reading a replica's segments.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -123,21 +124,44 @@ pub fn replica_log(
         high_watermark: replica.high_watermark,
         checkpoint_epochs,
         first_segment_base: first_base,
+        window_start: None,
     }
 }
 
 /// Reads every segment of `replica`. `broker` is the id to report it under
 /// (the discovery's node id, or a fallback the caller chose).
 pub fn load_replica(replica: &Replica, broker: i32) -> LoadedReplica {
+    load_replica_from(replica, broker, None)
+}
+
+/// Reads `replica`'s batches from the one holding offset `from` to the end
+/// of the log (every batch when `from` is `None`). Segments that end before
+/// `from` are not opened; in the segment holding it, reading starts at the
+/// position its offset index gives (Kafka's own lookup), or at the start of
+/// the segment when the index is missing or does not lead to a batch at or
+/// before `from`. The result's [`ReplicaLog::window_start`] is `from`.
+pub fn load_replica_from(replica: &Replica, broker: i32, from: Option<i64>) -> LoadedReplica {
     let mut batches = Vec::new();
     let mut problems = Vec::new();
     let mut bytes_read = 0u64;
     let mut last_segment_base = None;
-    for seg in &replica.segments {
+    // End of the batches read but left out (below `from`): a bound on the LEO.
+    let mut skipped_end: Option<i64> = None;
+    for (i, seg) in replica.segments.iter().enumerate() {
         let Some(path) = &seg.log else {
             continue;
         };
         last_segment_base = Some(seg.base_offset);
+        if let Some(w) = from {
+            // Offsets in this segment are below the next segment's base.
+            let next_base = replica.segments[i + 1..]
+                .iter()
+                .find(|s| s.log.is_some())
+                .map(|s| s.base_offset);
+            if next_base.is_some_and(|n| n <= w) {
+                continue;
+            }
+        }
         let bytes = match FileBytes::open(path) {
             Ok(b) => b,
             Err(e) => {
@@ -149,8 +173,12 @@ pub fn load_replica(replica: &Replica, broker: i32) -> LoadedReplica {
                 continue;
             }
         };
-        bytes_read += bytes.len() as u64;
-        let mut it = SegmentIter::new(&bytes);
+        let start = match from {
+            Some(w) if w > seg.base_offset => start_position(seg, &bytes, w),
+            _ => 0,
+        };
+        bytes_read += (bytes.len() - start) as u64;
+        let mut it = SegmentIter::with_range(&bytes, start, bytes.len());
         for item in it.by_ref() {
             match item {
                 Ok(batch) => {
@@ -165,6 +193,11 @@ pub fn load_replica(replica: &Replica, broker: i32) -> LoadedReplica {
                             ),
                         });
                         break;
+                    }
+                    if from.is_some_and(|w| batch.last_offset() < w) {
+                        let end = batch.last_offset().saturating_add(1);
+                        skipped_end = Some(skipped_end.map_or(end, |e| e.max(end)));
+                        continue;
                     }
                     batches.push(summarize(&batch));
                 }
@@ -190,10 +223,52 @@ pub fn load_replica(replica: &Replica, broker: i32) -> LoadedReplica {
             });
         }
     }
+    let mut log = replica_log(replica, broker, batches, last_segment_base);
+    if let Some(end) = skipped_end {
+        log.log_end_offset = log.log_end_offset.max(end);
+    }
+    log.window_start = from;
     LoadedReplica {
-        log: replica_log(replica, broker, batches, last_segment_base),
+        log,
         problems,
         bytes_read,
+    }
+}
+
+/// Where in `log` (the bytes of `seg`'s `.log`) to start reading for the
+/// batches holding offsets `>= from`: the position of the segment's offset
+/// index entry with the greatest offset `<= from` (Kafka's lookup), when the
+/// index exists, its entry leads to a well-framed batch there whose offsets
+/// start at or before the entry's, and the entries before it are sane;
+/// otherwise 0, the start of the segment.
+pub fn start_position(seg: &SegmentFiles, log: &[u8], from: i64) -> usize {
+    let Some(index_path) = &seg.index else {
+        return 0;
+    };
+    let Ok(index_bytes) = FileBytes::open(index_path) else {
+        return 0;
+    };
+    let index = OffsetIndex::new(&index_bytes, seg.base_offset);
+    // Only the leading run of real entries (preallocated zeros and garbage
+    // after it are not used), searched for the greatest offset <= from.
+    let valid = index.valid_entries(Some(log.len() as u64));
+    let (mut lo, mut hi) = (0usize, valid);
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        match index.entry(mid) {
+            Some(e) if e.offset <= from => lo = mid + 1,
+            _ => hi = mid,
+        }
+    }
+    let Some(entry) = lo.checked_sub(1).and_then(|n| index.entry(n)) else {
+        return 0;
+    };
+    let Ok(pos) = usize::try_from(entry.position) else {
+        return 0;
+    };
+    match SegmentIter::with_range(log, pos, log.len()).next() {
+        Some(Ok(b)) if b.offset_field() <= entry.offset => pos,
+        _ => 0,
     }
 }
 
@@ -236,7 +311,12 @@ pub fn records_in_range(
                 continue;
             }
         };
-        for item in SegmentIter::new(&bytes) {
+        let start = if from > seg.base_offset {
+            start_position(seg, &bytes, from)
+        } else {
+            0
+        };
+        for item in SegmentIter::with_range(&bytes, start, bytes.len()) {
             let Ok(batch) = item else { break };
             if batch.check_crc().is_err() {
                 break;

@@ -10,13 +10,12 @@ use comfy_table::{presets::UTF8_FULL_CONDENSED, Table};
 use rayon::prelude::*;
 
 use super::common::{Output, Status};
-use klf::analysis::diff::{
-    diff_partition, DiffOptions, DiffReport, PartitionDiff, PartitionReplicas, ReferenceHint,
-};
+use klf::analysis::diff::{DiffOptions, DiffReport, PartitionDiff, ReferenceHint};
 use klf::capture::controller::controller_view;
 use klf::capture::discover::{discover, Level};
 use klf::analysis::lost::{summarize, Bytes, LossSummary, LostRecord};
-use klf::capture::replica::{load_replica, records_in_range};
+use klf::capture::replica::records_in_range;
+use klf::capture::scan::{diff_replicas, ReadMode};
 
 /// Output formats of `klf diff`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -54,6 +53,11 @@ pub struct Args {
     /// summary by producer and time range
     #[arg(long)]
     records: bool,
+    /// Read every batch of every replica and compare the shared prefix batch
+    /// by batch (default: read only the window where replicas can differ,
+    /// from the lowest high watermark, log end or epoch disagreement on)
+    #[arg(long)]
+    verify: bool,
     /// With --records: at most this many records per replica
     #[arg(long, value_name = "N", default_value_t = 100_000)]
     records_limit: usize,
@@ -107,35 +111,28 @@ pub fn run(args: Args, out: &mut Output) -> Status {
             })
             .unwrap_or(ReferenceHint::Auto),
     };
-    // Read every replica of every partition in parallel, keep the order.
-    let loaded: Vec<_> = wanted
+    // Read and diff every partition in parallel, keep the order.
+    let mode = if args.verify { ReadMode::Full } else { ReadMode::Window };
+    let scanned: Vec<_> = wanted
         .par_iter()
         .map(|((topic, partition), reps)| {
-            let loaded: Vec<_> = reps
-                .par_iter()
+            let ids: Vec<i32> = reps
+                .iter()
                 .enumerate()
-                .map(|(i, r)| load_replica(r, r.node_id.unwrap_or(-(i as i32) - 1)))
+                .map(|(i, r)| r.node_id.unwrap_or(-(i as i32) - 1))
                 .collect();
-            (topic.clone(), *partition, loaded)
+            let reference = reference_for(topic, *partition);
+            diff_replicas(topic, *partition, reps, &ids, reference, &DiffOptions::default(), mode)
         })
         .collect();
     let mut problems = false;
     let mut report = DiffReport { partitions: Vec::new() };
-    for (topic, partition, reps) in loaded {
-        for r in &reps {
-            for p in &r.problems {
-                problems = true;
-                out.diag(format_args!("klf: {p}"));
-            }
+    for s in scanned {
+        for p in &s.problems {
+            problems = true;
+            out.diag(format_args!("klf: {p}"));
         }
-        let reference = reference_for(&topic, partition);
-        let input = PartitionReplicas {
-            topic,
-            partition,
-            replicas: reps.into_iter().map(|r| r.log).collect(),
-            reference,
-        };
-        report.partitions.push(diff_partition(&input, &DiffOptions::default()));
+        report.partitions.push(s.diff);
     }
     // The records each truncation cuts, read from the replica's segments.
     let mut lost: BTreeMap<(usize, i32), (Vec<LostRecord>, LossSummary)> = BTreeMap::new();

@@ -1,0 +1,283 @@
+//! Reading the replicas of one partition for a diff, and diffing them.
+//!
+//! Replicas of a partition share a long prefix; they can only differ near
+//! their ends. So by default only a **window** is read: from the lowest of
+//! the replicas' high watermarks, log end offsets and the first offset where
+//! their `leader-epoch-checkpoint`s stop agreeing, to the end of each log.
+//! The segments before the window are not opened; inside the segment holding
+//! the window's start, reading begins where the offset index points. Each
+//! replica's log end offset is found first from the tail of its last segment
+//! (again through the index). The cost is that of the window, not of the log.
+//!
+//! Every batch is read instead (**full** read) when the window cannot be
+//! trusted: `verify` asks for it, a replica has no usable checkpoint or high
+//! watermark, the batches at the window's start carry another epoch than the
+//! checkpoint says, the tail cannot be read cleanly, or the diff's answer
+//! (a divergence or truncation offset) falls below the window. The full read
+//! also compares the shared prefix batch by batch, which the window takes on
+//! trust from the checkpoints.
+
+use std::path::PathBuf;
+
+use rayon::prelude::*;
+
+use crate::analysis::diff::{
+    diff_partition, DiffOptions, PartitionDiff, PartitionReplicas, ReferenceHint, ScanInfo,
+    ScanMode,
+};
+use crate::analysis::epochs::EpochCache;
+use crate::capture::discover::Replica;
+use crate::capture::mmap::FileBytes;
+use crate::capture::replica::{load_replica_from, start_position, LoadedReplica, ReplicaProblem};
+use crate::format::batch::SegmentIter;
+
+/// How a diff reads the replicas.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ReadMode {
+    /// The window where replicas can differ (falls back to full when needed).
+    #[default]
+    Window,
+    /// Every batch (`klf diff --verify`).
+    Full,
+}
+
+/// One partition's diff with what was read for it.
+#[derive(Debug, Clone)]
+pub struct ScannedDiff {
+    /// The diff, its [`PartitionDiff::scan`] filled in.
+    pub diff: PartitionDiff,
+    /// Problems met while reading (bad batches, torn tails, unreadable files).
+    pub problems: Vec<ReplicaProblem>,
+}
+
+/// Reads the replicas of one partition (`ids[i]` is the broker id of
+/// `replicas[i]`) and diffs them. See the module docs for what is read.
+pub fn diff_replicas(
+    topic: &str,
+    partition: i32,
+    replicas: &[Replica],
+    ids: &[i32],
+    reference: ReferenceHint,
+    options: &DiffOptions,
+    mode: ReadMode,
+) -> ScannedDiff {
+    let log_bytes: u64 = replicas
+        .iter()
+        .flat_map(|r| r.segments.iter())
+        .filter_map(|s| s.log.as_ref())
+        .filter_map(|p| std::fs::metadata(p).ok())
+        .map(|m| m.len())
+        .sum();
+    let run = |loaded: Vec<LoadedReplica>| -> (PartitionDiff, Vec<ReplicaProblem>, u64) {
+        let bytes: u64 = loaded.iter().map(|l| l.bytes_read).sum();
+        let problems = loaded.iter().flat_map(|l| l.problems.clone()).collect();
+        let input = PartitionReplicas {
+            topic: topic.to_string(),
+            partition,
+            replicas: loaded.into_iter().map(|l| l.log).collect(),
+            reference: reference.clone(),
+        };
+        (diff_partition(&input, options), problems, bytes)
+    };
+    let full = |reason: Option<String>, extra_bytes: u64| -> ScannedDiff {
+        let loaded = load_all(replicas, ids, None);
+        let (mut diff, problems, bytes) = run(loaded);
+        diff.scan = Some(ScanInfo {
+            mode: ScanMode::Full,
+            window_start: None,
+            full_reason: reason,
+            bytes_read: bytes + extra_bytes,
+            log_bytes,
+        });
+        ScannedDiff { diff, problems }
+    };
+    if mode == ReadMode::Full {
+        return full(None, 0);
+    }
+    let (window, tail_bytes) = match plan_window(replicas, ids) {
+        Ok(w) => w,
+        Err((reason, bytes)) => return full(Some(reason), bytes),
+    };
+    let loaded = load_all(replicas, ids, Some(window));
+    if let Some(reason) = window_start_disagrees(replicas, ids, &loaded) {
+        let bytes = tail_bytes + loaded.iter().map(|l| l.bytes_read).sum::<u64>();
+        return full(Some(reason), bytes);
+    }
+    let (mut diff, problems, bytes) = run(loaded);
+    let below = diff.replicas.iter().find_map(|r| {
+        [
+            Some(r.truncation_offset),
+            Some(r.hw_truncation_offset),
+            r.divergence_offset,
+        ]
+        .into_iter()
+        .flatten()
+        .find(|&o| o < window)
+        .map(|o| (r.broker, o))
+    });
+    if let Some((broker, o)) = below {
+        return full(
+            Some(format!(
+                "the answer for broker {broker} (offset {o}) lies below the window starting at {window}"
+            )),
+            tail_bytes + bytes,
+        );
+    }
+    diff.scan = Some(ScanInfo {
+        mode: ScanMode::Window,
+        window_start: Some(window),
+        full_reason: None,
+        bytes_read: tail_bytes + bytes,
+        log_bytes,
+    });
+    ScannedDiff { diff, problems }
+}
+
+fn load_all(replicas: &[Replica], ids: &[i32], from: Option<i64>) -> Vec<LoadedReplica> {
+    replicas
+        .par_iter()
+        .zip(ids.par_iter())
+        .map(|(r, &id)| load_replica_from(r, id, from))
+        .collect()
+}
+
+/// What the window plan knows of one replica before reading its batches.
+struct Plan {
+    broker: i32,
+    leo: i64,
+    hw: i64,
+    cache: EpochCache,
+}
+
+/// The window's start, and the bytes read to find it; or why there is none
+/// (with the bytes read so far).
+fn plan_window(replicas: &[Replica], ids: &[i32]) -> Result<(i64, u64), (String, u64)> {
+    let tails: Vec<Result<(i64, u64), String>> = replicas.par_iter().map(tail_end).collect();
+    let mut bytes = 0;
+    let mut plans = Vec::with_capacity(replicas.len());
+    for ((r, &broker), tail) in replicas.iter().zip(ids).zip(tails) {
+        let (leo, b) = tail.map_err(|e| (format!("broker {broker}: {e}"), bytes))?;
+        bytes += b;
+        let Some(cp) = &r.leader_epoch_checkpoint else {
+            return Err((
+                format!("broker {broker} has no leader-epoch-checkpoint"),
+                bytes,
+            ));
+        };
+        let (mut cache, rejected) = EpochCache::from_checkpoint_checked(
+            cp.checkpoint
+                .entries
+                .iter()
+                .map(|e| (e.epoch, e.start_offset)),
+        );
+        if !rejected.is_empty() || cp.checkpoint.entries.is_empty() {
+            return Err((
+                format!(
+                    "broker {broker}'s leader-epoch-checkpoint is empty or has invalid entries"
+                ),
+                bytes,
+            ));
+        }
+        let first_base = r.segments.first().map(|s| s.base_offset);
+        let lso = match (r.log_start_offset, first_base) {
+            (Some(a), Some(b)) => a.max(b),
+            (a, b) => a.or(b).unwrap_or(0),
+        }
+        .max(0);
+        let leo = leo.max(lso);
+        cache.repair_on_load(leo, lso);
+        let Some(hw) = r.high_watermark else {
+            return Err((
+                format!("broker {broker} has no high watermark checkpoint entry"),
+                bytes,
+            ));
+        };
+        plans.push(Plan {
+            broker,
+            leo,
+            hw: hw.clamp(lso, leo),
+            cache,
+        });
+    }
+    let mut window = i64::MAX;
+    for p in &plans {
+        window = window.min(p.hw).min(p.leo);
+        // The first epoch entry that another replica reaching it lacks.
+        for e in p.cache.entries() {
+            let disagrees = plans.iter().any(|o| {
+                o.broker != p.broker && o.leo > e.start_offset && !o.cache.entries().contains(e)
+            });
+            if disagrees {
+                window = window.min(e.start_offset);
+                break;
+            }
+        }
+    }
+    if window == i64::MAX {
+        return Err(("no replica to read".to_string(), bytes));
+    }
+    Ok((window.max(0), bytes))
+}
+
+/// The log end offset of a replica from the tail of its last segment: one
+/// past the last batch read from the position of the segment's last offset
+/// index entry, or the segment's base offset when it holds no batch. With
+/// the bytes read. Fails on anything unclean (the full read reports it).
+fn tail_end(r: &Replica) -> Result<(i64, u64), String> {
+    let Some(seg) = r.segments.iter().rev().find(|s| s.log.is_some()) else {
+        return Ok((r.log_start_offset.unwrap_or(0), 0));
+    };
+    let path = seg
+        .log
+        .as_ref()
+        .map(PathBuf::as_path)
+        .unwrap_or(std::path::Path::new(""));
+    let bytes =
+        FileBytes::open(path).map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
+    let start = start_position(seg, &bytes, i64::MAX);
+    let mut end = seg.base_offset;
+    let mut it = SegmentIter::with_range(&bytes, start, bytes.len());
+    for item in it.by_ref() {
+        let b = item.map_err(|e| format!("{}:{}: {}", path.display(), e.pos, e.reason))?;
+        b.check_crc()
+            .map_err(|e| format!("{}:{}: {}", path.display(), e.pos, e.reason))?;
+        end = end.max(b.last_offset().saturating_add(1));
+    }
+    if it.tail().is_some() {
+        return Err(format!("{}: torn tail", path.display()));
+    }
+    Ok((end, (bytes.len() - start) as u64))
+}
+
+/// Whether the first batch read of some replica carries another epoch than
+/// its checkpoint gives that offset (the window would then misplace an
+/// epoch's start): the reason, if so.
+fn window_start_disagrees(
+    replicas: &[Replica],
+    ids: &[i32],
+    loaded: &[LoadedReplica],
+) -> Option<String> {
+    for ((r, &broker), l) in replicas.iter().zip(ids).zip(loaded) {
+        let (Some(first), Some(cp)) = (l.log.batches.first(), &r.leader_epoch_checkpoint) else {
+            continue;
+        };
+        if first.partition_leader_epoch < 0 {
+            continue;
+        }
+        let cache = EpochCache::from_checkpoint(
+            cp.checkpoint
+                .entries
+                .iter()
+                .map(|e| (e.epoch, e.start_offset)),
+        );
+        if cache.epoch_for_offset(first.base_offset) != Some(first.partition_leader_epoch) {
+            return Some(format!(
+                "broker {broker}: the batch at {} has epoch {}, its leader-epoch-checkpoint says {:?}",
+                first.base_offset,
+                first.partition_leader_epoch,
+                cache.epoch_for_offset(first.base_offset)
+            ));
+        }
+    }
+    None
+}

@@ -1,0 +1,298 @@
+#!/usr/bin/env python3
+"""klf's benchmark: real Kafka writes large partitions, then klf is timed
+side by side with a reference on the same bytes, in one run.
+
+    python3 tests/bench/bench.py                 # generate (once) and measure
+    python3 tests/bench/bench.py --reps 7        # more repetitions
+    python3 tests/bench/bench.py --generate-only
+    python3 tests/bench/bench.py --data DIR      # keep the data elsewhere
+
+Data (made once, kept in tests/bench/.data/, which git ignores): two clusters
+of one KRaft controller and three brokers, each given the same incident at a
+different size. Kafka's own producer performance tool (ProducerPerformance,
+1 KiB records) writes a replicated topic `bench` (codec none, replication
+factor 3, 256 MiB segments, Kafka's default index sizes); when the leader's
+log reaches its target size the leader is killed (SIGKILL) in mid-produce,
+the producer carries on against the new leader, then the other two brokers
+are stopped. The large run also writes `bench-lz4` (lz4, one replica).
+`small` is a tenth of `large`; the incident (about 20,000 records produced
+after the kill) is the same in both.
+
+Measured, each pair interleaved run by run, medians of --reps runs, page
+cache warm (one untimed run of each first):
+  1. klf dump --format kafka against kafka-dump-log on the same segment,
+     shallow and --deep-iteration --print-data-log, after checking that the
+     two outputs are byte-identical;
+  2. klf check of a partition against `cat` of the same files > /dev/null;
+  3. klf diff of the three replicas, small and large (10x) capture;
+  4. peak resident memory (getrusage maxrss) of every klf command.
+Results go to stdout and, as JSON, to --json (default: DATA/results.json).
+"""
+
+import argparse
+import hashlib
+import json
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(REPO, "tests", "kafka-oracle"))
+import oracle  # noqa: E402
+
+KLF = os.path.join(REPO, "target", "release", "klf")
+RECORD = 1024
+SEGMENT = 256 << 20
+SIZES = {"small": 110 << 20, "large": 1100 << 20}   # bytes of the leader's log when it is killed
+TOPIC = "bench"
+LZ4_TOPIC = "bench-lz4"
+POST_KILL_RECORDS = 20000
+
+
+def log(msg):
+    print(f"[bench {time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
+
+
+# ---------------------------------------------------------------- data
+
+def perf_producer(cluster, topic, records, props):
+    args = ["java", "-Xmx256m", f"-Dlog4j2.configurationFile={oracle.HERE}/log4j2-client.properties",
+            "-cp", oracle.classpath(), "org.apache.kafka.tools.ProducerPerformance",
+            "--topic", topic, "--num-records", str(records), "--record-size", str(RECORD),
+            "--throughput", "-1", "--producer-props", f"bootstrap.servers={cluster.bootstrap}", *props]
+    p = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    oracle.PROCS[p.pid] = f"producer-perf {topic}"
+    return p
+
+
+def finish(p, timeout):
+    out, _ = p.communicate(timeout=timeout)
+    oracle.PROCS.pop(p.pid, None)
+    if p.returncode != 0:
+        raise RuntimeError(f"producer performance tool failed: {out[-2000:]}")
+    return out.strip().splitlines()[-1] if out.strip() else ""
+
+
+def generate_one(name, target, out):
+    """One cluster, one incident; the brokers' log directories end up in out/broker-N."""
+    extra = {"log.index.size.max.bytes": 10 << 20, "log.index.interval.bytes": 4096,
+             "log.segment.bytes": SEGMENT, "num.io.threads": 2}
+    c = oracle.Cluster(f"bench-{name}", broker_extra=extra)
+    try:
+        c.start()
+        cfg = f"segment.bytes={SEGMENT},min.insync.replicas=1"
+        c.driver("create", topic=TOPIC, assignment="1,2,3", config=cfg)
+        if name == "large":
+            c.driver("create", topic=LZ4_TOPIC, assignment="2", config=f"segment.bytes={SEGMENT}")
+            p = perf_producer(c, LZ4_TOPIC, target // (RECORD + 70),
+                              ["acks=1", "compression.type=lz4", "linger.ms=5", "batch.size=65536"])
+            log(f"{LZ4_TOPIC}: {finish(p, 1800)}")
+        # the same incident at every size: after the kill the producer goes on
+        # against the new leader with about POST_KILL_RECORDS more records
+        records = target // (RECORD + 11) + POST_KILL_RECORDS
+        p = perf_producer(c, TOPIC, records, ["acks=1", "compression.type=none", "linger.ms=5",
+                                              "batch.size=65536", "delivery.timeout.ms=300000"])
+        def reached():
+            if p.poll() is not None:
+                raise SystemExit(f"the producer ended before the leader's log reached {target >> 20} MiB")
+            return c.log_bytes(1, TOPIC) >= target
+        c.wait_until(f"{TOPIC} leader log at {target >> 20} MiB", reached,
+                     timeout=1800, interval=0.2)
+        c.brokers[1].kill9()
+        log(f"{TOPIC}: {finish(p, 1800)}")
+        c.brokers[2].stop()
+        c.brokers[3].stop()
+        c.stop_all()
+        shutil.rmtree(out, ignore_errors=True)
+        os.makedirs(out)
+        for n in oracle.BROKERS:
+            os.rename(c.brokers[n].data, os.path.join(out, f"broker-{n}"))
+            lock = os.path.join(out, f"broker-{n}", ".lock")
+            if os.path.exists(lock):
+                os.remove(lock)
+        with open(os.path.join(out, "DONE"), "w") as f:
+            json.dump({"kafka_version": oracle.kafka_version(), "target_bytes": target,
+                       "incident": "leader (broker 1) killed with SIGKILL in mid-produce, acks=1"}, f)
+    finally:
+        c.stop_all()
+        oracle._kill_all()
+        shutil.rmtree(c.dir, ignore_errors=True)
+
+
+def generate(data):
+    oracle.setup()
+    for name, target in SIZES.items():
+        out = os.path.join(data, name)
+        if os.path.exists(os.path.join(out, "DONE")):
+            continue
+        for attempt in range(1, 4):
+            try:
+                t0 = time.time()
+                log(f"generating {name} ({target >> 20} MiB)")
+                generate_one(name, target, out)
+                log(f"{name} done in {time.time() - t0:.0f} s")
+                break
+            except Exception as e:
+                log(f"{name} failed (attempt {attempt}): {e}")
+                if attempt == 3:
+                    raise
+
+
+# ---------------------------------------------------------------- measuring
+
+def run(cmd, stdout=subprocess.DEVNULL):
+    """Wall time and peak RSS (KiB) of one command."""
+    t0 = time.perf_counter()
+    p = subprocess.Popen(cmd, stdout=stdout, stderr=subprocess.DEVNULL)
+    _, status, ru = os.wait4(p.pid, 0)
+    wall = time.perf_counter() - t0
+    p.returncode = os.waitstatus_to_exitcode(status)
+    if p.returncode not in (0, 1):
+        raise RuntimeError(f"{' '.join(cmd)} exited {p.returncode}")
+    return wall, ru.ru_maxrss
+
+
+def output_hash(cmd):
+    h = hashlib.sha256()
+    n = 0
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    for chunk in iter(lambda: p.stdout.read(1 << 20), b""):
+        h.update(chunk)
+        n += len(chunk)
+    p.wait()
+    return h.hexdigest(), n
+
+
+def compare(label, cmds, reps):
+    """Runs the commands interleaved, reps times each after one warm-up; medians."""
+    for c in cmds.values():
+        run(c)
+    times = {k: [] for k in cmds}
+    rss = {k: 0 for k in cmds}
+    for _ in range(reps):
+        for k, c in cmds.items():
+            w, r = run(c)
+            times[k].append(w)
+            rss[k] = max(rss[k], r)
+    med = {k: statistics.median(v) for k, v in times.items()}
+    log(f"{label}: " + ", ".join(f"{k} {med[k]:.3f} s" for k in cmds))
+    return {"median_s": med, "runs_s": times, "peak_rss_kib": rss}
+
+
+def kafka_dump_log(args):
+    # the heap kafka-run-class.sh gives tools by default
+    return ["java", "-Xmx256M", f"-Dlog4j2.configurationFile={oracle.HERE}/log4j2-client.properties",
+            "-cp", oracle.classpath(), "kafka.tools.DumpLogSegments", *args]
+
+
+def segments(part):
+    return sorted(os.path.join(part, f) for f in os.listdir(part) if f.endswith(".log"))
+
+
+def measure(data, reps, deep_reps):
+    res = {"machine": machine(), "reps": reps}
+    large = os.path.join(data, "large")
+    small = os.path.join(data, "small")
+    # a full segment of the partition's current leader (broker 2 took over from 1)
+    part = os.path.join(large, "broker-2", f"{TOPIC}-0")
+    lz4part = os.path.join(large, "broker-2", f"{LZ4_TOPIC}-0")
+    seg = segments(part)[0]
+    lz4seg = segments(lz4part)[0]
+    res["inputs"] = {"segment_none_bytes": os.path.getsize(seg), "segment_lz4_bytes": os.path.getsize(lz4seg),
+                     "partition_bytes": sum(os.path.getsize(os.path.join(part, f)) for f in os.listdir(part)),
+                     "capture_small_bytes": du(small), "capture_large_bytes": du(large)}
+
+    for name, s in (("none", seg), ("lz4", lz4seg)):
+        for mode, flags in (("shallow", []), ("deep", ["--deep-iteration", "--print-data-log"])):
+            klf = [KLF, "dump", "--format", "kafka", *flags, "--files", s]
+            ref = kafka_dump_log([*flags, "--files", s])
+            hk, nk = output_hash(klf)
+            hr, nr = output_hash(ref)
+            if hk != hr:
+                raise SystemExit(f"klf and kafka-dump-log differ on {s} {mode}: {nk} vs {nr} bytes")
+            r = compare(f"dump {name} {mode}", {"klf": klf, "kafka-dump-log": ref},
+                        reps if mode == "shallow" else deep_reps)
+            r["identical_output_bytes"] = nk
+            r["ratio"] = r["median_s"]["kafka-dump-log"] / r["median_s"]["klf"]
+            res[f"dump_{name}_{mode}"] = r
+
+    for name, p in (("none", part), ("lz4", lz4part)):
+        files = sorted(os.path.join(p, f) for f in os.listdir(p))
+        r = compare(f"check {name}", {"klf": [KLF, "check", "--format", "json", p], "cat": ["cat", *files]}, reps)
+        r["ratio"] = r["median_s"]["klf"] / r["median_s"]["cat"]
+        res[f"check_{name}"] = r
+
+    r = compare("diff", {"small": [KLF, "diff", "--format", "json", small],
+                         "large": [KLF, "diff", "--format", "json", large]}, reps)
+    r["growth"] = r["median_s"]["large"] / r["median_s"]["small"]
+    res["diff"] = r
+    return res
+
+
+def du(d):
+    return sum(os.path.getsize(os.path.join(r, f)) for r, _, fs in os.walk(d) for f in fs)
+
+
+def machine():
+    cpu = ""
+    try:
+        for line in open("/proc/cpuinfo"):
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    mem = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    return {"cpu": cpu, "cores": os.cpu_count(), "memory_gib": round(mem / (1 << 30)),
+            "os": platform.platform(), "kafka": oracle.kafka_version()}
+
+
+def report(res):
+    mib = lambda kib: f"{kib / 1024:.0f} MiB"
+    print(f"machine: {res['machine']['cores']} cores, {res['machine']['cpu']}, {res['machine']['memory_gib']} GiB; "
+          f"Kafka {res['machine']['kafka']}; medians of {res['reps']} runs")
+    print(f"inputs: segment {res['inputs']['segment_none_bytes'] >> 20} MiB (none), "
+          f"{res['inputs']['segment_lz4_bytes'] >> 20} MiB (lz4); partition {res['inputs']['partition_bytes'] >> 20} MiB; "
+          f"captures {res['inputs']['capture_small_bytes'] >> 20} MiB and {res['inputs']['capture_large_bytes'] >> 20} MiB")
+    for k in ("dump_none_shallow", "dump_none_deep", "dump_lz4_shallow", "dump_lz4_deep"):
+        r = res[k]
+        print(f"{k:20} kafka-dump-log/klf = {r['ratio']:6.1f}x  (klf {r['median_s']['klf']:.3f} s, "
+              f"kafka-dump-log {r['median_s']['kafka-dump-log']:.3f} s; identical {r['identical_output_bytes']} bytes; "
+              f"klf peak RSS {mib(r['peak_rss_kib']['klf'])})")
+    for k in ("check_none", "check_lz4"):
+        r = res[k]
+        print(f"{k:20} klf/cat = {r['ratio']:5.2f}x  (klf {r['median_s']['klf']:.3f} s, cat {r['median_s']['cat']:.3f} s; "
+              f"klf peak RSS {mib(r['peak_rss_kib']['klf'])})")
+    r = res["diff"]
+    print(f"{'diff':20} large/small = {r['growth']:5.2f}x for {res['inputs']['capture_large_bytes'] / res['inputs']['capture_small_bytes']:.1f}x "
+          f"the bytes  (small {r['median_s']['small']:.3f} s, large {r['median_s']['large']:.3f} s; "
+          f"peak RSS {mib(r['peak_rss_kib']['small'])} / {mib(r['peak_rss_kib']['large'])})")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--data", default=os.path.join(HERE, ".data"))
+    ap.add_argument("--reps", type=int, default=5)
+    ap.add_argument("--deep-reps", type=int, default=3, help="repetitions of the deep dumps (slow in kafka-dump-log)")
+    ap.add_argument("--json", help="where to write the results (default DATA/results.json)")
+    ap.add_argument("--generate-only", action="store_true")
+    a = ap.parse_args()
+    data = os.path.abspath(a.data)
+    generate(data)
+    if a.generate_only:
+        return
+    log("building klf (release)")
+    subprocess.run(["cargo", "build", "--release", "--quiet"], cwd=REPO, check=True)
+    res = measure(data, a.reps, a.deep_reps)
+    with open(a.json or os.path.join(data, "results.json"), "w") as f:
+        json.dump(res, f, indent=2)
+    report(res)
+
+
+if __name__ == "__main__":
+    main()

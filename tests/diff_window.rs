@@ -1,0 +1,144 @@
+//! The diff's default read (only the window where replicas can differ)
+//! against the full read (`--verify`), on every committed real-Kafka capture.
+
+use std::path::{Path, PathBuf};
+
+use klf::analysis::diff::{DiffOptions, PartitionDiff, ReferenceHint, ScanMode};
+use klf::capture::discover::discover;
+use klf::capture::scan::{diff_replicas, ReadMode};
+
+fn captures() -> Vec<PathBuf> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/kafka");
+    let mut v: Vec<PathBuf> = std::fs::read_dir(&root)
+        .unwrap()
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.join("scenario.json").exists())
+        .collect();
+    v.sort();
+    v
+}
+
+fn diffs(dir: &Path, mode: ReadMode) -> Vec<PartitionDiff> {
+    let capture = discover(&[dir]);
+    capture
+        .partitions
+        .iter()
+        .filter(|(_, reps)| reps.len() >= 2)
+        .map(|((topic, partition), reps)| {
+            let ids: Vec<i32> = reps.iter().map(|r| r.node_id.unwrap()).collect();
+            diff_replicas(
+                topic,
+                *partition,
+                reps,
+                &ids,
+                ReferenceHint::Auto,
+                &DiffOptions::default(),
+                mode,
+            )
+            .diff
+        })
+        .collect()
+}
+
+#[test]
+fn window_read_agrees_with_the_full_read_on_every_capture() {
+    let mut compared = 0;
+    let mut windowed = 0;
+    for dir in captures() {
+        let w = diffs(&dir, ReadMode::Window);
+        let f = diffs(&dir, ReadMode::Full);
+        assert_eq!(w.len(), f.len());
+        for (mut w, mut f) in w.into_iter().zip(f) {
+            let ws = w.scan.take().unwrap();
+            let fs = f.scan.take().unwrap();
+            assert_eq!(fs.mode, ScanMode::Full);
+            assert_eq!(
+                fs.bytes_read, fs.log_bytes,
+                "the full read reads every byte"
+            );
+            compared += 1;
+            if ws.mode == ScanMode::Full {
+                assert_eq!(w, f);
+                continue;
+            }
+            windowed += 1;
+            let start = ws.window_start.unwrap();
+            if w != f {
+                // Only a difference the window does not read may separate
+                // them: the full read found replicas differing below it
+                // (compacted differently), which the window takes on trust.
+                let below = f
+                    .replicas
+                    .iter()
+                    .any(|r| r.divergence_offset.is_some_and(|d| d < start));
+                assert!(
+                    below,
+                    "{} {}-{}: window from {start} and full read disagree\n{w:#?}\n{f:#?}",
+                    dir.display(),
+                    w.topic,
+                    w.partition
+                );
+                assert!(dir.ends_with("compaction"), "{}", dir.display());
+            }
+        }
+    }
+    assert!(compared >= 15, "compared {compared} partitions");
+    assert!(
+        windowed >= compared / 2,
+        "{windowed} of {compared} read as a window"
+    );
+}
+
+#[test]
+fn window_reads_less_than_the_log_where_the_log_is_long() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/kafka/torn-write");
+    let w = diffs(&dir, ReadMode::Window);
+    let scan = w[0].scan.as_ref().unwrap();
+    assert_eq!(scan.mode, ScanMode::Window);
+    assert!(
+        scan.bytes_read * 3 < scan.log_bytes,
+        "read {} of {} bytes",
+        scan.bytes_read,
+        scan.log_bytes
+    );
+}
+
+/// Without a leader-epoch-checkpoint the window has nothing to trust: every
+/// batch is read, and the report says why.
+#[test]
+fn a_missing_checkpoint_means_a_full_read() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/kafka/divergence");
+    let tmp = std::env::temp_dir().join(format!("klf-window-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&tmp);
+    copy_tree(&src, &tmp);
+    let cp = tmp.join("broker-1/diverge-0/leader-epoch-checkpoint");
+    assert!(cp.exists());
+    std::fs::remove_file(&cp).unwrap();
+    let w = diffs(&tmp, ReadMode::Window);
+    let f = diffs(&tmp, ReadMode::Full);
+    let scan = w[0].scan.clone().unwrap();
+    assert_eq!(scan.mode, ScanMode::Full);
+    assert!(
+        scan.full_reason
+            .as_deref()
+            .is_some_and(|r| r.contains("broker 1") && r.contains("leader-epoch-checkpoint")),
+        "{scan:?}"
+    );
+    assert_eq!(w[0].replicas, f[0].replicas);
+    std::fs::remove_dir_all(&tmp).unwrap();
+}
+
+fn copy_tree(src: &Path, dst: &Path) {
+    std::fs::create_dir_all(dst).unwrap();
+    for e in std::fs::read_dir(src).unwrap() {
+        let e = e.unwrap();
+        let to = dst.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            if e.file_name() != "golden" {
+                copy_tree(&e.path(), &to);
+            }
+        } else {
+            std::fs::copy(e.path(), &to).unwrap();
+        }
+    }
+}
