@@ -46,6 +46,8 @@ subcommands! {
     Timeline => timeline,
     /// Check captured log directories: framing, checksums, indexes, epochs, checkpoints, replicas
     Check => check,
+    /// Write a self-contained HTML post-mortem page: summary, replica timelines as SVG, the diff story
+    Report => report,
 }
 
 /// Offline forensics for Apache Kafka log directories.
