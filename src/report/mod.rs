@@ -218,58 +218,78 @@ pub fn build<P: AsRef<Path> + Sync>(paths: &[P], options: &ReportOptions) -> Res
             .as_ref()
             .and_then(|c| c.partitions.get(&(topic.clone(), partition)))
             .cloned();
-        let reference = match options.leader {
-            Some(b) => ReferenceHint::Explicit { broker: b },
-            None => history
-                .as_ref()
-                .and_then(|h| h.current())
-                .filter(|e| e.leader >= 0)
-                .map(|e| ReferenceHint::MetadataLeader {
-                    broker: e.leader,
-                    leader_epoch: Some(e.leader_epoch),
-                })
-                .unwrap_or(ReferenceHint::Auto),
-        };
         let mut logs = Vec::new();
-        let mut timelines = Vec::new();
         for (l, recovery_point) in loaded {
             for p in &l.problems {
                 report.damaged = true;
                 report.problems.push(p.to_string());
             }
-            let mut t = timeline(&l.log);
-            t.recovery_point = recovery_point;
-            timelines.push(t);
-            logs.push(l.log);
+            logs.push((l.log, recovery_point));
         }
-        let input = PartitionReplicas {
-            topic,
-            partition,
-            replicas: logs,
-            reference,
-        };
-        let diff = diff_partition(&input, &DiffOptions::default());
-        let story = story(&diff, &epoch_leaders(history.as_ref()));
-        let replicas = timelines
-            .into_iter()
-            .enumerate()
-            .map(|(i, t)| ReplicaView {
-                checkpoint_disagreements: checkpoint_disagreements(&t),
-                committed_lost: committed_lost_ranges(&input.replicas, &diff, i),
-                timeline: t,
-            })
-            .collect();
-        let mut part = PartitionReport {
-            diff,
-            replicas,
-            history,
-            elections: Vec::new(),
-            story,
-        };
-        part.elections = election_marks(&part);
-        report.partitions.push(part);
+        report
+            .partitions
+            .push(partition_report(topic, partition, logs, history, options.leader));
     }
     Ok(report)
+}
+
+/// The facts of one partition's section from its replicas' logs (with each
+/// replica's recovery point, if known) and its history in the metadata log.
+/// The reference is `leader` if given, else the metadata log's leader at
+/// capture time, else the diff's own rule.
+pub fn partition_report(
+    topic: String,
+    partition: i32,
+    logs: Vec<(ReplicaLog, Option<i64>)>,
+    history: Option<PartitionHistory>,
+    leader: Option<i32>,
+) -> PartitionReport {
+    let reference = match leader {
+        Some(b) => ReferenceHint::Explicit { broker: b },
+        None => history
+            .as_ref()
+            .and_then(|h| h.current())
+            .filter(|e| e.leader >= 0)
+            .map(|e| ReferenceHint::MetadataLeader {
+                broker: e.leader,
+                leader_epoch: Some(e.leader_epoch),
+            })
+            .unwrap_or(ReferenceHint::Auto),
+    };
+    let mut timelines = Vec::new();
+    let mut replica_logs = Vec::new();
+    for (log, recovery_point) in logs {
+        let mut t = timeline(&log);
+        t.recovery_point = recovery_point;
+        timelines.push(t);
+        replica_logs.push(log);
+    }
+    let input = PartitionReplicas {
+        topic,
+        partition,
+        replicas: replica_logs,
+        reference,
+    };
+    let diff = diff_partition(&input, &DiffOptions::default());
+    let story = story(&diff, &epoch_leaders(history.as_ref()));
+    let replicas = timelines
+        .into_iter()
+        .enumerate()
+        .map(|(i, t)| ReplicaView {
+            checkpoint_disagreements: checkpoint_disagreements(&t),
+            committed_lost: committed_lost_ranges(&input.replicas, &diff, i),
+            timeline: t,
+        })
+        .collect();
+    let mut part = PartitionReport {
+        diff,
+        replicas,
+        history,
+        elections: Vec::new(),
+        story,
+    };
+    part.elections = election_marks(&part);
+    part
 }
 
 /// Checkpoint entries whose span differs from the batch headers' span of
@@ -390,4 +410,89 @@ fn election_marks(p: &PartitionReport) -> Vec<ElectionMark> {
             }
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn batch(base: i64, last: i64, epoch: i32, crc: u32) -> BatchSummary {
+        BatchSummary {
+            base_offset: base,
+            last_offset: last,
+            partition_leader_epoch: epoch,
+            crc,
+            record_count: (last - base + 1) as i32,
+            is_control: false,
+            is_transactional: false,
+            first_timestamp: 0,
+            max_timestamp: 0,
+            producer_id: -1,
+            producer_epoch: -1,
+            base_sequence: -1,
+        }
+    }
+
+    fn log(broker: i32, batches: Vec<BatchSummary>, hw: i64, cp: Vec<(i32, i64)>) -> ReplicaLog {
+        let leo = batches.iter().map(|b| b.last_offset + 1).max().unwrap_or(0);
+        ReplicaLog {
+            broker,
+            batches,
+            log_start_offset: 0,
+            log_end_offset: leo,
+            high_watermark: Some(hw),
+            checkpoint_epochs: Some(cp),
+            first_segment_base: Some(0),
+        }
+    }
+
+    /// A million offsets in common, then a divergence of a few dozen: the
+    /// picture gets a zoomed panel around it, and the committed part of the
+    /// cut is located.
+    #[test]
+    fn small_divergence_in_a_long_log_is_zoomed() {
+        let common: Vec<BatchSummary> = (0..10)
+            .map(|i| batch(i * 100_000, i * 100_000 + 99_999, 0, i as u32))
+            .collect();
+        let mut leader = common.clone();
+        leader.push(batch(1_000_000, 1_000_009, 1, 77));
+        let mut follower = common.clone();
+        follower.push(batch(1_000_000, 1_000_019, 0, 99));
+        let logs = vec![
+            (log(1, leader.clone(), 1_000_010, vec![(0, 0), (1, 1_000_000)]), None),
+            (log(2, follower, 1_000_015, vec![(0, 0)]), None),
+            (log(3, leader, 1_000_010, vec![(0, 0), (1, 1_000_000)]), None),
+        ];
+        let p = partition_report("t".into(), 0, logs, None, Some(1));
+        assert_eq!(p.divergence_offset(), Some(1_000_000));
+        let r2 = &p.diff.replicas[1];
+        assert_eq!(r2.truncation_offset, 1_000_000);
+        assert_eq!(r2.records_to_truncate, 20);
+        assert_eq!(r2.committed_records_to_truncate, 15);
+        assert_eq!(
+            p.replicas[1].committed_lost,
+            vec![OffsetRange { start: 1_000_000, end: 1_000_015, records: 15 }]
+        );
+        let (a, b) = svg::zoom_window(&p).expect("a zoomed panel");
+        assert!(a <= 1_000_000 && b >= 1_000_020 && b - a < 100, "zoom [{a}, {b}]");
+        let picture = svg::partition_svg(&p, "t");
+        assert!(picture.contains(r#"data-panel="zoom""#));
+        assert_eq!(picture.matches(r#"data-kind="lost""#).count(), 2, "cut drawn in both panels");
+    }
+
+    #[test]
+    fn checkpoint_spans_that_disagree_with_the_batches() {
+        let batches = vec![batch(0, 59, 0, 1), batch(60, 99, 2, 2)];
+        let agreeing = timeline(&log(1, batches.clone(), 100, vec![(0, 0), (2, 60)]));
+        assert!(checkpoint_disagreements(&agreeing).is_empty());
+        let stale = timeline(&log(1, batches, 100, vec![(0, 0), (1, 50), (2, 80)]));
+        assert_eq!(
+            checkpoint_disagreements(&stale),
+            vec![
+                CheckpointSpan { epoch: 0, start: 0, end: 50 },
+                CheckpointSpan { epoch: 1, start: 50, end: 80 },
+                CheckpointSpan { epoch: 2, start: 80, end: 100 },
+            ]
+        );
+    }
 }

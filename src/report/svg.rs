@@ -534,8 +534,8 @@ fn axis(s: &mut String, sc: Scale, y: f64) {
     }
     let _ = write!(
         s,
-        r#"<text class="axis-title" x="{:.1}" y="{:.1}">offset</text></g>"#,
-        sc.x0 + sc.w + 20.0,
+        r#"<text class="axis-title" x="{:.1}" y="{:.1}" text-anchor="end">offset</text></g>"#,
+        sc.x0 - 14.0,
         y + 17.0
     );
 }
