@@ -6,15 +6,17 @@ use std::path::{Path, PathBuf};
 use super::common::{Output, Status};
 use klf::report::{build, html, ReportOptions};
 
-/// Write a self-contained HTML post-mortem: summary of all partitions, a timeline per partition (one lane per replica), the diff story
+/// Write a self-contained HTML post-mortem page: summary, replica timelines as SVG, the diff story
 #[derive(clap::Args, Debug)]
 pub struct Args {
     /// Broker log directories, partition directories, or a folder of broker directories
     #[arg(required = true, value_name = "PATH")]
     paths: Vec<PathBuf>,
-    /// Write the page to this file ("-" for stdout). One HTML file with
-    /// inline CSS and SVG, no script and no external resource; it is never
-    /// written inside the given paths
+    /// Write the page to this file ("-" for stdout)
+    ///
+    /// One HTML file with inline CSS and SVG, no script and no external
+    /// resource. A path inside one of the given PATHs is refused: the
+    /// evidence is never written to.
     #[arg(long, required = true, value_name = "OUT.html")]
     html: PathBuf,
     /// Take broker N as the reference leader (default: the leader at capture
