@@ -12,9 +12,10 @@ cd "$(dirname "$0")/../.."
 out=${1:-target/report-screenshots}
 mkdir -p "$out"
 cargo build --quiet
+klf="${CARGO_TARGET_DIR:-target}/debug/klf"
 for s in divergence double-divergence unclean; do
   rc=0
-  target/debug/klf report "testdata/kafka/$s" --html "$out/$s.html" || rc=$?
+  "$klf" report "testdata/kafka/$s" --html "$out/$s.html" || rc=$?
   # 1 = the capture shows loss (expected here); 2 = the command failed.
   if [ "$rc" -gt 1 ]; then
     echo "klf report testdata/kafka/$s failed with exit code $rc" >&2
