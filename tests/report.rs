@@ -13,7 +13,9 @@ use serde_json::Value;
 const CAPTURES: [&str; 3] = ["divergence", "double-divergence", "unclean"];
 
 fn capture(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/kafka").join(name)
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("testdata/kafka")
+        .join(name)
 }
 
 fn klf_json(args: &[&str], dir: &Path) -> (Option<i32>, Value) {
@@ -35,7 +37,10 @@ fn report(dir: &Path) -> (Option<i32>, String) {
         .args(["--html", "-"])
         .output()
         .expect("run klf");
-    (out.status.code(), String::from_utf8(out.stdout).expect("UTF-8 page"))
+    (
+        out.status.code(),
+        String::from_utf8(out.stdout).expect("UTF-8 page"),
+    )
 }
 
 /// A tag carrying `data-*` attributes, with the partition section and the
@@ -80,11 +85,19 @@ fn tags(html: &str) -> Vec<(String, BTreeMap<String, String>)> {
         if tag.starts_with('/') || tag.starts_with('!') {
             continue;
         }
-        let name: String = tag.chars().take_while(|c| c.is_ascii_alphanumeric()).collect();
+        let name: String = tag
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric())
+            .collect();
         let mut attrs = BTreeMap::new();
         let mut t = &tag[name.len()..];
         while let Some(eq) = t.find("=\"") {
-            let key = t[..eq].trim().rsplit(char::is_whitespace).next().unwrap_or("").to_string();
+            let key = t[..eq]
+                .trim()
+                .rsplit(char::is_whitespace)
+                .next()
+                .unwrap_or("")
+                .to_string();
             let after = &t[eq + 2..];
             let Some(close) = after.find('"') else { break };
             attrs.insert(key, unescape(&after[..close]));
@@ -143,7 +156,11 @@ fn check_capture(name: &str) {
         .collect();
     let parts = diff["partitions"].as_array().unwrap();
     assert!(!parts.is_empty());
-    assert_eq!(rows.len(), parts.len(), "{name}: one summary row per partition");
+    assert_eq!(
+        rows.len(),
+        parts.len(),
+        "{name}: one summary row per partition"
+    );
     for p in parts {
         let pname = format!("{}-{}", p["topic"].as_str().unwrap(), p["partition"]);
         let reps = p["replicas"].as_array().unwrap();
@@ -157,7 +174,10 @@ fn check_capture(name: &str) {
             .filter(|r| r["divergence_kind"] == "diverged")
             .filter_map(|r| r["divergence_offset"].as_i64())
             .min();
-        let lost: i64 = reps.iter().map(|r| r["records_to_truncate"].as_i64().unwrap()).sum();
+        let lost: i64 = reps
+            .iter()
+            .map(|r| r["records_to_truncate"].as_i64().unwrap())
+            .sum();
         let committed: i64 = reps
             .iter()
             .map(|r| r["committed_records_to_truncate"].as_i64().unwrap())
@@ -168,7 +188,11 @@ fn check_capture(name: &str) {
             "{name} {pname}"
         );
         assert_eq!(row["data-records-lost"], lost.to_string(), "{name} {pname}");
-        assert_eq!(row["data-committed-lost"], committed.to_string(), "{name} {pname}");
+        assert_eq!(
+            row["data-committed-lost"],
+            committed.to_string(),
+            "{name} {pname}"
+        );
         assert!(diverged.is_some(), "{name}: the scenario diverges");
         assert!(lost > 0, "{name}: the scenario cuts records");
         let point = of(&ms, &pname, "divergence-point", None);
@@ -185,18 +209,28 @@ fn check_capture(name: &str) {
             assert_eq!(t.len(), 1, "{name} broker {b}: one truncation mark");
             assert_eq!(t[0].int("data-offset"), cut, "{name} broker {b}");
             assert_eq!(t[0].int("data-records"), cut_records, "{name} broker {b}");
-            assert_eq!(t[0].int("data-committed"), cut_committed, "{name} broker {b}");
+            assert_eq!(
+                t[0].int("data-committed"),
+                cut_committed,
+                "{name} broker {b}"
+            );
             let l = of(&ms, &pname, "lost", Some(b));
             if cut < leo {
                 assert_eq!(l.len(), 1, "{name} broker {b}: the cut is drawn");
                 assert_eq!((l[0].int("data-start"), l[0].int("data-end")), (cut, leo));
                 assert_eq!(l[0].int("data-records"), cut_records);
             } else {
-                assert!(l.is_empty(), "{name} broker {b}: nothing cut, nothing drawn");
+                assert!(
+                    l.is_empty(),
+                    "{name} broker {b}: nothing cut, nothing drawn"
+                );
             }
             let c = of(&ms, &pname, "committed-lost", Some(b));
             let sum: i64 = c.iter().map(|m| m.int("data-records")).sum();
-            assert_eq!(sum, cut_committed, "{name} broker {b}: committed loss drawn");
+            assert_eq!(
+                sum, cut_committed,
+                "{name} broker {b}: committed loss drawn"
+            );
             for m in &c {
                 assert!(cut <= m.int("data-start") && m.int("data-start") < m.int("data-end"));
                 assert!(m.int("data-end") <= leo);
@@ -206,23 +240,35 @@ fn check_capture(name: &str) {
                 Some(o) => {
                     assert_eq!(d.len(), 1, "{name} broker {b}");
                     assert_eq!(d[0].int("data-offset"), o);
-                    assert_eq!(Some(d[0].get("data-divergence").unwrap()), r["divergence_kind"].as_str());
+                    assert_eq!(
+                        Some(d[0].get("data-divergence").unwrap()),
+                        r["divergence_kind"].as_str()
+                    );
                 }
                 None => assert!(d.is_empty(), "{name} broker {b}: no divergence mark"),
             }
             let hw = of(&ms, &pname, "hw", Some(b));
             match r["high_watermark"].as_i64() {
-                Some(h) => assert_eq!(hw.iter().map(|m| m.int("data-offset")).collect::<Vec<_>>(), [h]),
+                Some(h) => assert_eq!(
+                    hw.iter().map(|m| m.int("data-offset")).collect::<Vec<_>>(),
+                    [h]
+                ),
                 None => assert!(hw.is_empty()),
             }
             let le = of(&ms, &pname, "leo", Some(b));
-            assert_eq!(le.iter().map(|m| m.int("data-offset")).collect::<Vec<_>>(), [leo]);
+            assert_eq!(
+                le.iter().map(|m| m.int("data-offset")).collect::<Vec<_>>(),
+                [leo]
+            );
         }
     }
     // Epochs and elections against `klf timeline`.
     for p in tl["partitions"].as_array().unwrap() {
         let pname = format!("{}-{}", p["topic"].as_str().unwrap(), p["partition"]);
-        if !parts.iter().any(|d| format!("{}-{}", d["topic"].as_str().unwrap(), d["partition"]) == pname) {
+        if !parts
+            .iter()
+            .any(|d| format!("{}-{}", d["topic"].as_str().unwrap(), d["partition"]) == pname)
+        {
             continue;
         }
         for r in p["replicas"].as_array().unwrap() {
@@ -243,7 +289,10 @@ fn check_capture(name: &str) {
                 .iter()
                 .map(|m| (m.int("data-epoch"), m.int("data-start"), m.int("data-end")))
                 .collect();
-            assert_eq!(got, want, "{name} broker {b}: epochs from the batch headers");
+            assert_eq!(
+                got, want,
+                "{name} broker {b}: epochs from the batch headers"
+            );
         }
         let elections: Vec<(i64, i64, bool)> = p["controller"]["changes"]
             .as_array()
@@ -260,9 +309,18 @@ fn check_capture(name: &str) {
             .collect();
         let drawn: Vec<(i64, i64, bool)> = of(&ms, &pname, "election", None)
             .iter()
-            .map(|m| (m.int("data-epoch"), m.int("data-leader"), m.get("data-unclean") == Some("true")))
+            .map(|m| {
+                (
+                    m.int("data-epoch"),
+                    m.int("data-leader"),
+                    m.get("data-unclean") == Some("true"),
+                )
+            })
             .collect();
-        assert_eq!(drawn, elections, "{name}: every election that wrote is drawn");
+        assert_eq!(
+            drawn, elections,
+            "{name}: every election that wrote is drawn"
+        );
         // An election is drawn where its epoch's first batch is.
         for m in of(&ms, &pname, "election", None) {
             let leader = m.int("data-leader");
@@ -288,7 +346,11 @@ fn check_capture(name: &str) {
         let d = of(&ms, &pname, "divergence-point", None)[0].int("data-offset");
         let zoom: Vec<&Mark> = ms
             .iter()
-            .filter(|m| m.partition == pname && m.panel == "zoom" && m.get("data-kind") == Some("divergence-point"))
+            .filter(|m| {
+                m.partition == pname
+                    && m.panel == "zoom"
+                    && m.get("data-kind") == Some("divergence-point")
+            })
             .collect();
         if let Some(z) = zoom.first() {
             assert_eq!(z.int("data-offset"), d);
@@ -301,22 +363,34 @@ fn check_capture(name: &str) {
 fn self_contained(name: &str, html: &str) {
     let lower = html.to_ascii_lowercase();
     assert!(lower.starts_with("<!doctype html>"), "{name}");
-    assert!(!lower.contains("http://") && !lower.contains("https://"), "{name}: a network address");
+    assert!(
+        !lower.contains("http://") && !lower.contains("https://"),
+        "{name}: a network address"
+    );
     assert!(!lower.contains("<script"), "{name}: a script");
     assert!(!lower.contains("<link"), "{name}: a linked resource");
-    assert!(!lower.contains("@import") && !lower.contains("@font-face"), "{name}: CSS loading something");
+    assert!(
+        !lower.contains("@import") && !lower.contains("@font-face"),
+        "{name}: CSS loading something"
+    );
     for (tag, attrs) in tags(html) {
         for k in ["src", "srcset", "xlink:href", "data", "action"] {
             assert!(!attrs.contains_key(k), "{name}: <{tag} {k}=...>");
         }
         if let Some(h) = attrs.get("href") {
-            assert!(h.starts_with('#'), "{name}: <{tag} href={h}> leaves the page");
+            assert!(
+                h.starts_with('#'),
+                "{name}: <{tag} href={h}> leaves the page"
+            );
         }
     }
     let mut rest = lower.as_str();
     while let Some(i) = rest.find("url(") {
         rest = &rest[i + 4..];
-        assert!(rest.starts_with('#'), "{name}: url() to something outside the page");
+        assert!(
+            rest.starts_with('#'),
+            "{name}: url() to something outside the page"
+        );
     }
 }
 
@@ -336,11 +410,14 @@ fn unclean_report_matches_diff_and_timeline() {
     let (_, html) = report(&capture("unclean"));
     let ms = marks(&html);
     assert!(
-        ms.iter().any(|m| m.get("data-kind") == Some("election") && m.get("data-unclean") == Some("true")),
+        ms.iter().any(
+            |m| m.get("data-kind") == Some("election") && m.get("data-unclean") == Some("true")
+        ),
         "the unclean election is flagged"
     );
     assert!(
-        ms.iter().any(|m| m.get("data-kind") == Some("committed-lost")),
+        ms.iter()
+            .any(|m| m.get("data-kind") == Some("committed-lost")),
         "acknowledged writes lost are drawn"
     );
 }
@@ -362,9 +439,15 @@ fn divergence_report_has_a_zoomed_panel() {
         .map(|(_, a)| a)
         .collect();
     assert_eq!(panels.len(), 1);
-    let (lo, hi): (i64, i64) = (panels[0]["data-start"].parse().unwrap(), panels[0]["data-end"].parse().unwrap());
+    let (lo, hi): (i64, i64) = (
+        panels[0]["data-start"].parse().unwrap(),
+        panels[0]["data-end"].parse().unwrap(),
+    );
     let (s, e) = (zoom_cut[0].int("data-start"), zoom_cut[0].int("data-end"));
-    assert!(lo <= s && e <= hi, "zoom [{lo}, {hi}] frames the cut [{s}, {e})");
+    assert!(
+        lo <= s && e <= hi,
+        "zoom [{lo}, {hi}] frames the cut [{s}, {e})"
+    );
 }
 
 #[test]
@@ -397,7 +480,12 @@ fn page_is_never_written_into_the_evidence() {
         .arg(&target)
         .output()
         .expect("run klf");
-    assert_eq!(out.status.code(), Some(2), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert!(!target.exists());
     assert!(String::from_utf8_lossy(&out.stderr).contains("evidence"));
 }
@@ -417,8 +505,20 @@ fn page_is_written_to_a_file() {
         .expect("run klf");
     let written = std::fs::read_to_string(&target);
     let _ = std::fs::remove_dir_all(&tmp);
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
-    assert!(out.stdout.is_empty(), "the page goes to the file, not stdout");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        out.stdout.is_empty(),
+        "the page goes to the file, not stdout"
+    );
     let (_, page) = report(&dir);
-    assert_eq!(written.expect("page written"), page, "the same page either way");
+    assert_eq!(
+        written.expect("page written"),
+        page,
+        "the same page either way"
+    );
 }

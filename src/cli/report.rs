@@ -77,7 +77,10 @@ pub fn run(args: Args, out: &mut Output) -> Status {
             return out.write_failed(e);
         }
     } else if let Err(e) = std::fs::write(&args.html, page) {
-        out.diag(format_args!("klf: {}: cannot write: {e}", args.html.display()));
+        out.diag(format_args!(
+            "klf: {}: cannot write: {e}",
+            args.html.display()
+        ));
         return Status::Failure;
     } else {
         out.diag(format_args!(

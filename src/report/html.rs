@@ -43,7 +43,11 @@ pub fn render(report: &Report) -> String {
     let mut h = String::new();
     h.push_str("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n");
     h.push_str("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n");
-    let _ = writeln!(h, "<title>klf report: {}</title>", esc(&report.inputs.join(" ")));
+    let _ = writeln!(
+        h,
+        "<title>klf report: {}</title>",
+        esc(&report.inputs.join(" "))
+    );
     let _ = writeln!(h, "<style>{CSS}</style>\n</head>\n<body>");
     h.push_str("<h1>Kafka replica post-mortem</h1>\n");
     let _ = writeln!(
@@ -65,7 +69,9 @@ pub fn render(report: &Report) -> String {
         partition(&mut h, p, i);
     }
     if !report.problems.is_empty() {
-        h.push_str("<h2 id=\"problems\">Problems met while reading</h2>\n<ul class=\"findings\">\n");
+        h.push_str(
+            "<h2 id=\"problems\">Problems met while reading</h2>\n<ul class=\"findings\">\n",
+        );
         for p in &report.problems {
             let _ = writeln!(h, "<li>{}</li>", esc(p));
         }
@@ -100,7 +106,13 @@ fn legend(h: &mut String) {
 fn anchor(p: &PartitionReport) -> String {
     let mut a = String::from("p-");
     for c in format!("{}-{}", p.diff.topic, p.diff.partition).chars() {
-        a.push(if c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.' { c } else { '_' });
+        a.push(
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.' {
+                c
+            } else {
+                '_'
+            },
+        );
     }
     a
 }
@@ -280,12 +292,22 @@ fn partition(h: &mut String, p: &PartitionReport, i: usize) {
     let dis: Vec<_> = p
         .replicas
         .iter()
-        .flat_map(|v| v.timeline.disagreements.iter().map(move |d| (v.timeline.broker, d)))
+        .flat_map(|v| {
+            v.timeline
+                .disagreements
+                .iter()
+                .map(move |d| (v.timeline.broker, d))
+        })
         .collect();
     if !dis.is_empty() {
         h.push_str("<h3>Epoch checkpoint against batch headers</h3>\n<ul class=\"findings\">\n");
         for (b, d) in dis {
-            let _ = writeln!(h, "<li>broker {b}: <code>{}</code>: {}</li>", esc(d.code), esc(&d.message));
+            let _ = writeln!(
+                h,
+                "<li>broker {b}: <code>{}</code>: {}</li>",
+                esc(d.code),
+                esc(&d.message)
+            );
         }
         h.push_str("</ul>\n");
     }

@@ -124,7 +124,11 @@ impl PartitionReport {
 
     /// Records every truncation cuts, summed over replicas.
     pub fn records_lost(&self) -> i64 {
-        self.diff.replicas.iter().map(|r| r.records_to_truncate).sum()
+        self.diff
+            .replicas
+            .iter()
+            .map(|r| r.records_to_truncate)
+            .sum()
     }
 
     /// Committed records every truncation cuts, summed over replicas.
@@ -138,13 +142,31 @@ impl PartitionReport {
 
     /// Number of findings (partition and replicas).
     pub fn finding_count(&self) -> usize {
-        self.diff.findings.len() + self.diff.replicas.iter().map(|r| r.findings.len()).sum::<usize>()
+        self.diff.findings.len()
+            + self
+                .diff
+                .replicas
+                .iter()
+                .map(|r| r.findings.len())
+                .sum::<usize>()
     }
 
     /// The offsets the page draws: lowest log start to highest log end.
     pub fn offset_range(&self) -> (i64, i64) {
-        let lo = self.diff.replicas.iter().map(|r| r.log_start_offset).min().unwrap_or(0);
-        let hi = self.diff.replicas.iter().map(|r| r.log_end_offset).max().unwrap_or(lo);
+        let lo = self
+            .diff
+            .replicas
+            .iter()
+            .map(|r| r.log_start_offset)
+            .min()
+            .unwrap_or(0);
+        let hi = self
+            .diff
+            .replicas
+            .iter()
+            .map(|r| r.log_end_offset)
+            .max()
+            .unwrap_or(lo);
         (lo, hi.max(lo + 1))
     }
 }
@@ -171,15 +193,23 @@ impl Report {
 
 /// Reads the capture under `paths` and gathers the facts of the page.
 /// Returns `Err` with a message when no partition has two or more replicas.
-pub fn build<P: AsRef<Path> + Sync>(paths: &[P], options: &ReportOptions) -> Result<Report, String> {
+pub fn build<P: AsRef<Path> + Sync>(
+    paths: &[P],
+    options: &ReportOptions,
+) -> Result<Report, String> {
     let capture = discover(paths);
     let mut report = Report {
-        inputs: paths.iter().map(|p| p.as_ref().display().to_string()).collect(),
+        inputs: paths
+            .iter()
+            .map(|p| p.as_ref().display().to_string())
+            .collect(),
         ..Default::default()
     };
     for w in &capture.warnings {
         if w.level == Level::Warning {
-            report.problems.push(format!("warning: {}: {}", w.path.display(), w.message));
+            report
+                .problems
+                .push(format!("warning: {}: {}", w.path.display(), w.message));
         }
     }
     let wanted: Vec<_> = capture
@@ -192,9 +222,11 @@ pub fn build<P: AsRef<Path> + Sync>(paths: &[P], options: &ReportOptions) -> Res
         })
         .collect();
     if wanted.is_empty() {
-        return Err("no partition with two or more replicas under the given paths \
+        return Err(
+            "no partition with two or more replicas under the given paths \
                     (give the broker directories of one capture, or the folder holding them)"
-            .into());
+                .into(),
+        );
     }
     let controller = controller_view(&capture);
     if let Some(c) = &controller {
@@ -208,7 +240,12 @@ pub fn build<P: AsRef<Path> + Sync>(paths: &[P], options: &ReportOptions) -> Res
             let loaded: Vec<_> = reps
                 .par_iter()
                 .enumerate()
-                .map(|(i, r)| (load_replica(r, r.node_id.unwrap_or(-(i as i32) - 1)), r.recovery_point))
+                .map(|(i, r)| {
+                    (
+                        load_replica(r, r.node_id.unwrap_or(-(i as i32) - 1)),
+                        r.recovery_point,
+                    )
+                })
                 .collect();
             (topic.clone(), *partition, loaded)
         })
@@ -226,9 +263,13 @@ pub fn build<P: AsRef<Path> + Sync>(paths: &[P], options: &ReportOptions) -> Res
             }
             logs.push((l.log, recovery_point));
         }
-        report
-            .partitions
-            .push(partition_report(topic, partition, logs, history, options.leader));
+        report.partitions.push(partition_report(
+            topic,
+            partition,
+            logs,
+            history,
+            options.leader,
+        ));
     }
     Ok(report)
 }
@@ -330,7 +371,11 @@ pub fn checkpoint_disagreements(t: &Timeline) -> Vec<CheckpointSpan> {
 /// record is committed when some replica holding the identical batch (this
 /// one included) has a high watermark above it (the diff's "committed-any"
 /// rule, with the high watermarks the diff used).
-pub fn committed_lost_ranges(logs: &[ReplicaLog], diff: &PartitionDiff, idx: usize) -> Vec<OffsetRange> {
+pub fn committed_lost_ranges(
+    logs: &[ReplicaLog],
+    diff: &PartitionDiff,
+    idx: usize,
+) -> Vec<OffsetRange> {
     let (Some(r), Some(log)) = (diff.replicas.get(idx), logs.get(idx)) else {
         return Vec::new();
     };
@@ -371,7 +416,11 @@ pub fn committed_lost_ranges(logs: &[ReplicaLog], diff: &PartitionDiff, idx: usi
                 prev.end = end;
                 prev.records += records;
             }
-            _ => out.push(OffsetRange { start, end, records }),
+            _ => out.push(OffsetRange {
+                start,
+                end,
+                records,
+            }),
         }
     }
     out
@@ -383,7 +432,11 @@ fn election_marks(p: &PartitionReport) -> Vec<ElectionMark> {
     let Some(h) = &p.history else {
         return Vec::new();
     };
-    let reference = p.diff.replicas.iter().find(|r| r.broker == p.diff.reference.broker);
+    let reference = p
+        .diff
+        .replicas
+        .iter()
+        .find(|r| r.broker == p.diff.reference.broker);
     h.changes
         .iter()
         .filter(|e| e.leader_changed && e.leader >= 0)
@@ -392,7 +445,12 @@ fn election_marks(p: &PartitionReport) -> Vec<ElectionMark> {
                 .replicas
                 .iter()
                 .find(|v| v.timeline.broker == e.leader)
-                .and_then(|v| v.timeline.from_batches.iter().find(|s| s.epoch == e.leader_epoch))
+                .and_then(|v| {
+                    v.timeline
+                        .from_batches
+                        .iter()
+                        .find(|s| s.epoch == e.leader_epoch)
+                })
                 .map(|s| s.start_offset);
             let from_ref = reference.and_then(|r| {
                 r.epoch_cache
@@ -459,9 +517,15 @@ mod tests {
         let mut follower = common.clone();
         follower.push(batch(1_000_000, 1_000_019, 0, 99));
         let logs = vec![
-            (log(1, leader.clone(), 1_000_010, vec![(0, 0), (1, 1_000_000)]), None),
+            (
+                log(1, leader.clone(), 1_000_010, vec![(0, 0), (1, 1_000_000)]),
+                None,
+            ),
             (log(2, follower, 1_000_015, vec![(0, 0)]), None),
-            (log(3, leader, 1_000_010, vec![(0, 0), (1, 1_000_000)]), None),
+            (
+                log(3, leader, 1_000_010, vec![(0, 0), (1, 1_000_000)]),
+                None,
+            ),
         ];
         let p = partition_report("t".into(), 0, logs, None, Some(1));
         assert_eq!(p.divergence_offset(), Some(1_000_000));
@@ -471,13 +535,24 @@ mod tests {
         assert_eq!(r2.committed_records_to_truncate, 15);
         assert_eq!(
             p.replicas[1].committed_lost,
-            vec![OffsetRange { start: 1_000_000, end: 1_000_015, records: 15 }]
+            vec![OffsetRange {
+                start: 1_000_000,
+                end: 1_000_015,
+                records: 15
+            }]
         );
         let (a, b) = svg::zoom_window(&p).expect("a zoomed panel");
-        assert!(a <= 1_000_000 && b >= 1_000_020 && b - a < 100, "zoom [{a}, {b}]");
+        assert!(
+            a <= 1_000_000 && b >= 1_000_020 && b - a < 100,
+            "zoom [{a}, {b}]"
+        );
         let picture = svg::partition_svg(&p, "t");
         assert!(picture.contains(r#"data-panel="zoom""#));
-        assert_eq!(picture.matches(r#"data-kind="lost""#).count(), 2, "cut drawn in both panels");
+        assert_eq!(
+            picture.matches(r#"data-kind="lost""#).count(),
+            2,
+            "cut drawn in both panels"
+        );
     }
 
     #[test]
@@ -489,9 +564,21 @@ mod tests {
         assert_eq!(
             checkpoint_disagreements(&stale),
             vec![
-                CheckpointSpan { epoch: 0, start: 0, end: 50 },
-                CheckpointSpan { epoch: 1, start: 50, end: 80 },
-                CheckpointSpan { epoch: 2, start: 80, end: 100 },
+                CheckpointSpan {
+                    epoch: 0,
+                    start: 0,
+                    end: 50
+                },
+                CheckpointSpan {
+                    epoch: 1,
+                    start: 50,
+                    end: 80
+                },
+                CheckpointSpan {
+                    epoch: 2,
+                    start: 80,
+                    end: 100
+                },
             ]
         );
     }

@@ -135,7 +135,10 @@ pub fn partition_svg(p: &PartitionReport, id: &str) -> String {
     let _ = write!(
         s,
         r#"<svg class="timeline" viewBox="0 0 {WIDTH} {total_h}" width="{WIDTH}" height="{total_h}" role="img" aria-label="{}">"#,
-        esc(&format!("Replica timeline of {}-{}", p.diff.topic, p.diff.partition))
+        esc(&format!(
+            "Replica timeline of {}-{}",
+            p.diff.topic, p.diff.partition
+        ))
     );
     s.push_str(
         r##"<defs><pattern id="hatch-lost" width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)"><line x1="0" y1="0" x2="0" y2="6" stroke="#e8590c" stroke-width="2.2"/></pattern><pattern id="hatch-cp" width="4" height="4" patternUnits="userSpaceOnUse" patternTransform="rotate(-45)"><line x1="0" y1="0" x2="0" y2="4" stroke="#333" stroke-width="1.5"/></pattern></defs>"##,
@@ -207,7 +210,11 @@ fn panel(
         r#"<text class="lane-label" x="4" y="{:.1}">controller</text><text class="lane-sub" x="4" y="{:.1}">{}</text>"#,
         cy + 16.0,
         cy + 30.0,
-        if p.history.is_some() { "elections (metadata log)" } else { "no metadata log" }
+        if p.history.is_some() {
+            "elections (metadata log)"
+        } else {
+            "no metadata log"
+        }
     );
     let _ = write!(
         s,
@@ -226,7 +233,13 @@ fn panel(
             continue;
         }
         let x = sc.x(o);
-        let row = if row_ends[0] <= x + 4.0 { 0 } else if row_ends[1] <= x + 4.0 { 1 } else { 0 };
+        let row = if row_ends[0] <= x + 4.0 {
+            0
+        } else if row_ends[1] <= x + 4.0 {
+            1
+        } else {
+            0
+        };
         let colour = if e.unclean { "#c92a2a" } else { "#333" };
         let label = format!(
             "e{} → broker {}{}",
@@ -246,7 +259,11 @@ fn panel(
                 "epoch {} elected broker {}{} (metadata offset {}); its first record at offset {o}",
                 e.epoch,
                 e.leader,
-                if e.unclean { " by an UNCLEAN election" } else { "" },
+                if e.unclean {
+                    " by an UNCLEAN election"
+                } else {
+                    ""
+                },
                 e.metadata_offset
             )),
             cy + CTRL_H - 4.0,
@@ -290,7 +307,15 @@ fn panel(
     s.push_str("</g>");
 }
 
-fn lane(s: &mut String, p: &PartitionReport, r: &ReplicaDiff, v: &ReplicaView, sc: Scale, y: f64, clip: &str) {
+fn lane(
+    s: &mut String,
+    p: &PartitionReport,
+    r: &ReplicaDiff,
+    v: &ReplicaView,
+    sc: Scale,
+    y: f64,
+    clip: &str,
+) {
     let broker = r.broker;
     let is_ref = broker == p.diff.reference.broker;
     let bar_y = y + 16.0;
@@ -327,7 +352,11 @@ fn lane(s: &mut String, p: &PartitionReport, r: &ReplicaDiff, v: &ReplicaView, s
         y + 18.0,
         y + 34.0,
         esc(&sub),
-        if r.committed_records_to_truncate > 0 { " loss" } else { "" },
+        if r.committed_records_to_truncate > 0 {
+            " loss"
+        } else {
+            ""
+        },
         y + 50.0,
         esc(&cut)
     );
@@ -335,7 +364,9 @@ fn lane(s: &mut String, p: &PartitionReport, r: &ReplicaDiff, v: &ReplicaView, s
     // Epochs from the batch headers.
     for e in &v.timeline.from_batches {
         let end = e.end_offset.saturating_add(1);
-        let Some((x, w)) = sc.span(e.start_offset, end) else { continue };
+        let Some((x, w)) = sc.span(e.start_offset, end) else {
+            continue;
+        };
         let _ = write!(
             s,
             r##"<g data-kind="epoch" data-source="batches" data-replica="{broker}" data-epoch="{}" data-start="{}" data-end="{end}" data-records="{}"><title>{}</title><rect x="{x:.1}" y="{bar_y:.1}" width="{w:.1}" height="{bar_h}" fill="{}" stroke="#fff" stroke-width="0.5"/>"##,
@@ -361,7 +392,9 @@ fn lane(s: &mut String, p: &PartitionReport, r: &ReplicaDiff, v: &ReplicaView, s
     }
     // The checkpoint's view where it disagrees.
     for c in &v.checkpoint_disagreements {
-        let Some((x, w)) = sc.span(c.start, c.end) else { continue };
+        let Some((x, w)) = sc.span(c.start, c.end) else {
+            continue;
+        };
         let _ = write!(
             s,
             r##"<g data-kind="checkpoint-epoch" data-replica="{broker}" data-epoch="{}" data-start="{}" data-end="{}"><title>{}</title><rect x="{x:.1}" y="{:.1}" width="{w:.1}" height="6" fill="{}"/><rect x="{x:.1}" y="{:.1}" width="{w:.1}" height="6" fill="url(#hatch-cp)"/></g>"##,
@@ -421,7 +454,11 @@ fn lane(s: &mut String, p: &PartitionReport, r: &ReplicaDiff, v: &ReplicaView, s
     if let Some(d) = r.divergence_offset {
         if sc.visible(d) {
             let x = sc.x(d);
-            let colour = if r.divergence_kind == DivergenceKind::Diverged { "#d6336c" } else { "#868e96" };
+            let colour = if r.divergence_kind == DivergenceKind::Diverged {
+                "#d6336c"
+            } else {
+                "#868e96"
+            };
             let _ = write!(
                 s,
                 r#"<g data-kind="divergence" data-replica="{broker}" data-offset="{d}" data-divergence="{}"><title>{}</title><path d="M{x:.1},{:.1} l5,5 l-5,5 l-5,-5 z" fill="{colour}"/></g>"#,
@@ -553,6 +590,9 @@ mod tests {
 
     #[test]
     fn escaping() {
-        assert_eq!(esc("<a href=\"x\">&'"), "&lt;a href=&quot;x&quot;&gt;&amp;&#39;");
+        assert_eq!(
+            esc("<a href=\"x\">&'"),
+            "&lt;a href=&quot;x&quot;&gt;&amp;&#39;"
+        );
     }
 }
