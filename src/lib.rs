@@ -7,9 +7,10 @@
 //!
 //! Layout: [`format`] holds pure parsers over byte slices; [`capture`] finds
 //! files on disk and maps them read-only; [`analysis`] turns parsed data into
-//! facts; [`render`] turns facts into text.
+//! facts; [`render`] turns facts into text; [`report`] into an HTML page.
 
 pub mod analysis;
 pub mod capture;
 pub mod format;
 pub mod render;
+pub mod report;

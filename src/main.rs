@@ -46,6 +46,17 @@ subcommands! {
     Timeline => timeline,
     /// Check captured log directories: framing, checksums, indexes, epochs, checkpoints, replicas
     Check => check,
+    /// Write a self-contained HTML post-mortem page: summary, replica timelines as SVG, the diff story
+    ///
+    /// One HTML file (inline CSS and SVG, no script, nothing loaded from elsewhere) with a summary
+    /// table of every partition, then per partition an SVG timeline with one lane per replica
+    /// (leader epochs from batch headers and the checkpoint where it disagrees, high watermark,
+    /// log end, divergence, the truncation Kafka will perform, the records it cuts with the
+    /// committed ones in red), the controller's elections from the metadata log, a zoomed panel
+    /// around a small divergence, and the story `klf diff --explain` tells. Every mark carries
+    /// data-* attributes (data-kind, data-replica, data-epoch, data-start, data-end, data-offset,
+    /// data-records) for scripts and tests.
+    Report => report,
 }
 
 /// Offline forensics for Apache Kafka log directories.

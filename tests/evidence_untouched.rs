@@ -50,6 +50,12 @@ fn every_subcommand_leaves_the_capture_byte_identical() {
         ],
         vec!["timeline".into(), scenario.display().to_string()],
         vec![
+            "report".into(),
+            scenario.display().to_string(),
+            "--html".into(),
+            "-".into(),
+        ],
+        vec![
             "dump".into(),
             "--format".into(),
             "kafka".into(),

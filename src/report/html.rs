@@ -1,0 +1,315 @@
+//! The HTML page of `klf report`: one self-contained file (inline CSS and
+//! SVG, no script, no external resource) that a browser opens offline.
+
+use std::fmt::Write;
+
+use super::svg::{epoch_colour, esc, partition_svg};
+use super::{PartitionReport, Report};
+use crate::analysis::diff::Finding;
+
+const CSS: &str = r#"
+body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,sans-serif;margin:24px;color:#212529;background:#fff}
+h1{font-size:22px;margin:0 0 4px}h2{font-size:18px;margin:32px 0 8px;border-bottom:2px solid #dee2e6;padding-bottom:4px}
+h3{font-size:15px;margin:16px 0 6px}
+.meta{color:#495057;margin:0 0 16px}
+table{border-collapse:collapse;margin:6px 0 12px}
+th,td{border:1px solid #ced4da;padding:3px 8px;text-align:left;vertical-align:top}
+th{background:#f1f3f5}
+td.num{text-align:right;font-variant-numeric:tabular-nums}
+tr.loss td{background:#fff5f5}
+.loss{color:#c92a2a;font-weight:600}
+.ok{color:#2b8a3e}
+pre.story{background:#f8f9fa;border:1px solid #dee2e6;padding:8px 10px;white-space:pre-wrap;font:12.5px/1.45 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}
+svg.timeline{display:block;max-width:100%;height:auto;border:1px solid #dee2e6;background:#fff}
+svg.timeline text{font:12px system-ui,sans-serif;fill:#212529}
+svg.timeline .panel-title{font-weight:600}
+svg.timeline .lane-label{font-weight:600;font-size:13px}
+svg.timeline .lane-sub{font-size:11.5px;fill:#495057}
+svg.timeline .lane-sub.loss{fill:#c92a2a;font-weight:600}
+svg.timeline .epoch-label{fill:#fff;font-weight:600;font-size:12px}
+svg.timeline .hw-label{fill:#1c7ed6;font-size:11px;text-anchor:middle}
+svg.timeline .leo-label{font-size:11px}
+svg.timeline .cut-label{font-size:11.5px;font-weight:600}
+svg.timeline .election-label{font-size:11.5px}
+svg.timeline .tick{font-size:10.5px;text-anchor:middle;fill:#495057}
+svg.timeline .axis-title{font-size:11px;fill:#495057}
+.legend{display:flex;flex-wrap:wrap;gap:6px 18px;margin:8px 0 16px;font-size:13px}
+.legend span{display:inline-flex;align-items:center;gap:6px}
+ul.findings{margin:4px 0 10px;padding-left:20px}
+"#;
+
+/// Renders the whole page.
+pub fn render(report: &Report) -> String {
+    let mut h = String::new();
+    h.push_str("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n");
+    h.push_str("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n");
+    let _ = writeln!(
+        h,
+        "<title>klf report: {}</title>",
+        esc(&report.inputs.join(" "))
+    );
+    let _ = writeln!(h, "<style>{CSS}</style>\n</head>\n<body>");
+    h.push_str("<h1>Kafka replica post-mortem</h1>\n");
+    let _ = writeln!(
+        h,
+        "<p class=\"meta\">klf {} report over {}. {} partition(s) with two or more replicas. \
+         Offsets are drawn as half-open ranges [start, end).</p>",
+        env!("CARGO_PKG_VERSION"),
+        report
+            .inputs
+            .iter()
+            .map(|i| format!("<code>{}</code>", esc(i)))
+            .collect::<Vec<_>>()
+            .join(", "),
+        report.partitions.len()
+    );
+    legend(&mut h);
+    summary(&mut h, report);
+    for (i, p) in report.partitions.iter().enumerate() {
+        partition(&mut h, p, i);
+    }
+    if !report.problems.is_empty() {
+        h.push_str(
+            "<h2 id=\"problems\">Problems met while reading</h2>\n<ul class=\"findings\">\n",
+        );
+        for p in &report.problems {
+            let _ = writeln!(h, "<li>{}</li>", esc(p));
+        }
+        h.push_str("</ul>\n");
+    }
+    h.push_str("</body>\n</html>\n");
+    h
+}
+
+fn swatch(fill: &str) -> String {
+    format!(
+        r#"<svg width="28" height="14" aria-hidden="true"><rect x="0" y="1" width="28" height="12" fill="{fill}"/></svg>"#
+    )
+}
+
+fn legend(h: &mut String) {
+    h.push_str("<div class=\"legend\">");
+    for e in 0..4 {
+        let _ = write!(h, "<span>{}epoch {e}</span>", swatch(epoch_colour(e)));
+    }
+    h.push_str(r##"<span><svg width="28" height="14" aria-hidden="true"><defs><pattern id="lg-hatch" width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)"><line x1="0" y1="0" x2="0" y2="6" stroke="#e8590c" stroke-width="2.2"/></pattern></defs><rect x="0" y="1" width="28" height="12" fill="#4e79a7"/><rect x="0" y="1" width="28" height="12" fill="url(#lg-hatch)" stroke="#e8590c"/></svg>records the truncation cuts</span>"##);
+    h.push_str(r##"<span><svg width="28" height="14" aria-hidden="true"><rect x="0" y="4" width="28" height="7" fill="#e03131"/></svg>committed records cut (acknowledged writes lost)</span>"##);
+    h.push_str(r##"<span><svg width="14" height="14" aria-hidden="true"><line x1="7" y1="0" x2="7" y2="14" stroke="#1c7ed6" stroke-width="3"/></svg>high watermark</span>"##);
+    h.push_str(r##"<span><svg width="14" height="14" aria-hidden="true"><path d="M2,0 v14 l8,-7 z" fill="#212529"/></svg>log end offset</span>"##);
+    h.push_str(r##"<span><svg width="14" height="14" aria-hidden="true"><line x1="7" y1="0" x2="7" y2="14" stroke="#000" stroke-width="3"/></svg>✂ truncation point</span>"##);
+    h.push_str(r##"<span><svg width="14" height="14" aria-hidden="true"><path d="M7,2 l5,5 l-5,5 l-5,-5 z" fill="#d6336c"/></svg>divergence from the reference</span>"##);
+    h.push_str(r##"<span><svg width="14" height="14" aria-hidden="true"><path d="M7,13 l-6,-10 h12 z" fill="#c92a2a"/></svg>election (red: unclean)</span>"##);
+    h.push_str(r##"<span><svg width="28" height="14" aria-hidden="true"><defs><pattern id="lg-cp" width="4" height="4" patternUnits="userSpaceOnUse" patternTransform="rotate(-45)"><line x1="0" y1="0" x2="0" y2="4" stroke="#333" stroke-width="1.5"/></pattern></defs><rect x="0" y="4" width="28" height="6" fill="url(#lg-cp)"/></svg>checkpoint epoch disagreeing with batches</span>"##);
+    h.push_str("</div>\n");
+}
+
+fn anchor(p: &PartitionReport) -> String {
+    let mut a = String::from("p-");
+    for c in format!("{}-{}", p.diff.topic, p.diff.partition).chars() {
+        a.push(
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.' {
+                c
+            } else {
+                '_'
+            },
+        );
+    }
+    a
+}
+
+fn opt<T: std::fmt::Display>(v: Option<T>) -> String {
+    v.map(|x| x.to_string()).unwrap_or_else(|| "-".into())
+}
+
+fn reason(p: &PartitionReport) -> String {
+    serde_json::to_value(p.diff.reference.reason)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_default()
+        .replace('_', " ")
+}
+
+fn finding_kinds(p: &PartitionReport) -> Vec<String> {
+    let mut kinds: Vec<String> = p
+        .diff
+        .findings
+        .iter()
+        .chain(p.diff.replicas.iter().flat_map(|r| &r.findings))
+        .map(kind_name)
+        .collect();
+    kinds.sort();
+    kinds.dedup();
+    kinds
+}
+
+fn kind_name(f: &Finding) -> String {
+    serde_json::to_value(f.kind)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_default()
+}
+
+fn summary(h: &mut String, report: &Report) {
+    h.push_str("<h2 id=\"summary\">Summary</h2>\n<table class=\"summary\">\n<thead><tr><th>partition</th><th>replicas</th><th>reference (leader)</th><th>divergence offset</th><th>records lost</th><th>committed lost</th><th>findings</th></tr></thead>\n<tbody>\n");
+    for p in &report.partitions {
+        let name = format!("{}-{}", p.diff.topic, p.diff.partition);
+        let committed = p.committed_lost();
+        let kinds = finding_kinds(p);
+        let _ = writeln!(
+            h,
+            "<tr data-partition=\"{}\" data-divergence=\"{}\" data-records-lost=\"{}\" data-committed-lost=\"{committed}\"{}><td><a href=\"#{}\">{}</a></td><td>{}</td><td>broker {} ({})</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num{}\">{committed}</td><td>{}</td></tr>",
+            esc(&name),
+            opt(p.divergence_offset()),
+            p.records_lost(),
+            if committed > 0 { " class=\"loss\"" } else { "" },
+            anchor(p),
+            esc(&name),
+            p.diff
+                .replicas
+                .iter()
+                .map(|r| r.broker.to_string())
+                .collect::<Vec<_>>()
+                .join(", "),
+            p.diff.reference.broker,
+            esc(&reason(p)),
+            opt(p.divergence_offset()),
+            p.records_lost(),
+            if committed > 0 { " loss" } else { "" },
+            if kinds.is_empty() {
+                "<span class=\"ok\">none</span>".to_string()
+            } else {
+                format!("{}: {}", p.finding_count(), esc(&kinds.join(", ")))
+            }
+        );
+    }
+    h.push_str("</tbody>\n</table>\n");
+}
+
+fn partition(h: &mut String, p: &PartitionReport, i: usize) {
+    let name = format!("{}-{}", p.diff.topic, p.diff.partition);
+    let _ = writeln!(
+        h,
+        "<section class=\"partition\" data-partition=\"{}\">\n<h2 id=\"{}\">{}</h2>",
+        esc(&name),
+        anchor(p),
+        esc(&name)
+    );
+    let _ = writeln!(
+        h,
+        "<p>Reference: broker {} ({}), leader epoch {}. Each lane is one replica; the top lane shows the controller's elections.</p>",
+        p.diff.reference.broker,
+        esc(&reason(p)),
+        opt(p.diff.reference.leader_epoch)
+    );
+    h.push_str(&partition_svg(p, &format!("p{i}")));
+    h.push('\n');
+    // Replica table.
+    h.push_str("<h3>Replicas</h3>\n<table class=\"replicas\"><thead><tr><th>broker</th><th>log start</th><th>log end</th><th>high watermark</th><th>latest epoch</th><th>diverges at</th><th>truncates to</th><th>HW-only truncation</th><th>records cut</th><th>committed cut</th><th>only here</th></tr></thead><tbody>\n");
+    for r in &p.diff.replicas {
+        let _ = writeln!(
+            h,
+            "<tr{}><td>{}{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td></tr>",
+            if r.committed_records_to_truncate > 0 { " class=\"loss\"" } else { "" },
+            r.broker,
+            if r.broker == p.diff.reference.broker { " (reference)" } else { "" },
+            r.log_start_offset,
+            r.log_end_offset,
+            opt(r.high_watermark),
+            opt(r.latest_epoch),
+            opt(r.divergence_offset),
+            r.truncation_offset,
+            r.hw_truncation_offset,
+            r.records_to_truncate,
+            r.committed_records_to_truncate,
+            r.records_only_here
+        );
+    }
+    h.push_str("</tbody></table>\n");
+    // Findings.
+    let mut findings = Vec::new();
+    for f in &p.diff.findings {
+        findings.push(("partition".to_string(), f));
+    }
+    for r in &p.diff.replicas {
+        for f in &r.findings {
+            findings.push((format!("broker {}", r.broker), f));
+        }
+    }
+    if !findings.is_empty() {
+        h.push_str("<h3>Findings</h3>\n<ul class=\"findings\">\n");
+        for (who, f) in findings {
+            let _ = writeln!(
+                h,
+                "<li data-finding=\"{}\"><b>{}</b>: <code>{}</code>: {}</li>",
+                esc(&kind_name(f)),
+                esc(&who),
+                esc(&kind_name(f)),
+                esc(&f.detail)
+            );
+        }
+        h.push_str("</ul>\n");
+    }
+    // The story.
+    h.push_str("<h3>What happened (<code>klf diff --explain</code>)</h3>\n<pre class=\"story\">");
+    for line in &p.story {
+        h.push_str(&esc(line));
+        h.push('\n');
+    }
+    h.push_str("</pre>\n");
+    // Elections.
+    if let Some(hist) = &p.history {
+        let _ = writeln!(
+            h,
+            "<h3>Controller's view (metadata log)</h3>\n<p>Assigned replicas: {}.</p>\n<table class=\"elections\"><thead><tr><th>metadata offset</th><th>leader</th><th>leader epoch</th><th>ISR</th><th>first offset of the epoch</th><th>note</th></tr></thead><tbody>",
+            hist.replicas.iter().map(|r| r.to_string()).collect::<Vec<_>>().join(", ")
+        );
+        for e in &hist.changes {
+            let placed = p
+                .elections
+                .iter()
+                .find(|m| m.metadata_offset == e.metadata_offset)
+                .and_then(|m| m.offset);
+            let note = if e.unclean {
+                "<span class=\"loss\">UNCLEAN election</span>"
+            } else if e.leader_changed {
+                "leader elected"
+            } else {
+                "ISR change"
+            };
+            let _ = writeln!(
+                h,
+                "<tr><td class=\"num\">{}</td><td>{}</td><td class=\"num\">{}</td><td>{}</td><td class=\"num\">{}</td><td>{note}</td></tr>",
+                e.metadata_offset,
+                if e.leader >= 0 { e.leader.to_string() } else { "none".into() },
+                e.leader_epoch,
+                e.isr.iter().map(|r| r.to_string()).collect::<Vec<_>>().join(", "),
+                opt(placed)
+            );
+        }
+        h.push_str("</tbody></table>\n");
+    }
+    // Timeline disagreements.
+    let dis: Vec<_> = p
+        .replicas
+        .iter()
+        .flat_map(|v| {
+            v.timeline
+                .disagreements
+                .iter()
+                .map(move |d| (v.timeline.broker, d))
+        })
+        .collect();
+    if !dis.is_empty() {
+        h.push_str("<h3>Epoch checkpoint against batch headers</h3>\n<ul class=\"findings\">\n");
+        for (b, d) in dis {
+            let _ = writeln!(
+                h,
+                "<li>broker {b}: <code>{}</code>: {}</li>",
+                esc(d.code),
+                esc(&d.message)
+            );
+        }
+        h.push_str("</ul>\n");
+    }
+    h.push_str("</section>\n");
+}

@@ -1,0 +1,598 @@
+//! The SVG timeline of one partition: an overview panel over the whole
+//! offset range and, when the interesting part (divergence, truncations,
+//! log ends) is a small slice of it, a zoomed panel over that slice.
+//!
+//! Every mark carries `data-*` attributes (the README lists them as a
+//! stable contract): `data-kind`, `data-replica`, `data-epoch`,
+//! `data-start`/`data-end` (half-open offset ranges), `data-offset`,
+//! `data-records`. Panels are `<g data-panel="overview|zoom">`.
+
+use std::fmt::Write;
+
+use super::{PartitionReport, ReplicaView};
+use crate::analysis::diff::{DivergenceKind, ReplicaDiff};
+
+/// Width of the whole picture.
+const WIDTH: f64 = 1100.0;
+/// Left column with the lane labels.
+const LABEL_W: f64 = 190.0;
+/// Room right of the plot for labels at the log end.
+const RIGHT_PAD: f64 = 80.0;
+/// Height of a replica lane.
+const LANE_H: f64 = 74.0;
+/// Height of the controller (elections) lane.
+const CTRL_H: f64 = 42.0;
+
+/// Fill colours of leader epochs (epoch modulo the length); reds and
+/// oranges are kept for loss.
+const EPOCH_COLOURS: [&str; 10] = [
+    "#4e79a7", "#59a14f", "#b07aa1", "#edc948", "#76b7b2", "#9c755f", "#1f3b73", "#8c8c2c",
+    "#bab0ac", "#d37295",
+];
+
+/// The colour of epoch `e`.
+pub fn epoch_colour(e: i32) -> &'static str {
+    if e < 0 {
+        return "#999999";
+    }
+    EPOCH_COLOURS[(e as usize) % EPOCH_COLOURS.len()]
+}
+
+/// Escapes text for HTML/SVG content and attribute values.
+pub fn esc(s: &str) -> String {
+    let mut o = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => o.push_str("&amp;"),
+            '<' => o.push_str("&lt;"),
+            '>' => o.push_str("&gt;"),
+            '"' => o.push_str("&quot;"),
+            '\'' => o.push_str("&#39;"),
+            c if c.is_control() && c != '\n' => o.push('\u{fffd}'),
+            c => o.push(c),
+        }
+    }
+    o
+}
+
+/// A linear map from offsets to x.
+#[derive(Debug, Clone, Copy)]
+struct Scale {
+    lo: i64,
+    hi: i64,
+    x0: f64,
+    w: f64,
+}
+
+impl Scale {
+    fn x(&self, o: i64) -> f64 {
+        let span = (self.hi - self.lo).max(1) as f64;
+        let t = (o.saturating_sub(self.lo)) as f64 / span;
+        self.x0 + t.clamp(-0.02, 1.02) * self.w
+    }
+    fn visible(&self, o: i64) -> bool {
+        o >= self.lo && o <= self.hi
+    }
+    /// Pixel extent of `[a, b)` clipped to the panel, if any.
+    fn span(&self, a: i64, b: i64) -> Option<(f64, f64)> {
+        let a = a.max(self.lo);
+        let b = b.min(self.hi);
+        if b <= a {
+            return None;
+        }
+        let (xa, xb) = (self.x(a), self.x(b));
+        Some((xa, (xb - xa).max(1.5)))
+    }
+}
+
+/// The offset window of the zoomed panel, when one helps: from a little
+/// before the first divergence or cut to the highest log end, if that is
+/// less than half the overview.
+pub fn zoom_window(p: &PartitionReport) -> Option<(i64, i64)> {
+    let (lo, hi) = p.offset_range();
+    let focus_lo = p
+        .diff
+        .replicas
+        .iter()
+        .flat_map(|r| {
+            let cut = (r.truncation_offset < r.log_end_offset).then_some(r.truncation_offset);
+            let div = if r.divergence_kind == DivergenceKind::Diverged {
+                r.divergence_offset
+            } else {
+                None
+            };
+            cut.into_iter().chain(div)
+        })
+        .min()?;
+    let focus_hi = hi;
+    let pad = ((focus_hi - focus_lo) / 4).max(4);
+    let a = (focus_lo - pad).max(lo);
+    let b = focus_hi;
+    if (b - a) * 2 > hi - lo {
+        return None;
+    }
+    Some((a, b))
+}
+
+fn nice_step(span: i64, target: i64) -> i64 {
+    let raw = (span.max(1) as f64) / target as f64;
+    let mag = 10f64.powf(raw.log10().floor());
+    let step = [1.0, 2.0, 5.0, 10.0]
+        .iter()
+        .map(|m| m * mag)
+        .find(|s| *s >= raw)
+        .unwrap_or(10.0 * mag);
+    (step.round() as i64).max(1)
+}
+
+/// Draws the SVG of one partition. `id` makes clip-path ids unique on the page.
+pub fn partition_svg(p: &PartitionReport, id: &str) -> String {
+    let n = p.replicas.len() as f64;
+    let panel_h = 22.0 + CTRL_H + n * LANE_H + 30.0;
+    let zoom = zoom_window(p);
+    let total_h = panel_h * if zoom.is_some() { 2.0 } else { 1.0 } + 4.0;
+    let mut s = String::new();
+    let _ = write!(
+        s,
+        r#"<svg class="timeline" viewBox="0 0 {WIDTH} {total_h}" width="{WIDTH}" height="{total_h}" role="img" aria-label="{}">"#,
+        esc(&format!(
+            "Replica timeline of {}-{}",
+            p.diff.topic, p.diff.partition
+        ))
+    );
+    s.push_str(
+        r##"<defs><pattern id="hatch-lost" width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)"><line x1="0" y1="0" x2="0" y2="6" stroke="#e8590c" stroke-width="2.2"/></pattern><pattern id="hatch-cp" width="4" height="4" patternUnits="userSpaceOnUse" patternTransform="rotate(-45)"><line x1="0" y1="0" x2="0" y2="4" stroke="#333" stroke-width="1.5"/></pattern></defs>"##,
+    );
+    let (lo, hi) = p.offset_range();
+    let plot_w = WIDTH - LABEL_W - RIGHT_PAD;
+    let overview = Scale {
+        lo,
+        hi,
+        x0: LABEL_W,
+        w: plot_w,
+    };
+    panel(&mut s, p, overview, 0.0, "overview", id, zoom);
+    if let Some((a, b)) = zoom {
+        let z = Scale {
+            lo: a,
+            hi: b,
+            x0: LABEL_W,
+            w: plot_w,
+        };
+        panel(&mut s, p, z, panel_h + 4.0, "zoom", id, None);
+    }
+    s.push_str("</svg>");
+    s
+}
+
+#[allow(clippy::too_many_arguments)]
+fn panel(
+    s: &mut String,
+    p: &PartitionReport,
+    sc: Scale,
+    y0: f64,
+    name: &str,
+    id: &str,
+    zoom: Option<(i64, i64)>,
+) {
+    let n = p.replicas.len() as f64;
+    let plot_top = y0 + 22.0;
+    let plot_bottom = plot_top + CTRL_H + n * LANE_H;
+    let clip = format!("clip-{id}-{name}");
+    let _ = write!(
+        s,
+        r#"<g data-panel="{name}" data-start="{}" data-end="{}">"#,
+        sc.lo, sc.hi
+    );
+    let _ = write!(
+        s,
+        r#"<clipPath id="{clip}"><rect x="{:.1}" y="{:.1}" width="{:.1}" height="{:.1}"/></clipPath>"#,
+        sc.x0 - 8.0,
+        plot_top - 2.0,
+        sc.w + 16.0,
+        plot_bottom - plot_top + 4.0
+    );
+    let title = if name == "zoom" {
+        format!("Zoom: offsets {} to {}", sc.lo, sc.hi)
+    } else {
+        format!("All offsets: {} to {}", sc.lo, sc.hi)
+    };
+    let _ = write!(
+        s,
+        r#"<text class="panel-title" x="4" y="{:.1}">{}</text>"#,
+        y0 + 15.0,
+        esc(&title)
+    );
+    // Controller lane.
+    let cy = plot_top;
+    let _ = write!(
+        s,
+        r#"<text class="lane-label" x="4" y="{:.1}">controller</text><text class="lane-sub" x="4" y="{:.1}">{}</text>"#,
+        cy + 16.0,
+        cy + 30.0,
+        if p.history.is_some() {
+            "elections (metadata log)"
+        } else {
+            "no metadata log"
+        }
+    );
+    let _ = write!(
+        s,
+        r##"<line x1="{:.1}" y1="{:.1}" x2="{:.1}" y2="{:.1}" stroke="#ccc"/>"##,
+        sc.x0,
+        cy + CTRL_H - 2.0,
+        sc.x0 + sc.w,
+        cy + CTRL_H - 2.0
+    );
+    let _ = write!(s, r#"<g clip-path="url(#{clip})">"#);
+    // Labels of elections at nearby offsets go on alternate rows.
+    let mut row_ends = [f64::MIN; 2];
+    for e in &p.elections {
+        let Some(o) = e.offset else { continue };
+        if !sc.visible(o) {
+            continue;
+        }
+        let x = sc.x(o);
+        let row = if row_ends[0] <= x + 4.0 {
+            0
+        } else if row_ends[1] <= x + 4.0 {
+            1
+        } else {
+            0
+        };
+        let colour = if e.unclean { "#c92a2a" } else { "#333" };
+        let label = format!(
+            "e{} → broker {}{}",
+            e.epoch,
+            e.leader,
+            if e.unclean { " UNCLEAN" } else { "" }
+        );
+        row_ends[row] = x + 4.0 + 7.0 * label.chars().count() as f64;
+        let _ = write!(
+            s,
+            r#"<g data-kind="election" data-epoch="{}" data-leader="{}" data-unclean="{}" data-offset="{o}" data-metadata-offset="{}"><title>{}</title><path d="M{x:.1},{:.1} l-6,-10 h12 z" fill="{colour}"/><line x1="{x:.1}" y1="{:.1}" x2="{x:.1}" y2="{:.1}" stroke="{colour}" stroke-width="1" stroke-dasharray="2 3" opacity="0.6"/><text class="election-label" x="{:.1}" y="{:.1}" fill="{colour}">{}</text></g>"#,
+            e.epoch,
+            e.leader,
+            e.unclean,
+            e.metadata_offset,
+            esc(&format!(
+                "epoch {} elected broker {}{} (metadata offset {}); its first record at offset {o}",
+                e.epoch,
+                e.leader,
+                if e.unclean {
+                    " by an UNCLEAN election"
+                } else {
+                    ""
+                },
+                e.metadata_offset
+            )),
+            cy + CTRL_H - 4.0,
+            cy + CTRL_H - 4.0,
+            plot_bottom,
+            x + 4.0,
+            cy + 11.0 + 12.0 * row as f64,
+            esc(&label)
+        );
+    }
+    s.push_str("</g>");
+    // Replica lanes.
+    for (i, (r, v)) in p.diff.replicas.iter().zip(&p.replicas).enumerate() {
+        let y = plot_top + CTRL_H + i as f64 * LANE_H;
+        lane(s, p, r, v, sc, y, &clip);
+    }
+    // Where the zoomed panel looks, shaded on the overview.
+    if let Some((a, b)) = zoom {
+        if let Some((x, w)) = sc.span(a, b) {
+            let _ = write!(
+                s,
+                r##"<rect class="zoom-area" x="{x:.1}" y="{:.1}" width="{w:.1}" height="{:.1}" fill="#ffd43b" fill-opacity="0.15" stroke="#f08c00" stroke-dasharray="4 3"/>"##,
+                plot_top,
+                plot_bottom - plot_top
+            );
+        }
+    }
+    // Partition divergence point across all lanes.
+    if let Some(d) = p.divergence_offset() {
+        if sc.visible(d) {
+            let x = sc.x(d);
+            let _ = write!(
+                s,
+                r##"<g data-kind="divergence-point" data-offset="{d}"><title>first divergence at offset {d}</title><line x1="{x:.1}" y1="{:.1}" x2="{x:.1}" y2="{:.1}" stroke="#d6336c" stroke-width="1.5" stroke-dasharray="6 3"/></g>"##,
+                plot_top + CTRL_H,
+                plot_bottom
+            );
+        }
+    }
+    axis(s, sc, plot_bottom);
+    s.push_str("</g>");
+}
+
+fn lane(
+    s: &mut String,
+    p: &PartitionReport,
+    r: &ReplicaDiff,
+    v: &ReplicaView,
+    sc: Scale,
+    y: f64,
+    clip: &str,
+) {
+    let broker = r.broker;
+    let is_ref = broker == p.diff.reference.broker;
+    let bar_y = y + 16.0;
+    let bar_h = 24.0;
+    // Lane background and labels.
+    let _ = write!(
+        s,
+        r##"<rect x="0" y="{y:.1}" width="{WIDTH}" height="{LANE_H}" fill="{}"/>"##,
+        if is_ref { "#eef6ff" } else { "#ffffff" }
+    );
+    let sub = if is_ref {
+        "reference (leader)".to_string()
+    } else {
+        match (r.divergence_kind, r.divergence_offset) {
+            (DivergenceKind::Diverged, Some(d)) => format!("diverges at {d}"),
+            (DivergenceKind::Prefix, _) => "behind the reference".into(),
+            (DivergenceKind::Extends, _) => "longer than the reference".into(),
+            (DivergenceKind::Identical, _) => "identical".into(),
+            (DivergenceKind::Disjoint, _) => "disjoint".into(),
+            _ => String::new(),
+        }
+    };
+    let cut = if r.truncation_offset < r.log_end_offset {
+        format!(
+            "cut {} ({} committed)",
+            r.records_to_truncate, r.committed_records_to_truncate
+        )
+    } else {
+        "nothing cut".into()
+    };
+    let _ = write!(
+        s,
+        r#"<text class="lane-label" x="4" y="{:.1}">broker {broker}</text><text class="lane-sub" x="4" y="{:.1}">{}</text><text class="lane-sub{}" x="4" y="{:.1}">{}</text>"#,
+        y + 18.0,
+        y + 34.0,
+        esc(&sub),
+        if r.committed_records_to_truncate > 0 {
+            " loss"
+        } else {
+            ""
+        },
+        y + 50.0,
+        esc(&cut)
+    );
+    let _ = write!(s, r#"<g clip-path="url(#{clip})">"#);
+    // Epochs from the batch headers.
+    for e in &v.timeline.from_batches {
+        let end = e.end_offset.saturating_add(1);
+        let Some((x, w)) = sc.span(e.start_offset, end) else {
+            continue;
+        };
+        let _ = write!(
+            s,
+            r##"<g data-kind="epoch" data-source="batches" data-replica="{broker}" data-epoch="{}" data-start="{}" data-end="{end}" data-records="{}"><title>{}</title><rect x="{x:.1}" y="{bar_y:.1}" width="{w:.1}" height="{bar_h}" fill="{}" stroke="#fff" stroke-width="0.5"/>"##,
+            e.epoch,
+            e.start_offset,
+            e.records,
+            esc(&format!(
+                "broker {broker}: epoch {} wrote offsets {}..{} ({} records, {} batches)",
+                e.epoch, e.start_offset, e.end_offset, e.records, e.batches
+            )),
+            epoch_colour(e.epoch)
+        );
+        if w >= 26.0 {
+            let _ = write!(
+                s,
+                r#"<text class="epoch-label" x="{:.1}" y="{:.1}">e{}</text>"#,
+                x + 3.0,
+                bar_y + 16.0,
+                e.epoch
+            );
+        }
+        s.push_str("</g>");
+    }
+    // The checkpoint's view where it disagrees.
+    for c in &v.checkpoint_disagreements {
+        let Some((x, w)) = sc.span(c.start, c.end) else {
+            continue;
+        };
+        let _ = write!(
+            s,
+            r##"<g data-kind="checkpoint-epoch" data-replica="{broker}" data-epoch="{}" data-start="{}" data-end="{}"><title>{}</title><rect x="{x:.1}" y="{:.1}" width="{w:.1}" height="6" fill="{}"/><rect x="{x:.1}" y="{:.1}" width="{w:.1}" height="6" fill="url(#hatch-cp)"/></g>"##,
+            c.epoch,
+            c.start,
+            c.end,
+            esc(&format!(
+                "broker {broker}: leader-epoch-checkpoint says epoch {} covers {}..{}, the batches disagree",
+                c.epoch, c.start, c.end
+            )),
+            bar_y + bar_h + 13.0,
+            epoch_colour(c.epoch),
+            bar_y + bar_h + 13.0,
+        );
+    }
+    // What the truncation cuts, and the committed part of it.
+    if r.truncation_offset < r.log_end_offset {
+        if let Some((x, w)) = sc.span(r.truncation_offset, r.log_end_offset) {
+            let _ = write!(
+                s,
+                r##"<g data-kind="lost" data-replica="{broker}" data-start="{}" data-end="{}" data-records="{}"><title>{}</title><rect x="{x:.1}" y="{:.1}" width="{w:.1}" height="{:.1}" fill="url(#hatch-lost)" stroke="#e8590c" stroke-width="1.5"/></g>"##,
+                r.truncation_offset,
+                r.log_end_offset,
+                r.records_to_truncate,
+                esc(&format!(
+                    "broker {broker} loses offsets {}..{}: {} records, {} of them committed",
+                    r.truncation_offset,
+                    r.log_end_offset - 1,
+                    r.records_to_truncate,
+                    r.committed_records_to_truncate
+                )),
+                bar_y - 3.0,
+                bar_h + 14.0
+            );
+        }
+    }
+    for c in &v.committed_lost {
+        if let Some((x, w)) = sc.span(c.start, c.end) {
+            let _ = write!(
+                s,
+                r##"<g data-kind="committed-lost" data-replica="{broker}" data-start="{}" data-end="{}" data-records="{}"><title>{}</title><rect x="{x:.1}" y="{:.1}" width="{w:.1}" height="{:.1}" fill="#e03131"/></g>"##,
+                c.start,
+                c.end,
+                c.records,
+                esc(&format!(
+                    "broker {broker}: {} COMMITTED records at offsets {}..{} are cut (acknowledged writes lost)",
+                    c.records,
+                    c.start,
+                    c.end - 1
+                )),
+                bar_y + bar_h + 2.0,
+                7.0
+            );
+        }
+    }
+    // Per-replica divergence.
+    if let Some(d) = r.divergence_offset {
+        if sc.visible(d) {
+            let x = sc.x(d);
+            let colour = if r.divergence_kind == DivergenceKind::Diverged {
+                "#d6336c"
+            } else {
+                "#868e96"
+            };
+            let _ = write!(
+                s,
+                r#"<g data-kind="divergence" data-replica="{broker}" data-offset="{d}" data-divergence="{}"><title>{}</title><path d="M{x:.1},{:.1} l5,5 l-5,5 l-5,-5 z" fill="{colour}"/></g>"#,
+                kind_name(r.divergence_kind),
+                esc(&format!(
+                    "broker {broker} parts from the reference at offset {d} ({})",
+                    kind_name(r.divergence_kind)
+                )),
+                bar_y + bar_h + 9.0
+            );
+        }
+    }
+    s.push_str("</g>");
+    // Truncation point (a mark on every replica; drawn when it cuts).
+    let t = r.truncation_offset;
+    let _ = write!(
+        s,
+        r#"<g data-kind="truncation" data-replica="{broker}" data-offset="{t}" data-records="{}" data-committed="{}"><title>{}</title>"#,
+        r.records_to_truncate,
+        r.committed_records_to_truncate,
+        esc(&if t < r.log_end_offset {
+            format!(
+                "following broker {}, Kafka truncates broker {broker} to offset {t}",
+                p.diff.reference.broker
+            )
+        } else {
+            format!("broker {broker} keeps its log (truncation offset = log end {t})")
+        })
+    );
+    if t < r.log_end_offset && sc.visible(t) {
+        let x = sc.x(t);
+        let _ = write!(
+            s,
+            r##"<line x1="{x:.1}" y1="{:.1}" x2="{x:.1}" y2="{:.1}" stroke="#000" stroke-width="2.5"/><text class="cut-label" x="{:.1}" y="{:.1}">✂ {t}</text>"##,
+            bar_y - 6.0,
+            bar_y + bar_h + 12.0,
+            x + 3.0,
+            bar_y - 5.0
+        );
+    }
+    s.push_str("</g>");
+    // High watermark.
+    if let Some(h) = r.high_watermark {
+        let _ = write!(
+            s,
+            r#"<g data-kind="hw" data-replica="{broker}" data-offset="{h}"><title>broker {broker}: high watermark {h}</title>"#
+        );
+        if sc.visible(h) {
+            let x = sc.x(h);
+            let _ = write!(
+                s,
+                r##"<line x1="{x:.1}" y1="{:.1}" x2="{x:.1}" y2="{:.1}" stroke="#1c7ed6" stroke-width="2.5"/><text class="hw-label" x="{x:.1}" y="{:.1}">HW {h}</text>"##,
+                bar_y - 2.0,
+                bar_y + bar_h + 13.0,
+                bar_y + bar_h + 28.0
+            );
+        }
+        s.push_str("</g>");
+    }
+    // Log end.
+    let leo = r.log_end_offset;
+    let _ = write!(
+        s,
+        r#"<g data-kind="leo" data-replica="{broker}" data-offset="{leo}"><title>broker {broker}: log end offset {leo}</title>"#
+    );
+    if sc.visible(leo) {
+        let x = sc.x(leo);
+        let _ = write!(
+            s,
+            r##"<path d="M{x:.1},{:.1} v{bar_h} l5,-{:.1} z" fill="#212529"/><text class="leo-label" x="{:.1}" y="{:.1}">LEO {leo}</text>"##,
+            bar_y,
+            bar_h / 2.0,
+            x + 7.0,
+            bar_y + 16.0
+        );
+    }
+    s.push_str("</g>");
+}
+
+fn kind_name(k: DivergenceKind) -> &'static str {
+    match k {
+        DivergenceKind::Identical => "identical",
+        DivergenceKind::Prefix => "prefix",
+        DivergenceKind::Extends => "extends",
+        DivergenceKind::Diverged => "diverged",
+        DivergenceKind::Disjoint => "disjoint",
+        DivergenceKind::Reference => "reference",
+    }
+}
+
+fn axis(s: &mut String, sc: Scale, y: f64) {
+    let _ = write!(
+        s,
+        r##"<g class="axis"><line x1="{:.1}" y1="{y:.1}" x2="{:.1}" y2="{y:.1}" stroke="#495057"/>"##,
+        sc.x0,
+        sc.x0 + sc.w
+    );
+    let step = nice_step(sc.hi - sc.lo, 10);
+    let first = sc.lo.div_euclid(step) * step;
+    let mut o = if first < sc.lo { first + step } else { first };
+    while o <= sc.hi {
+        let x = sc.x(o);
+        let _ = write!(
+            s,
+            r##"<line x1="{x:.1}" y1="{y:.1}" x2="{x:.1}" y2="{:.1}" stroke="#495057"/><text class="tick" x="{x:.1}" y="{:.1}">{o}</text>"##,
+            y + 5.0,
+            y + 17.0
+        );
+        o += step;
+    }
+    let _ = write!(
+        s,
+        r#"<text class="axis-title" x="{:.1}" y="{:.1}" text-anchor="end">offset</text></g>"#,
+        sc.x0 - 14.0,
+        y + 17.0
+    );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn steps_are_round() {
+        assert_eq!(nice_step(164, 10), 20);
+        assert_eq!(nice_step(10, 10), 1);
+        assert_eq!(nice_step(1_000_000, 10), 100_000);
+    }
+
+    #[test]
+    fn escaping() {
+        assert_eq!(
+            esc("<a href=\"x\">&'"),
+            "&lt;a href=&quot;x&quot;&gt;&amp;&#39;"
+        );
+    }
+}

@@ -1,0 +1,524 @@
+//! `klf report` on the real Kafka captures with a divergence, two
+//! divergences and an unclean election: every mark of the page's timelines
+//! (read back from its `data-*` attributes) says what `klf diff --format
+//! json` and `klf timeline --format json` say of the same capture, and the
+//! page is self-contained.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::Value;
+
+const CAPTURES: [&str; 3] = ["divergence", "double-divergence", "unclean"];
+
+fn capture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("testdata/kafka")
+        .join(name)
+}
+
+fn klf_json(args: &[&str], dir: &Path) -> (Option<i32>, Value) {
+    let out = Command::new(env!("CARGO_BIN_EXE_klf"))
+        .args(args)
+        .arg(dir)
+        .output()
+        .expect("run klf");
+    let v = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)));
+    (out.status.code(), v)
+}
+
+/// Runs `klf report DIR --html -` and returns the exit code and the page.
+fn report(dir: &Path) -> (Option<i32>, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_klf"))
+        .arg("report")
+        .arg(dir)
+        .args(["--html", "-"])
+        .output()
+        .expect("run klf");
+    (
+        out.status.code(),
+        String::from_utf8(out.stdout).expect("UTF-8 page"),
+    )
+}
+
+/// A tag carrying `data-*` attributes, with the partition section and the
+/// SVG panel it sits in.
+#[derive(Debug, Clone)]
+struct Mark {
+    partition: String,
+    panel: String,
+    attrs: BTreeMap<String, String>,
+}
+
+impl Mark {
+    fn get(&self, k: &str) -> Option<&str> {
+        self.attrs.get(k).map(String::as_str)
+    }
+    fn int(&self, k: &str) -> i64 {
+        self.get(k)
+            .unwrap_or_else(|| panic!("{k} missing on {self:?}"))
+            .parse()
+            .unwrap_or_else(|e| panic!("{k} on {self:?}: {e}"))
+    }
+}
+
+fn unescape(s: &str) -> String {
+    s.replace("&quot;", "\"")
+        .replace("&#39;", "'")
+        .replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&amp;", "&")
+}
+
+/// Every opening tag's attributes, in document order (the page escapes
+/// `<`, `>` and quotes in attribute values, so a tag ends at the first `>`).
+fn tags(html: &str) -> Vec<(String, BTreeMap<String, String>)> {
+    let mut out = Vec::new();
+    let mut rest = html;
+    while let Some(i) = rest.find('<') {
+        rest = &rest[i + 1..];
+        let Some(end) = rest.find('>') else { break };
+        let tag = &rest[..end];
+        rest = &rest[end + 1..];
+        if tag.starts_with('/') || tag.starts_with('!') {
+            continue;
+        }
+        let name: String = tag
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric())
+            .collect();
+        let mut attrs = BTreeMap::new();
+        let mut t = &tag[name.len()..];
+        while let Some(eq) = t.find("=\"") {
+            let key = t[..eq]
+                .trim()
+                .rsplit(char::is_whitespace)
+                .next()
+                .unwrap_or("")
+                .to_string();
+            let after = &t[eq + 2..];
+            let Some(close) = after.find('"') else { break };
+            attrs.insert(key, unescape(&after[..close]));
+            t = &after[close + 1..];
+        }
+        out.push((name, attrs));
+    }
+    out
+}
+
+/// The marks (tags with `data-kind`) of the page.
+fn marks(html: &str) -> Vec<Mark> {
+    let mut partition = String::new();
+    let mut panel = String::new();
+    let mut out = Vec::new();
+    for (name, attrs) in tags(html) {
+        if name == "section" {
+            if let Some(p) = attrs.get("data-partition") {
+                partition = p.clone();
+                panel.clear();
+            }
+        }
+        if let Some(p) = attrs.get("data-panel") {
+            panel = p.clone();
+        }
+        if attrs.contains_key("data-kind") {
+            out.push(Mark {
+                partition: partition.clone(),
+                panel: panel.clone(),
+                attrs,
+            });
+        }
+    }
+    out
+}
+
+fn of<'a>(ms: &'a [Mark], partition: &str, kind: &str, broker: Option<i64>) -> Vec<&'a Mark> {
+    ms.iter()
+        .filter(|m| m.partition == partition && m.panel == "overview")
+        .filter(|m| m.get("data-kind") == Some(kind))
+        .filter(|m| broker.is_none_or(|b| m.get("data-replica") == Some(b.to_string().as_str())))
+        .collect()
+}
+
+fn check_capture(name: &str) {
+    let dir = capture(name);
+    let (code, html) = report(&dir);
+    let (diff_code, diff) = klf_json(&["diff", "--format", "json"], &dir);
+    let (_, tl) = klf_json(&["timeline", "--format", "json"], &dir);
+    assert_eq!(code, diff_code, "{name}: report and diff exit alike");
+    let ms = marks(&html);
+    let rows: Vec<BTreeMap<String, String>> = tags(&html)
+        .into_iter()
+        .filter(|(n, a)| n == "tr" && a.contains_key("data-partition"))
+        .map(|(_, a)| a)
+        .collect();
+    let parts = diff["partitions"].as_array().unwrap();
+    assert!(!parts.is_empty());
+    assert_eq!(
+        rows.len(),
+        parts.len(),
+        "{name}: one summary row per partition"
+    );
+    for p in parts {
+        let pname = format!("{}-{}", p["topic"].as_str().unwrap(), p["partition"]);
+        let reps = p["replicas"].as_array().unwrap();
+        // Summary row.
+        let row = rows
+            .iter()
+            .find(|r| r["data-partition"] == pname)
+            .unwrap_or_else(|| panic!("{name}: no summary row for {pname}"));
+        let diverged: Option<i64> = reps
+            .iter()
+            .filter(|r| r["divergence_kind"] == "diverged")
+            .filter_map(|r| r["divergence_offset"].as_i64())
+            .min();
+        let lost: i64 = reps
+            .iter()
+            .map(|r| r["records_to_truncate"].as_i64().unwrap())
+            .sum();
+        let committed: i64 = reps
+            .iter()
+            .map(|r| r["committed_records_to_truncate"].as_i64().unwrap())
+            .sum();
+        assert_eq!(
+            row["data-divergence"],
+            diverged.map_or("-".to_string(), |d| d.to_string()),
+            "{name} {pname}"
+        );
+        assert_eq!(row["data-records-lost"], lost.to_string(), "{name} {pname}");
+        assert_eq!(
+            row["data-committed-lost"],
+            committed.to_string(),
+            "{name} {pname}"
+        );
+        assert!(diverged.is_some(), "{name}: the scenario diverges");
+        assert!(lost > 0, "{name}: the scenario cuts records");
+        let point = of(&ms, &pname, "divergence-point", None);
+        assert_eq!(point.len(), 1, "{name}: one divergence point");
+        assert_eq!(Some(point[0].int("data-offset")), diverged);
+        // Per replica.
+        for r in reps {
+            let b = r["broker"].as_i64().unwrap();
+            let leo = r["log_end_offset"].as_i64().unwrap();
+            let cut = r["truncation_offset"].as_i64().unwrap();
+            let cut_records = r["records_to_truncate"].as_i64().unwrap();
+            let cut_committed = r["committed_records_to_truncate"].as_i64().unwrap();
+            let t = of(&ms, &pname, "truncation", Some(b));
+            assert_eq!(t.len(), 1, "{name} broker {b}: one truncation mark");
+            assert_eq!(t[0].int("data-offset"), cut, "{name} broker {b}");
+            assert_eq!(t[0].int("data-records"), cut_records, "{name} broker {b}");
+            assert_eq!(
+                t[0].int("data-committed"),
+                cut_committed,
+                "{name} broker {b}"
+            );
+            let l = of(&ms, &pname, "lost", Some(b));
+            if cut < leo {
+                assert_eq!(l.len(), 1, "{name} broker {b}: the cut is drawn");
+                assert_eq!((l[0].int("data-start"), l[0].int("data-end")), (cut, leo));
+                assert_eq!(l[0].int("data-records"), cut_records);
+            } else {
+                assert!(
+                    l.is_empty(),
+                    "{name} broker {b}: nothing cut, nothing drawn"
+                );
+            }
+            let c = of(&ms, &pname, "committed-lost", Some(b));
+            let sum: i64 = c.iter().map(|m| m.int("data-records")).sum();
+            assert_eq!(
+                sum, cut_committed,
+                "{name} broker {b}: committed loss drawn"
+            );
+            for m in &c {
+                assert!(cut <= m.int("data-start") && m.int("data-start") < m.int("data-end"));
+                assert!(m.int("data-end") <= leo);
+            }
+            let d = of(&ms, &pname, "divergence", Some(b));
+            match r["divergence_offset"].as_i64() {
+                Some(o) => {
+                    assert_eq!(d.len(), 1, "{name} broker {b}");
+                    assert_eq!(d[0].int("data-offset"), o);
+                    assert_eq!(
+                        Some(d[0].get("data-divergence").unwrap()),
+                        r["divergence_kind"].as_str()
+                    );
+                }
+                None => assert!(d.is_empty(), "{name} broker {b}: no divergence mark"),
+            }
+            let hw = of(&ms, &pname, "hw", Some(b));
+            match r["high_watermark"].as_i64() {
+                Some(h) => assert_eq!(
+                    hw.iter().map(|m| m.int("data-offset")).collect::<Vec<_>>(),
+                    [h]
+                ),
+                None => assert!(hw.is_empty()),
+            }
+            let le = of(&ms, &pname, "leo", Some(b));
+            assert_eq!(
+                le.iter().map(|m| m.int("data-offset")).collect::<Vec<_>>(),
+                [leo]
+            );
+        }
+    }
+    // Epochs and elections against `klf timeline`.
+    for p in tl["partitions"].as_array().unwrap() {
+        let pname = format!("{}-{}", p["topic"].as_str().unwrap(), p["partition"]);
+        if !parts
+            .iter()
+            .any(|d| format!("{}-{}", d["topic"].as_str().unwrap(), d["partition"]) == pname)
+        {
+            continue;
+        }
+        for r in p["replicas"].as_array().unwrap() {
+            let b = r["broker"].as_i64().unwrap();
+            let want: Vec<(i64, i64, i64)> = r["from_batches"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|s| {
+                    (
+                        s["epoch"].as_i64().unwrap(),
+                        s["start_offset"].as_i64().unwrap(),
+                        s["end_offset"].as_i64().unwrap() + 1,
+                    )
+                })
+                .collect();
+            let got: Vec<(i64, i64, i64)> = of(&ms, &pname, "epoch", Some(b))
+                .iter()
+                .map(|m| (m.int("data-epoch"), m.int("data-start"), m.int("data-end")))
+                .collect();
+            assert_eq!(
+                got, want,
+                "{name} broker {b}: epochs from the batch headers"
+            );
+        }
+        let elections: Vec<(i64, i64, bool)> = p["controller"]["changes"]
+            .as_array()
+            .expect("the captures hold a metadata log")
+            .iter()
+            .filter(|e| e["leader_changed"] == true && e["leader"].as_i64() >= Some(0))
+            .map(|e| {
+                (
+                    e["leader_epoch"].as_i64().unwrap(),
+                    e["leader"].as_i64().unwrap(),
+                    e["unclean"].as_bool().unwrap(),
+                )
+            })
+            .collect();
+        let drawn: Vec<(i64, i64, bool)> = of(&ms, &pname, "election", None)
+            .iter()
+            .map(|m| {
+                (
+                    m.int("data-epoch"),
+                    m.int("data-leader"),
+                    m.get("data-unclean") == Some("true"),
+                )
+            })
+            .collect();
+        assert_eq!(
+            drawn, elections,
+            "{name}: every election that wrote is drawn"
+        );
+        // An election is drawn where its epoch's first batch is.
+        for m in of(&ms, &pname, "election", None) {
+            let leader = m.int("data-leader");
+            let epoch = m.int("data-epoch");
+            let starts: Vec<i64> = p["replicas"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .flat_map(|r| r["from_batches"].as_array().unwrap())
+                .filter(|s| s["epoch"].as_i64() == Some(epoch))
+                .map(|s| s["start_offset"].as_i64().unwrap())
+                .collect();
+            assert!(
+                starts.contains(&m.int("data-offset")),
+                "{name}: election of epoch {epoch} (broker {leader}) at {:?}, batches start at {starts:?}",
+                m.get("data-offset")
+            );
+        }
+    }
+    // The zoomed panel, when there is one, frames the divergence.
+    for p in parts {
+        let pname = format!("{}-{}", p["topic"].as_str().unwrap(), p["partition"]);
+        let d = of(&ms, &pname, "divergence-point", None)[0].int("data-offset");
+        let zoom: Vec<&Mark> = ms
+            .iter()
+            .filter(|m| {
+                m.partition == pname
+                    && m.panel == "zoom"
+                    && m.get("data-kind") == Some("divergence-point")
+            })
+            .collect();
+        if let Some(z) = zoom.first() {
+            assert_eq!(z.int("data-offset"), d);
+        }
+    }
+    self_contained(name, &html);
+}
+
+/// No external resource, no script, no network address.
+fn self_contained(name: &str, html: &str) {
+    let lower = html.to_ascii_lowercase();
+    assert!(lower.starts_with("<!doctype html>"), "{name}");
+    assert!(
+        !lower.contains("http://") && !lower.contains("https://"),
+        "{name}: a network address"
+    );
+    assert!(!lower.contains("<script"), "{name}: a script");
+    assert!(!lower.contains("<link"), "{name}: a linked resource");
+    assert!(
+        !lower.contains("@import") && !lower.contains("@font-face"),
+        "{name}: CSS loading something"
+    );
+    for (tag, attrs) in tags(html) {
+        for k in ["src", "srcset", "xlink:href", "data", "action"] {
+            assert!(!attrs.contains_key(k), "{name}: <{tag} {k}=...>");
+        }
+        if let Some(h) = attrs.get("href") {
+            assert!(
+                h.starts_with('#'),
+                "{name}: <{tag} href={h}> leaves the page"
+            );
+        }
+    }
+    let mut rest = lower.as_str();
+    while let Some(i) = rest.find("url(") {
+        rest = &rest[i + 4..];
+        assert!(
+            rest.starts_with('#'),
+            "{name}: url() to something outside the page"
+        );
+    }
+}
+
+#[test]
+fn divergence_report_matches_diff_and_timeline() {
+    check_capture(CAPTURES[0]);
+}
+
+#[test]
+fn double_divergence_report_matches_diff_and_timeline() {
+    check_capture(CAPTURES[1]);
+}
+
+#[test]
+fn unclean_report_matches_diff_and_timeline() {
+    check_capture(CAPTURES[2]);
+    let (_, html) = report(&capture("unclean"));
+    let ms = marks(&html);
+    assert!(
+        ms.iter().any(
+            |m| m.get("data-kind") == Some("election") && m.get("data-unclean") == Some("true")
+        ),
+        "the unclean election is flagged"
+    );
+    assert!(
+        ms.iter()
+            .any(|m| m.get("data-kind") == Some("committed-lost")),
+        "acknowledged writes lost are drawn"
+    );
+}
+
+#[test]
+fn divergence_report_has_a_zoomed_panel() {
+    // The divergence capture's cut is a small part of its offsets: the page
+    // zooms on it.
+    let (_, html) = report(&capture("divergence"));
+    let ms = marks(&html);
+    let zoom_cut: Vec<&Mark> = ms
+        .iter()
+        .filter(|m| m.panel == "zoom" && m.get("data-kind") == Some("lost"))
+        .collect();
+    assert_eq!(zoom_cut.len(), 1, "the cut is drawn in the zoomed panel");
+    let panels: Vec<BTreeMap<String, String>> = tags(&html)
+        .into_iter()
+        .filter(|(_, a)| a.get("data-panel").is_some_and(|p| p == "zoom"))
+        .map(|(_, a)| a)
+        .collect();
+    assert_eq!(panels.len(), 1);
+    let (lo, hi): (i64, i64) = (
+        panels[0]["data-start"].parse().unwrap(),
+        panels[0]["data-end"].parse().unwrap(),
+    );
+    let (s, e) = (zoom_cut[0].int("data-start"), zoom_cut[0].int("data-end"));
+    assert!(
+        lo <= s && e <= hi,
+        "zoom [{lo}, {hi}] frames the cut [{s}, {e})"
+    );
+}
+
+#[test]
+fn story_is_the_diff_explain_story() {
+    let dir = capture("unclean");
+    let out = Command::new(env!("CARGO_BIN_EXE_klf"))
+        .args(["diff", "--explain"])
+        .arg(&dir)
+        .output()
+        .expect("run klf");
+    let text = String::from_utf8(out.stdout).unwrap();
+    let (_, html) = report(&dir);
+    let start = html.find("<pre class=\"story\">").expect("story") + "<pre class=\"story\">".len();
+    let story = unescape(&html[start..start + html[start..].find("</pre>").unwrap()]);
+    let lines: Vec<&str> = story.lines().collect();
+    assert!(lines.len() >= 3, "{story}");
+    for l in lines {
+        assert!(text.contains(l), "story line not in diff --explain: {l}");
+    }
+}
+
+#[test]
+fn page_is_never_written_into_the_evidence() {
+    let dir = capture("divergence");
+    let target = dir.join("broker-1").join("klf-report-test.html");
+    let out = Command::new(env!("CARGO_BIN_EXE_klf"))
+        .arg("report")
+        .arg(&dir)
+        .arg("--html")
+        .arg(&target)
+        .output()
+        .expect("run klf");
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(!target.exists());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("evidence"));
+}
+
+#[test]
+fn page_is_written_to_a_file() {
+    let dir = capture("double-divergence");
+    let tmp = std::env::temp_dir().join(format!("klf-report-test-{}", std::process::id()));
+    std::fs::create_dir_all(&tmp).unwrap();
+    let target = tmp.join("double.html");
+    let out = Command::new(env!("CARGO_BIN_EXE_klf"))
+        .arg("report")
+        .arg(&dir)
+        .arg("--html")
+        .arg(&target)
+        .output()
+        .expect("run klf");
+    let written = std::fs::read_to_string(&target);
+    let _ = std::fs::remove_dir_all(&tmp);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        out.stdout.is_empty(),
+        "the page goes to the file, not stdout"
+    );
+    let (_, page) = report(&dir);
+    assert_eq!(
+        written.expect("page written"),
+        page,
+        "the same page either way"
+    );
+}
