@@ -52,6 +52,8 @@ subcommands! {
 #[derive(Parser)]
 #[command(name = "klf", version, about, infer_long_args = true)]
 struct Cli {
+    #[command(flatten)]
+    global: cli::common::GlobalArgs,
     #[command(subcommand)]
     command: Command,
 }
@@ -67,7 +69,7 @@ fn main() -> ExitCode {
             });
         }
     };
-    let mut out = cli::common::Output::stdout();
+    let mut out = cli::common::Output::stdout(&cli.global);
     let status = cli.command.run(&mut out);
     let status = out.finish(status);
     ExitCode::from(status.code())

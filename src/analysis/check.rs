@@ -29,7 +29,6 @@ use crate::analysis::diff::{
 use crate::analysis::timeline::timeline;
 use crate::capture::controller::controller_view;
 use crate::capture::discover::{Capture, Level, Replica, ReplicaKind};
-use crate::capture::mmap::FileBytes;
 use crate::capture::replica::replica_log;
 use crate::capture::replica::summarize;
 use crate::format::batch::{Batch, SegmentIter, TailKind, V2_HEADER_SIZE};
@@ -745,7 +744,7 @@ fn check_replica(replica: &Replica, broker: i32) -> ReplicaResult {
             offset,
             ..base.clone()
         };
-        let data = match FileBytes::open(path) {
+        let data = match crate::capture::vfs::open(path) {
             Ok(b) => b,
             Err(e) => {
                 findings.push(finding(
@@ -941,7 +940,7 @@ fn check_producers(replica: &Replica, base: &Location, r: &mut ReplicaResult) {
     for snap in &replica.snapshots {
         let mut l = base.clone();
         l.file = Some(display(&snap.path));
-        let data = match std::fs::read(&snap.path) {
+        let data = match crate::capture::vfs::read(&snap.path) {
             Ok(d) => d,
             Err(e) => {
                 r.findings.push(finding(
@@ -1081,7 +1080,7 @@ fn check_indexes(
             offset,
             ..base.clone()
         };
-        let data = match FileBytes::open(path) {
+        let data = match crate::capture::vfs::open(path) {
             Ok(d) => d,
             Err(e) => {
                 findings.push(finding(
@@ -1329,7 +1328,7 @@ fn check_txn_index(
         offset,
         ..base.clone()
     };
-    let data = match FileBytes::open(path) {
+    let data = match crate::capture::vfs::open(path) {
         Ok(d) => d,
         Err(e) => {
             findings.push(finding(

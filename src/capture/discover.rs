@@ -22,7 +22,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
-use std::fs;
+use super::vfs as fs;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 

@@ -5,3 +5,4 @@ pub mod controller;
 pub mod discover;
 pub mod mmap;
 pub mod replica;
+pub mod vfs;

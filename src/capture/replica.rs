@@ -12,7 +12,6 @@ use std::path::PathBuf;
 
 use crate::analysis::diff::{BatchSummary, ReplicaLog};
 use crate::capture::discover::Replica;
-use crate::capture::mmap::FileBytes;
 use crate::format::batch::{Batch, SegmentIter};
 
 /// Something wrong found while reading a replica's segments.
@@ -138,7 +137,7 @@ pub fn load_replica(replica: &Replica, broker: i32) -> LoadedReplica {
             continue;
         };
         last_segment_base = Some(seg.base_offset);
-        let bytes = match FileBytes::open(path) {
+        let bytes = match crate::capture::vfs::open(path) {
             Ok(b) => b,
             Err(e) => {
                 problems.push(ReplicaProblem {
@@ -225,7 +224,7 @@ pub fn records_in_range(
         if seg.base_offset >= to {
             break;
         }
-        let bytes = match FileBytes::open(path) {
+        let bytes = match crate::capture::vfs::open(path) {
             Ok(b) => b,
             Err(e) => {
                 problems.push(ReplicaProblem {

@@ -6,10 +6,9 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use clap::ValueEnum;
-use comfy_table::{presets::UTF8_FULL_CONDENSED, Table};
 use rayon::prelude::*;
 
-use super::common::{Output, Status};
+use super::common::{cell, paint, table, Output, Paint, Status};
 use klf::analysis::diff::{
     diff_partition, DiffOptions, DiffReport, PartitionDiff, PartitionReplicas, ReferenceHint,
 };
@@ -61,10 +60,14 @@ pub struct Args {
 
 /// Runs `klf diff`.
 pub fn run(args: Args, out: &mut Output) -> Status {
-    let capture = discover(&args.paths);
+    let paths = match out.resolve_inputs(&args.paths) {
+        Ok(p) => p,
+        Err(s) => return s,
+    };
+    let capture = discover(&paths);
     for w in &capture.warnings {
         if w.level == Level::Warning {
-            out.diag(format_args!("klf: warning: {}: {}", w.path.display(), w.message));
+            out.note(format_args!("klf: warning: {}: {}", w.path.display(), w.message));
         }
     }
     let mut wanted: Vec<(&(String, i32), &Vec<_>)> = capture
@@ -108,17 +111,28 @@ pub fn run(args: Args, out: &mut Output) -> Status {
             .unwrap_or(ReferenceHint::Auto),
     };
     // Read every replica of every partition in parallel, keep the order.
+    let total: usize = wanted.iter().map(|(_, reps)| reps.len()).sum();
+    let bar = out.progress(total as u64, "{bar:40} {pos}/{len} replicas read");
     let loaded: Vec<_> = wanted
         .par_iter()
         .map(|((topic, partition), reps)| {
             let loaded: Vec<_> = reps
                 .par_iter()
                 .enumerate()
-                .map(|(i, r)| load_replica(r, r.node_id.unwrap_or(-(i as i32) - 1)))
+                .map(|(i, r)| {
+                    let l = load_replica(r, r.node_id.unwrap_or(-(i as i32) - 1));
+                    if let Some(b) = &bar {
+                        b.inc(1);
+                    }
+                    l
+                })
                 .collect();
             (topic.clone(), *partition, loaded)
         })
         .collect();
+    if let Some(b) = &bar {
+        b.finish_and_clear();
+    }
     let mut problems = false;
     let mut report = DiffReport { partitions: Vec::new() };
     for (topic, partition, reps) in loaded {
@@ -205,7 +219,8 @@ pub fn run(args: Args, out: &mut Output) -> Status {
                         .unwrap_or_default()
                 })
                 .collect();
-            render_table(&report, args.explain, &leaders, &lost, out.out())
+            let color = out.color;
+            render_table(&report, args.explain, &leaders, &lost, color, out.out())
         }
     };
     if let Err(e) = res {
@@ -234,6 +249,7 @@ fn render_table(
     explain: bool,
     leaders: &[BTreeMap<i32, (i32, bool)>],
     lost: &Lost,
+    color: bool,
     w: &mut impl Write,
 ) -> std::io::Result<()> {
     for (i, p) in report.partitions.iter().enumerate() {
@@ -245,8 +261,7 @@ fn render_table(
             p.reference.broker,
             reason_text(p)
         )?;
-        let mut t = Table::new();
-        t.load_preset(UTF8_FULL_CONDENSED);
+        let mut t = table(color);
         t.set_header(vec![
             "broker",
             "log end",
@@ -260,17 +275,19 @@ fn render_table(
             "only here",
         ]);
         for r in &p.replicas {
+            let loss = (r.committed_records_to_truncate > 0).then_some(Paint::Bad);
+            let cut = (r.records_to_truncate > 0).then_some(Paint::Warn);
             t.add_row(vec![
-                r.broker.to_string(),
-                r.log_end_offset.to_string(),
-                opt(r.high_watermark),
-                opt(r.latest_epoch),
-                opt(r.divergence_offset),
-                r.truncation_offset.to_string(),
-                r.hw_truncation_offset.to_string(),
-                r.records_to_truncate.to_string(),
-                r.committed_records_to_truncate.to_string(),
-                r.records_only_here.to_string(),
+                cell(color, r.broker.to_string(), None),
+                cell(color, r.log_end_offset.to_string(), None),
+                cell(color, opt(r.high_watermark), None),
+                cell(color, opt(r.latest_epoch), None),
+                cell(color, opt(r.divergence_offset), None),
+                cell(color, r.truncation_offset.to_string(), None),
+                cell(color, r.hw_truncation_offset.to_string(), None),
+                cell(color, r.records_to_truncate.to_string(), cut),
+                cell(color, r.committed_records_to_truncate.to_string(), loss),
+                cell(color, r.records_only_here.to_string(), None),
             ]);
         }
         writeln!(w, "{t}")?;
@@ -291,7 +308,7 @@ fn render_table(
         }
         for (who, fs) in &findings {
             for f in fs {
-                writeln!(w, "  ! {who}: {f}")?;
+                writeln!(w, "  {} {who}: {f}", paint(color, "!", Paint::Warn))?;
             }
         }
         if explain {
@@ -302,7 +319,7 @@ fn render_table(
         }
         for r in &p.replicas {
             if let Some((records, summary)) = lost.get(&(i, r.broker)) {
-                render_lost(r.broker, records, summary, w)?;
+                render_lost(r.broker, records, summary, color, w)?;
             }
         }
         writeln!(w)?;
@@ -314,6 +331,7 @@ fn render_lost(
     broker: i32,
     records: &[LostRecord],
     summary: &LossSummary,
+    color: bool,
     w: &mut impl Write,
 ) -> std::io::Result<()> {
     writeln!(
@@ -337,8 +355,7 @@ fn render_lost(
             p.last_sequence
         )?;
     }
-    let mut t = Table::new();
-    t.load_preset(UTF8_FULL_CONDENSED);
+    let mut t = table(color);
     t.set_header(vec![
         "offset", "epoch", "timestamp", "producer", "p.epoch", "sequence", "key", "value bytes",
     ]);

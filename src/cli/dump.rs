@@ -20,6 +20,7 @@ use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
 use klf::capture::mmap::FileBytes;
+use klf::capture::vfs;
 use std::borrow::Cow;
 
 use klf::format::checkpoint::{
@@ -411,13 +412,13 @@ pub fn open_item(
 
 /// Reads the file and the siblings its kind needs.
 pub fn load(names: &FileNames, kind: Kind) -> Result<Inputs, (String, std::io::Error)> {
-    let open = |p: &Path| FileBytes::open(p).map_err(|e| (p.display().to_string(), e));
+    let open = |p: &Path| vfs::open(p).map_err(|e| (p.display().to_string(), e));
     let (log, index) = match kind {
         Kind::Index => (Some(open(&sibling(names, ".log"))?), None),
         Kind::TimeIndex => {
             let log = open(&sibling(names, ".log"))?;
             let ip = sibling(names, ".index");
-            let index = match FileBytes::open(&ip) {
+            let index = match vfs::open(&ip) {
                 Ok(b) => Some(b),
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
                 Err(e) => return Err((ip.display().to_string(), e)),
@@ -427,7 +428,7 @@ pub fn load(names: &FileNames, kind: Kind) -> Result<Inputs, (String, std::io::E
         _ => (None, None),
     };
     let main =
-        FileBytes::open(Path::new(&names.display)).map_err(|e| (names.display.clone(), e))?;
+        vfs::open(Path::new(&names.display)).map_err(|e| (names.display.clone(), e))?;
     Ok(Inputs { main, log, index })
 }
 
@@ -514,15 +515,45 @@ pub fn run(args: Args, out: &mut Output) -> Status {
     let format = resolve_format(&args);
     let mut dumper = Dumper::new(opts.clone(), fmt.as_mut());
     let mut status = Status::Clean;
-    'paths: for arg in &paths {
-        let e = walk::expand(arg);
+    // Archives (and paths inside them) are read into memory first; every
+    // other PATH is dumped as given.
+    let mut expanded = Vec::with_capacity(paths.len());
+    for arg in &paths {
+        let p = Path::new(arg);
+        let is_archive = vfs::split_virtual(p).is_some()
+            || (vfs::is_archive_name(p) && std::fs::metadata(p).is_ok_and(|m| m.is_file()));
+        if !is_archive {
+            expanded.push(walk::expand(arg));
+            continue;
+        }
+        match out.resolve_input(p) {
+            Ok(root) => expanded.push(walk::expand(&root.to_string_lossy())),
+            Err(s) => status = status.worst(s),
+        }
+    }
+    // Dumping to a terminal shows its own progress; a bar only when stdout
+    // goes elsewhere.
+    let files: usize = expanded.iter().map(|e| e.items.len()).sum();
+    let bar = if std::io::stdout().is_terminal() {
+        None
+    } else {
+        out.progress(files as u64, "{bar:40} {pos}/{len} files dumped")
+    };
+    'paths: for e in &expanded {
         for n in &e.notes {
-            out.diag(format_args!("klf dump: {n}"));
+            if e.failed {
+                out.diag(format_args!("klf dump: {n}"));
+            } else {
+                out.note(format_args!("klf dump: {n}"));
+            }
         }
         if e.failed {
             status = status.worst(Status::Failure);
         }
         for item in &e.items {
+            if let Some(b) = &bar {
+                b.inc(1);
+            }
             let names = FileNames::new(&item.path, &cwd);
             let s = match format {
                 Format::Kafka => dump_kafka_item(&mut dumper, &names, item, out),
@@ -538,6 +569,9 @@ pub fn run(args: Args, out: &mut Output) -> Status {
                 break 'paths;
             }
         }
+    }
+    if let Some(b) = &bar {
+        b.finish_and_clear();
     }
     if status != Status::BrokenPipe && !dumper.findings.is_empty() {
         let _ = out.out().flush();
