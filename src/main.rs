@@ -46,11 +46,23 @@ subcommands! {
     Timeline => timeline,
     /// Check captured log directories: framing, checksums, indexes, epochs, checkpoints, replicas
     Check => check,
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell) on stdout
+    Completions => completions,
 }
+
+#[cfg(test)]
+mod man;
 
 /// Offline forensics for Apache Kafka log directories.
 #[derive(Parser)]
-#[command(name = "klf", version, about, infer_long_args = true)]
+#[command(
+    name = "klf",
+    version,
+    about,
+    infer_long_args = true,
+    disable_help_subcommand = true,
+    after_long_help = cli::common::TOP_HELP
+)]
 struct Cli {
     #[command(flatten)]
     global: cli::common::GlobalArgs,

@@ -10,6 +10,38 @@ use std::path::{Path, PathBuf};
 use comfy_table::{presets::UTF8_FULL_CONDENSED, ContentArrangement, Table};
 use klf::capture::vfs;
 
+/// What `klf --help` and `klf(1)` tell beyond the options.
+pub const TOP_HELP: &str = "\
+Exit status:
+  0  clean: nothing wrong found (also when stdout is closed early)
+  1  corruption or data loss found (what counts is per subcommand)
+  2  usage or I/O error: a bad option, a PATH that does not exist, an
+     archive that cannot be read or escapes its root
+
+Output:
+  Results go to stdout, diagnostics (problems as FILE:BYTE: reason, notes,
+  warnings, progress bars) to stderr. Every subcommand takes --format table
+  or json (dump also kafka, check also junit). Tables fit the terminal's
+  width when stdout is a terminal. Progress bars appear only when stderr is
+  a terminal and --quiet is not given.
+
+Inputs:
+  klf reads broker log directories, partition directories, folders of broker
+  directories, segment files (dump), and .tar, .tar.gz/.tgz and
+  .tar.zst/.tzst archives of them without extracting them. A file inside an
+  archive is named ARCHIVE!/PATH-IN-ARCHIVE. Everything is opened read-only.
+
+Environment:
+  NO_COLOR  when set and not empty, --color auto does not colour
+
+Examples:
+  klf diff capture/ --explain
+  klf check capture.tar.gz --format junit > klf-check.xml
+  klf timeline broker-1 broker-2 --format json
+  klf dump broker-1/orders-0/00000000000000000000.log --deep-iteration
+  klf completions bash > ~/.local/share/bash-completion/completions/klf
+";
+
 /// When to colour the output.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum ColorChoice {
@@ -38,15 +70,15 @@ impl ColorChoice {
 pub struct GlobalArgs {
     /// Print only results and errors: no progress bars, notes or warnings
     /// about the capture's layout
-    #[arg(long, short = 'q', global = true)]
+    #[arg(long, short = 'q', global = true, help_heading = "Global options")]
     pub quiet: bool,
     /// Colour the output: auto (when stdout is a terminal and NO_COLOR is
     /// unset), always or never
-    #[arg(long, value_enum, value_name = "WHEN", default_value_t = ColorChoice::Auto, global = true)]
+    #[arg(long, value_enum, value_name = "WHEN", default_value_t = ColorChoice::Auto, global = true, help_heading = "Global options")]
     pub color: ColorChoice,
     /// Most bytes of file content read into memory from one .tar, .tar.gz
     /// or .tar.zst input (K, M, G, T suffixes; powers of 1024)
-    #[arg(long, value_name = "BYTES", default_value = "4G", value_parser = vfs::parse_bytes, global = true)]
+    #[arg(long, value_name = "BYTES", default_value = "4G", value_parser = vfs::parse_bytes, global = true, help_heading = "Global options")]
     pub archive_limit: u64,
 }
 

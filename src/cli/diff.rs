@@ -26,8 +26,47 @@ pub enum Format {
     Json,
 }
 
+/// What `--help` and the man page tell beyond the options.
+pub const AFTER_HELP: &str = "\
+Exit status:
+  0  nothing lost
+  1  a replica would lose committed records, or a segment could not be read
+     whole (each problem on stderr as FILE:BYTE: reason)
+  2  usage or I/O error (a missing PATH, an unreadable archive, no partition
+     with two or more replicas)
+
+JSON output:
+  With --format json, one document:
+  {\"partitions\":[{\"topic\",\"partition\",\"reference\":{\"broker\",\"reason\",
+  \"leader_epoch\"},\"replicas\":[{\"broker\",\"log_end_offset\",\"high_watermark\",
+  \"latest_epoch\",\"divergence_offset\",\"truncation_offset\",
+  \"hw_truncation_offset\",\"records_to_truncate\",
+  \"committed_records_to_truncate\",\"records_only_here\",\"truncation_rounds\",
+  \"findings\"}],\"findings\":[...]}]}
+  With --records each replica also has \"lost_records\" and \"lost_summary\".
+  README.md describes every field.
+
+Inputs:
+  Each PATH may be a broker log directory, a partition directory, a folder of
+  broker directories (one capture), or a .tar, .tar.gz/.tgz or .tar.zst/.tzst
+  archive of any of these, read into memory without extracting (at most
+  --archive-limit bytes of files, default 4G). A tar of a single folder reads
+  that folder. Files inside an archive are named ARCHIVE!/PATH-IN-ARCHIVE
+  (capture.tar.gz!/broker-1/orders-0/00000000000000000000.log), and such a
+  path may be given as a PATH. Archives with an entry that would land outside
+  the archive (an absolute name, a '..' component, a link pointing out) are
+  refused whole (exit 2).
+
+Examples:
+  klf diff capture/ --explain
+  klf diff broker-1 broker-2 broker-3 --topic orders --format json
+  klf diff capture.tar.gz --records --records-limit 50
+";
+
+
 /// Compare the replicas of each partition: divergence, predicted truncation, records lost
 #[derive(clap::Args, Debug)]
+#[command(after_long_help = AFTER_HELP)]
 pub struct Args {
     /// Broker log directories, partition directories, or a folder of broker directories
     #[arg(required = true, value_name = "PATH")]

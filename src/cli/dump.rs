@@ -59,8 +59,41 @@ impl Format {
     }
 }
 
+/// What `--help` and the man page tell beyond the options.
+pub const AFTER_HELP: &str = "\
+Exit status:
+  0  nothing wrong (also when stdout is closed early, as with | head)
+  1  corruption found: a bad CRC, a torn tail, a batch or entry that cannot
+     be read, a checkpoint, properties or snapshot file Kafka would refuse
+  2  usage or I/O error: no PATH, a missing or unreadable file or PATH, the
+     .log of an index missing, an unreadable archive
+
+Output:
+  kafka  kafka-dump-log's text, byte for byte (default when stdout is not a
+         terminal)
+  json   JSON Lines: one object per file, batch, record, index entry,
+         checkpoint entry or problem; every object has \"type\" and \"file\"
+         first (README.md lists every type and field)
+  table  tables for reading (default on a terminal)
+  Problems go to stderr as FILE:BYTE: reason and the next file is dumped.
+
+Inputs:
+  PATH may be a segment, index, snapshot or checkpoint file, a partition
+  directory, a broker log directory, a folder of broker directories, or a
+  .tar, .tar.gz/.tgz or .tar.zst/.tzst archive of any of these (read into
+  memory, at most --archive-limit bytes). A file inside an archive is
+  ARCHIVE!/PATH-IN-ARCHIVE, and may be given as a PATH.
+
+Examples:
+  klf dump broker-1/orders-0/00000000000000000000.log --deep-iteration
+  klf dump --files 00000000000000000000.log,00000000000000000000.index
+  klf dump capture/ --format json | jq 'select(.type == \"problem\")'
+  klf dump 'capture.tar.gz!/broker-1/orders-0' --format table
+";
+
 /// Arguments of `klf dump`.
 #[derive(Debug, clap::Args)]
+#[command(after_long_help = AFTER_HELP)]
 pub struct Args {
     /// Files (.log, .index, .timeindex, .txnindex, .snapshot, KRaft
     /// .checkpoint; in json/table also checkpoint files, partition.metadata,

@@ -22,8 +22,43 @@ pub enum Format {
     Json,
 }
 
+/// What `--help` and the man page tell beyond the options.
+pub const AFTER_HELP: &str = "\
+Exit status:
+  0  no disagreement
+  1  a disagreement between batches and leader-epoch-checkpoint, or an
+     unreadable segment
+  2  usage or I/O error
+
+JSON output:
+  With --format json, one document:
+  {\"partitions\":[{\"topic\",\"partition\",\"replicas\":[{\"broker\",\"from_batches\":
+  [{\"epoch\",\"start_offset\",\"end_offset\",\"batches\",\"records\",
+  \"first_timestamp\",\"last_timestamp\"}],\"checkpoint\":[[epoch,start_offset]],
+  \"log_start_offset\",\"log_end_offset\",\"high_watermark\",\"recovery_point\",
+  \"disagreements\":[{\"code\",\"epoch\",\"message\"}]}],\"controller\":{\"replicas\",
+  \"changes\":[...]}}]}
+
+Inputs:
+  Each PATH may be a broker log directory, a partition directory, a folder of
+  broker directories (one capture), or a .tar, .tar.gz/.tgz or .tar.zst/.tzst
+  archive of any of these, read into memory without extracting (at most
+  --archive-limit bytes of files, default 4G). A tar of a single folder reads
+  that folder. Files inside an archive are named ARCHIVE!/PATH-IN-ARCHIVE
+  (capture.tar.gz!/broker-1/orders-0/00000000000000000000.log), and such a
+  path may be given as a PATH. Archives with an entry that would land outside
+  the archive (an absolute name, a '..' component, a link pointing out) are
+  refused whole (exit 2).
+
+Examples:
+  klf timeline capture/
+  klf timeline capture.tar.zst --topic orders --partition 0 --format json
+";
+
+
 /// Leader-epoch timeline of every replica, from batch headers and leader-epoch-checkpoint
 #[derive(clap::Args, Debug)]
+#[command(after_long_help = AFTER_HELP)]
 pub struct Args {
     /// Broker log directories, partition directories, or a folder of broker directories
     #[arg(required = true, value_name = "PATH")]
