@@ -70,6 +70,8 @@ pub enum ArchiveError {
     Escapes {
         /// The archive.
         archive: PathBuf,
+        /// Byte position of the entry's header in the (decompressed) tar stream.
+        pos: u64,
         /// The entry's name as stored.
         entry: String,
         /// Why it escapes.
@@ -99,9 +101,9 @@ impl fmt::Display for ArchiveError {
                     ": cannot read this archive: {reason} (klf reads .tar, .tar.gz/.tgz and .tar.zst/.tzst; check that the file is complete, e.g. with `tar -tf`)"
                 )
             }
-            ArchiveError::Escapes { archive, entry, reason } => write!(
+            ArchiveError::Escapes { archive, pos, entry, reason } => write!(
                 f,
-                "{}: entry {entry:?} {reason}; refusing the archive (every entry must stay inside the archive's root: re-create it with relative paths, e.g. `tar -C capture -czf capture.tar.gz .`)",
+                "{}:{pos}: entry {entry:?} {reason}; refusing the archive (every entry must stay inside the archive's root: re-create it with relative paths, e.g. `tar -C capture -czf capture.tar.gz .`)",
                 archive.display()
             ),
             ArchiveError::TooLarge { archive, limit, entry } => write!(
@@ -303,6 +305,7 @@ pub fn mount_with_progress(
             .into_owned();
         let escapes = |reason: &str| ArchiveError::Escapes {
             archive: archive.to_path_buf(),
+            pos,
             entry: raw_name.clone(),
             reason: reason.to_string(),
         };

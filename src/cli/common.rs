@@ -207,6 +207,19 @@ impl Output {
         }
         match std::fs::metadata(p) {
             Ok(m) if m.is_file() && vfs::is_archive_name(p) => self.mount(p),
+            Ok(m) if m.is_file() => {
+                let parent = p
+                    .parent()
+                    .filter(|q| !q.as_os_str().is_empty())
+                    .unwrap_or(Path::new("."));
+                self.diag(format_args!(
+                    "klf: {}: a file, not a directory: pass the partition directory ({}) or the broker directory above it; `klf dump {}` shows what is in one file",
+                    p.display(),
+                    parent.display(),
+                    p.display()
+                ));
+                Err(Status::Failure)
+            }
             Ok(_) => Ok(p.to_path_buf()),
             Err(e) => {
                 self.diag(format_args!("klf: {}: {}", p.display(), missing_hint(p, &e)));
@@ -348,25 +361,52 @@ pub fn cell(color: bool, text: impl Into<String>, p: Option<Paint>) -> comfy_tab
     }
 }
 
-/// The reason a path cannot be used, with the likely fix.
+/// The reason a path cannot be used, with the likely fix: for a missing
+/// path, what its parent directory holds (the likely intended name is among
+/// them), or the deepest part of the path that exists.
 pub fn missing_hint(p: &Path, e: &io::Error) -> String {
     if e.kind() != io::ErrorKind::NotFound {
         return format!("cannot read this path: {e}");
     }
-    // The deepest ancestor that exists tells where the path went wrong.
-    let mut existing = p.parent();
+    let generic = "pass a broker log directory, a partition directory, a folder of broker directories, or a .tar/.tar.gz/.tar.zst archive of one";
+    let parent = match p.parent() {
+        Some(q) if q.as_os_str().is_empty() => Path::new("."),
+        Some(q) => q,
+        None => return format!("no such file or directory; {generic}"),
+    };
+    if parent.is_dir() {
+        let mut names: Vec<String> = std::fs::read_dir(parent)
+            .map(|rd| {
+                rd.flatten()
+                    .map(|e| e.file_name().to_string_lossy().into_owned())
+                    .filter(|n| !n.starts_with('.'))
+                    .collect()
+            })
+            .unwrap_or_default();
+        names.sort();
+        if names.is_empty() || names.len() > 12 {
+            return format!("no such file or directory; {generic}");
+        }
+        return format!(
+            "no such file or directory; {} holds: {}",
+            parent.display(),
+            names.join(", ")
+        );
+    }
+    let mut existing = parent.parent();
     while let Some(a) = existing {
-        if a.as_os_str().is_empty() || a.exists() {
+        if a.as_os_str().is_empty() || a.is_dir() {
             break;
         }
         existing = a.parent();
     }
     match existing {
-        Some(a) if !a.as_os_str().is_empty() && a != p.parent().unwrap_or(a) => format!(
-            "no such file or directory ({} exists, nothing below it on this path does)",
-            a.display()
+        Some(a) if !a.as_os_str().is_empty() && a != Path::new("/") => format!(
+            "no such file or directory: {} exists, but not {}",
+            a.display(),
+            parent.display()
         ),
-        _ => "no such file or directory; pass a broker log directory, a partition directory, a folder of broker directories, or a .tar/.tar.gz/.tar.zst archive of one".to_string(),
+        _ => format!("no such file or directory; {generic}"),
     }
 }
 

@@ -10,7 +10,7 @@ use super::common::{Output, Status};
 
 /// What `--help` and the man page tell beyond the options.
 pub const AFTER_HELP: &str = "\
-Installing:
+Examples:
   bash  klf completions bash > ~/.local/share/bash-completion/completions/klf
         (or: source <(klf completions bash) in ~/.bashrc)
   zsh   klf completions zsh > ~/.zfunc/_klf, with fpath+=(~/.zfunc) before

@@ -116,7 +116,21 @@ pub fn run(args: Args, out: &mut Output) -> Status {
             args.topic.as_ref().is_none_or(|x| x == t) && args.partition.is_none_or(|x| x == *p)
         })
         .collect();
+    let single: Vec<String> = wanted
+        .iter()
+        .filter(|(_, reps)| reps.len() == 1)
+        .map(|((t, p), _)| format!("{t}-{p}"))
+        .collect();
     wanted.retain(|(_, reps)| reps.len() >= 2);
+    if wanted.is_empty() && !single.is_empty() {
+        out.diag(format_args!(
+            "klf: only one replica of {} found; diff compares the replicas of a partition: \
+             pass the same partition directory from each broker (broker-1/{0} broker-2/{0} ...), \
+             the broker directories, or the folder holding them",
+            single.first().map(String::as_str).unwrap_or_default()
+        ));
+        return Status::Failure;
+    }
     if wanted.is_empty() {
         out.diag(format_args!(
             "klf: no partition with two or more replicas under the given paths \

@@ -445,7 +445,20 @@ pub fn open_item(
 
 /// Reads the file and the siblings its kind needs.
 pub fn load(names: &FileNames, kind: Kind) -> Result<Inputs, (String, std::io::Error)> {
-    let open = |p: &Path| vfs::open(p).map_err(|e| (p.display().to_string(), e));
+    // An index is read with its segment's .log: say so when that is missing.
+    let open = |p: &Path| {
+        vfs::open(p).map_err(|e| {
+            let hint = if e.kind() == std::io::ErrorKind::NotFound {
+                format!(
+                    " ({} is read with its segment's .log: copy the .log beside it, or dump the .log alone)",
+                    names.display
+                )
+            } else {
+                String::new()
+            };
+            (p.display().to_string(), std::io::Error::new(e.kind(), format!("{e}{hint}")))
+        })
+    };
     let (log, index) = match kind {
         Kind::Index => (Some(open(&sibling(names, ".log"))?), None),
         Kind::TimeIndex => {
@@ -638,7 +651,7 @@ fn dump_kafka_item(
     out: &mut Output,
 ) -> Status {
     if let Kind::Text(_) = item.kind {
-        out.diag(format_args!(
+        out.note(format_args!(
             "klf dump: note: {}: skipped in kafka format (kafka-dump-log has no output for it; use --format json or table)",
             names.display
         ));
