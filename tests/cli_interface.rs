@@ -248,3 +248,51 @@ fn results_on_stdout_diagnostics_on_stderr() {
         assert!(line.starts_with("klf"), "stderr line without klf prefix: {line}");
     }
 }
+
+/// Runs klf under a pseudo-terminal of `cols` columns (util-linux
+/// `script`): stdout and stderr are both the terminal, merged.
+fn on_terminal(cols: u16, args: &str) -> String {
+    let cmd = format!("stty cols {cols} rows 50; {KLF} {args}");
+    let out = Command::new("script")
+        .args(["-qec", &cmd, "/dev/null"])
+        .env_remove("NO_COLOR")
+        .output()
+        .expect("script (util-linux) runs klf on a terminal");
+    text(&out.stdout).replace('\r', "")
+}
+
+#[test]
+fn on_a_terminal_tables_fit_and_progress_shows_unless_quiet() {
+    let cap = kafka("divergence");
+    let p = cap.to_str().unwrap();
+    // Into a pipe the table keeps its natural width, wider than 70 columns.
+    let piped = text(&klf(&["diff", p]).stdout);
+    assert!(piped.lines().any(|l| l.chars().count() > 70));
+    // On a 70-column terminal every table line fits (cells wrap); prose
+    // lines wrap in the terminal itself.
+    let shown = on_terminal(70, &format!("diff --color never --quiet {p}"));
+    assert!(shown.contains("reference broker"), "{shown}");
+    let table_lines: Vec<&str> = shown
+        .lines()
+        .filter(|l| l.starts_with(['┌', '│', '╞', '├', '└']))
+        .collect();
+    assert!(table_lines.len() > 5, "{shown}");
+    for l in table_lines {
+        assert!(l.chars().count() <= 70, "wider than the terminal: {l}");
+    }
+    // On a terminal, auto colour is on and a progress bar is drawn on
+    // stderr; --quiet drops the bar, --color never the colour.
+    let loud = on_terminal(200, &format!("diff {p}"));
+    assert!(loud.contains("replicas read"), "{loud}");
+    assert!(loud.contains('\u{1b}'), "no colour on a terminal");
+    let quiet = on_terminal(200, &format!("diff --quiet --color never {p}"));
+    assert!(!quiet.contains("replicas read") && !quiet.contains('\u{1b}'), "{quiet}");
+    // NO_COLOR turns auto colour off on a terminal too.
+    let cmd = format!("stty cols 200; {KLF} diff --quiet {p}");
+    let out = Command::new("script")
+        .args(["-qec", &cmd, "/dev/null"])
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    assert!(!out.stdout.contains(&0x1b), "{}", text(&out.stdout));
+}
