@@ -31,7 +31,8 @@ pub fn pages() -> Vec<(String, Vec<u8>)> {
 fn render(cmd: &clap::Command, top: bool) -> Vec<u8> {
     let man = Man::new(cmd.clone());
     let mut out = Vec::new();
-    let parts: [fn(&Man, &mut dyn std::io::Write) -> std::io::Result<()>; 4] = [
+    type Part = fn(&Man, &mut dyn std::io::Write) -> std::io::Result<()>;
+    let parts: [Part; 4] = [
         Man::render_title,
         Man::render_name_section,
         Man::render_synopsis_section,

@@ -223,7 +223,9 @@ fn evil_archive(dest: &Path, name: &[u8], kind: tar::EntryType, link: &[u8]) {
 #[test]
 fn entries_escaping_the_root_are_refused() {
     let tmp = temp_dir("evil");
-    let cases: [(&str, &[u8], tar::EntryType, &[u8], &str); 5] = [
+    /// (tag, entry name, entry type, link target, expected reason)
+    type Case = (&'static str, &'static [u8], tar::EntryType, &'static [u8], &'static str);
+    let cases: [Case; 5] = [
         ("dotdot", b"../evil", tar::EntryType::Regular, b"", "'..'"),
         ("nested-dotdot", b"capture/../../evil", tar::EntryType::Regular, b"", "'..'"),
         ("absolute", b"/tmp/evil", tar::EntryType::Regular, b"", "absolute path"),

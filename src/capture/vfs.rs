@@ -309,7 +309,7 @@ pub fn mount_with_progress(
             entry: raw_name.clone(),
             reason: reason.to_string(),
         };
-        let rel = inside(&path).map_err(|why| escapes(why))?;
+        let rel = inside(&path).map_err(escapes)?;
         let kind = entry.header().entry_type();
         if kind.is_dir() {
             add_dirs(&mut dirs, &rel);
@@ -672,12 +672,15 @@ pub fn read_dir(p: &Path) -> io::Result<std::vec::IntoIter<io::Result<DirEntry>>
                 let first = c.next()?;
                 c.next().is_none().then(|| first.as_os_str().to_owned())
             };
-            for d in &t.dirs {
+            // Paths order component by component, so a directory's
+            // descendants follow it in one run.
+            let below = |k: &&PathBuf| k.starts_with(&rel);
+            for d in t.dirs.range(rel.clone()..).take_while(below) {
                 if let Some(n) = child(d) {
                     names.insert(n, FileType { dir: true, file: false, symlink: false });
                 }
             }
-            for f in t.files.keys() {
+            for f in t.files.range(rel.clone()..).map(|(k, _)| k).take_while(below) {
                 if let Some(n) = child(f) {
                     names.insert(n, FileType { dir: false, file: true, symlink: false });
                 }

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use rayon::prelude::*;
 use serde::Serialize;
 
-use super::common::{paint, table, Output, Paint, Status};
+use super::common::{cell, paint, table, Output, Paint, Status};
 use klf::analysis::timeline::{timeline, Timeline};
 use klf::capture::controller::{controller_view, PartitionHistory};
 use klf::capture::discover::{discover, Level};
@@ -196,12 +196,16 @@ fn render(report: &Report, color: bool, w: &mut impl Write) -> std::io::Result<(
                     "ISR change"
                 };
                 t.add_row(vec![
-                    e.metadata_offset.to_string(),
-                    e.leader.to_string(),
-                    e.leader_epoch.to_string(),
-                    format!("{:?}", e.isr),
-                    if e.leader_recovery_state == 1 { "recovering".into() } else { "recovered".to_string() },
-                    note.to_string(),
+                    cell(color, e.metadata_offset.to_string(), None),
+                    cell(color, e.leader.to_string(), None),
+                    cell(color, e.leader_epoch.to_string(), None),
+                    cell(color, format!("{:?}", e.isr), None),
+                    cell(
+                        color,
+                        if e.leader_recovery_state == 1 { "recovering" } else { "recovered" },
+                        None,
+                    ),
+                    cell(color, note, e.unclean.then_some(Paint::Bad)),
                 ]);
             }
             writeln!(w, "{t}")?;
