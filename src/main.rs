@@ -6,7 +6,12 @@
 //! Each subcommand lives in `src/cli/<module>.rs` and exposes
 //! `pub struct Args` (clap `Args`) and
 //! `pub fn run(args: Args, out: &mut cli::common::Output) -> cli::common::Status`.
-//! Adding one is one line in the `subcommands!` list below.
+//! Adding one is one line in the `subcommands!` list below. Its `Args` also
+//! carries `#[command(after_long_help = AFTER_HELP)]`: `Heading:` lines
+//! (at least `Exit status:` and `Examples:`) with indented text under them,
+//! which `--help` prints and the man pages turn into sections; then
+//! `KLF_UPDATE_MAN=1 cargo test --bin klf man` writes its page to `man/`
+//! (`cargo test` fails while the pages are stale).
 
 use std::process::ExitCode;
 
