@@ -41,9 +41,11 @@ fn render(cmd: &clap::Command, top: bool) -> Vec<u8> {
     for part in parts {
         part(&man, &mut out).expect("render to memory");
     }
-    man.render_options_section(&mut out).expect("render to memory");
+    man.render_options_section(&mut out)
+        .expect("render to memory");
     if top {
-        man.render_subcommands_section(&mut out).expect("render to memory");
+        man.render_subcommands_section(&mut out)
+            .expect("render to memory");
     }
     let mut roff = Roff::default();
     if let Some(after) = cmd.get_after_long_help() {
@@ -55,7 +57,8 @@ fn render(cmd: &clap::Command, top: bool) -> Vec<u8> {
     }
     roff.to_writer(&mut out).expect("render to memory");
     if cmd.get_version().is_some() {
-        man.render_version_section(&mut out).expect("render to memory");
+        man.render_version_section(&mut out)
+            .expect("render to memory");
     }
     out
 }
@@ -126,11 +129,17 @@ fn man_pages_are_up_to_date() {
     // README promises.
     let names: Vec<&str> = pages.iter().map(|(n, _)| n.as_str()).collect();
     for sub in ["dump", "diff", "timeline", "check", "completions"] {
-        assert!(names.contains(&format!("klf-{sub}.1").as_str()), "{names:?}");
+        assert!(
+            names.contains(&format!("klf-{sub}.1").as_str()),
+            "{names:?}"
+        );
     }
     for (name, text) in &pages {
         let text = String::from_utf8_lossy(text);
-        assert!(text.contains(".SH \"EXIT STATUS\""), "{name}: no EXIT STATUS");
+        assert!(
+            text.contains(".SH \"EXIT STATUS\""),
+            "{name}: no EXIT STATUS"
+        );
         assert!(text.contains(".SH OPTIONS"), "{name}: no OPTIONS");
     }
 }

@@ -181,7 +181,10 @@ fn dump_reads_files_inside_archives() {
         assert_eq!(r.stdout, d.stdout.replace(s(&real), &virt), "{format}");
     }
     // The .index beside it is checked against the .log inside the archive.
-    let idx = format!("{}!/broker-1/diverge-0/00000000000000000000.index", archive.display());
+    let idx = format!(
+        "{}!/broker-1/diverge-0/00000000000000000000.index",
+        archive.display()
+    );
     let r = klf(&["dump", "--format", "kafka", &idx]);
     assert_eq!(r.code, Some(0), "{}", r.stderr);
     assert!(r.stdout.contains("offset:"), "{}", r.stdout);
@@ -214,7 +217,11 @@ fn evil_archive(dest: &Path, name: &[u8], kind: tar::EntryType, link: &[u8]) {
     let mut b = tar::Builder::new(Vec::new());
     // A good capture first, so the refusal is about the bad entry alone.
     b.append_dir_all("capture", kafka("divergence")).unwrap();
-    let body: &[u8] = if kind == tar::EntryType::Regular { b"owned\n" } else { b"" };
+    let body: &[u8] = if kind == tar::EntryType::Regular {
+        b"owned\n"
+    } else {
+        b""
+    };
     let h = raw_header(name, kind, body.len() as u64, link);
     b.append(&h, body).unwrap();
     compress(Kind::Gz, b.into_inner().unwrap(), dest);
@@ -224,13 +231,43 @@ fn evil_archive(dest: &Path, name: &[u8], kind: tar::EntryType, link: &[u8]) {
 fn entries_escaping_the_root_are_refused() {
     let tmp = temp_dir("evil");
     /// (tag, entry name, entry type, link target, expected reason)
-    type Case = (&'static str, &'static [u8], tar::EntryType, &'static [u8], &'static str);
+    type Case = (
+        &'static str,
+        &'static [u8],
+        tar::EntryType,
+        &'static [u8],
+        &'static str,
+    );
     let cases: [Case; 5] = [
         ("dotdot", b"../evil", tar::EntryType::Regular, b"", "'..'"),
-        ("nested-dotdot", b"capture/../../evil", tar::EntryType::Regular, b"", "'..'"),
-        ("absolute", b"/tmp/evil", tar::EntryType::Regular, b"", "absolute path"),
-        ("symlink-out", b"capture/link", tar::EntryType::Symlink, b"../../etc/passwd", "symlink pointing out"),
-        ("symlink-abs", b"capture/link", tar::EntryType::Symlink, b"/etc/passwd", "symlink to the absolute path"),
+        (
+            "nested-dotdot",
+            b"capture/../../evil",
+            tar::EntryType::Regular,
+            b"",
+            "'..'",
+        ),
+        (
+            "absolute",
+            b"/tmp/evil",
+            tar::EntryType::Regular,
+            b"",
+            "absolute path",
+        ),
+        (
+            "symlink-out",
+            b"capture/link",
+            tar::EntryType::Symlink,
+            b"../../etc/passwd",
+            "symlink pointing out",
+        ),
+        (
+            "symlink-abs",
+            b"capture/link",
+            tar::EntryType::Symlink,
+            b"/etc/passwd",
+            "symlink to the absolute path",
+        ),
     ];
     for (tag, name, kind, link, why) in cases {
         let archive = tmp.join(format!("{tag}.tar.gz"));
@@ -279,9 +316,18 @@ fn in_archive_links_read_as_their_target() {
     compress(Kind::Tar, b.into_inner().unwrap(), &archive);
     let via_link = format!("{}!/copy.log", archive.display());
     let r = klf(&["dump", "--format", "json", &via_link]);
-    let d = klf(&["dump", "--format", "json", s(&dir.join("broker-1/diverge-0/00000000000000000000.log"))]);
+    let d = klf(&[
+        "dump",
+        "--format",
+        "json",
+        s(&dir.join("broker-1/diverge-0/00000000000000000000.log")),
+    ]);
     assert_eq!(r.code, Some(0), "{}", r.stderr);
-    let batches = |out: &str| out.lines().filter(|l| l.contains("\"type\":\"batch\"")).count();
+    let batches = |out: &str| {
+        out.lines()
+            .filter(|l| l.contains("\"type\":\"batch\""))
+            .count()
+    };
     assert!(batches(&d.stdout) > 0);
     assert_eq!(batches(&r.stdout), batches(&d.stdout));
     let _ = fs::remove_dir_all(&tmp);
@@ -295,7 +341,11 @@ fn unreadable_and_oversized_archives_exit_2() {
     fs::write(&junk, b"\x1f\x8bthis is not gzip data at all").unwrap();
     let r = klf(&["diff", s(&junk)]);
     assert_eq!(r.code, Some(2));
-    assert!(r.stderr.contains("cannot read this archive"), "{}", r.stderr);
+    assert!(
+        r.stderr.contains("cannot read this archive"),
+        "{}",
+        r.stderr
+    );
     assert!(r.stderr.contains(s(&junk)), "{}", r.stderr);
     // Cut short.
     let full = tmp.join("full.tar.gz");
@@ -305,7 +355,11 @@ fn unreadable_and_oversized_archives_exit_2() {
     fs::write(&cut, &bytes[..bytes.len() / 2]).unwrap();
     let r = klf(&["check", s(&cut)]);
     assert_eq!(r.code, Some(2), "{}", r.stderr);
-    assert!(r.stderr.contains("cannot read this archive"), "{}", r.stderr);
+    assert!(
+        r.stderr.contains("cannot read this archive"),
+        "{}",
+        r.stderr
+    );
     // Over the cap.
     let r = klf(&["diff", "--archive-limit", "64K", s(&full)]);
     assert_eq!(r.code, Some(2));
@@ -318,5 +372,59 @@ fn unreadable_and_oversized_archives_exit_2() {
     let r = klf(&["diff", "--archive-limit", "lots", s(&full)]);
     assert_eq!(r.code, Some(2));
     assert!(r.stderr.contains("byte count"), "{}", r.stderr);
+    let _ = fs::remove_dir_all(&tmp);
+}
+
+#[test]
+fn library_discovery_over_a_mounted_archive() {
+    use klf::capture::discover::discover;
+    use klf::capture::vfs;
+    let tmp = temp_dir("lib");
+    let dir = kafka("double-divergence");
+    let archive = tmp.join("capture.tar");
+    tar_of(&dir, ".", Kind::Tar, &archive);
+    let m = vfs::mount(&archive, vfs::DEFAULT_LIMIT).expect("mount");
+    assert_eq!(m.root, vfs::root_of(&archive));
+    assert!(m.files > 0 && m.bytes > 0 && m.skipped.is_empty());
+    let on_disk = discover(&[&dir]);
+    let in_memory = discover(&[&m.root]);
+    assert_eq!(on_disk.brokers.len(), in_memory.brokers.len());
+    assert_eq!(
+        on_disk.partitions.keys().collect::<Vec<_>>(),
+        in_memory.partitions.keys().collect::<Vec<_>>()
+    );
+    for (k, reps) in &on_disk.partitions {
+        let other = &in_memory.partitions[k];
+        assert_eq!(reps.len(), other.len());
+        for (a, b) in reps.iter().zip(other) {
+            assert_eq!(a.node_id, b.node_id);
+            assert_eq!(a.segments.len(), b.segments.len());
+            assert_eq!(a.high_watermark, b.high_watermark);
+            assert!(b.dir.starts_with(&m.root), "{}", b.dir.display());
+            // The bytes read through the layer are the file's bytes.
+            let seg = a.segments[0].log.as_ref().unwrap();
+            let vseg = b.segments[0].log.as_ref().unwrap();
+            assert_eq!(&vfs::open(vseg).unwrap()[..], &fs::read(seg).unwrap()[..]);
+        }
+    }
+    assert_eq!(on_disk.excluded.len(), in_memory.excluded.len());
+    // The same notes and warnings, about the same files.
+    let strip = |c: &klf::capture::discover::Capture, root: &Path| -> Vec<String> {
+        c.warnings
+            .iter()
+            .map(|d| {
+                format!(
+                    "{:?} {} {}",
+                    d.level,
+                    d.path.strip_prefix(root).unwrap_or(&d.path).display(),
+                    d.message
+                )
+            })
+            .collect()
+    };
+    assert_eq!(strip(&on_disk, &dir), strip(&in_memory, &m.root));
+    // Real paths still go to the file system.
+    assert!(!vfs::is_virtual(&dir));
+    assert!(vfs::is_virtual(&m.root.join("broker-1")));
     let _ = fs::remove_dir_all(&tmp);
 }

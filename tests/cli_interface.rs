@@ -19,7 +19,10 @@ fn subcommands() -> Vec<String> {
         .filter_map(|l| l.split_whitespace().next().map(str::to_string))
         .collect();
     for s in ["dump", "diff", "timeline", "check", "completions"] {
-        assert!(v.iter().any(|x| x == s), "klf --help does not list {s}: {v:?}");
+        assert!(
+            v.iter().any(|x| x == s),
+            "klf --help does not list {s}: {v:?}"
+        );
     }
     v
 }
@@ -49,9 +52,10 @@ fn help_options(help: &str) -> BTreeSet<String> {
     help.lines()
         .filter_map(|l| {
             let t = l.trim_start();
-            let t = t.strip_prefix("-").filter(|r| !r.starts_with('-')).map_or(t, |r| {
-                r.split_once(", ").map_or(t, |(_, rest)| rest)
-            });
+            let t = t
+                .strip_prefix("-")
+                .filter(|r| !r.starts_with('-'))
+                .map_or(t, |r| r.split_once(", ").map_or(t, |(_, rest)| rest));
             let name = t.strip_prefix("--")?;
             let name: String = name
                 .chars()
@@ -70,7 +74,10 @@ fn man_options(page: &str) -> BTreeSet<String> {
         if w[0] != ".TP" {
             continue;
         }
-        let tag = w[1].replace("\\-", "-").replace("\\fB", "").replace("\\fR", "");
+        let tag = w[1]
+            .replace("\\-", "-")
+            .replace("\\fB", "")
+            .replace("\\fR", "");
         for part in tag.split([',', ' ']) {
             if let Some(name) = part.strip_prefix("--") {
                 let name: String = name
@@ -95,19 +102,35 @@ fn every_subcommand_help_and_man_page_list_the_same_options() {
         assert_eq!(out.status.code(), Some(0), "{sub} --help");
         let help = text(&out.stdout);
         // The long help carries what the page carries beyond options.
-        assert!(help.contains("Exit status:"), "{sub} --help: no exit status");
+        assert!(
+            help.contains("Exit status:"),
+            "{sub} --help: no exit status"
+        );
         let page = std::fs::read_to_string(root().join(format!("man/klf-{sub}.1")))
             .unwrap_or_else(|e| panic!("man/klf-{sub}.1: {e}"));
         let from_help = help_options(&help);
         let from_man = man_options(&page);
-        assert!(from_help.contains("help") && from_help.contains("quiet"), "{sub}: {from_help:?}");
-        assert_eq!(from_help, from_man, "{sub}: --help and man/klf-{sub}.1 differ");
+        assert!(
+            from_help.contains("help") && from_help.contains("quiet"),
+            "{sub}: {from_help:?}"
+        );
+        assert_eq!(
+            from_help, from_man,
+            "{sub}: --help and man/klf-{sub}.1 differ"
+        );
     }
     let out = klf(&["--help"]);
     let page = std::fs::read_to_string(root().join("man/klf.1")).unwrap();
-    assert_eq!(help_options(&text(&out.stdout)), man_options(&page), "klf --help vs klf.1");
+    assert_eq!(
+        help_options(&text(&out.stdout)),
+        man_options(&page),
+        "klf --help vs klf.1"
+    );
     for sub in &subs {
-        assert!(page.contains(&format!("klf\\-{sub}(1)")), "klf.1 does not list {sub}");
+        assert!(
+            page.contains(&format!("klf\\-{sub}(1)")),
+            "klf.1 does not list {sub}"
+        );
     }
 }
 
@@ -139,10 +162,25 @@ fn man_pages_render_with_man() {
             .output()
             .expect("man is installed (man-db; .ci/run installs it)");
         let stdout = text(&out.stdout);
-        assert_eq!(out.status.code(), Some(0), "man -l {}: {}", p.display(), text(&out.stderr));
-        assert!(out.stderr.is_empty(), "man -l {}: {}", p.display(), text(&out.stderr));
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "man -l {}: {}",
+            p.display(),
+            text(&out.stderr)
+        );
+        assert!(
+            out.stderr.is_empty(),
+            "man -l {}: {}",
+            p.display(),
+            text(&out.stderr)
+        );
         for section in ["NAME", "SYNOPSIS", "OPTIONS", "EXIT STATUS", "EXAMPLES"] {
-            assert!(stdout.contains(section), "{}: no {section}:\n{stdout}", p.display());
+            assert!(
+                stdout.contains(section),
+                "{}: no {section}:\n{stdout}",
+                p.display()
+            );
         }
     }
 }
@@ -150,10 +188,16 @@ fn man_pages_render_with_man() {
 #[test]
 fn bash_completion_loads_and_others_generate() {
     let script = format!("source <({KLF} completions bash) && complete -p klf");
-    let out = Command::new("bash").args(["-c", &script]).output().expect("bash");
+    let out = Command::new("bash")
+        .args(["-c", &script])
+        .output()
+        .expect("bash");
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     let line = text(&out.stdout);
-    assert!(line.starts_with("complete ") && line.trim_end().ends_with(" klf"), "{line}");
+    assert!(
+        line.starts_with("complete ") && line.trim_end().ends_with(" klf"),
+        "{line}"
+    );
     for shell in ["zsh", "fish", "elvish", "powershell"] {
         let out = klf(&["completions", shell]);
         assert_eq!(out.status.code(), Some(0), "{shell}");
@@ -161,7 +205,10 @@ fn bash_completion_loads_and_others_generate() {
         for sub in ["dump", "diff", "timeline", "check"] {
             assert!(s.contains(sub), "{shell} completion lacks {sub}");
         }
-        assert!(s.contains("archive-limit"), "{shell} completion lacks global options");
+        assert!(
+            s.contains("archive-limit"),
+            "{shell} completion lacks global options"
+        );
     }
     let out = klf(&["completions", "tcsh"]);
     assert_eq!(out.status.code(), Some(2));
@@ -220,7 +267,13 @@ fn quiet_keeps_results_and_drops_notes() {
     // A baseline note is dropped, the baseline still written.
     let file = std::env::temp_dir().join(format!("klf-quiet-baseline-{}.json", std::process::id()));
     let cap = kafka("unclean");
-    let out = klf(&["check", "-q", "--write-baseline", file.to_str().unwrap(), cap.to_str().unwrap()]);
+    let out = klf(&[
+        "check",
+        "-q",
+        "--write-baseline",
+        file.to_str().unwrap(),
+        cap.to_str().unwrap(),
+    ]);
     assert_eq!(out.status.code(), Some(0));
     assert!(out.stderr.is_empty(), "{}", text(&out.stderr));
     assert!(file.exists());
@@ -235,29 +288,46 @@ fn errors_name_the_path_and_the_fix() {
     let out = klf(&["diff", wrong.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(2));
     let e = text(&out.stderr);
-    assert!(e.contains("broker-9") && e.contains("broker-1, broker-2, broker-3"), "{e}");
+    assert!(
+        e.contains("broker-9") && e.contains("broker-1, broker-2, broker-3"),
+        "{e}"
+    );
     // A file where a directory was expected.
     let seg = cap.join("broker-1/diverge-0/00000000000000000000.log");
     for cmd in ["diff", "timeline", "check"] {
         let out = klf(&[cmd, seg.to_str().unwrap()]);
         assert_eq!(out.status.code(), Some(2), "{cmd}");
         let e = text(&out.stderr);
-        assert!(e.contains("a file, not a directory") && e.contains("klf dump"), "{cmd}: {e}");
+        assert!(
+            e.contains("a file, not a directory") && e.contains("klf dump"),
+            "{cmd}: {e}"
+        );
     }
     // One partition directory to diff: pass it from every broker.
     let part = cap.join("broker-1/diverge-0");
     let out = klf(&["diff", part.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(text(&out.stderr).contains("only one replica of diverge-0"), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("only one replica of diverge-0"),
+        "{}",
+        text(&out.stderr)
+    );
     // An index without its .log.
     let tmp = std::env::temp_dir().join(format!("klf-lone-index-{}", std::process::id()));
     std::fs::create_dir_all(&tmp).unwrap();
     let idx = tmp.join("00000000000000000000.index");
-    std::fs::copy(cap.join("broker-1/diverge-0/00000000000000000000.index"), &idx).unwrap();
+    std::fs::copy(
+        cap.join("broker-1/diverge-0/00000000000000000000.index"),
+        &idx,
+    )
+    .unwrap();
     let out = klf(&["dump", "--format", "json", idx.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(2));
     let e = text(&out.stderr);
-    assert!(e.contains("00000000000000000000.log") && e.contains("copy the .log beside it"), "{e}");
+    assert!(
+        e.contains("00000000000000000000.log") && e.contains("copy the .log beside it"),
+        "{e}"
+    );
     assert!(!tmp.join("00000000000000000000.log").exists());
     let _ = std::fs::remove_dir_all(&tmp);
 }
@@ -269,7 +339,10 @@ fn results_on_stdout_diagnostics_on_stderr() {
     let out = klf(&["timeline", "--format", "json", p.to_str().unwrap()]);
     serde_json::from_slice::<serde_json::Value>(&out.stdout).expect("stdout is only JSON");
     for line in text(&out.stderr).lines() {
-        assert!(line.starts_with("klf"), "stderr line without klf prefix: {line}");
+        assert!(
+            line.starts_with("klf"),
+            "stderr line without klf prefix: {line}"
+        );
     }
 }
 
@@ -310,7 +383,10 @@ fn on_a_terminal_tables_fit_and_progress_shows_unless_quiet() {
     assert!(loud.contains("replicas read"), "{loud}");
     assert!(loud.contains('\u{1b}'), "no colour on a terminal");
     let quiet = on_terminal(200, &format!("diff --quiet --color never {p}"));
-    assert!(!quiet.contains("replicas read") && !quiet.contains('\u{1b}'), "{quiet}");
+    assert!(
+        !quiet.contains("replicas read") && !quiet.contains('\u{1b}'),
+        "{quiet}"
+    );
     // NO_COLOR turns auto colour off on a terminal too.
     let cmd = format!("stty cols 200; {KLF} diff --quiet {p}");
     let out = Command::new("script")

@@ -290,9 +290,7 @@ pub fn mount_with_progress(
     let mut links: Vec<(PathBuf, PathBuf, String)> = Vec::new();
     let mut skipped = Vec::new();
     let mut total: u64 = 0;
-    let entries = ar
-        .entries()
-        .map_err(|e| read_err(Some(0), e.to_string()))?;
+    let entries = ar.entries().map_err(|e| read_err(Some(0), e.to_string()))?;
     let mut entries_seen = 0usize;
     for entry in entries {
         let mut entry = entry.map_err(|e| read_err(None, e.to_string()))?;
@@ -340,7 +338,11 @@ pub fn mount_with_progress(
             let t = inside_lexically(&resolved).map_err(|_| {
                 escapes(&format!(
                     "is a {} pointing out of the archive, to {}",
-                    if kind.is_symlink() { "symlink" } else { "hard link" },
+                    if kind.is_symlink() {
+                        "symlink"
+                    } else {
+                        "hard link"
+                    },
                     target.display()
                 ))
             })?;
@@ -350,8 +352,14 @@ pub fn mount_with_progress(
             links.push((rel, t, raw_name));
             continue;
         }
-        if !(kind.is_file() || kind == tar::EntryType::Continuous || kind == tar::EntryType::GNUSparse) {
-            skipped.push((raw_name, format!("{kind:?} entry (not a file or directory)")));
+        if !(kind.is_file()
+            || kind == tar::EntryType::Continuous
+            || kind == tar::EntryType::GNUSparse)
+        {
+            skipped.push((
+                raw_name,
+                format!("{kind:?} entry (not a file or directory)"),
+            ));
             continue;
         }
         let size = entry.header().size().unwrap_or(0);
@@ -406,7 +414,10 @@ pub fn mount_with_progress(
         let why = if dirs.contains(&t) {
             "link to a directory; not followed".to_string()
         } else {
-            format!("link to {}, which is not a file in the archive", t.display())
+            format!(
+                "link to {}, which is not a file in the archive",
+                t.display()
+            )
         };
         skipped.push((raw, why));
     }
@@ -587,12 +598,20 @@ pub fn metadata(p: &Path) -> io::Result<Metadata> {
         Some((t, rel)) => {
             if let Some(f) = t.files.get(&rel) {
                 Ok(Metadata {
-                    ft: FileType { dir: false, file: true, symlink: false },
+                    ft: FileType {
+                        dir: false,
+                        file: true,
+                        symlink: false,
+                    },
                     len: f.len() as u64,
                 })
             } else if t.dirs.contains(&rel) {
                 Ok(Metadata {
-                    ft: FileType { dir: true, file: false, symlink: false },
+                    ft: FileType {
+                        dir: true,
+                        file: false,
+                        symlink: false,
+                    },
                     len: 0,
                 })
             } else {
@@ -677,12 +696,31 @@ pub fn read_dir(p: &Path) -> io::Result<std::vec::IntoIter<io::Result<DirEntry>>
             let below = |k: &&PathBuf| k.starts_with(&rel);
             for d in t.dirs.range(rel.clone()..).take_while(below) {
                 if let Some(n) = child(d) {
-                    names.insert(n, FileType { dir: true, file: false, symlink: false });
+                    names.insert(
+                        n,
+                        FileType {
+                            dir: true,
+                            file: false,
+                            symlink: false,
+                        },
+                    );
                 }
             }
-            for f in t.files.range(rel.clone()..).map(|(k, _)| k).take_while(below) {
+            for f in t
+                .files
+                .range(rel.clone()..)
+                .map(|(k, _)| k)
+                .take_while(below)
+            {
                 if let Some(n) = child(f) {
-                    names.insert(n, FileType { dir: false, file: true, symlink: false });
+                    names.insert(
+                        n,
+                        FileType {
+                            dir: false,
+                            file: true,
+                            symlink: false,
+                        },
+                    );
                 }
             }
             names
@@ -773,7 +811,10 @@ mod tests {
         assert!(inside(Path::new("/etc/passwd")).is_err());
         assert!(inside(Path::new("a/../../evil")).is_err());
         assert!(inside(Path::new("a/../b")).is_err());
-        assert_eq!(inside_lexically(Path::new("a/../b")).unwrap(), PathBuf::from("b"));
+        assert_eq!(
+            inside_lexically(Path::new("a/../b")).unwrap(),
+            PathBuf::from("b")
+        );
         assert!(inside_lexically(Path::new("a/../../b")).is_err());
     }
 
