@@ -6,7 +6,12 @@
 //! Each subcommand lives in `src/cli/<module>.rs` and exposes
 //! `pub struct Args` (clap `Args`) and
 //! `pub fn run(args: Args, out: &mut cli::common::Output) -> cli::common::Status`.
-//! Adding one is one line in the `subcommands!` list below.
+//! Adding one is one line in the `subcommands!` list below. Its `Args` also
+//! carries `#[command(after_long_help = AFTER_HELP)]`: `Heading:` lines
+//! (at least `Exit status:` and `Examples:`) with indented text under them,
+//! which `--help` prints and the man pages turn into sections; then
+//! `KLF_UPDATE_MAN=1 cargo test --bin klf man` writes its page to `man/`
+//! (`cargo test` fails while the pages are stale).
 
 use std::process::ExitCode;
 
@@ -57,12 +62,26 @@ subcommands! {
     /// data-* attributes (data-kind, data-replica, data-epoch, data-start, data-end, data-offset,
     /// data-records) for scripts and tests.
     Report => report,
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell) on stdout
+    Completions => completions,
 }
+
+#[cfg(test)]
+mod man;
 
 /// Offline forensics for Apache Kafka log directories.
 #[derive(Parser)]
-#[command(name = "klf", version, about, infer_long_args = true)]
+#[command(
+    name = "klf",
+    version,
+    about,
+    infer_long_args = true,
+    disable_help_subcommand = true,
+    after_long_help = cli::common::TOP_HELP
+)]
 struct Cli {
+    #[command(flatten)]
+    global: cli::common::GlobalArgs,
     #[command(subcommand)]
     command: Command,
 }
@@ -78,7 +97,7 @@ fn main() -> ExitCode {
             });
         }
     };
-    let mut out = cli::common::Output::stdout();
+    let mut out = cli::common::Output::stdout(&cli.global);
     let status = cli.command.run(&mut out);
     let status = out.finish(status);
     ExitCode::from(status.code())

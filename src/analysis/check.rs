@@ -29,7 +29,6 @@ use crate::analysis::diff::{
 use crate::analysis::timeline::timeline;
 use crate::capture::controller::controller_view;
 use crate::capture::discover::{Capture, Level, Replica, ReplicaKind};
-use crate::capture::mmap::FileBytes;
 use crate::capture::replica::replica_log;
 use crate::capture::replica::summarize;
 use crate::format::batch::{Batch, SegmentIter, TailKind, V2_HEADER_SIZE};
@@ -815,7 +814,7 @@ fn scan_segment(
         offset,
         ..base.clone()
     };
-    let data = match FileBytes::open(path) {
+    let data = match crate::capture::vfs::open(path) {
         Ok(b) => b,
         Err(e) => {
             findings.push(finding(
@@ -981,7 +980,7 @@ fn check_producers(replica: &Replica, base: &Location, r: &mut ReplicaResult) {
     for snap in &replica.snapshots {
         let mut l = base.clone();
         l.file = Some(display(&snap.path));
-        let data = match std::fs::read(&snap.path) {
+        let data = match crate::capture::vfs::read(&snap.path) {
             Ok(d) => d,
             Err(e) => {
                 r.findings.push(finding(
@@ -1121,7 +1120,7 @@ fn check_indexes(
             offset,
             ..base.clone()
         };
-        let data = match FileBytes::open(path) {
+        let data = match crate::capture::vfs::open(path) {
             Ok(d) => d,
             Err(e) => {
                 findings.push(finding(
@@ -1369,7 +1368,7 @@ fn check_txn_index(
         offset,
         ..base.clone()
     };
-    let data = match FileBytes::open(path) {
+    let data = match crate::capture::vfs::open(path) {
         Ok(d) => d,
         Err(e) => {
             findings.push(finding(

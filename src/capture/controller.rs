@@ -13,7 +13,6 @@ use serde::Serialize;
 
 use crate::analysis::truncation::leader_epoch_after_partition_change;
 use crate::capture::discover::{Capture, Replica};
-use crate::capture::mmap::FileBytes;
 use crate::format::batch::{Batch, SegmentIter};
 use crate::format::metadata::{decode_metadata_record, TypedMetadata, LEADER_UNCHANGED};
 
@@ -80,7 +79,7 @@ pub fn controller_view(capture: &Capture) -> Option<ControllerView> {
             .segments
             .iter()
             .filter_map(|s| s.log.as_ref())
-            .filter_map(|p| std::fs::metadata(p).ok())
+            .filter_map(|p| crate::capture::vfs::metadata(p).ok())
             .map(|m| m.len())
             .sum();
         (log_end(r), size)
@@ -94,7 +93,7 @@ pub fn controller_view(capture: &Capture) -> Option<ControllerView> {
     let mut scratch = Vec::new();
     for seg in &best.segments {
         let Some(path) = &seg.log else { continue };
-        let bytes = match FileBytes::open(path) {
+        let bytes = match crate::capture::vfs::open(path) {
             Ok(b) => b,
             Err(e) => {
                 view.problems

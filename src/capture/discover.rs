@@ -20,9 +20,10 @@
 //! [`Diagnostic`] and discovery goes on. The result is sorted and does not
 //! depend on directory listing order.
 
+// std::fs-shaped calls that also see inside mounted archives (capture::vfs).
+use super::vfs as fs;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
-use std::fs;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 

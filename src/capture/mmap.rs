@@ -77,6 +77,13 @@ impl FileBytes {
         })
     }
 
+    /// Bytes already in memory (a file read from an archive, say).
+    pub fn from_vec(bytes: Vec<u8>) -> FileBytes {
+        FileBytes {
+            inner: Inner::Owned(bytes),
+        }
+    }
+
     /// Whether the bytes come from a memory mapping.
     pub fn is_mapped(&self) -> bool {
         matches!(self.inner, Inner::Mapped(_))

@@ -6,3 +6,4 @@ pub mod discover;
 pub mod mmap;
 pub mod replica;
 pub mod scan;
+pub mod vfs;

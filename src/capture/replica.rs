@@ -12,7 +12,6 @@ use std::path::PathBuf;
 
 use crate::analysis::diff::{BatchSummary, ReplicaLog};
 use crate::capture::discover::{Replica, SegmentFiles};
-use crate::capture::mmap::FileBytes;
 use crate::format::batch::{Batch, SegmentIter};
 use crate::format::index::OffsetIndex;
 
@@ -162,7 +161,7 @@ pub fn load_replica_from(replica: &Replica, broker: i32, from: Option<i64>) -> L
                 continue;
             }
         }
-        let bytes = match FileBytes::open(path) {
+        let bytes = match crate::capture::vfs::open(path) {
             Ok(b) => b,
             Err(e) => {
                 problems.push(ReplicaProblem {
@@ -245,7 +244,7 @@ pub fn start_position(seg: &SegmentFiles, log: &[u8], from: i64) -> usize {
     let Some(index_path) = &seg.index else {
         return 0;
     };
-    let Ok(index_bytes) = FileBytes::open(index_path) else {
+    let Ok(index_bytes) = crate::capture::vfs::open(index_path) else {
         return 0;
     };
     let index = OffsetIndex::new(&index_bytes, seg.base_offset);
@@ -300,7 +299,7 @@ pub fn records_in_range(
         if seg.base_offset >= to {
             break;
         }
-        let bytes = match FileBytes::open(path) {
+        let bytes = match crate::capture::vfs::open(path) {
             Ok(b) => b,
             Err(e) => {
                 problems.push(ReplicaProblem {

@@ -27,7 +27,6 @@ use crate::analysis::diff::{
 };
 use crate::analysis::epochs::EpochCache;
 use crate::capture::discover::Replica;
-use crate::capture::mmap::FileBytes;
 use crate::capture::replica::{load_replica_from, start_position, LoadedReplica, ReplicaProblem};
 use crate::format::batch::SegmentIter;
 
@@ -65,7 +64,7 @@ pub fn diff_replicas(
         .iter()
         .flat_map(|r| r.segments.iter())
         .filter_map(|s| s.log.as_ref())
-        .filter_map(|p| std::fs::metadata(p).ok())
+        .filter_map(|p| crate::capture::vfs::metadata(p).ok())
         .map(|m| m.len())
         .sum();
     let run = |loaded: Vec<LoadedReplica>| -> (PartitionDiff, Vec<ReplicaProblem>, u64) {
@@ -232,8 +231,8 @@ fn tail_end(r: &Replica) -> Result<(i64, u64), String> {
         .as_ref()
         .map(PathBuf::as_path)
         .unwrap_or(std::path::Path::new(""));
-    let bytes =
-        FileBytes::open(path).map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
+    let bytes = crate::capture::vfs::open(path)
+        .map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
     let start = start_position(seg, &bytes, i64::MAX);
     let mut end = seg.base_offset;
     let mut it = SegmentIter::with_range(&bytes, start, bytes.len());

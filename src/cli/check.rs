@@ -4,13 +4,12 @@
 //! after the baseline, 1 when something is, 2 on usage or I/O errors.
 
 use std::collections::BTreeMap;
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 use std::path::PathBuf;
 
 use clap::ValueEnum;
-use comfy_table::{presets::UTF8_FULL_CONDENSED, Table};
 
-use super::common::{Output, Status};
+use super::common::{cell, paint, table, Output, Paint, Status};
 use klf::analysis::check::{
     apply_baseline, check_capture, Baseline, CheckReport, Family, Finding, Severity,
 };
@@ -45,8 +44,45 @@ impl FailOn {
     }
 }
 
+/// What `--help` and the man page tell beyond the options.
+pub const AFTER_HELP: &str = "\
+Exit status:
+  0  nothing at or above --fail-on (after the baseline)
+  1  findings at or above --fail-on
+  2  usage or I/O error (a missing PATH, an unreadable archive or baseline)
+
+Output:
+  table  findings with severity, code, location and message, the hint of
+         each code, and a PASS/FAIL summary line
+  json   {\"findings\":[{\"code\",\"severity\",\"family\",\"broker\",\"topic\",
+         \"partition\",\"file\",\"position\",\"offset\",\"message\",\"hint\",
+         \"baselined\"}],\"summary\":{...}}
+  junit  JUnit XML: one test case per replica and check family (one per
+         partition for replication checks); findings at or above --fail-on
+         are <failure> elements, the others <system-out>
+
+Inputs:
+  Each PATH may be a broker log directory, a partition directory, a folder of
+  broker directories (one capture), or a .tar, .tar.gz/.tgz or .tar.zst/.tzst
+  archive of any of these, read into memory without extracting (at most
+  --archive-limit bytes of files, default 4G). A tar of a single folder reads
+  that folder. Files inside an archive are named ARCHIVE!/PATH-IN-ARCHIVE
+  (capture.tar.gz!/broker-1/orders-0/00000000000000000000.log), and such a
+  path may be given as a PATH. Archives with an entry that would land outside
+  the archive (an absolute name, a '..' component, a link pointing out) are
+  refused whole (exit 2).
+
+Examples:
+  klf check capture/
+  klf check capture.tar.gz --format junit > klf-check.xml
+  klf check capture/ --write-baseline klf-baseline.json
+  klf check capture/ --baseline klf-baseline.json --fail-on warning
+";
+
+
 /// Check captured log directories: framing, checksums, indexes, epochs, checkpoints, replicas
 #[derive(clap::Args, Debug)]
+#[command(after_long_help = AFTER_HELP)]
 pub struct Args {
     /// Broker log directories, partition directories, or folders of broker directories
     #[arg(required = true, value_name = "PATH")]
@@ -89,12 +125,16 @@ pub fn run(args: Args, out: &mut Output) -> Status {
             },
         },
     };
-    let capture = discover(&args.paths);
+    let paths = match out.resolve_inputs(&args.paths) {
+        Ok(p) => p,
+        Err(s) => return s,
+    };
+    let capture = discover(&paths);
     let replicas: usize =
         capture.partitions.values().map(Vec::len).sum::<usize>() + capture.metadata_logs.len();
     if replicas == 0 {
         for w in capture.warnings_only() {
-            out.diag(format_args!(
+            out.note(format_args!(
                 "klf: warning: {}: {}",
                 w.path.display(),
                 w.message
@@ -103,15 +143,7 @@ pub fn run(args: Args, out: &mut Output) -> Status {
         out.diag("klf: no partition found under the given paths");
         return Status::Failure;
     }
-    let bar = std::io::stderr().is_terminal().then(|| {
-        let b = indicatif::ProgressBar::new(replicas as u64);
-        if let Ok(style) =
-            indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} replicas checked")
-        {
-            b.set_style(style);
-        }
-        b
-    });
+    let bar = out.progress(replicas as u64, "{bar:40} {pos}/{len} replicas checked");
     let tick = || {
         if let Some(b) = &bar {
             b.inc(1);
@@ -135,7 +167,7 @@ pub fn run(args: Args, out: &mut Output) -> Status {
             });
         match res {
             Ok(()) => {
-                out.diag(format_args!(
+                out.note(format_args!(
                     "klf: wrote {} findings to baseline {}",
                     b.findings.len(),
                     p.display()
@@ -153,7 +185,10 @@ pub fn run(args: Args, out: &mut Output) -> Status {
     }
     let level = args.fail_on.severity();
     let res = match args.format {
-        Format::Table => render_table(&report, level, out.out()),
+        Format::Table => {
+            let color = out.color;
+            render_table(&report, level, color, out.out())
+        }
         Format::Json => serde_json::to_writer_pretty(&mut *out.out(), &report)
             .map_err(std::io::Error::from)
             .and_then(|_| writeln!(out.out())),
@@ -183,10 +218,14 @@ fn sanitize(s: &str) -> String {
         .collect()
 }
 
-fn render_table(report: &CheckReport, level: Severity, w: &mut impl Write) -> std::io::Result<()> {
+fn render_table(
+    report: &CheckReport,
+    level: Severity,
+    color: bool,
+    w: &mut impl Write,
+) -> std::io::Result<()> {
     if !report.findings.is_empty() {
-        let mut t = Table::new();
-        t.load_preset(UTF8_FULL_CONDENSED);
+        let mut t = table(color);
         t.set_header(vec![
             "severity",
             "code",
@@ -218,15 +257,21 @@ fn render_table(report: &CheckReport, level: Severity, w: &mut impl Write) -> st
                         .unwrap_or_else(|| p.to_string())
                 })
                 .unwrap_or_default();
+            let paint = match f.severity {
+                _ if f.baselined => None,
+                Severity::Error => Some(Paint::Bad),
+                Severity::Warning => Some(Paint::Warn),
+                _ => None,
+            };
             t.add_row(vec![
-                sev,
-                f.code.clone(),
-                opt(&f.location.broker),
-                sanitize(&partition),
-                sanitize(&file),
-                opt(&f.location.position),
-                opt(&f.location.offset),
-                sanitize(&f.message),
+                cell(color, sev, paint),
+                cell(color, f.code.clone(), None),
+                cell(color, opt(&f.location.broker), None),
+                cell(color, sanitize(&partition), None),
+                cell(color, sanitize(&file), None),
+                cell(color, opt(&f.location.position), None),
+                cell(color, opt(&f.location.offset), None),
+                cell(color, sanitize(&f.message), None),
             ]);
         }
         writeln!(w, "{t}")?;
@@ -256,9 +301,13 @@ fn render_table(report: &CheckReport, level: Severity, w: &mut impl Write) -> st
             String::new()
         },
         if failing == 0 {
-            "PASS".to_string()
+            paint(color, "PASS", Paint::Good)
         } else {
-            format!("FAIL ({failing} at or above {})", level.name())
+            paint(
+                color,
+                &format!("FAIL ({failing} at or above {})", level.name()),
+                Paint::Bad,
+            )
         }
     )
 }

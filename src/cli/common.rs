@@ -1,8 +1,97 @@
-//! What every subcommand shares: buffered stdout, diagnostics on stderr, and
-//! the run status that becomes the exit code.
+//! What every subcommand shares: the global options (`--quiet`, `--color`,
+//! `--archive-limit`), buffered stdout, diagnostics on stderr, progress bars
+//! on a terminal, tables fitted to the terminal, archive inputs, and the run
+//! status that becomes the exit code.
 
 use std::fmt::Display;
-use std::io::{self, BufWriter, Stdout, Write};
+use std::io::{self, BufWriter, IsTerminal, Stdout, Write};
+use std::path::{Path, PathBuf};
+
+use comfy_table::{presets::UTF8_FULL_CONDENSED, ContentArrangement, Table};
+use klf::capture::vfs;
+
+/// What `klf --help` and `klf(1)` tell beyond the options.
+pub const TOP_HELP: &str = "\
+Exit status:
+  0  clean: nothing wrong found (also when stdout is closed early)
+  1  corruption or data loss found (what counts is per subcommand)
+  2  usage or I/O error: a bad option, a PATH that does not exist, an
+     archive that cannot be read or escapes its root
+
+Output:
+  Results go to stdout, diagnostics (problems as FILE:BYTE: reason, notes,
+  warnings, progress bars) to stderr. Every subcommand takes --format table
+  or json (dump also kafka, check also junit). Tables fit the terminal's
+  width when stdout is a terminal. Progress bars appear only when stderr is
+  a terminal and --quiet is not given.
+
+Inputs:
+  klf reads broker log directories, partition directories, folders of broker
+  directories, segment files (dump), and .tar, .tar.gz/.tgz and
+  .tar.zst/.tzst archives of them without extracting them. A file inside an
+  archive is named ARCHIVE!/PATH-IN-ARCHIVE. Everything is opened read-only.
+
+Environment:
+  NO_COLOR  when set and not empty, --color auto does not colour
+
+Examples:
+  klf diff capture/ --explain
+  klf check capture.tar.gz --format junit > klf-check.xml
+  klf timeline broker-1 broker-2 --format json
+  klf dump broker-1/orders-0/00000000000000000000.log --deep-iteration
+  klf completions bash > ~/.local/share/bash-completion/completions/klf
+";
+
+/// When to colour the output.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum ColorChoice {
+    /// Colour when stdout is a terminal and NO_COLOR is not set.
+    Auto,
+    /// Always colour (even into a pipe; overrides NO_COLOR).
+    Always,
+    /// Never colour.
+    Never,
+}
+
+impl ColorChoice {
+    /// Whether to colour, given whether stdout is a terminal and the value
+    /// of NO_COLOR (set and not empty disables colour under `auto`).
+    pub fn enabled(self, stdout_is_terminal: bool, no_color: Option<&str>) -> bool {
+        match self {
+            ColorChoice::Always => true,
+            ColorChoice::Never => false,
+            ColorChoice::Auto => stdout_is_terminal && no_color.is_none_or(str::is_empty),
+        }
+    }
+}
+
+/// Options every subcommand takes (before or after the subcommand name).
+#[derive(clap::Args, Debug, Clone)]
+pub struct GlobalArgs {
+    /// Print only results and errors: no progress bars, notes or warnings
+    /// about the capture's layout
+    #[arg(long, short = 'q', global = true, help_heading = "Global options")]
+    pub quiet: bool,
+    /// Colour the output: auto (when stdout is a terminal and NO_COLOR is
+    /// unset), always or never
+    #[arg(long, value_enum, value_name = "WHEN", default_value_t = ColorChoice::Auto, global = true, help_heading = "Global options")]
+    pub color: ColorChoice,
+    /// Most bytes of file content read into memory from one .tar, .tar.gz
+    /// or .tar.zst input (K, M, G, T suffixes; powers of 1024)
+    #[arg(long, value_name = "BYTES", default_value = "4G", value_parser = vfs::parse_bytes, global = true, help_heading = "Global options")]
+    pub archive_limit: u64,
+}
+
+/// A colour for [`Output::paint`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Paint {
+    /// Errors, data loss.
+    Bad,
+    /// Warnings.
+    Warn,
+    /// Clean.
+    Good,
+}
 
 /// Outcome of a run, ordered by severity.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -43,14 +132,152 @@ pub struct Output {
     out: BufWriter<Stdout>,
     /// Set once a write to stdout failed with a closed pipe.
     pub pipe_closed: bool,
+    /// `--quiet`.
+    pub quiet: bool,
+    /// Whether results are coloured (`--color`, NO_COLOR, terminal).
+    pub color: bool,
+    /// `--archive-limit`.
+    pub archive_limit: u64,
 }
 
 impl Output {
-    /// Output to the process's stdout.
-    pub fn stdout() -> Output {
+    /// Output to the process's stdout, with the global options.
+    pub fn stdout(g: &GlobalArgs) -> Output {
+        let no_color = std::env::var("NO_COLOR").ok();
         Output {
             out: BufWriter::with_capacity(1 << 18, io::stdout()),
             pipe_closed: false,
+            quiet: g.quiet,
+            color: g.color.enabled(io::stdout().is_terminal(), no_color.as_deref()),
+            archive_limit: g.archive_limit,
+        }
+    }
+
+    /// A diagnostic that is not needed to understand the result (notes,
+    /// warnings about the layout, summaries): dropped with `--quiet`.
+    pub fn note(&mut self, msg: impl Display) {
+        if !self.quiet {
+            self.diag(msg);
+        }
+    }
+
+    /// A progress bar of `len` steps on stderr, only when stderr is a
+    /// terminal and `--quiet` is not given. `template` is indicatif's.
+    pub fn progress(&self, len: u64, template: &str) -> Option<indicatif::ProgressBar> {
+        if self.quiet || !io::stderr().is_terminal() {
+            return None;
+        }
+        let b = indicatif::ProgressBar::new(len);
+        if let Ok(style) = indicatif::ProgressStyle::with_template(template) {
+            b.set_style(style);
+        }
+        Some(b)
+    }
+
+
+    /// Turns the PATHs of diff, timeline and check into what discovery
+    /// reads: `.tar`, `.tar.gz`/`.tgz` and `.tar.zst`/`.tzst` files are read
+    /// into memory and replaced by their virtual root (`x.tar.gz!`), paths
+    /// inside an archive (`x.tar.gz!/broker-1`) mount it; a path that does
+    /// not exist is an error with a hint. `Err` (reported) ends the run with
+    /// exit 2.
+    pub fn resolve_inputs(&mut self, paths: &[PathBuf]) -> Result<Vec<PathBuf>, Status> {
+        let mut v = Vec::with_capacity(paths.len());
+        for p in paths {
+            v.push(self.resolve_input(p)?);
+        }
+        Ok(v)
+    }
+
+    /// [`Output::resolve_inputs`] for one path.
+    pub fn resolve_input(&mut self, p: &Path) -> Result<PathBuf, Status> {
+        if let Some((archive, inner)) = vfs::split_virtual(p) {
+            self.mount(&archive)?;
+            if vfs::metadata(p).is_err() {
+                self.diag(format_args!(
+                    "klf: {}: no {} in {}; list the archive with `tar -tf {}`",
+                    p.display(),
+                    inner.display(),
+                    archive.display(),
+                    archive.display()
+                ));
+                return Err(Status::Failure);
+            }
+            return Ok(p.to_path_buf());
+        }
+        match std::fs::metadata(p) {
+            Ok(m) if m.is_file() && vfs::is_archive_name(p) => self.mount(p),
+            Ok(m) if m.is_file() => {
+                let parent = p
+                    .parent()
+                    .filter(|q| !q.as_os_str().is_empty())
+                    .unwrap_or(Path::new("."));
+                self.diag(format_args!(
+                    "klf: {}: a file, not a directory: pass the partition directory ({}) or the broker directory above it; `klf dump {}` shows what is in one file",
+                    p.display(),
+                    parent.display(),
+                    p.display()
+                ));
+                Err(Status::Failure)
+            }
+            Ok(_) => Ok(p.to_path_buf()),
+            Err(e) => {
+                self.diag(format_args!("klf: {}: {}", p.display(), missing_hint(p, &e)));
+                Err(Status::Failure)
+            }
+        }
+    }
+
+    fn mount(&mut self, archive: &Path) -> Result<PathBuf, Status> {
+        let len = std::fs::metadata(archive).map(|m| m.len()).unwrap_or(0);
+        let bar = self.progress(len, "{bar:40} {bytes}/{total_bytes} reading {msg}");
+        if let Some(b) = &bar {
+            b.set_message(archive.display().to_string());
+        }
+        let res = vfs::mount_with_progress(archive, self.archive_limit, &mut |n| {
+            if let Some(b) = &bar {
+                b.set_position(n);
+            }
+        });
+        if let Some(b) = &bar {
+            b.finish_and_clear();
+        }
+        match res {
+            Ok(m) => {
+                let kind = match m.compression {
+                    vfs::Compression::None => "tar",
+                    vfs::Compression::Gzip => "gzip tar",
+                    vfs::Compression::Zstd => "zstd tar",
+                };
+                self.note(format_args!(
+                    "klf: {}: {} files, {} read into memory from a {kind} (limit {})",
+                    archive.display(),
+                    m.files,
+                    vfs::human_bytes(m.bytes),
+                    vfs::human_bytes(m.limit)
+                ));
+                for (entry, why) in &m.skipped {
+                    self.note(format_args!(
+                        "klf: note: {}: entry {entry:?} left out: {why}",
+                        archive.display()
+                    ));
+                }
+                // A tar of one folder (`tar -czf c.tar.gz capture/`): read
+                // the folder.
+                let only: Vec<_> = vfs::read_dir(&m.root)
+                    .map(|rd| rd.flatten().collect())
+                    .unwrap_or_default();
+                if let [one] = only.as_slice() {
+                    if one.file_type().is_ok_and(|t| t.is_dir()) {
+                        return Ok(one.path());
+                    }
+                }
+                Ok(m.root)
+            }
+            Err(e) => {
+                self.diag(format_args!("klf: {e}"));
+                Err(Status::Failure)
+            }
         }
     }
 
@@ -94,5 +321,106 @@ impl Output {
             Ok(()) => status,
             Err(e) => status.worst(self.write_failed(e)),
         }
+    }
+}
+
+/// `text` in the colour of `p` when `on`.
+pub fn paint(on: bool, text: &str, p: Paint) -> String {
+    if !on {
+        return text.to_string();
+    }
+    let code = match p {
+        Paint::Bad => "1;31",
+        Paint::Warn => "33",
+        Paint::Good => "32",
+    };
+    format!("\x1b[{code}m{text}\x1b[0m")
+}
+
+/// An empty table in klf's style, fitted to the terminal's width when stdout
+/// is a terminal (cells wrap), at natural width otherwise. With `color`,
+/// cell colours set with [`cell`] are written even into a pipe.
+pub fn table(color: bool) -> Table {
+    let mut t = Table::new();
+    t.load_preset(UTF8_FULL_CONDENSED);
+    t.set_content_arrangement(ContentArrangement::Dynamic);
+    if color {
+        t.enforce_styling();
+    }
+    t
+}
+
+/// A table cell, coloured as `p` when `color` (and `p` is given).
+pub fn cell(color: bool, text: impl Into<String>, p: Option<Paint>) -> comfy_table::Cell {
+    let c = comfy_table::Cell::new(text.into());
+    match (color, p) {
+        (true, Some(Paint::Bad)) => c.fg(comfy_table::Color::Red).add_attribute(comfy_table::Attribute::Bold),
+        (true, Some(Paint::Warn)) => c.fg(comfy_table::Color::Yellow),
+        (true, Some(Paint::Good)) => c.fg(comfy_table::Color::Green),
+        _ => c,
+    }
+}
+
+/// The reason a path cannot be used, with the likely fix: for a missing
+/// path, what its parent directory holds (the likely intended name is among
+/// them), or the deepest part of the path that exists.
+pub fn missing_hint(p: &Path, e: &io::Error) -> String {
+    if e.kind() != io::ErrorKind::NotFound {
+        return format!("cannot read this path: {e}");
+    }
+    let generic = "pass a broker log directory, a partition directory, a folder of broker directories, or a .tar/.tar.gz/.tar.zst archive of one";
+    let parent = match p.parent() {
+        Some(q) if q.as_os_str().is_empty() => Path::new("."),
+        Some(q) => q,
+        None => return format!("no such file or directory; {generic}"),
+    };
+    if parent.is_dir() {
+        let mut names: Vec<String> = std::fs::read_dir(parent)
+            .map(|rd| {
+                rd.flatten()
+                    .map(|e| e.file_name().to_string_lossy().into_owned())
+                    .filter(|n| !n.starts_with('.'))
+                    .collect()
+            })
+            .unwrap_or_default();
+        names.sort();
+        if names.is_empty() || names.len() > 12 {
+            return format!("no such file or directory; {generic}");
+        }
+        return format!(
+            "no such file or directory; {} holds: {}",
+            parent.display(),
+            names.join(", ")
+        );
+    }
+    let mut existing = parent.parent();
+    while let Some(a) = existing {
+        if a.as_os_str().is_empty() || a.is_dir() {
+            break;
+        }
+        existing = a.parent();
+    }
+    match existing {
+        Some(a) if !a.as_os_str().is_empty() && a != Path::new("/") => format!(
+            "no such file or directory: {} exists, but not {}",
+            a.display(),
+            parent.display()
+        ),
+        _ => format!("no such file or directory; {generic}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn colour_follows_flag_terminal_and_no_color() {
+        assert!(ColorChoice::Auto.enabled(true, None));
+        assert!(ColorChoice::Auto.enabled(true, Some("")));
+        assert!(!ColorChoice::Auto.enabled(true, Some("1")));
+        assert!(!ColorChoice::Auto.enabled(false, None));
+        assert!(ColorChoice::Always.enabled(false, Some("1")));
+        assert!(!ColorChoice::Never.enabled(true, None));
     }
 }

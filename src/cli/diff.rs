@@ -6,10 +6,9 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use clap::ValueEnum;
-use comfy_table::{presets::UTF8_FULL_CONDENSED, Table};
 use rayon::prelude::*;
 
-use super::common::{Output, Status};
+use super::common::{cell, paint, table, Output, Paint, Status};
 use klf::analysis::diff::{DiffOptions, DiffReport, PartitionDiff, ReferenceHint};
 use klf::capture::controller::controller_view;
 use klf::capture::discover::{discover, Level};
@@ -27,8 +26,50 @@ pub enum Format {
     Json,
 }
 
+/// What `--help` and the man page tell beyond the options.
+pub const AFTER_HELP: &str = "\
+Exit status:
+  0  nothing lost
+  1  a replica would lose committed records, or a segment could not be read
+     whole (each problem on stderr as FILE:BYTE: reason)
+  2  usage or I/O error (a missing PATH, an unreadable archive, no partition
+     with two or more replicas)
+
+JSON output:
+  With --format json, one document:
+  {\"partitions\":[{\"topic\",\"partition\",\"reference\":{\"broker\",\"reason\",
+  \"leader_epoch\"},\"replicas\":[{\"broker\",\"log_end_offset\",\"high_watermark\",
+  \"latest_epoch\",\"divergence_offset\",\"truncation_offset\",
+  \"hw_truncation_offset\",\"records_to_truncate\",
+  \"committed_records_to_truncate\",\"records_only_here\",\"truncation_rounds\",
+  \"findings\"}],\"findings\":[...]}]}
+  With --records each replica also has \"lost_records\" and \"lost_summary\".
+  Each partition has \"scan\":{\"mode\":\"window\"|\"full\",\"window_start\",
+  \"full_reason\",\"bytes_read\",\"log_bytes\"}: what was read (see --verify).
+  README.md describes every field.
+
+Inputs:
+  Each PATH may be a broker log directory, a partition directory, a folder of
+  broker directories (one capture), or a .tar, .tar.gz/.tgz or .tar.zst/.tzst
+  archive of any of these, read into memory without extracting (at most
+  --archive-limit bytes of files, default 4G). A tar of a single folder reads
+  that folder. Files inside an archive are named ARCHIVE!/PATH-IN-ARCHIVE
+  (capture.tar.gz!/broker-1/orders-0/00000000000000000000.log), and such a
+  path may be given as a PATH. Archives with an entry that would land outside
+  the archive (an absolute name, a '..' component, a link pointing out) are
+  refused whole (exit 2).
+
+Examples:
+  klf diff capture/ --explain
+  klf diff broker-1 broker-2 broker-3 --topic orders --format json
+  klf diff capture.tar.gz --records --records-limit 50
+  klf diff capture/ --verify
+";
+
+
 /// Compare the replicas of each partition: divergence, predicted truncation, records lost
 #[derive(clap::Args, Debug)]
+#[command(after_long_help = AFTER_HELP)]
 pub struct Args {
     /// Broker log directories, partition directories, or a folder of broker directories
     #[arg(required = true, value_name = "PATH")]
@@ -66,10 +107,14 @@ pub struct Args {
 
 /// Runs `klf diff`.
 pub fn run(args: Args, out: &mut Output) -> Status {
-    let capture = discover(&args.paths);
+    let paths = match out.resolve_inputs(&args.paths) {
+        Ok(p) => p,
+        Err(s) => return s,
+    };
+    let capture = discover(&paths);
     for w in &capture.warnings {
         if w.level == Level::Warning {
-            out.diag(format_args!("klf: warning: {}: {}", w.path.display(), w.message));
+            out.note(format_args!("klf: warning: {}: {}", w.path.display(), w.message));
         }
     }
     let mut wanted: Vec<(&(String, i32), &Vec<_>)> = capture
@@ -79,7 +124,21 @@ pub fn run(args: Args, out: &mut Output) -> Status {
             args.topic.as_ref().is_none_or(|x| x == t) && args.partition.is_none_or(|x| x == *p)
         })
         .collect();
+    let single: Vec<String> = wanted
+        .iter()
+        .filter(|(_, reps)| reps.len() == 1)
+        .map(|((t, p), _)| format!("{t}-{p}"))
+        .collect();
     wanted.retain(|(_, reps)| reps.len() >= 2);
+    if wanted.is_empty() && !single.is_empty() {
+        out.diag(format_args!(
+            "klf: only one replica of {} found; diff compares the replicas of a partition: \
+             pass the same partition directory from each broker (broker-1/{0} broker-2/{0} ...), \
+             the broker directories, or the folder holding them",
+            single.first().map(String::as_str).unwrap_or_default()
+        ));
+        return Status::Failure;
+    }
     if wanted.is_empty() {
         out.diag(format_args!(
             "klf: no partition with two or more replicas under the given paths \
@@ -114,6 +173,7 @@ pub fn run(args: Args, out: &mut Output) -> Status {
     };
     // Read and diff every partition in parallel, keep the order.
     let mode = if args.verify { ReadMode::Full } else { ReadMode::Window };
+    let bar = out.progress(wanted.len() as u64, "{bar:40} {pos}/{len} partitions diffed");
     let scanned: Vec<_> = wanted
         .par_iter()
         .map(|((topic, partition), reps)| {
@@ -123,9 +183,17 @@ pub fn run(args: Args, out: &mut Output) -> Status {
                 .map(|(i, r)| r.node_id.unwrap_or(-(i as i32) - 1))
                 .collect();
             let reference = reference_for(topic, *partition);
-            diff_replicas(topic, *partition, reps, &ids, reference, &DiffOptions::default(), mode)
+            let d =
+                diff_replicas(topic, *partition, reps, &ids, reference, &DiffOptions::default(), mode);
+            if let Some(b) = &bar {
+                b.inc(1);
+            }
+            d
         })
         .collect();
+    if let Some(b) = &bar {
+        b.finish_and_clear();
+    }
     let mut problems = false;
     let mut report = DiffReport { partitions: Vec::new() };
     for s in scanned {
@@ -197,7 +265,8 @@ pub fn run(args: Args, out: &mut Output) -> Status {
                     )
                 })
                 .collect();
-            render_table(&report, args.explain, &leaders, &lost, out.out())
+            let color = out.color;
+            render_table(&report, args.explain, &leaders, &lost, color, out.out())
         }
     };
     if let Err(e) = res {
@@ -226,6 +295,7 @@ fn render_table(
     explain: bool,
     leaders: &[BTreeMap<i32, (i32, bool)>],
     lost: &Lost,
+    color: bool,
     w: &mut impl Write,
 ) -> std::io::Result<()> {
     for (i, p) in report.partitions.iter().enumerate() {
@@ -237,8 +307,7 @@ fn render_table(
             p.reference.broker,
             reason_text(p)
         )?;
-        let mut t = Table::new();
-        t.load_preset(UTF8_FULL_CONDENSED);
+        let mut t = table(color);
         t.set_header(vec![
             "broker",
             "log end",
@@ -252,17 +321,19 @@ fn render_table(
             "only here",
         ]);
         for r in &p.replicas {
+            let loss = (r.committed_records_to_truncate > 0).then_some(Paint::Bad);
+            let cut = (r.records_to_truncate > 0).then_some(Paint::Warn);
             t.add_row(vec![
-                r.broker.to_string(),
-                r.log_end_offset.to_string(),
-                opt(r.high_watermark),
-                opt(r.latest_epoch),
-                opt(r.divergence_offset),
-                r.truncation_offset.to_string(),
-                r.hw_truncation_offset.to_string(),
-                r.records_to_truncate.to_string(),
-                r.committed_records_to_truncate.to_string(),
-                r.records_only_here.to_string(),
+                cell(color, r.broker.to_string(), None),
+                cell(color, r.log_end_offset.to_string(), None),
+                cell(color, opt(r.high_watermark), None),
+                cell(color, opt(r.latest_epoch), None),
+                cell(color, opt(r.divergence_offset), None),
+                cell(color, r.truncation_offset.to_string(), None),
+                cell(color, r.hw_truncation_offset.to_string(), None),
+                cell(color, r.records_to_truncate.to_string(), cut),
+                cell(color, r.committed_records_to_truncate.to_string(), loss),
+                cell(color, r.records_only_here.to_string(), None),
             ]);
         }
         writeln!(w, "{t}")?;
@@ -283,7 +354,7 @@ fn render_table(
         }
         for (who, fs) in &findings {
             for f in fs {
-                writeln!(w, "  ! {who}: {f}")?;
+                writeln!(w, "  {} {who}: {f}", paint(color, "!", Paint::Warn))?;
             }
         }
         if explain {
@@ -294,7 +365,7 @@ fn render_table(
         }
         for r in &p.replicas {
             if let Some((records, summary)) = lost.get(&(i, r.broker)) {
-                render_lost(r.broker, records, summary, w)?;
+                render_lost(r.broker, records, summary, color, w)?;
             }
         }
         writeln!(w)?;
@@ -306,6 +377,7 @@ fn render_lost(
     broker: i32,
     records: &[LostRecord],
     summary: &LossSummary,
+    color: bool,
     w: &mut impl Write,
 ) -> std::io::Result<()> {
     writeln!(
@@ -329,8 +401,7 @@ fn render_lost(
             p.last_sequence
         )?;
     }
-    let mut t = Table::new();
-    t.load_preset(UTF8_FULL_CONDENSED);
+    let mut t = table(color);
     t.set_header(vec![
         "offset", "epoch", "timestamp", "producer", "p.epoch", "sequence", "key", "value bytes",
     ]);

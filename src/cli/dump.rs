@@ -20,6 +20,7 @@ use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
 use klf::capture::mmap::FileBytes;
+use klf::capture::vfs;
 use std::borrow::Cow;
 
 use klf::format::checkpoint::{
@@ -58,8 +59,41 @@ impl Format {
     }
 }
 
+/// What `--help` and the man page tell beyond the options.
+pub const AFTER_HELP: &str = "\
+Exit status:
+  0  nothing wrong (also when stdout is closed early, as with | head)
+  1  corruption found: a bad CRC, a torn tail, a batch or entry that cannot
+     be read, a checkpoint, properties or snapshot file Kafka would refuse
+  2  usage or I/O error: no PATH, a missing or unreadable file or PATH, the
+     .log of an index missing, an unreadable archive
+
+Output:
+  kafka  kafka-dump-log's text, byte for byte (default when stdout is not a
+         terminal)
+  json   JSON Lines: one object per file, batch, record, index entry,
+         checkpoint entry or problem; every object has \"type\" and \"file\"
+         first (README.md lists every type and field)
+  table  tables for reading (default on a terminal)
+  Problems go to stderr as FILE:BYTE: reason and the next file is dumped.
+
+Inputs:
+  PATH may be a segment, index, snapshot or checkpoint file, a partition
+  directory, a broker log directory, a folder of broker directories, or a
+  .tar, .tar.gz/.tgz or .tar.zst/.tzst archive of any of these (read into
+  memory, at most --archive-limit bytes). A file inside an archive is
+  ARCHIVE!/PATH-IN-ARCHIVE, and may be given as a PATH.
+
+Examples:
+  klf dump broker-1/orders-0/00000000000000000000.log --deep-iteration
+  klf dump --files 00000000000000000000.log,00000000000000000000.index
+  klf dump capture/ --format json | jq 'select(.type == \"problem\")'
+  klf dump 'capture.tar.gz!/broker-1/orders-0' --format table
+";
+
 /// Arguments of `klf dump`.
 #[derive(Debug, clap::Args)]
+#[command(after_long_help = AFTER_HELP)]
 pub struct Args {
     /// Files (.log, .index, .timeindex, .txnindex, .snapshot, KRaft
     /// .checkpoint; in json/table also checkpoint files, partition.metadata,
@@ -411,13 +445,26 @@ pub fn open_item(
 
 /// Reads the file and the siblings its kind needs.
 pub fn load(names: &FileNames, kind: Kind) -> Result<Inputs, (String, std::io::Error)> {
-    let open = |p: &Path| FileBytes::open(p).map_err(|e| (p.display().to_string(), e));
+    // An index is read with its segment's .log: say so when that is missing.
+    let open = |p: &Path| {
+        vfs::open(p).map_err(|e| {
+            let hint = if e.kind() == std::io::ErrorKind::NotFound {
+                format!(
+                    " ({} is read with its segment's .log: copy the .log beside it, or dump the .log alone)",
+                    names.display
+                )
+            } else {
+                String::new()
+            };
+            (p.display().to_string(), std::io::Error::new(e.kind(), format!("{e}{hint}")))
+        })
+    };
     let (log, index) = match kind {
         Kind::Index => (Some(open(&sibling(names, ".log"))?), None),
         Kind::TimeIndex => {
             let log = open(&sibling(names, ".log"))?;
             let ip = sibling(names, ".index");
-            let index = match FileBytes::open(&ip) {
+            let index = match vfs::open(&ip) {
                 Ok(b) => Some(b),
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
                 Err(e) => return Err((ip.display().to_string(), e)),
@@ -427,7 +474,7 @@ pub fn load(names: &FileNames, kind: Kind) -> Result<Inputs, (String, std::io::E
         _ => (None, None),
     };
     let main =
-        FileBytes::open(Path::new(&names.display)).map_err(|e| (names.display.clone(), e))?;
+        vfs::open(Path::new(&names.display)).map_err(|e| (names.display.clone(), e))?;
     Ok(Inputs { main, log, index })
 }
 
@@ -514,15 +561,45 @@ pub fn run(args: Args, out: &mut Output) -> Status {
     let format = resolve_format(&args);
     let mut dumper = Dumper::new(opts.clone(), fmt.as_mut());
     let mut status = Status::Clean;
-    'paths: for arg in &paths {
-        let e = walk::expand(arg);
+    // Archives (and paths inside them) are read into memory first; every
+    // other PATH is dumped as given.
+    let mut expanded = Vec::with_capacity(paths.len());
+    for arg in &paths {
+        let p = Path::new(arg);
+        let is_archive = vfs::split_virtual(p).is_some()
+            || (vfs::is_archive_name(p) && std::fs::metadata(p).is_ok_and(|m| m.is_file()));
+        if !is_archive {
+            expanded.push(walk::expand(arg));
+            continue;
+        }
+        match out.resolve_input(p) {
+            Ok(root) => expanded.push(walk::expand(&root.to_string_lossy())),
+            Err(s) => status = status.worst(s),
+        }
+    }
+    // Dumping to a terminal shows its own progress; a bar only when stdout
+    // goes elsewhere.
+    let files: usize = expanded.iter().map(|e| e.items.len()).sum();
+    let bar = if std::io::stdout().is_terminal() {
+        None
+    } else {
+        out.progress(files as u64, "{bar:40} {pos}/{len} files dumped")
+    };
+    'paths: for e in &expanded {
         for n in &e.notes {
-            out.diag(format_args!("klf dump: {n}"));
+            if e.failed {
+                out.diag(format_args!("klf dump: {n}"));
+            } else {
+                out.note(format_args!("klf dump: {n}"));
+            }
         }
         if e.failed {
             status = status.worst(Status::Failure);
         }
         for item in &e.items {
+            if let Some(b) = &bar {
+                b.inc(1);
+            }
             let names = FileNames::new(&item.path, &cwd);
             let s = match format {
                 Format::Kafka => dump_kafka_item(&mut dumper, &names, item, out),
@@ -538,6 +615,9 @@ pub fn run(args: Args, out: &mut Output) -> Status {
                 break 'paths;
             }
         }
+    }
+    if let Some(b) = &bar {
+        b.finish_and_clear();
     }
     if status != Status::BrokenPipe && !dumper.findings.is_empty() {
         let _ = out.out().flush();
@@ -571,7 +651,7 @@ fn dump_kafka_item(
     out: &mut Output,
 ) -> Status {
     if let Kind::Text(_) = item.kind {
-        out.diag(format_args!(
+        out.note(format_args!(
             "klf dump: note: {}: skipped in kafka format (kafka-dump-log has no output for it; use --format json or table)",
             names.display
         ));

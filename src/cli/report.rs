@@ -6,8 +6,36 @@ use std::path::{Path, PathBuf};
 use super::common::{Output, Status};
 use klf::report::{build, html, ReportOptions};
 
+/// `--help` and man page text after the options.
+pub const AFTER_HELP: &str = "\
+Exit status:
+  0  page written, nothing lost
+  1  page written; a replica would lose committed records, or a segment could
+     not be read whole (each problem on stderr as FILE:BYTE: reason)
+  2  usage or I/O error (a missing PATH, an unreadable archive, no partition
+     with two or more replicas, an output path inside the evidence)
+
+The page:
+  One HTML file, inline CSS and SVG, no script, nothing loaded from
+  elsewhere. A summary table of every partition, then per partition an SVG
+  timeline with one lane per replica (leader epochs, high watermark, log end,
+  divergence, truncation, records cut with committed ones in red), the
+  controller's elections, and the story klf diff --explain tells. Every mark
+  carries data-* attributes (data-kind, data-replica, data-epoch, data-start,
+  data-end, data-offset, data-records); README.md lists them.
+
+Inputs:
+  As klf diff: broker log directories, partition directories, a folder of
+  broker directories, or a .tar, .tar.gz/.tgz or .tar.zst/.tzst archive.
+
+Examples:
+  klf report capture/ --html incident.html
+  klf report capture.tar.gz --topic orders --html - > orders.html
+";
+
 /// Write a self-contained HTML post-mortem page: summary, replica timelines as SVG, the diff story
 #[derive(clap::Args, Debug)]
+#[command(after_long_help = AFTER_HELP)]
 pub struct Args {
     /// Broker log directories, partition directories, or a folder of broker directories
     #[arg(required = true, value_name = "PATH")]
@@ -56,12 +84,16 @@ pub fn run(args: Args, out: &mut Output) -> Status {
         ));
         return Status::Failure;
     }
+    let paths = match out.resolve_inputs(&args.paths) {
+        Ok(p) => p,
+        Err(s) => return s,
+    };
     let options = ReportOptions {
         leader: args.leader,
         topic: args.topic,
         partition: args.partition,
     };
-    let report = match build(&args.paths, &options) {
+    let report = match build(&paths, &options) {
         Ok(r) => r,
         Err(e) => {
             out.diag(format_args!("klf: {e}"));

@@ -4,11 +4,10 @@
 use std::io::Write;
 use std::path::PathBuf;
 
-use comfy_table::{presets::UTF8_FULL_CONDENSED, Table};
 use rayon::prelude::*;
 use serde::Serialize;
 
-use super::common::{Output, Status};
+use super::common::{cell, paint, table, Output, Paint, Status};
 use klf::analysis::timeline::{timeline, Timeline};
 use klf::capture::controller::{controller_view, PartitionHistory};
 use klf::capture::discover::{discover, Level};
@@ -23,8 +22,43 @@ pub enum Format {
     Json,
 }
 
+/// What `--help` and the man page tell beyond the options.
+pub const AFTER_HELP: &str = "\
+Exit status:
+  0  no disagreement
+  1  a disagreement between batches and leader-epoch-checkpoint, or an
+     unreadable segment
+  2  usage or I/O error
+
+JSON output:
+  With --format json, one document:
+  {\"partitions\":[{\"topic\",\"partition\",\"replicas\":[{\"broker\",\"from_batches\":
+  [{\"epoch\",\"start_offset\",\"end_offset\",\"batches\",\"records\",
+  \"first_timestamp\",\"last_timestamp\"}],\"checkpoint\":[[epoch,start_offset]],
+  \"log_start_offset\",\"log_end_offset\",\"high_watermark\",\"recovery_point\",
+  \"disagreements\":[{\"code\",\"epoch\",\"message\"}]}],\"controller\":{\"replicas\",
+  \"changes\":[...]}}]}
+
+Inputs:
+  Each PATH may be a broker log directory, a partition directory, a folder of
+  broker directories (one capture), or a .tar, .tar.gz/.tgz or .tar.zst/.tzst
+  archive of any of these, read into memory without extracting (at most
+  --archive-limit bytes of files, default 4G). A tar of a single folder reads
+  that folder. Files inside an archive are named ARCHIVE!/PATH-IN-ARCHIVE
+  (capture.tar.gz!/broker-1/orders-0/00000000000000000000.log), and such a
+  path may be given as a PATH. Archives with an entry that would land outside
+  the archive (an absolute name, a '..' component, a link pointing out) are
+  refused whole (exit 2).
+
+Examples:
+  klf timeline capture/
+  klf timeline capture.tar.zst --topic orders --partition 0 --format json
+";
+
+
 /// Leader-epoch timeline of every replica, from batch headers and leader-epoch-checkpoint
 #[derive(clap::Args, Debug)]
+#[command(after_long_help = AFTER_HELP)]
 pub struct Args {
     /// Broker log directories, partition directories, or a folder of broker directories
     #[arg(required = true, value_name = "PATH")]
@@ -57,10 +91,14 @@ struct Report {
 
 /// Runs `klf timeline`.
 pub fn run(args: Args, out: &mut Output) -> Status {
-    let capture = discover(&args.paths);
+    let paths = match out.resolve_inputs(&args.paths) {
+        Ok(p) => p,
+        Err(s) => return s,
+    };
+    let capture = discover(&paths);
     for w in &capture.warnings {
         if w.level == Level::Warning {
-            out.diag(format_args!("klf: warning: {}: {}", w.path.display(), w.message));
+            out.note(format_args!("klf: warning: {}: {}", w.path.display(), w.message));
         }
     }
     let wanted: Vec<_> = capture
@@ -74,17 +112,28 @@ pub fn run(args: Args, out: &mut Output) -> Status {
         out.diag("klf: no partition found under the given paths");
         return Status::Failure;
     }
+    let total: usize = wanted.iter().map(|(_, reps)| reps.len()).sum();
+    let bar = out.progress(total as u64, "{bar:40} {pos}/{len} replicas read");
     let parts: Vec<_> = wanted
         .par_iter()
         .map(|((topic, partition), reps)| {
             let loaded: Vec<_> = reps
                 .iter()
                 .enumerate()
-                .map(|(i, r)| (load_replica(r, r.node_id.unwrap_or(-(i as i32) - 1)), r.recovery_point))
+                .map(|(i, r)| {
+                    let l = load_replica(r, r.node_id.unwrap_or(-(i as i32) - 1));
+                    if let Some(b) = &bar {
+                        b.inc(1);
+                    }
+                    (l, r.recovery_point)
+                })
                 .collect();
             (topic.clone(), *partition, loaded)
         })
         .collect();
+    if let Some(b) = &bar {
+        b.finish_and_clear();
+    }
     let controller = controller_view(&capture);
     let mut status = Status::Clean;
     let mut report = Report { partitions: Vec::new() };
@@ -117,7 +166,10 @@ pub fn run(args: Args, out: &mut Output) -> Status {
         Format::Json => serde_json::to_writer_pretty(&mut *out.out(), &report)
             .map_err(std::io::Error::from)
             .and_then(|_| writeln!(out.out())),
-        Format::Table => render(&report, out.out()),
+        Format::Table => {
+            let color = out.color;
+            render(&report, color, out.out())
+        }
     };
     match res {
         Ok(()) => status,
@@ -125,7 +177,7 @@ pub fn run(args: Args, out: &mut Output) -> Status {
     }
 }
 
-fn render(report: &Report, w: &mut impl Write) -> std::io::Result<()> {
+fn render(report: &Report, color: bool, w: &mut impl Write) -> std::io::Result<()> {
     for p in &report.partitions {
         if let Some(h) = &p.controller {
             writeln!(
@@ -133,8 +185,7 @@ fn render(report: &Report, w: &mut impl Write) -> std::io::Result<()> {
                 "{}-{}: controller's view (metadata log), replicas {:?}",
                 p.topic, p.partition, h.replicas
             )?;
-            let mut t = Table::new();
-            t.load_preset(UTF8_FULL_CONDENSED);
+            let mut t = table(color);
             t.set_header(vec!["metadata offset", "leader", "leader epoch", "ISR", "recovery", "note"]);
             for e in &h.changes {
                 let note = if e.unclean {
@@ -145,12 +196,16 @@ fn render(report: &Report, w: &mut impl Write) -> std::io::Result<()> {
                     "ISR change"
                 };
                 t.add_row(vec![
-                    e.metadata_offset.to_string(),
-                    e.leader.to_string(),
-                    e.leader_epoch.to_string(),
-                    format!("{:?}", e.isr),
-                    if e.leader_recovery_state == 1 { "recovering".into() } else { "recovered".to_string() },
-                    note.to_string(),
+                    cell(color, e.metadata_offset.to_string(), None),
+                    cell(color, e.leader.to_string(), None),
+                    cell(color, e.leader_epoch.to_string(), None),
+                    cell(color, format!("{:?}", e.isr), None),
+                    cell(
+                        color,
+                        if e.leader_recovery_state == 1 { "recovering" } else { "recovered" },
+                        None,
+                    ),
+                    cell(color, note, e.unclean.then_some(Paint::Bad)),
                 ]);
             }
             writeln!(w, "{t}")?;
@@ -167,8 +222,7 @@ fn render(report: &Report, w: &mut impl Write) -> std::io::Result<()> {
                 r.high_watermark.map_or("-".into(), |h| h.to_string()),
                 r.recovery_point.map_or("-".into(), |h| h.to_string())
             )?;
-            let mut t = Table::new();
-            t.load_preset(UTF8_FULL_CONDENSED);
+            let mut t = table(color);
             t.set_header(vec![
                 "epoch", "start", "end", "batches", "records", "first ts", "last ts", "checkpoint start",
             ]);
@@ -205,7 +259,7 @@ fn render(report: &Report, w: &mut impl Write) -> std::io::Result<()> {
             }
             writeln!(w, "{t}")?;
             for d in &r.disagreements {
-                writeln!(w, "  ! {}: {}", d.code, d.message)?;
+                writeln!(w, "  {} {}: {}", paint(color, "!", Paint::Warn), d.code, d.message)?;
             }
             writeln!(w)?;
         }

@@ -501,6 +501,7 @@ mod tests {
             high_watermark: Some(hw),
             checkpoint_epochs: Some(cp),
             first_segment_base: Some(0),
+            window_start: None,
         }
     }
 

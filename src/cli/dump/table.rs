@@ -18,10 +18,12 @@ use super::walk::Item;
 use super::{files, kind_name, open_item, DecoderKind, Kind};
 use crate::cli::common::{Output, Status};
 
+/// A table fitted to the terminal's width when stdout is one (cells wrap),
+/// at natural width otherwise, like every klf table.
 fn new_table(header: &[&str]) -> Table {
     let mut t = Table::new();
     t.load_preset(UTF8_FULL_CONDENSED)
-        .set_content_arrangement(ContentArrangement::Disabled)
+        .set_content_arrangement(ContentArrangement::Dynamic)
         .set_header(header.iter().copied());
     t
 }

@@ -28,6 +28,7 @@ use std::path::{Path, PathBuf};
 use klf::capture::discover::{
     discover, parse_partition_dir_name, parse_segment_file_name, Replica, SegmentFileKind,
 };
+use klf::capture::vfs;
 use klf::format::checkpoint::{
     OffsetCheckpointKind, CLEAN_SHUTDOWN_FILE, LEADER_EPOCH_CHECKPOINT_FILE,
 };
@@ -115,7 +116,7 @@ fn parent_name(p: &Path) -> Option<String> {
         .filter(|n| *n != "." && *n != "..")
         .map(|n| n.to_string_lossy().into_owned());
     named.or_else(|| {
-        std::fs::canonicalize(&parent)
+        vfs::canonicalize(&parent)
             .ok()?
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
@@ -136,7 +137,7 @@ pub struct Expansion {
 /// Expands one PATH.
 pub fn expand(arg: &str) -> Expansion {
     let p = Path::new(arg);
-    let is_dir = std::fs::metadata(p).map(|m| m.is_dir()).unwrap_or(false);
+    let is_dir = vfs::metadata(p).map(|m| m.is_dir()).unwrap_or(false);
     if !is_dir {
         return Expansion {
             items: vec![Item::new(arg.to_string())],
@@ -169,7 +170,7 @@ pub fn expand(arg: &str) -> Expansion {
     let mut e = Expansion::default();
     if cap.brokers.is_empty() && replicas.is_empty() {
         // Not a Kafka layout: the directory's own files of known kinds.
-        let mut names: Vec<String> = match std::fs::read_dir(p) {
+        let mut names: Vec<String> = match vfs::read_dir(p) {
             Ok(rd) => rd
                 .flatten()
                 .filter(|d| d.file_type().map(|t| !t.is_dir()).unwrap_or(false))
@@ -224,7 +225,7 @@ fn join(dir: &str, name: &str) -> String {
 }
 
 fn is_file(p: &Path) -> bool {
-    std::fs::metadata(p).map(|m| m.is_file()).unwrap_or(false)
+    vfs::metadata(p).map(|m| m.is_file()).unwrap_or(false)
 }
 
 /// The files of a log directory root that `klf dump` reads, in name order.

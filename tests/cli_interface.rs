@@ -1,0 +1,398 @@
+//! What every subcommand shares: man pages that match `--help` and render,
+//! shell completions, `--quiet`, `--color` and NO_COLOR, results on stdout
+//! and diagnostics on stderr, errors that name the path and the fix.
+
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+const KLF: &str = env!("CARGO_BIN_EXE_klf");
+
+/// The subcommands `klf --help` lists; every one must have a man page.
+fn subcommands() -> Vec<String> {
+    let help = text(&klf(&["--help"]).stdout);
+    let v: Vec<String> = help
+        .lines()
+        .skip_while(|l| !l.starts_with("Commands:"))
+        .skip(1)
+        .take_while(|l| !l.trim().is_empty())
+        .filter_map(|l| l.split_whitespace().next().map(str::to_string))
+        .collect();
+    for s in ["dump", "diff", "timeline", "check", "completions"] {
+        assert!(
+            v.iter().any(|x| x == s),
+            "klf --help does not list {s}: {v:?}"
+        );
+    }
+    v
+}
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn kafka(name: &str) -> PathBuf {
+    root().join("testdata/kafka").join(name)
+}
+
+fn klf(args: &[&str]) -> Output {
+    Command::new(KLF)
+        .args(args)
+        .env_remove("NO_COLOR")
+        .output()
+        .expect("run klf")
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+/// Long options in `--help` output: `--name` at the start of an option line.
+fn help_options(help: &str) -> BTreeSet<String> {
+    help.lines()
+        .filter_map(|l| {
+            let t = l.trim_start();
+            let t = t
+                .strip_prefix("-")
+                .filter(|r| !r.starts_with('-'))
+                .map_or(t, |r| r.split_once(", ").map_or(t, |(_, rest)| rest));
+            let name = t.strip_prefix("--")?;
+            let name: String = name
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '-')
+                .collect();
+            (!name.is_empty()).then_some(name)
+        })
+        .collect()
+}
+
+/// Long options of a man page: `.TP` items whose tag is `\fB\-\-name\fR`.
+fn man_options(page: &str) -> BTreeSet<String> {
+    let lines: Vec<&str> = page.lines().collect();
+    let mut v = BTreeSet::new();
+    for w in lines.windows(2) {
+        if w[0] != ".TP" {
+            continue;
+        }
+        let tag = w[1]
+            .replace("\\-", "-")
+            .replace("\\fB", "")
+            .replace("\\fR", "");
+        for part in tag.split([',', ' ']) {
+            if let Some(name) = part.strip_prefix("--") {
+                let name: String = name
+                    .chars()
+                    .take_while(|c| c.is_ascii_alphanumeric() || *c == '-')
+                    .collect();
+                if !name.is_empty() {
+                    v.insert(name);
+                }
+            }
+        }
+    }
+    v
+}
+
+#[test]
+fn every_subcommand_help_and_man_page_list_the_same_options() {
+    let subs = subcommands();
+    for sub in &subs {
+        let sub = sub.as_str();
+        let out = klf(&[sub, "--help"]);
+        assert_eq!(out.status.code(), Some(0), "{sub} --help");
+        let help = text(&out.stdout);
+        // The long help carries what the page carries beyond options.
+        assert!(
+            help.contains("Exit status:"),
+            "{sub} --help: no exit status"
+        );
+        let page = std::fs::read_to_string(root().join(format!("man/klf-{sub}.1")))
+            .unwrap_or_else(|e| panic!("man/klf-{sub}.1: {e}"));
+        let from_help = help_options(&help);
+        let from_man = man_options(&page);
+        assert!(
+            from_help.contains("help") && from_help.contains("quiet"),
+            "{sub}: {from_help:?}"
+        );
+        assert_eq!(
+            from_help, from_man,
+            "{sub}: --help and man/klf-{sub}.1 differ"
+        );
+    }
+    let out = klf(&["--help"]);
+    let page = std::fs::read_to_string(root().join("man/klf.1")).unwrap();
+    assert_eq!(
+        help_options(&text(&out.stdout)),
+        man_options(&page),
+        "klf --help vs klf.1"
+    );
+    for sub in &subs {
+        assert!(
+            page.contains(&format!("klf\\-{sub}(1)")),
+            "klf.1 does not list {sub}"
+        );
+    }
+}
+
+#[test]
+fn man_pages_render_with_man() {
+    let dir = root().join("man");
+    let mut pages: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "1"))
+        .collect();
+    pages.sort();
+    // klf.1 and one page per subcommand, no more.
+    let mut expected: Vec<PathBuf> = subcommands()
+        .iter()
+        .map(|s| dir.join(format!("klf-{s}.1")))
+        .chain([dir.join("klf.1")])
+        .collect();
+    expected.sort();
+    assert_eq!(pages, expected);
+    for p in &pages {
+        let out = Command::new("man")
+            .args(["--warnings", "-l"])
+            .arg(p)
+            .env("MANPAGER", "cat")
+            .env("MANWIDTH", "80")
+            .env("LC_ALL", "C.UTF-8")
+            .output()
+            .expect("man is installed (man-db; .ci/run installs it)");
+        let stdout = text(&out.stdout);
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "man -l {}: {}",
+            p.display(),
+            text(&out.stderr)
+        );
+        assert!(
+            out.stderr.is_empty(),
+            "man -l {}: {}",
+            p.display(),
+            text(&out.stderr)
+        );
+        for section in ["NAME", "SYNOPSIS", "OPTIONS", "EXIT STATUS", "EXAMPLES"] {
+            assert!(
+                stdout.contains(section),
+                "{}: no {section}:\n{stdout}",
+                p.display()
+            );
+        }
+    }
+}
+
+#[test]
+fn bash_completion_loads_and_others_generate() {
+    let script = format!("source <({KLF} completions bash) && complete -p klf");
+    let out = Command::new("bash")
+        .args(["-c", &script])
+        .output()
+        .expect("bash");
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let line = text(&out.stdout);
+    assert!(
+        line.starts_with("complete ") && line.trim_end().ends_with(" klf"),
+        "{line}"
+    );
+    for shell in ["zsh", "fish", "elvish", "powershell"] {
+        let out = klf(&["completions", shell]);
+        assert_eq!(out.status.code(), Some(0), "{shell}");
+        let s = text(&out.stdout);
+        for sub in ["dump", "diff", "timeline", "check"] {
+            assert!(s.contains(sub), "{shell} completion lacks {sub}");
+        }
+        assert!(
+            s.contains("archive-limit"),
+            "{shell} completion lacks global options"
+        );
+    }
+    let out = klf(&["completions", "tcsh"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(out.stdout.is_empty());
+}
+
+#[test]
+fn color_follows_flag_and_no_color() {
+    let cap = kafka("unclean");
+    let p = cap.to_str().unwrap();
+    let esc = |o: &Output| o.stdout.contains(&0x1b);
+    // Into a pipe, auto does not colour; always does; never does not.
+    let auto = klf(&["check", p]);
+    let always = klf(&["check", "--color", "always", p]);
+    let never = klf(&["check", "--color=never", p]);
+    assert!(!esc(&auto) && esc(&always) && !esc(&never));
+    assert_eq!(auto.stdout, never.stdout);
+    assert_eq!(auto.status.code(), always.status.code());
+    // NO_COLOR does not override an explicit --color always.
+    let forced = Command::new(KLF)
+        .args(["diff", "--color", "always", p])
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    assert!(esc(&forced));
+    // JSON is never coloured.
+    let json = klf(&["diff", "--color", "always", "--format", "json", p]);
+    assert!(!esc(&json));
+    serde_json::from_slice::<serde_json::Value>(&json.stdout).expect("valid JSON");
+    // Options go before or after the subcommand.
+    let before = klf(&["--color", "always", "timeline", p]);
+    let after = klf(&["timeline", p, "--color", "always"]);
+    assert_eq!(before.stdout, after.stdout);
+}
+
+#[test]
+fn quiet_keeps_results_and_drops_notes() {
+    let b1 = kafka("divergence").join("broker-1");
+    let p = b1.to_str().unwrap();
+    let loud = klf(&["dump", "--format", "kafka", p]);
+    let quiet = klf(&["dump", "--format", "kafka", "--quiet", p]);
+    // The notes go; kafka-dump-log's own summaries (index mismatches) are
+    // part of the result and stay.
+    let loud_err = text(&loud.stderr);
+    let quiet_err = text(&quiet.stderr);
+    assert!(loud_err.contains("skipped in kafka format"));
+    assert!(!quiet_err.contains("note:"), "{quiet_err}");
+    let kept: Vec<&str> = loud_err.lines().filter(|l| !l.contains("note:")).collect();
+    assert_eq!(quiet_err.lines().collect::<Vec<_>>(), kept);
+    assert_eq!(loud.stdout, quiet.stdout);
+    assert_eq!(loud.status.code(), quiet.status.code());
+    // Errors still show.
+    let missing = klf(&["check", "-q", "/nonexistent/klf/capture"]);
+    assert_eq!(missing.status.code(), Some(2));
+    assert!(!missing.stderr.is_empty());
+    // A baseline note is dropped, the baseline still written.
+    let file = std::env::temp_dir().join(format!("klf-quiet-baseline-{}.json", std::process::id()));
+    let cap = kafka("unclean");
+    let out = klf(&[
+        "check",
+        "-q",
+        "--write-baseline",
+        file.to_str().unwrap(),
+        cap.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(out.stderr.is_empty(), "{}", text(&out.stderr));
+    assert!(file.exists());
+    let _ = std::fs::remove_file(&file);
+}
+
+#[test]
+fn errors_name_the_path_and_the_fix() {
+    let cap = kafka("divergence");
+    // A missing broker directory: the siblings are listed.
+    let wrong = cap.join("broker-9");
+    let out = klf(&["diff", wrong.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    let e = text(&out.stderr);
+    assert!(
+        e.contains("broker-9") && e.contains("broker-1, broker-2, broker-3"),
+        "{e}"
+    );
+    // A file where a directory was expected.
+    let seg = cap.join("broker-1/diverge-0/00000000000000000000.log");
+    for cmd in ["diff", "timeline", "check"] {
+        let out = klf(&[cmd, seg.to_str().unwrap()]);
+        assert_eq!(out.status.code(), Some(2), "{cmd}");
+        let e = text(&out.stderr);
+        assert!(
+            e.contains("a file, not a directory") && e.contains("klf dump"),
+            "{cmd}: {e}"
+        );
+    }
+    // One partition directory to diff: pass it from every broker.
+    let part = cap.join("broker-1/diverge-0");
+    let out = klf(&["diff", part.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("only one replica of diverge-0"),
+        "{}",
+        text(&out.stderr)
+    );
+    // An index without its .log.
+    let tmp = std::env::temp_dir().join(format!("klf-lone-index-{}", std::process::id()));
+    std::fs::create_dir_all(&tmp).unwrap();
+    let idx = tmp.join("00000000000000000000.index");
+    std::fs::copy(
+        cap.join("broker-1/diverge-0/00000000000000000000.index"),
+        &idx,
+    )
+    .unwrap();
+    let out = klf(&["dump", "--format", "json", idx.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    let e = text(&out.stderr);
+    assert!(
+        e.contains("00000000000000000000.log") && e.contains("copy the .log beside it"),
+        "{e}"
+    );
+    assert!(!tmp.join("00000000000000000000.log").exists());
+    let _ = std::fs::remove_dir_all(&tmp);
+}
+
+#[test]
+fn results_on_stdout_diagnostics_on_stderr() {
+    // A corrupt capture: the table on stdout, the problems on stderr.
+    let p = kafka("torn-write");
+    let out = klf(&["timeline", "--format", "json", p.to_str().unwrap()]);
+    serde_json::from_slice::<serde_json::Value>(&out.stdout).expect("stdout is only JSON");
+    for line in text(&out.stderr).lines() {
+        assert!(
+            line.starts_with("klf"),
+            "stderr line without klf prefix: {line}"
+        );
+    }
+}
+
+/// Runs klf under a pseudo-terminal of `cols` columns (util-linux
+/// `script`): stdout and stderr are both the terminal, merged.
+fn on_terminal(cols: u16, args: &str) -> String {
+    let cmd = format!("stty cols {cols} rows 50; {KLF} {args}");
+    let out = Command::new("script")
+        .args(["-qec", &cmd, "/dev/null"])
+        .env_remove("NO_COLOR")
+        .output()
+        .expect("script (util-linux) runs klf on a terminal");
+    text(&out.stdout).replace('\r', "")
+}
+
+#[test]
+fn on_a_terminal_tables_fit_and_progress_shows_unless_quiet() {
+    let cap = kafka("divergence");
+    let p = cap.to_str().unwrap();
+    // Into a pipe the table keeps its natural width, wider than 70 columns.
+    let piped = text(&klf(&["diff", p]).stdout);
+    assert!(piped.lines().any(|l| l.chars().count() > 70));
+    // On a 70-column terminal every table line fits (cells wrap); prose
+    // lines wrap in the terminal itself.
+    let shown = on_terminal(70, &format!("diff --color never --quiet {p}"));
+    assert!(shown.contains("reference broker"), "{shown}");
+    let table_lines: Vec<&str> = shown
+        .lines()
+        .filter(|l| l.starts_with(['┌', '│', '╞', '├', '└']))
+        .collect();
+    assert!(table_lines.len() > 5, "{shown}");
+    for l in table_lines {
+        assert!(l.chars().count() <= 70, "wider than the terminal: {l}");
+    }
+    // On a terminal, auto colour is on and a progress bar is drawn on
+    // stderr; --quiet drops the bar, --color never the colour.
+    let loud = on_terminal(200, &format!("diff {p}"));
+    assert!(loud.contains("partitions diffed"), "{loud}");
+    assert!(loud.contains('\u{1b}'), "no colour on a terminal");
+    let quiet = on_terminal(200, &format!("diff --quiet --color never {p}"));
+    assert!(
+        !quiet.contains("partitions diffed") && !quiet.contains('\u{1b}'),
+        "{quiet}"
+    );
+    // NO_COLOR turns auto colour off on a terminal too.
+    let cmd = format!("stty cols 200; {KLF} diff --quiet {p}");
+    let out = Command::new("script")
+        .args(["-qec", &cmd, "/dev/null"])
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    assert!(!out.stdout.contains(&0x1b), "{}", text(&out.stdout));
+}
