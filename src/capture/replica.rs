@@ -178,9 +178,11 @@ pub fn load_replica_from(replica: &Replica, broker: i32, from: Option<i64>) -> L
         };
         bytes_read += (bytes.len() - start) as u64;
         let mut it = SegmentIter::with_range(&bytes, start, bytes.len());
+        let mut released = 0;
         for item in it.by_ref() {
             match item {
                 Ok(batch) => {
+                    bytes.consumed(batch.position() as usize, &mut released);
                     if let Err(e) = batch.check_crc() {
                         problems.push(ReplicaProblem {
                             path: path.clone(),

@@ -692,7 +692,13 @@ fn dump_kafka_file(
     };
     let mut problems = Vec::new();
     let r = match kind {
-        Kind::Log => dumper.dump_log(out.out(), names, &inputs.main, &mut problems),
+        Kind::Log => {
+            let mut released = 0;
+            let main = &inputs.main;
+            dumper.dump_log_with(out.out(), names, main, &mut problems, &mut |pos| {
+                main.consumed(pos, &mut released)
+            })
+        }
         Kind::Index => dumper.dump_index(
             out.out(),
             names,

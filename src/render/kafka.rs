@@ -546,6 +546,21 @@ impl<'o> Dumper<'o> {
         data: &[u8],
         problems: &mut dyn Problems,
     ) -> Result<(), DumpError> {
+        self.dump_log_with(w, names, data, problems, &mut |_| {})
+    }
+
+    /// [`Self::dump_log`], calling `consumed(position)` after each entry
+    /// with the position of the next one: the bytes before it are not read
+    /// again (a mapped file can release them, see
+    /// [`crate::capture::mmap::FileBytes::consumed`]).
+    pub fn dump_log_with<W: Write>(
+        &mut self,
+        w: &mut W,
+        names: &FileNames,
+        data: &[u8],
+        problems: &mut dyn Problems,
+        consumed: &mut dyn FnMut(usize),
+    ) -> Result<(), DumpError> {
         let w = &mut LineTracker {
             inner: w,
             mid_line: false,
@@ -627,6 +642,7 @@ impl<'o> Dumper<'o> {
                 }
             }
             valid_bytes += batch.size_in_bytes();
+            consumed(iter.position() as usize);
         }
         let trailing = (slice_end as u64).saturating_sub(valid_bytes);
         if trailing > 0 && full {

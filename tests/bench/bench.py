@@ -205,7 +205,8 @@ def measure(data, reps, deep_reps):
     lz4seg = segments(lz4part)[0]
     res["inputs"] = {"segment_none_bytes": os.path.getsize(seg), "segment_lz4_bytes": os.path.getsize(lz4seg),
                      "partition_bytes": sum(os.path.getsize(os.path.join(part, f)) for f in os.listdir(part)),
-                     "capture_small_bytes": du(small), "capture_large_bytes": du(large)}
+                     "capture_small_bytes": du(small), "capture_large_bytes": du(large),
+                     "diffed_small_bytes": du(small, TOPIC), "diffed_large_bytes": du(large, TOPIC)}
 
     for name, s in (("none", seg), ("lz4", lz4seg)):
         for mode, flags in (("shallow", []), ("deep", ["--deep-iteration", "--print-data-log"])):
@@ -231,11 +232,18 @@ def measure(data, reps, deep_reps):
                          "large": [KLF, "diff", "--format", "json", large]}, reps)
     r["growth"] = r["median_s"]["large"] / r["median_s"]["small"]
     res["diff"] = r
+    # for comparison: every batch read (--verify)
+    r = compare("diff --verify", {"small": [KLF, "diff", "--verify", "--format", "json", small],
+                                  "large": [KLF, "diff", "--verify", "--format", "json", large]}, reps)
+    r["growth"] = r["median_s"]["large"] / r["median_s"]["small"]
+    res["diff_verify"] = r
     return res
 
 
-def du(d):
-    return sum(os.path.getsize(os.path.join(r, f)) for r, _, fs in os.walk(d) for f in fs)
+def du(d, topic=None):
+    """Bytes under d; with topic, only in that topic's partition directories (all replicas)."""
+    return sum(os.path.getsize(os.path.join(r, f)) for r, _, fs in os.walk(d) for f in fs
+               if topic is None or os.path.basename(r) == f"{topic}-0")
 
 
 def machine():
@@ -268,10 +276,11 @@ def report(res):
         r = res[k]
         print(f"{k:20} klf/cat = {r['ratio']:5.2f}x  (klf {r['median_s']['klf']:.3f} s, cat {r['median_s']['cat']:.3f} s; "
               f"klf peak RSS {mib(r['peak_rss_kib']['klf'])})")
-    r = res["diff"]
-    print(f"{'diff':20} large/small = {r['growth']:5.2f}x for {res['inputs']['capture_large_bytes'] / res['inputs']['capture_small_bytes']:.1f}x "
-          f"the bytes  (small {r['median_s']['small']:.3f} s, large {r['median_s']['large']:.3f} s; "
-          f"peak RSS {mib(r['peak_rss_kib']['small'])} / {mib(r['peak_rss_kib']['large'])})")
+    for k in ("diff", "diff_verify"):
+        r = res[k]
+        print(f"{k:20} large/small = {r['growth']:5.2f}x for {res['inputs']['diffed_large_bytes'] / res['inputs']['diffed_small_bytes']:.1f}x "
+              f"the replicated log bytes  (small {r['median_s']['small']:.3f} s, large {r['median_s']['large']:.3f} s; "
+              f"peak RSS {mib(r['peak_rss_kib']['small'])} / {mib(r['peak_rss_kib']['large'])})")
 
 
 def main():

@@ -9,6 +9,7 @@ use std::io::Write;
 
 use serde_json::{json, Map, Value};
 
+use klf::capture::mmap::FileBytes;
 use klf::format::batch::{Batch, SegmentIter, TailKind};
 use klf::format::index::{OffsetIndex, TimeIndex};
 use klf::format::ParseError;
@@ -245,12 +246,14 @@ fn records_json(
 fn dump_log(
     ctx: &mut Ctx<'_>,
     w: &mut impl Write,
-    data: &[u8],
+    data: &FileBytes,
     errs: &mut Vec<ParseError>,
 ) -> std::io::Result<()> {
     let end = (ctx.opts.max_bytes.max(0) as usize).min(data.len());
     let mut iter = SegmentIter::with_range(data, 0, end);
+    let mut released = 0;
     loop {
+        data.consumed(iter.position() as usize, &mut released);
         let b = match iter.next() {
             None => break,
             Some(Ok(b)) => b,
