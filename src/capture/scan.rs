@@ -13,7 +13,9 @@
 //! trusted: `verify` asks for it, a replica has no usable checkpoint or high
 //! watermark, the batches at the window's start carry another epoch than the
 //! checkpoint says, the tail cannot be read cleanly, or the diff's answer
-//! (a divergence or truncation offset) falls below the window. The full read
+//! (a divergence or truncation offset) falls at or below the window's start
+//! (the start is one below the lowest offset an answer can take, so batches
+//! straddling it are compared whole). The full read
 //! also compares the shared prefix batch by batch, which the window takes on
 //! trust from the checkpoints.
 
@@ -111,13 +113,13 @@ pub fn diff_replicas(
         ]
         .into_iter()
         .flatten()
-        .find(|&o| o < window)
+        .find(|&o| o <= window && window > 0)
         .map(|o| (r.broker, o))
     });
     if let Some((broker, o)) = below {
         return full(
             Some(format!(
-                "the answer for broker {broker} (offset {o}) lies below the window starting at {window}"
+                "the answer for broker {broker} (offset {o}) is not above the window starting at {window}"
             )),
             tail_bytes + bytes,
         );
@@ -215,7 +217,9 @@ fn plan_window(replicas: &[Replica], ids: &[i32]) -> Result<(i64, u64), (String,
     if window == i64::MAX {
         return Err(("no replica to read".to_string(), bytes));
     }
-    Ok((window.max(0), bytes))
+    // One below: every answer the window supports lies strictly above its
+    // start, so an answer at or below it means the window was too short.
+    Ok(((window - 1).max(0), bytes))
 }
 
 /// The log end offset of a replica from the tail of its last segment: one
