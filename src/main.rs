@@ -52,6 +52,10 @@ subcommands! {
 #[derive(Parser)]
 #[command(name = "klf", version, about, infer_long_args = true)]
 struct Cli {
+    /// Read every file into memory instead of memory-mapping it (files of a
+    /// log directory a running broker holds are never mapped anyway)
+    #[arg(long, global = true)]
+    no_mmap: bool,
     #[command(subcommand)]
     command: Command,
 }
@@ -67,6 +71,8 @@ fn main() -> ExitCode {
             });
         }
     };
+    klf::capture::mmap::install_sigbus_handler();
+    klf::capture::mmap::set_mmap_disabled(cli.no_mmap);
     let mut out = cli::common::Output::stdout();
     let status = cli.command.run(&mut out);
     let status = out.finish(status);
