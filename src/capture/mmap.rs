@@ -75,6 +75,7 @@ impl FileBytes {
     /// least [`MMAP_THRESHOLD`] bytes that is not in a live log directory
     /// (see the module docs), else read.
     pub fn open(path: &Path) -> io::Result<FileBytes> {
+        refuse_special(path)?;
         let file = File::open(path)?;
         let meta = file.metadata()?;
         if meta.is_file()
@@ -106,6 +107,7 @@ impl FileBytes {
 
     /// Reads the whole file into memory (no mapping).
     pub fn read(path: &Path) -> io::Result<FileBytes> {
+        refuse_special(path)?;
         let file = File::open(path)?;
         let len = file.metadata().map(|m| m.len()).unwrap_or(0);
         Self::read_file(file, len)
@@ -125,6 +127,20 @@ impl FileBytes {
     pub fn is_mapped(&self) -> bool {
         matches!(self.inner, Inner::Mapped(_))
     }
+}
+
+/// A pipe, socket or device is not read: opening a FIFO blocks until a
+/// writer appears, and a device can be endless. Directories are left to
+/// the OS (reading one fails with "Is a directory").
+fn refuse_special(path: &Path) -> io::Result<()> {
+    let meta = std::fs::metadata(path)?;
+    if meta.is_file() || meta.is_dir() {
+        return Ok(());
+    }
+    Err(io::Error::new(
+        io::ErrorKind::InvalidInput,
+        "not a regular file (a pipe, socket or device); not read",
+    ))
 }
 
 impl Deref for FileBytes {
@@ -264,6 +280,22 @@ mod tests {
             assert_eq!(&b[..], &data[..]);
             assert_eq!(a.is_mapped(), len >= MMAP_THRESHOLD as usize && !mmap_disabled());
             assert!(!b.is_mapped());
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_fifo_is_refused_not_waited_on() {
+        let dir = std::env::temp_dir().join(format!("klf-fifo-test-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let fifo = dir.join("00000000000000000000.log");
+        let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+        // SAFETY: valid NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
+        for r in [FileBytes::open(&fifo), FileBytes::read(&fifo)] {
+            let e = r.err().expect("a FIFO must not be read");
+            assert!(e.to_string().contains("not a regular file"), "{e}");
         }
         std::fs::remove_dir_all(&dir).unwrap();
     }
