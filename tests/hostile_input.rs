@@ -308,7 +308,16 @@ fn decompression_bombs_stop_at_the_cap() {
     let e = rb.records(&mut scratch, 1 << 20).unwrap_err();
     assert!(e.reason.contains("cap"), "{}", e.reason);
     assert!(scratch.len() <= (1 << 20) + 1);
-    assert!(scratch.capacity() <= 4 << 20, "capacity {}", scratch.capacity());
+    assert!(scratch.capacity() <= (1 << 20) + 64, "buffer grew to {} bytes past the cap", scratch.capacity());
+    // A record count the cap cannot hold (7 bytes is the smallest record)
+    // is refused before anything is inflated, at the count field.
+    let many = encode_batch(0, 0, 1, 0, 0, 0, (-1, -1, -1), 200_000, &body);
+    let Batch::V2(rm) = SegmentIter::new(&many).next().unwrap().unwrap() else { panic!() };
+    let mut fresh = Vec::new();
+    let e = rm.records(&mut fresh, 1 << 20).unwrap_err();
+    assert_eq!(e.pos, 57);
+    assert!(e.reason.contains("200000 records need at least 1400000 decompressed bytes"), "{}", e.reason);
+    assert_eq!(fresh.capacity(), 0, "nothing inflated");
     // Under a cap that fits, the record reads.
     let mut recs = rb.records(&mut scratch, 8 << 20).unwrap();
     assert_eq!(recs.next().unwrap().unwrap().value.unwrap().len(), 4 << 20);
