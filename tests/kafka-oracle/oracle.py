@@ -1174,9 +1174,13 @@ def live(klf, seconds=60, out_report=None):
         t = "live"
         # Tiny segments that roll by size and by time, retention that deletes
         # them within seconds, and deletion without the default 60 s delay.
+        # Segments of 256 KiB: above klf's memory-mapping threshold (64 KiB),
+        # so a mapping of a file Kafka truncates would fault.
+        seg = 256 * 1024
         c.driver("create", topic=t, assignment="1,2,3", config=topic_config({
+            "internal.segment.bytes": seg, "segment.index.bytes": 64 * 1024,
             "min.insync.replicas": 1, "segment.ms": 2000, "segment.jitter.ms": 0,
-            "retention.ms": 15000, "retention.bytes": 4 * SEGMENT_BYTES,
+            "retention.ms": 15000, "retention.bytes": 4 * seg,
             "file.delete.delay.ms": 500}))
         leader = c.describe(t)["leader"]
         dirs = [c.brokers[i].data for i in BROKERS]
@@ -1226,6 +1230,7 @@ def live(klf, seconds=60, out_report=None):
             stats["exit_codes"][str(code)] = stats["exit_codes"].get(str(code), 0) + 1
             err = r.stderr.decode(errors="replace")
             stats["vanished_or_shrunk_messages"] += len(re.findall(r"vanished|shrank|No such file", err))
+            stats["live_dir_warnings"] = stats.get("live_dir_warnings", 0) + err.count("live log directory")
             if code < 0:
                 raise RuntimeError(f"klf {' '.join(args)} died from signal {-code}:\n{err[-3000:]}")
             if code not in (0, 1, 2):
@@ -1284,6 +1289,8 @@ def live(klf, seconds=60, out_report=None):
             raise RuntimeError(f"Kafka never had 3 segments at once: {stats}")
         if stats["first_base_offset_max"] == 0 and stats["deleted_files_seen"] == 0:
             raise RuntimeError(f"Kafka deleted no segment while klf ran: {stats}")
+        if not stats.get("live_dir_warnings"):
+            raise RuntimeError(f"klf never recognised a live log directory (.lock held by the broker): {stats}")
         log(f"live: {stats['runs']} klf runs, exit codes {stats['exit_codes']}, "
             f"{stats['max_segments_seen']} segments at most, first segment up to offset "
             f"{stats['first_base_offset_max']}, {stats['deleted_files_seen']} .deleted files seen, "
