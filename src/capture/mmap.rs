@@ -300,6 +300,40 @@ mod tests {
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
+    /// A mapped file that shrinks under klf: the SIGBUS becomes a message
+    /// and exit status 2. Runs in a child process (this test binary again),
+    /// since the handler ends the process.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn sigbus_on_a_shrunk_mapping_becomes_exit_2() {
+        if std::env::var_os("KLF_SIGBUS_CHILD").is_some() {
+            let p = PathBuf::from(std::env::var_os("KLF_SIGBUS_CHILD").unwrap());
+            set_mmap_disabled(false);
+            install_sigbus_handler();
+            let b = FileBytes::open(&p).unwrap();
+            assert!(b.is_mapped());
+            std::fs::File::options().write(true).open(&p).unwrap().set_len(0).unwrap();
+            // Touching a page past the new end faults.
+            let v = unsafe { std::ptr::read_volatile(&b[b.len() - 1]) };
+            eprintln!("read {v} without a fault");
+            std::process::exit(0);
+        }
+        let dir = std::env::temp_dir().join(format!("klf-sigbus-test-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let p = dir.join("00000000000000000000.log");
+        std::fs::write(&p, vec![7u8; MMAP_THRESHOLD as usize * 4]).unwrap();
+        let out = std::process::Command::new(std::env::current_exe().unwrap())
+            .args(["--exact", "capture::mmap::tests::sigbus_on_a_shrunk_mapping_becomes_exit_2", "--nocapture"])
+            .env("KLF_SIGBUS_CHILD", &p)
+            .env_remove("KLF_NO_MMAP")
+            .output()
+            .unwrap();
+        std::fs::remove_dir_all(&dir).unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{:?}: {err}", out.status);
+        assert!(err.contains("shrank while it was being read"), "{err}");
+    }
+
     #[test]
     fn missing_file_is_an_error() {
         assert!(FileBytes::open(Path::new("/nonexistent/klf/file.log")).is_err());
