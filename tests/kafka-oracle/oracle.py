@@ -1235,6 +1235,8 @@ def live(klf, seconds=60, out_report=None):
                 raise RuntimeError(f"klf {' '.join(args)} died from signal {-code}:\n{err[-3000:]}")
             if code not in (0, 1, 2):
                 raise RuntimeError(f"klf {' '.join(args)} exited {code}:\n{err[-3000:]}")
+            if "memory-mapped file shrank" in err:
+                raise RuntimeError(f"klf {' '.join(args)} mapped a live file that shrank (caught SIGBUS):\n{err[-3000:]}")
             if "panicked" in err:
                 raise RuntimeError(f"klf {' '.join(args)} panicked:\n{err[-3000:]}")
 
