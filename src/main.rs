@@ -82,6 +82,10 @@ mod man;
 struct Cli {
     #[command(flatten)]
     global: cli::common::GlobalArgs,
+    /// Read every file into memory instead of memory-mapping it (files of a
+    /// log directory a running broker holds are never mapped anyway)
+    #[arg(long, global = true)]
+    no_mmap: bool,
     #[command(subcommand)]
     command: Command,
 }
@@ -97,6 +101,8 @@ fn main() -> ExitCode {
             });
         }
     };
+    klf::capture::mmap::install_sigbus_handler();
+    klf::capture::mmap::set_mmap_disabled(cli.no_mmap);
     let mut out = cli::common::Output::stdout(&cli.global);
     let status = cli.command.run(&mut out);
     let status = out.finish(status);

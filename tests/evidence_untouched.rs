@@ -1,100 +1,192 @@
-//! Evidence is never modified: every subcommand leaves the capture it reads
-//! byte-identical (contents, sizes and modification times).
+//! Evidence is never modified: every subcommand, with every main flag
+//! combination, leaves the capture it reads byte-identical (every file's
+//! contents, size, modification time and permissions; no file or directory
+//! created or removed). And the source opens nothing for writing but the
+//! baseline file the user names.
 
 use std::collections::BTreeMap;
+use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::SystemTime;
 
-fn snapshot(dir: &Path) -> BTreeMap<PathBuf, (Vec<u8>, SystemTime)> {
+/// What is recorded of each entry of the tree.
+#[derive(Debug, PartialEq, Eq)]
+struct Entry {
+    kind: &'static str,
+    len: u64,
+    mode: u32,
+    modified: SystemTime,
+    /// SHA-free but exact: the bytes themselves (the captures are small).
+    bytes: Vec<u8>,
+}
+
+fn snapshot(dir: &Path) -> BTreeMap<PathBuf, Entry> {
     let mut out = BTreeMap::new();
     let mut stack = vec![dir.to_path_buf()];
     while let Some(d) = stack.pop() {
         for e in std::fs::read_dir(&d).unwrap() {
             let p = e.unwrap().path();
             let meta = std::fs::symlink_metadata(&p).unwrap();
-            if meta.is_dir() {
-                stack.push(p);
+            let (kind, bytes) = if meta.is_dir() {
+                stack.push(p.clone());
+                ("dir", Vec::new())
             } else if meta.is_file() {
-                out.insert(
-                    p.clone(),
-                    (std::fs::read(&p).unwrap(), meta.modified().unwrap()),
-                );
-            }
+                ("file", std::fs::read(&p).unwrap())
+            } else {
+                ("other", Vec::new())
+            };
+            out.insert(
+                p,
+                Entry {
+                    kind,
+                    len: meta.len(),
+                    mode: meta.mode(),
+                    modified: meta.modified().unwrap(),
+                    bytes,
+                },
+            );
         }
     }
     out
 }
 
+fn assert_same(before: &BTreeMap<PathBuf, Entry>, after: &BTreeMap<PathBuf, Entry>, what: &str) {
+    let created: Vec<_> = after.keys().filter(|p| !before.contains_key(*p)).collect();
+    let removed: Vec<_> = before.keys().filter(|p| !after.contains_key(*p)).collect();
+    assert!(created.is_empty(), "{what} created {created:?}");
+    assert!(removed.is_empty(), "{what} removed {removed:?}");
+    for (p, v) in before {
+        let a = &after[p];
+        assert!(a == v, "{what} changed {} ({} -> {} bytes, mode {:o} -> {:o}, mtime {:?} -> {:?})",
+            p.display(), v.len, a.len, v.mode, a.mode, v.modified, a.modified);
+    }
+}
+
+fn path_of(map: &BTreeMap<PathBuf, Entry>, pred: impl Fn(&str) -> bool) -> String {
+    map.keys()
+        .find(|p| pred(&p.to_string_lossy()))
+        .unwrap_or_else(|| panic!("no such file in the capture"))
+        .display()
+        .to_string()
+}
+
 #[test]
-fn every_subcommand_leaves_the_capture_byte_identical() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let scenario = root.join("testdata/kafka/divergence");
-    let before = snapshot(&scenario);
-    assert!(before.len() > 20);
-    let seg = before
-        .keys()
-        .find(|p| {
-            p.extension().is_some_and(|e| e == "log") && p.to_string_lossy().contains("diverge-0")
-        })
-        .unwrap()
-        .clone();
-    let index = seg.with_extension("timeindex");
-    let runs: Vec<Vec<String>> = vec![
-        vec!["diff".into(), scenario.display().to_string()],
-        vec![
-            "diff".into(),
-            "--format".into(),
-            "json".into(),
-            scenario.display().to_string(),
-        ],
-        vec!["timeline".into(), scenario.display().to_string()],
-        vec![
-            "report".into(),
-            scenario.display().to_string(),
-            "--html".into(),
-            "-".into(),
-        ],
-        vec![
-            "dump".into(),
-            "--format".into(),
-            "kafka".into(),
-            "--deep-iteration".into(),
-            "--print-data-log".into(),
-            seg.display().to_string(),
-        ],
-        vec![
-            "dump".into(),
-            "--format".into(),
-            "kafka".into(),
-            "--index-sanity-check".into(),
-            index.display().to_string(),
-        ],
-        vec![
-            "dump".into(),
-            "--format".into(),
-            "json".into(),
-            scenario.join("broker-1").display().to_string(),
-        ],
-    ];
-    for args in runs {
-        let out = Command::new(env!("CARGO_BIN_EXE_klf"))
-            .args(&args)
-            .output()
-            .unwrap();
-        assert!(out.status.code().is_some(), "klf {args:?} was killed");
-        let after = snapshot(&scenario);
-        assert_eq!(
-            before.len(),
-            after.len(),
-            "klf {args:?} created or removed files"
-        );
-        for (p, v) in &before {
-            assert!(
-                after.get(p) == Some(v),
-                "klf {args:?} changed {}",
-                p.display()
-            );
+fn every_subcommand_and_flag_leaves_the_capture_byte_identical() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/kafka");
+    // Two captures: replicas that diverged (with after/), and internal
+    // topics (offsets, transactions, metadata decoders).
+    let div = root.join("divergence");
+    let int = root.join("internal-topics");
+    let before_div = snapshot(&div);
+    let before_int = snapshot(&int);
+    assert!(before_div.len() > 20 && before_int.len() > 20);
+    let d = div.display().to_string();
+    let i = int.display().to_string();
+    let b1 = div.join("broker-1").display().to_string();
+    let part = div.join("broker-1/diverge-0").display().to_string();
+    let seg = path_of(&before_div, |p| p.contains("broker-1/diverge-0/") && p.ends_with("00000000000000000000.log"));
+    let index = seg.replace(".log", ".index");
+    let tindex = seg.replace(".log", ".timeindex");
+    let snap = path_of(&before_div, |p| p.contains("broker-1/diverge-0/") && p.ends_with(".snapshot"));
+    let epochs = div.join("broker-1/diverge-0/leader-epoch-checkpoint").display().to_string();
+    let hw = div.join("broker-1/replication-offset-checkpoint").display().to_string();
+    let offsets = path_of(&before_int, |p| p.contains("broker-1/__consumer_offsets-0/") && p.ends_with(".log"));
+    let txn = path_of(&before_int, |p| p.contains("broker-1/__transaction_state-0/") && p.ends_with(".log"));
+    let meta = path_of(&before_int, |p| p.contains("broker-1/__cluster_metadata-0/") && p.ends_with(".log"));
+    let out = std::env::temp_dir().join(format!("klf-evidence-{}", std::process::id()));
+    std::fs::create_dir_all(&out).unwrap();
+    let baseline = out.join("baseline.json").display().to_string();
+    let page = out.join("report.html").display().to_string();
+
+    let mut runs: Vec<Vec<&str>> = Vec::new();
+    for fmt in ["kafka", "json", "table"] {
+        runs.push(vec!["dump", "--format", fmt, &seg]);
+        runs.push(vec!["dump", "--format", fmt, "--deep-iteration", "--print-data-log", &seg, &index, &tindex, &snap]);
+        runs.push(vec!["dump", "--format", fmt, &part]);
+        runs.push(vec!["dump", "--format", fmt, &b1]);
+        runs.push(vec!["dump", "--format", fmt, "--resync", "--deep-iteration", &seg]);
+        runs.push(vec!["dump", "--format", fmt, "--offsets-decoder", &offsets]);
+        runs.push(vec!["dump", "--format", fmt, "--transaction-log-decoder", &txn]);
+        runs.push(vec!["dump", "--format", fmt, "--cluster-metadata-decoder", &meta]);
+    }
+    runs.push(vec!["dump", "--format", "json", &epochs, &hw]);
+    runs.push(vec!["dump", "--format", "kafka", "--index-sanity-check", &index, &tindex]);
+    runs.push(vec!["dump", "--format", "kafka", "--verify-index-only", &index, &tindex]);
+    runs.push(vec!["dump", "--format", "kafka", "--files", &seg]);
+    runs.push(vec!["dump", "--format", "kafka", "--skip-record-metadata", "--print-data-log", &seg]);
+    runs.push(vec!["dump", "--format", "kafka", "--max-decompressed-bytes", "100", "--deep-iteration", &seg]);
+    runs.push(vec!["--no-mmap", "dump", "--format", "json", &d]);
+    runs.push(vec!["dump", "--format", "json", &i]);
+    for fmt in ["table", "json"] {
+        runs.push(vec!["timeline", "--format", fmt, &d]);
+        runs.push(vec!["diff", "--format", fmt, &d]);
+        runs.push(vec!["diff", "--format", fmt, "--records", &d]);
+        runs.push(vec!["diff", "--format", fmt, "--verify", &d]);
+        runs.push(vec!["diff", "--format", fmt, "--records", "--explain", &d]);
+        runs.push(vec!["diff", "--format", fmt, "--leader", "2", "--topic", "diverge", "--partition", "0", &d]);
+        runs.push(vec!["timeline", "--format", fmt, &i]);
+    }
+    for fmt in ["table", "json", "junit"] {
+        runs.push(vec!["check", "--format", fmt, &d]);
+        runs.push(vec!["check", "--format", fmt, "--fail-on", "warning", &i]);
+    }
+    runs.push(vec!["check", "--write-baseline", &baseline, &d]);
+    runs.push(vec!["check", "--baseline", &baseline, &d]);
+    runs.push(vec!["--no-mmap", "check", &d, &i]);
+    runs.push(vec!["report", &d, "--html", &page]);
+    runs.push(vec!["report", &d, "--html", "-"]);
+    for args in &runs {
+        let o = Command::new(env!("CARGO_BIN_EXE_klf")).args(args).output().unwrap();
+        let code = o.status.code();
+        assert!(matches!(code, Some(0..=2)), "klf {args:?} ended with {:?}", o.status);
+        assert_same(&before_div, &snapshot(&div), &format!("klf {args:?}"));
+        assert_same(&before_int, &snapshot(&int), &format!("klf {args:?}"));
+    }
+    assert!(Path::new(&baseline).exists(), "--write-baseline wrote nothing");
+    assert!(Path::new(&page).exists(), "report --html wrote nothing");
+    std::fs::remove_dir_all(&out).unwrap();
+}
+
+/// The source opens files only for reading: the two writes are the
+/// `--write-baseline` file of `klf check` and the page of `klf report
+/// --html`, which the user names (and which may not lie in the evidence).
+#[test]
+fn source_opens_nothing_for_writing() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut stack = vec![src];
+    let mut writes = Vec::new();
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+                continue;
+            }
+            let text = std::fs::read_to_string(&p).unwrap();
+            // Unit tests at the end of a file may write their own temp files.
+            let code = text.split("#[cfg(test)]").next().unwrap();
+            for (n, line) in code.lines().enumerate() {
+                for needle in [
+                    "OpenOptions", ".write(true)", ".append(true)", "File::create", "fs::write",
+                    "set_permissions", "remove_file", "remove_dir", "fs::rename", "set_len",
+                    "MmapMut", "map_mut", "set_modified", "set_times",
+                ] {
+                    if line.contains(needle) {
+                        writes.push(format!("{}:{}: {}", p.display(), n + 1, line.trim()));
+                    }
+                }
+            }
         }
     }
+    let allowed = |w: &String| {
+        (w.contains("src/cli/check.rs") && w.contains("std::fs::write(p, v)"))
+            || (w.contains("src/cli/report.rs") && w.contains("std::fs::write(&args.html, page)"))
+            // the man page generator, compiled only into the tests
+            || w.contains("src/man.rs")
+    };
+    let unexpected: Vec<_> = writes.iter().filter(|w| !allowed(w)).collect();
+    assert!(unexpected.is_empty(), "write access in the source: {unexpected:#?}");
+    let kept = writes.iter().filter(|w| !w.contains("src/man.rs")).count();
+    assert_eq!(kept, 2, "the baseline or report write is gone or moved: {writes:#?}");
 }

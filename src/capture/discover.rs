@@ -902,6 +902,13 @@ impl Discovery {
             partial: matches!(want, Want::Only(_)),
         };
         let entries = self.list_dir(path);
+        if super::mmap::log_dir_is_live(path) {
+            self.warn(
+                path,
+                "live log directory: a running process (a broker) holds its .lock; files are read, \
+                 not memory-mapped, and may change or vanish while klf reads them",
+            );
+        }
         let mut partition_dirs: Vec<(PathBuf, PartitionDirName)> = Vec::new();
         let mut saw_meta = false;
         for entry in entries {

@@ -5,26 +5,60 @@
 //! into memory. Both paths give the same bytes; [`FileBytes::read`] forces the
 //! plain read.
 //!
-//! # SIGBUS
+//! # Live log directories and SIGBUS
 //!
 //! A mapping is only as stable as the file under it. If another process
-//! truncates the file while it is mapped (a broker's active segment being
-//! truncated during recovery, log cleaning, a retention deletion followed by
-//! reuse), touching a page past the new end raises SIGBUS and kills the
-//! process; no Rust code can catch that. klf is meant for captured (copied)
-//! log directories, where nothing writes. For live files use
-//! [`FileBytes::read`] (a snapshot copy), which cannot fault; handling live
-//! files is a separate concern.
+//! truncates the file while it is mapped (a broker truncating its active
+//! segment on recovery or follower truncation, deleting a segment that is
+//! then reused), touching a page past the new end raises SIGBUS, which no
+//! Rust code can catch. So [`FileBytes::open`] maps a file only when nothing
+//! suggests it can change:
+//!
+//! - mapping is off altogether after [`set_mmap_disabled`] (`klf --no-mmap`)
+//!   or with the environment variable `KLF_NO_MMAP` set to anything but `0`;
+//! - a file inside a *live* log directory is read, never mapped. A log
+//!   directory is live when a process holds a lock on its `.lock` file, as a
+//!   running broker does ([`log_dir_is_live`]; probed with `F_GETLK`, which
+//!   reads the lock table and changes nothing);
+//! - a file whose size or modification time changes between the first look
+//!   and the mapping is read instead.
+//!
+//! A read copy cannot fault: a file that shrinks while it is read simply
+//! gives fewer bytes, and one that vanishes gives an I/O error naming it.
+//! As a last resort, [`install_sigbus_handler`] turns a SIGBUS that still
+//! happens (a file rewritten outside any locked log directory) into a
+//! message and exit status 2 instead of a crash.
 //!
 //! Nothing here ever opens a file for writing.
 
+use std::collections::HashMap;
 use std::fs::File;
 use std::io::{self, Read};
 use std::ops::Deref;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Mutex;
 
 /// Files at least this large are memory-mapped by [`FileBytes::open`].
 pub const MMAP_THRESHOLD: u64 = 64 * 1024;
+
+/// Name of the lock file a broker holds in each of its log directories.
+pub const LOCK_FILE: &str = ".lock";
+
+static NO_MMAP: AtomicBool = AtomicBool::new(false);
+
+/// Turns memory mapping off (or back on) for every later
+/// [`FileBytes::open`]: files are then always read.
+pub fn set_mmap_disabled(disabled: bool) {
+    NO_MMAP.store(disabled, Ordering::Relaxed);
+}
+
+/// Whether mapping is off: [`set_mmap_disabled`] or `KLF_NO_MMAP` set to
+/// something other than `0` or the empty string.
+pub fn mmap_disabled() -> bool {
+    NO_MMAP.load(Ordering::Relaxed)
+        || std::env::var_os("KLF_NO_MMAP").is_some_and(|v| !v.is_empty() && v != "0")
+}
 
 enum Inner {
     Mapped(memmap2::Mmap),
@@ -38,30 +72,42 @@ pub struct FileBytes {
 
 impl FileBytes {
     /// Opens `path` read-only: memory-mapped when it is a regular file of at
-    /// least [`MMAP_THRESHOLD`] bytes, else read. See the module docs for the
-    /// SIGBUS risk of mapping a file that shrinks.
+    /// least [`MMAP_THRESHOLD`] bytes that is not in a live log directory
+    /// (see the module docs), else read.
     pub fn open(path: &Path) -> io::Result<FileBytes> {
+        refuse_special(path)?;
         let file = File::open(path)?;
         let meta = file.metadata()?;
-        if meta.is_file() && meta.len() >= MMAP_THRESHOLD {
+        if meta.is_file()
+            && meta.len() >= MMAP_THRESHOLD
+            && !mmap_disabled()
+            && !in_live_log_dir(path)
+        {
             // SAFETY: the mapping is read-only and private. Its contents can
             // still change (or vanish, SIGBUS) if another process modifies
-            // the file; klf reads captured files that nothing writes, as the
-            // module docs state.
+            // the file; files of live log directories are never mapped, and
+            // a file that changed while we looked is read instead (module
+            // docs).
             let map = unsafe { memmap2::MmapOptions::new().map(&file)? };
-            #[cfg(unix)]
-            {
-                let _ = map.advise(memmap2::Advice::Sequential);
+            let after = file.metadata()?;
+            if after.len() == meta.len() && after.modified().ok() == meta.modified().ok() {
+                #[cfg(unix)]
+                {
+                    let _ = map.advise(memmap2::Advice::Sequential);
+                }
+                return Ok(FileBytes {
+                    inner: Inner::Mapped(map),
+                });
             }
-            return Ok(FileBytes {
-                inner: Inner::Mapped(map),
-            });
+            drop(map);
+            return Self::read_file(file, after.len());
         }
         Self::read_file(file, meta.len())
     }
 
     /// Reads the whole file into memory (no mapping).
     pub fn read(path: &Path) -> io::Result<FileBytes> {
+        refuse_special(path)?;
         let file = File::open(path)?;
         let len = file.metadata().map(|m| m.len()).unwrap_or(0);
         Self::read_file(file, len)
@@ -123,6 +169,20 @@ impl FileBytes {
 /// Granularity of [`FileBytes::consumed`] (a multiple of the page size).
 pub const RELEASE_STEP: usize = 8 << 20;
 
+/// A pipe, socket or device is not read: opening a FIFO blocks until a
+/// writer appears, and a device can be endless. Directories are left to
+/// the OS (reading one fails with "Is a directory").
+fn refuse_special(path: &Path) -> io::Result<()> {
+    let meta = std::fs::metadata(path)?;
+    if meta.is_file() || meta.is_dir() {
+        return Ok(());
+    }
+    Err(io::Error::new(
+        io::ErrorKind::InvalidInput,
+        "not a regular file (a pipe, socket or device); not read",
+    ))
+}
+
 impl Deref for FileBytes {
     type Target = [u8];
 
@@ -137,6 +197,107 @@ impl Deref for FileBytes {
 impl AsRef<[u8]> for FileBytes {
     fn as_ref(&self) -> &[u8] {
         self
+    }
+}
+
+/// Whether `dir` is a log directory some process holds the `.lock` of (a
+/// running broker). `false` when there is no `.lock`, it cannot be opened,
+/// or the platform has no lock probe. Only reads: the lock file is opened
+/// read-only and its lock queried with `F_GETLK`, which takes no lock.
+pub fn log_dir_is_live(dir: &Path) -> bool {
+    let lock = dir.join(LOCK_FILE);
+    match File::open(&lock) {
+        Ok(f) => lock_is_held(&f),
+        Err(_) => false,
+    }
+}
+
+#[cfg(unix)]
+fn lock_is_held(f: &File) -> bool {
+    use std::os::unix::io::AsRawFd;
+    // SAFETY: a zeroed flock is a valid value; F_GETLK only fills it in.
+    let mut fl: libc::flock = unsafe { std::mem::zeroed() };
+    fl.l_type = libc::F_WRLCK as libc::c_short;
+    fl.l_whence = libc::SEEK_SET as libc::c_short;
+    fl.l_start = 0;
+    fl.l_len = 0;
+    // SAFETY: valid fd and pointer to a flock for the duration of the call.
+    let r = unsafe { libc::fcntl(f.as_raw_fd(), libc::F_GETLK, &mut fl) };
+    // Kafka locks with Java's FileChannel.tryLock, an fcntl lock on Linux.
+    r == 0 && fl.l_type != libc::F_UNLCK as libc::c_short
+}
+
+#[cfg(not(unix))]
+fn lock_is_held(_: &File) -> bool {
+    false
+}
+
+/// Whether `path` lies in a live log directory: its own directory (a
+/// checkpoint of the log directory) or its grandparent (a segment of a
+/// partition directory). Answers are cached per directory for the run.
+pub fn in_live_log_dir(path: &Path) -> bool {
+    static CACHE: Mutex<Option<HashMap<PathBuf, bool>>> = Mutex::new(None);
+    let Some(parent) = path.parent() else {
+        return false;
+    };
+    let parent = if parent.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        parent
+    };
+    let candidates = [Some(parent), parent.parent()];
+    for d in candidates.into_iter().flatten() {
+        if d.as_os_str().is_empty() {
+            continue;
+        }
+        let cached = CACHE
+            .lock()
+            .ok()
+            .and_then(|c| c.as_ref().and_then(|m| m.get(d).copied()));
+        let live = match cached {
+            Some(v) => v,
+            None => {
+                let v = log_dir_is_live(d);
+                if let Ok(mut c) = CACHE.lock() {
+                    c.get_or_insert_with(HashMap::new).insert(d.to_path_buf(), v);
+                }
+                v
+            }
+        };
+        if live {
+            return true;
+        }
+    }
+    false
+}
+
+/// Installs a SIGBUS handler that reports a mapped file shrinking under klf
+/// (a live log directory that was not recognised as such) and exits with
+/// status 2, instead of dying from the signal. Idempotent.
+pub fn install_sigbus_handler() {
+    #[cfg(unix)]
+    {
+        static DONE: AtomicBool = AtomicBool::new(false);
+        if DONE.swap(true, Ordering::SeqCst) {
+            return;
+        }
+        extern "C" fn on_sigbus(_: libc::c_int) {
+            const MSG: &[u8] = b"klf: a memory-mapped file shrank while it was being read \
+(bus error): the log directory is being written to; rerun with --no-mmap\n";
+            // SAFETY: write(2) and _exit(2) are async-signal-safe.
+            unsafe {
+                libc::write(2, MSG.as_ptr().cast(), MSG.len());
+                libc::_exit(2);
+            }
+        }
+        // SAFETY: installing a handler that only calls async-signal-safe
+        // functions.
+        unsafe {
+            let mut sa: libc::sigaction = std::mem::zeroed();
+            sa.sa_sigaction = on_sigbus as extern "C" fn(libc::c_int) as usize;
+            libc::sigemptyset(&mut sa.sa_mask);
+            libc::sigaction(libc::SIGBUS, &sa, std::ptr::null_mut());
+        }
     }
 }
 
@@ -157,14 +318,114 @@ mod tests {
             let b = FileBytes::read(&p).unwrap();
             assert_eq!(&a[..], &data[..]);
             assert_eq!(&b[..], &data[..]);
-            assert_eq!(a.is_mapped(), len >= MMAP_THRESHOLD as usize);
+            assert_eq!(a.is_mapped(), len >= MMAP_THRESHOLD as usize && !mmap_disabled());
             assert!(!b.is_mapped());
         }
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
+    #[cfg(unix)]
+    #[test]
+    fn a_fifo_is_refused_not_waited_on() {
+        let dir = std::env::temp_dir().join(format!("klf-fifo-test-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let fifo = dir.join("00000000000000000000.log");
+        let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+        // SAFETY: valid NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
+        for r in [FileBytes::open(&fifo), FileBytes::read(&fifo)] {
+            let e = r.err().expect("a FIFO must not be read");
+            assert!(e.to_string().contains("not a regular file"), "{e}");
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// A mapped file that shrinks under klf: the SIGBUS becomes a message
+    /// and exit status 2. Runs in a child process (this test binary again),
+    /// since the handler ends the process.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn sigbus_on_a_shrunk_mapping_becomes_exit_2() {
+        if std::env::var_os("KLF_SIGBUS_CHILD").is_some() {
+            let p = PathBuf::from(std::env::var_os("KLF_SIGBUS_CHILD").unwrap());
+            set_mmap_disabled(false);
+            install_sigbus_handler();
+            let b = FileBytes::open(&p).unwrap();
+            assert!(b.is_mapped());
+            std::fs::File::options().write(true).open(&p).unwrap().set_len(0).unwrap();
+            // Touching a page past the new end faults.
+            let v = unsafe { std::ptr::read_volatile(&b[b.len() - 1]) };
+            eprintln!("read {v} without a fault");
+            std::process::exit(0);
+        }
+        let dir = std::env::temp_dir().join(format!("klf-sigbus-test-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let p = dir.join("00000000000000000000.log");
+        std::fs::write(&p, vec![7u8; MMAP_THRESHOLD as usize * 4]).unwrap();
+        let out = std::process::Command::new(std::env::current_exe().unwrap())
+            .args(["--exact", "capture::mmap::tests::sigbus_on_a_shrunk_mapping_becomes_exit_2", "--nocapture"])
+            .env("KLF_SIGBUS_CHILD", &p)
+            .env_remove("KLF_NO_MMAP")
+            .output()
+            .unwrap();
+        std::fs::remove_dir_all(&dir).unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{:?}: {err}", out.status);
+        assert!(err.contains("shrank while it was being read"), "{err}");
+    }
+
     #[test]
     fn missing_file_is_an_error() {
         assert!(FileBytes::open(Path::new("/nonexistent/klf/file.log")).is_err());
+    }
+
+    /// A log directory whose `.lock` another process holds (as a broker
+    /// does) is live: its files are read, not mapped. The lock holder is a
+    /// child process (locks of our own process are invisible to F_GETLK).
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn locked_log_dir_is_live_and_not_mapped() {
+        let dir = std::env::temp_dir().join(format!("klf-live-test-{}", std::process::id()));
+        let part = dir.join("t-0");
+        std::fs::create_dir_all(&part).unwrap();
+        let lock = dir.join(LOCK_FILE);
+        std::fs::write(&lock, b"").unwrap();
+        let seg = part.join("00000000000000000000.log");
+        std::fs::write(&seg, vec![0u8; MMAP_THRESHOLD as usize * 2]).unwrap();
+        assert!(!log_dir_is_live(&dir));
+        // python3's fcntl.lockf takes a POSIX lock like Java's FileChannel.lock.
+        let script = "import fcntl,sys\nf=open(sys.argv[1],'r+')\nfcntl.lockf(f,fcntl.LOCK_EX)\nprint('locked',flush=True)\nsys.stdin.read()\n";
+        let mut child = match std::process::Command::new("python3")
+            .args(["-c", script])
+            .arg(&lock)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+        {
+            Ok(c) => c,
+            Err(_) => {
+                eprintln!("python3 not found: lock probe not tested");
+                std::fs::remove_dir_all(&dir).unwrap();
+                return;
+            }
+        };
+        let mut line = String::new();
+        std::io::BufRead::read_line(
+            &mut std::io::BufReader::new(child.stdout.take().unwrap()),
+            &mut line,
+        )
+        .unwrap();
+        assert_eq!(line.trim(), "locked");
+        assert!(log_dir_is_live(&dir));
+        let before = std::fs::metadata(&lock).unwrap();
+        let b = FileBytes::open(&seg).unwrap();
+        assert!(!b.is_mapped(), "a file of a live log directory was mapped");
+        assert_eq!(b.len(), MMAP_THRESHOLD as usize * 2);
+        let after = std::fs::metadata(&lock).unwrap();
+        assert_eq!(before.modified().unwrap(), after.modified().unwrap());
+        assert_eq!(before.len(), after.len());
+        drop(child.stdin.take());
+        child.wait().unwrap();
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -27,6 +27,9 @@ pub const HEADER_SIZE_UP_TO_MAGIC: usize = 17;
 pub const V2_HEADER_SIZE: usize = 61;
 /// Smallest size field accepted by Kafka (v0 record overhead).
 pub const MIN_SIZE_FIELD: i32 = 14;
+/// Smallest encoded v2 record: one byte each for the length, attributes,
+/// timestamp delta, offset delta, key length, value length and header count.
+pub const MIN_RECORD_SIZE: usize = 7;
 
 /// Timestamp type of a batch or message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -282,6 +285,17 @@ impl<'a> RecordBatch<'a> {
                 ctx,
                 failed: false,
             });
+        }
+        // N records need at least N * MIN_RECORD_SIZE decompressed bytes:
+        // a count the cap cannot hold is refused before inflating anything.
+        if (count as u64).saturating_mul(MIN_RECORD_SIZE as u64) > cap as u64 {
+            return Err(ParseError::new(
+                pos + 57,
+                format!(
+                    "batch at {pos}: {count} records need at least {} decompressed bytes, more than the cap of {cap} bytes",
+                    count as u64 * MIN_RECORD_SIZE as u64
+                ),
+            ));
         }
         let data_pos = pos + V2_HEADER_SIZE as u64;
         codec::decompress(codec, self.records_area(), self.magic(), scratch, cap).map_err(|e| {

@@ -12,6 +12,13 @@ use std::io::Read;
 use super::ParseError;
 
 /// Default cap on the decompressed size of one batch or wrapper message.
+///
+/// Kafka bounds what a batch occupies on disk (`max.message.bytes`, at most
+/// `i32::MAX`) but not what it inflates to, so klf needs its own bound:
+/// decompression stops with an error at the cap, and the output buffer never
+/// grows past it. A v2 batch that declares more records than the cap could
+/// hold at [`crate::format::batch::MIN_RECORD_SIZE`] bytes each is refused
+/// before decompressing anything.
 pub const DEFAULT_DECOMPRESSED_CAP: usize = 256 << 20;
 
 /// Compression codec ids of batch / message attributes (bits 0–2).
@@ -102,12 +109,35 @@ fn cap_error(pos: usize, cap: usize) -> ParseError {
     )
 }
 
-/// Reads all of `r` into `out`, failing past `cap` bytes.
+/// Reads all of `r` into `out`, failing past `cap` bytes. The buffer grows
+/// by doubling but never past `cap + 1` bytes of capacity, so a bomb costs
+/// at most the cap in memory (a plain `read_to_end` may reserve twice that).
 fn read_capped(mut r: impl Read, out: &mut Vec<u8>, cap: usize) -> std::io::Result<bool> {
-    let start = out.len();
-    let limit = (cap.saturating_sub(start) as u64).saturating_add(1);
-    let n = (&mut r).take(limit).read_to_end(out)?;
-    Ok(start + n <= cap)
+    let max = cap.saturating_add(1);
+    loop {
+        if out.len() >= max {
+            return Ok(false);
+        }
+        if out.len() == out.capacity() {
+            let grow = out.capacity().max(32 * 1024).min(max - out.len());
+            out.reserve_exact(grow);
+        }
+        let at = out.len();
+        let room = (out.capacity() - at).min(max - at);
+        out.resize(at + room, 0);
+        match r.read(&mut out[at..]) {
+            Ok(0) => {
+                out.truncate(at);
+                return Ok(true);
+            }
+            Ok(n) => out.truncate(at + n),
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => out.truncate(at),
+            Err(e) => {
+                out.truncate(at);
+                return Err(e);
+            }
+        }
+    }
 }
 
 // ---------------------------------------------------------------- gzip

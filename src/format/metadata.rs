@@ -523,8 +523,10 @@ pub mod schema {
                         r.remaining()
                     )));
                 }
-                // `len` is bounded by the remaining bytes, so this allocation is too.
-                let mut out = Vec::with_capacity(len as usize);
+                // `len` is bounded by the remaining bytes, but a value takes
+                // more memory than its smallest encoding: preallocate a
+                // little and let elements that really parse grow it.
+                let mut out = Vec::with_capacity((len as usize).min(1024));
                 for _ in 0..len {
                     out.push(match elem {
                         Ty::Struct(fields) => Val::Struct(read_struct(r, fields, cx, present)?),

@@ -626,9 +626,14 @@ pub mod control {
         }
     }
 
+    /// Arrays are bounded by the bytes left (Kafka's rule), but an element
+    /// is larger in memory than its smallest encoding: preallocate at most
+    /// this many and let elements that really parse grow the vector.
+    const PREALLOC_MAX: usize = 1024;
+
     fn lc_voters(f: &mut Flex<'_>, field: &str) -> R<Vec<LeaderChangeVoter>> {
         let n = f.array_len(field)?;
-        let mut v = Vec::with_capacity(n);
+        let mut v = Vec::with_capacity(n.min(PREALLOC_MAX));
         for _ in 0..n {
             let voter_id = f.i32()?;
             f.tagged_fields()?;
@@ -700,12 +705,12 @@ pub mod control {
         };
         let version = f.i16()?;
         let n = f.array_len("voters")?;
-        let mut voters = Vec::with_capacity(n);
+        let mut voters = Vec::with_capacity(n.min(PREALLOC_MAX));
         for _ in 0..n {
             let voter_id = f.i32()?;
             let voter_directory_id = f.uuid()?;
             let ne = f.array_len("endpoints")?;
-            let mut endpoints = Vec::with_capacity(ne);
+            let mut endpoints = Vec::with_capacity(ne.min(PREALLOC_MAX));
             for _ in 0..ne {
                 let name = f.string("name")?;
                 let host = f.string("host")?;

@@ -12,6 +12,7 @@ told, the truncation the brokers logged) and kafka-dump-log golden output.
     python3 tests/kafka-oracle/oracle.py run --out DIR e f  # somewhere else
     python3 tests/kafka-oracle/oracle.py golden SCENARIO_DIR...
     python3 tests/kafka-oracle/oracle.py validate DIR...
+    python3 tests/kafka-oracle/oracle.py live --klf PATH [--seconds N]  # klf on a live cluster
 
 Every process the harness starts is stopped by process id when the scenario
 ends, fails, or the harness is interrupted.
@@ -1153,6 +1154,164 @@ def validate(d, need_golden=True):
     return problems
 
 
+# ---------------------------------------------------------------- live
+
+def live(klf, seconds=60, out_report=None):
+    """Runs klf again and again on the log directories of a running cluster
+    while Kafka appends, rolls, deletes and truncates under it. Fails when a
+    klf run dies from a signal, exits with a status other than 0, 1 or 2, or
+    does not finish within 120 s; and when Kafka did not roll, delete and
+    truncate while klf ran (a run that saw none of it proves nothing)."""
+    klf = os.path.abspath(klf)
+    if not os.access(klf, os.X_OK):
+        raise RuntimeError(f"{klf}: not an executable")
+    c = Cluster("live")
+    producer = None
+    stats = {"runs": 0, "exit_codes": {}, "vanished_or_shrunk_messages": 0,
+             "max_segments_seen": 0, "deleted_files_seen": 0, "first_base_offset_max": 0}
+    try:
+        c.start()
+        t = "live"
+        # Tiny segments that roll by size and by time, retention that deletes
+        # them within seconds, and deletion without the default 60 s delay.
+        # Segments of 256 KiB: above klf's memory-mapping threshold (64 KiB),
+        # so a mapping of a file Kafka truncates would fault.
+        seg = 256 * 1024
+        c.driver("create", topic=t, assignment="1,2,3", config=topic_config({
+            "internal.segment.bytes": seg, "segment.index.bytes": 64 * 1024,
+            "min.insync.replicas": 1, "segment.ms": 2000, "segment.jitter.ms": 0,
+            "retention.ms": 15000, "retention.bytes": 4 * seg,
+            "file.delete.delay.ms": 500}))
+        leader = c.describe(t)["leader"]
+        dirs = [c.brokers[i].data for i in BROKERS]
+        part_dirs = [os.path.join(d, f"{t}-0") for d in dirs]
+        commands = [
+            ["dump", "--format", "kafka", "--deep-iteration", "--print-data-log", part_dirs[0]],
+            ["dump", "--format", "kafka", "--index-sanity-check", part_dirs[1]],
+            ["dump", "--format", "json", dirs[2]],
+            ["dump", "--format", "table", part_dirs[0]],
+            ["check", *dirs],
+            ["check", "--format", "json", *dirs],
+            ["timeline", *dirs],
+            ["diff", *dirs],
+            ["diff", "--records", "--explain", *dirs],
+        ]
+
+        def producing():
+            nonlocal producer
+            if producer is not None and producer.poll() is None:
+                return
+            if producer is not None:
+                PROCS.pop(producer.pid, None)
+                producer.communicate()
+            producer = c.driver_bg("produce", topic=t, count=200000, value_size=300,
+                                   acks="1", pause_every=200)
+
+        def observe():
+            for pd in part_dirs:
+                try:
+                    names = os.listdir(pd)
+                except OSError:
+                    continue
+                logs = sorted(int(n.split(".")[0]) for n in names if n.endswith(".log"))
+                stats["max_segments_seen"] = max(stats["max_segments_seen"], len(logs))
+                stats["deleted_files_seen"] += sum(n.endswith(".deleted") for n in names)
+                if logs:
+                    stats["first_base_offset_max"] = max(stats["first_base_offset_max"], logs[0])
+
+        def run_klf(args):
+            try:
+                r = subprocess.run([klf, *args], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                   stdin=subprocess.DEVNULL, timeout=120)
+            except subprocess.TimeoutExpired:
+                raise RuntimeError(f"klf {' '.join(args)} did not finish within 120 s")
+            stats["runs"] += 1
+            code = r.returncode
+            stats["exit_codes"][str(code)] = stats["exit_codes"].get(str(code), 0) + 1
+            err = r.stderr.decode(errors="replace")
+            stats["vanished_or_shrunk_messages"] += len(re.findall(r"vanished|shrank|No such file", err))
+            stats["live_dir_warnings"] = stats.get("live_dir_warnings", 0) + err.count("live log directory")
+            if code < 0:
+                raise RuntimeError(f"klf {' '.join(args)} died from signal {-code}:\n{err[-3000:]}")
+            if code not in (0, 1, 2):
+                raise RuntimeError(f"klf {' '.join(args)} exited {code}:\n{err[-3000:]}")
+            if "memory-mapped file shrank" in err:
+                raise RuntimeError(f"klf {' '.join(args)} mapped a live file that shrank (caught SIGBUS):\n{err[-3000:]}")
+            if "panicked" in err:
+                raise RuntimeError(f"klf {' '.join(args)} panicked:\n{err[-3000:]}")
+
+        def klf_round():
+            producing()
+            for args in commands:
+                run_klf(args)
+                observe()
+
+        # Load first, until the broker has rolled several segments.
+        producing()
+        c.wait_until("segments to roll", lambda: (observe(), stats["max_segments_seen"] >= 3)[1], timeout=120)
+        start = time.time()
+        # Phase 1: append, roll and delete under klf.
+        while time.time() - start < seconds / 3:
+            klf_round()
+        # Phase 2: the leader is killed (SIGKILL) while acks=1 writes go on;
+        # klf keeps reading the survivors while they elect a new leader.
+        c.brokers[leader].kill9()
+        producer.kill()
+        producer.communicate()
+        PROCS.pop(producer.pid, None)
+        producer = None
+        others = [b for b in BROKERS if b != leader]
+        c.wait_until("a new leader", lambda: c.describe(t)["leader"] in others, timeout=90)
+        while time.time() - start < 2 * seconds / 3:
+            klf_round()
+        # Phase 3: the old leader restarts, recovers its log and truncates to
+        # the new leader's epoch while klf reads its directory.
+        c.brokers[leader].start()
+        # Kafka logs a truncation in several ways depending on the path it
+        # takes (to an epoch end, to the high watermark, or fully to the
+        # leader's log start when the replica fell behind retention).
+        trunc_pat = re.compile(r"Truncating to offset \d+|Truncate fully|Deleting segments as part of log truncation"
+                               r"|Truncating partition \S+ with TruncationState")
+
+        def truncation_lines():
+            return [m.group(0) for line in c.brokers[leader].log_text(since_start=True).splitlines()
+                    if f"{t}-0" in line for m in [trunc_pat.search(line)] if m]
+        truncated = False
+        while time.time() - start < seconds or not truncated:
+            klf_round()
+            if c.brokers[leader].proc.poll() is not None:
+                raise RuntimeError(f"broker {leader} exited after restart; see {c.brokers[leader].logfile}")
+            truncated = bool(truncation_lines())
+            if time.time() - start > seconds + 180:
+                raise RuntimeError(f"broker {leader} logged no truncation within 180 s of the run's end")
+        lines = truncation_lines()
+        stats["truncations"] = {k: lines.count(k) for k in sorted(set(lines))}
+        observe()
+        if stats["max_segments_seen"] < 3:
+            raise RuntimeError(f"Kafka never had 3 segments at once: {stats}")
+        if stats["first_base_offset_max"] == 0 and stats["deleted_files_seen"] == 0:
+            raise RuntimeError(f"Kafka deleted no segment while klf ran: {stats}")
+        if not stats.get("live_dir_warnings"):
+            raise RuntimeError(f"klf never recognised a live log directory (.lock held by the broker): {stats}")
+        log(f"live: {stats['runs']} klf runs, exit codes {stats['exit_codes']}, "
+            f"{stats['max_segments_seen']} segments at most, first segment up to offset "
+            f"{stats['first_base_offset_max']}, {stats['deleted_files_seen']} .deleted files seen, "
+            f"broker {leader} truncated {stats['truncations']}")
+        if out_report:
+            with open(out_report, "w") as f:
+                json.dump(stats, f, indent=2, sort_keys=True)
+                f.write("\n")
+        return stats
+    finally:
+        if producer is not None and producer.poll() is None:
+            producer.kill()
+            producer.communicate()
+        if producer is not None:
+            PROCS.pop(producer.pid, None)
+        c.stop_all()
+        _kill_all()
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -1166,6 +1325,10 @@ def main():
     v = sub.add_parser("validate")
     v.add_argument("--no-golden", action="store_true")
     v.add_argument("dirs", nargs="+")
+    lv = sub.add_parser("live", help="run a klf binary over and over on a live cluster's log directories")
+    lv.add_argument("--klf", required=True, help="the klf binary")
+    lv.add_argument("--seconds", type=int, default=60)
+    lv.add_argument("--report", help="write the run's figures as JSON here")
     a = ap.parse_args()
     if a.cmd == "setup":
         setup()
@@ -1184,6 +1347,9 @@ def main():
         setup()
         for d in a.dirs:
             golden(d)
+    elif a.cmd == "live":
+        setup()
+        live(a.klf, a.seconds, a.report)
     elif a.cmd == "validate":
         bad = []
         for d in a.dirs:

@@ -1,0 +1,39 @@
+//! Checkpoint files (offset checkpoints, leader-epoch-checkpoint, the clean
+//! shutdown marker) and the properties files (meta.properties,
+//! partition.metadata), each through the strict and the lenient reader.
+#![no_main]
+use klf::format::checkpoint::{
+    epoch_cache_problems, line_starts, parse_clean_shutdown, parse_leader_epoch_checkpoint,
+    parse_leader_epoch_checkpoint_lenient, parse_offset_checkpoint,
+    parse_offset_checkpoint_lenient,
+};
+use klf::format::props::{
+    node_id_hint, parse_meta_properties, parse_partition_metadata, parse_properties, Uuid,
+};
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    let starts = line_starts(data);
+    assert!(starts.len() <= data.len() + 1);
+    let _ = parse_offset_checkpoint(data);
+    let cp = parse_offset_checkpoint_lenient(data);
+    let _ = (cp.kafka_accepts(), cp.first_rejection().map(|p| p.to_string()), cp.offsets());
+    let _ = parse_leader_epoch_checkpoint(data);
+    let ep = parse_leader_epoch_checkpoint_lenient(data);
+    let _ = epoch_cache_problems(&ep.entries, &starts);
+    for p in &ep.problems {
+        let _ = p.to_string();
+    }
+    let _ = parse_clean_shutdown(data);
+    if let Ok(p) = parse_properties(data) {
+        let _ = (node_id_hint(&p), p.to_map());
+    }
+    let _ = parse_meta_properties(data).map_err(|e| e.to_string());
+    let _ = parse_partition_metadata(data).map_err(|e| e.to_string());
+    if let Ok(s) = std::str::from_utf8(data) {
+        let _ = Uuid::parse(s).map(|u| u.halves());
+        let _ = klf::capture::discover::parse_partition_dir_name(s);
+        let _ = klf::capture::discover::parse_segment_file_name(s);
+        let _ = klf::format::metadata::parse_checkpoint_name(s);
+    }
+});

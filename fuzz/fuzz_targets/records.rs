@@ -1,0 +1,63 @@
+//! Record payload decoders: __cluster_metadata records and KRaft control
+//! records, __consumer_offsets and __transaction_state keys and values,
+//! and the control-record parsers of v2 batches.
+#![no_main]
+use klf::format::internal::{
+    decode_group_record, decode_transaction_record, format_offsets_record,
+    format_transaction_log_record,
+};
+use klf::format::metadata::{
+    decode_kraft_control, decode_metadata_record, format_kraft_control, format_metadata_payload,
+    kraft_control_json, KraftControlType,
+};
+use klf::format::record::control;
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    let Some((&sel, rest)) = data.split_first() else { return };
+    // Coordinator records: a u16 LE key length, the key, then the value
+    // (null when bit 2 of the selector is set).
+    let (key, value) = match rest {
+        [a, b, kv @ ..] => kv.split_at(usize::from(u16::from_le_bytes([*a, *b])).min(kv.len())),
+        _ => (rest, &[][..]),
+    };
+    let value = (sel & 4 == 0).then_some(value);
+    match sel % 4 {
+        0 => {
+            let _ = decode_metadata_record(rest);
+            let _ = format_metadata_payload(7, Some(rest));
+        }
+        1 => {
+            for kind in [
+                KraftControlType::LeaderChange,
+                KraftControlType::SnapshotHeader,
+                KraftControlType::SnapshotFooter,
+                KraftControlType::KRaftVersion,
+                KraftControlType::KRaftVoters,
+            ] {
+                let _ = decode_kraft_control(kind, rest);
+                let _ = kraft_control_json(kind, rest);
+                let _ = format_kraft_control(kind, rest);
+            }
+            let _ = control::parse_type_id(Some(rest));
+            let _ = control::parse_end_txn_marker(Some(rest));
+            let _ = control::parse_leader_change(rest);
+            let _ = control::parse_snapshot_header(rest);
+            let _ = control::parse_snapshot_footer(rest);
+            let _ = control::parse_kraft_version(rest);
+            let _ = control::parse_voters(rest);
+        }
+        2 => {
+            if let Ok(r) = decode_group_record(key, value) {
+                let _ = format!("{r:?}");
+            }
+            let _ = format_offsets_record(3, Some(key), value);
+        }
+        _ => {
+            if let Ok(r) = decode_transaction_record(key, value) {
+                let _ = format!("{r:?}");
+            }
+            let _ = format_transaction_log_record(3, Some(key), value);
+        }
+    }
+});
