@@ -11,6 +11,7 @@ use std::path::PathBuf;
 
 use serde::Serialize;
 
+use crate::analysis::diff::ReferenceHint;
 use crate::analysis::truncation::leader_epoch_after_partition_change;
 use crate::capture::discover::{Capture, Replica};
 use crate::format::batch::{Batch, SegmentIter};
@@ -53,6 +54,23 @@ impl PartitionHistory {
     /// The state at the end of the log.
     pub fn current(&self) -> Option<&Election> {
         self.changes.last()
+    }
+}
+
+/// The diff's reference for a partition: the broker the operator named,
+/// else the leader at the end of the metadata log with its epoch, else the
+/// diff's own rule.
+pub fn reference_hint(leader: Option<i32>, history: Option<&PartitionHistory>) -> ReferenceHint {
+    match leader {
+        Some(b) => ReferenceHint::Explicit { broker: b },
+        None => history
+            .and_then(|h| h.current())
+            .filter(|e| e.leader >= 0)
+            .map(|e| ReferenceHint::MetadataLeader {
+                broker: e.leader,
+                leader_epoch: Some(e.leader_epoch),
+            })
+            .unwrap_or(ReferenceHint::Auto),
     }
 }
 

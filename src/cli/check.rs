@@ -45,7 +45,8 @@ impl FailOn {
 }
 
 /// What `--help` and the man page tell beyond the options.
-pub const AFTER_HELP: &str = "\
+pub const AFTER_HELP: &str = concat!(
+    "\
 Exit status:
   0  nothing at or above --fail-on (after the baseline)
   1  findings at or above --fail-on
@@ -61,23 +62,16 @@ Output:
          partition for replication checks); findings at or above --fail-on
          are <failure> elements, the others <system-out>
 
-Inputs:
-  Each PATH may be a broker log directory, a partition directory, a folder of
-  broker directories (one capture), or a .tar, .tar.gz/.tgz or .tar.zst/.tzst
-  archive of any of these, read into memory without extracting (at most
-  --archive-limit bytes of files, default 4G). A tar of a single folder reads
-  that folder. Files inside an archive are named ARCHIVE!/PATH-IN-ARCHIVE
-  (capture.tar.gz!/broker-1/orders-0/00000000000000000000.log), and such a
-  path may be given as a PATH. Archives with an entry that would land outside
-  the archive (an absolute name, a '..' component, a link pointing out) are
-  refused whole (exit 2).
-
+",
+    super::common::inputs_help!(),
+    "\
 Examples:
   klf check capture/
   klf check capture.tar.gz --format junit > klf-check.xml
   klf check capture/ --write-baseline klf-baseline.json
   klf check capture/ --baseline klf-baseline.json --fail-on warning
-";
+"
+);
 
 
 /// Check captured log directories: framing, checksums, indexes, epochs, checkpoints, replicas

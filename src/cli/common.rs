@@ -424,3 +424,24 @@ mod tests {
         assert!(!ColorChoice::Never.enabled(true, None));
     }
 }
+
+/// The `Inputs:` section of the `--help` (and man page) of every command
+/// that reads captures, for `concat!` into their `AFTER_HELP`.
+macro_rules! inputs_help {
+    () => {
+        "\
+Inputs:
+  Each PATH may be a broker log directory, a partition directory, a folder of
+  broker directories (one capture), or a .tar, .tar.gz/.tgz or .tar.zst/.tzst
+  archive of any of these, read into memory without extracting (at most
+  --archive-limit bytes of files, default 4G). A tar of a single folder reads
+  that folder. Files inside an archive are named ARCHIVE!/PATH-IN-ARCHIVE
+  (capture.tar.gz!/broker-1/orders-0/00000000000000000000.log), and such a
+  path may be given as a PATH. Archives with an entry that would land outside
+  the archive (an absolute name, a '..' component, a link pointing out) are
+  refused whole (exit 2).
+
+"
+    };
+}
+pub(crate) use inputs_help;

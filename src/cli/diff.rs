@@ -9,8 +9,8 @@ use clap::ValueEnum;
 use rayon::prelude::*;
 
 use super::common::{cell, paint, table, Output, Paint, Status};
-use klf::analysis::diff::{DiffOptions, DiffReport, PartitionDiff, ReferenceHint};
-use klf::capture::controller::controller_view;
+use klf::analysis::diff::{DiffOptions, DiffReport, PartitionDiff};
+use klf::capture::controller::{controller_view, reference_hint};
 use klf::capture::discover::{discover, Level};
 use klf::analysis::explain::{epoch_leaders, story};
 use klf::analysis::lost::{summarize, Bytes, LossSummary, LostRecord};
@@ -27,7 +27,8 @@ pub enum Format {
 }
 
 /// What `--help` and the man page tell beyond the options.
-pub const AFTER_HELP: &str = "\
+pub const AFTER_HELP: &str = concat!(
+    "\
 Exit status:
   0  nothing lost
   1  a replica would lose committed records, or a segment could not be read
@@ -48,23 +49,16 @@ JSON output:
   \"full_reason\",\"bytes_read\",\"log_bytes\"}: what was read (see --verify).
   README.md describes every field.
 
-Inputs:
-  Each PATH may be a broker log directory, a partition directory, a folder of
-  broker directories (one capture), or a .tar, .tar.gz/.tgz or .tar.zst/.tzst
-  archive of any of these, read into memory without extracting (at most
-  --archive-limit bytes of files, default 4G). A tar of a single folder reads
-  that folder. Files inside an archive are named ARCHIVE!/PATH-IN-ARCHIVE
-  (capture.tar.gz!/broker-1/orders-0/00000000000000000000.log), and such a
-  path may be given as a PATH. Archives with an entry that would land outside
-  the archive (an absolute name, a '..' component, a link pointing out) are
-  refused whole (exit 2).
-
+",
+    super::common::inputs_help!(),
+    "\
 Examples:
   klf diff capture/ --explain
   klf diff broker-1 broker-2 broker-3 --topic orders --format json
   klf diff capture.tar.gz --records --records-limit 50
   klf diff capture/ --verify
-";
+"
+);
 
 
 /// Compare the replicas of each partition: divergence, predicted truncation, records lost
@@ -158,18 +152,11 @@ pub fn run(args: Args, out: &mut Output) -> Status {
             out.diag(format_args!("klf: metadata log: {p}"));
         }
     }
-    let reference_for = |topic: &str, partition: i32| match args.leader {
-        Some(b) => ReferenceHint::Explicit { broker: b },
-        None => controller
+    let reference_for = |topic: &str, partition: i32| {
+        let history = controller
             .as_ref()
-            .and_then(|c| c.partitions.get(&(topic.to_string(), partition)))
-            .and_then(|h| h.current())
-            .filter(|e| e.leader >= 0)
-            .map(|e| ReferenceHint::MetadataLeader {
-                broker: e.leader,
-                leader_epoch: Some(e.leader_epoch),
-            })
-            .unwrap_or(ReferenceHint::Auto),
+            .and_then(|c| c.partitions.get(&(topic.to_string(), partition)));
+        reference_hint(args.leader, history)
     };
     // Read and diff every partition in parallel, keep the order.
     let mode = if args.verify { ReadMode::Full } else { ReadMode::Window };

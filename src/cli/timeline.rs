@@ -23,7 +23,8 @@ pub enum Format {
 }
 
 /// What `--help` and the man page tell beyond the options.
-pub const AFTER_HELP: &str = "\
+pub const AFTER_HELP: &str = concat!(
+    "\
 Exit status:
   0  no disagreement
   1  a disagreement between batches and leader-epoch-checkpoint, or an
@@ -39,21 +40,14 @@ JSON output:
   \"disagreements\":[{\"code\",\"epoch\",\"message\"}]}],\"controller\":{\"replicas\",
   \"changes\":[...]}}]}
 
-Inputs:
-  Each PATH may be a broker log directory, a partition directory, a folder of
-  broker directories (one capture), or a .tar, .tar.gz/.tgz or .tar.zst/.tzst
-  archive of any of these, read into memory without extracting (at most
-  --archive-limit bytes of files, default 4G). A tar of a single folder reads
-  that folder. Files inside an archive are named ARCHIVE!/PATH-IN-ARCHIVE
-  (capture.tar.gz!/broker-1/orders-0/00000000000000000000.log), and such a
-  path may be given as a PATH. Archives with an entry that would land outside
-  the archive (an absolute name, a '..' component, a link pointing out) are
-  refused whole (exit 2).
-
+",
+    super::common::inputs_help!(),
+    "\
 Examples:
   klf timeline capture/
   klf timeline capture.tar.zst --topic orders --partition 0 --format json
-";
+"
+);
 
 
 /// Leader-epoch timeline of every replica, from batch headers and leader-epoch-checkpoint

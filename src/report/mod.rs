@@ -22,11 +22,11 @@ use rayon::prelude::*;
 
 use crate::analysis::diff::{
     diff_partition, BatchSummary, DiffOptions, DivergenceKind, PartitionDiff, PartitionReplicas,
-    ReferenceHint, ReplicaLog,
+    ReplicaLog,
 };
 use crate::analysis::explain::{epoch_leaders, story};
 use crate::analysis::timeline::{timeline, Timeline};
-use crate::capture::controller::{controller_view, PartitionHistory};
+use crate::capture::controller::{controller_view, reference_hint, PartitionHistory};
 use crate::capture::discover::{discover, Level};
 use crate::capture::replica::load_replica;
 
@@ -285,18 +285,7 @@ pub fn partition_report(
     history: Option<PartitionHistory>,
     leader: Option<i32>,
 ) -> PartitionReport {
-    let reference = match leader {
-        Some(b) => ReferenceHint::Explicit { broker: b },
-        None => history
-            .as_ref()
-            .and_then(|h| h.current())
-            .filter(|e| e.leader >= 0)
-            .map(|e| ReferenceHint::MetadataLeader {
-                broker: e.leader,
-                leader_epoch: Some(e.leader_epoch),
-            })
-            .unwrap_or(ReferenceHint::Auto),
-    };
+    let reference = reference_hint(leader, history.as_ref());
     let mut timelines = Vec::new();
     let mut replica_logs = Vec::new();
     for (log, recovery_point) in logs {
