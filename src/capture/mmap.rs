@@ -20,6 +20,13 @@
 //!   directory is live when a process holds a lock on its `.lock` file, as a
 //!   running broker does ([`log_dir_is_live`]; probed with `F_GETLK`, which
 //!   reads the lock table and changes nothing);
+//! - a file modified less than [`RECENT_WRITE`] ago in a log directory that
+//!   still has its `.lock` file (a broker's own directory, or a plain copy of
+//!   one) is read, never mapped: a broker that was just killed leaves a log
+//!   directory whose `.lock` nobody holds, and restarting it truncates files
+//!   (recovery, follower truncation) that klf may be reading. Captures
+//!   without `.lock` are mapped whatever their age, so a fresh copy does
+//!   not cost memory the size of its segments;
 //! - a file whose size or modification time changes between the first look
 //!   and the mapping is read instead.
 //!
@@ -31,16 +38,20 @@
 //!
 //! Nothing here ever opens a file for writing.
 
-use std::collections::HashMap;
 use std::fs::File;
 use std::io::{self, Read};
 use std::ops::Deref;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Mutex;
 
 /// Files at least this large are memory-mapped by [`FileBytes::open`].
 pub const MMAP_THRESHOLD: u64 = 64 * 1024;
+
+/// Files of a log directory with a `.lock` file modified more recently than
+/// this are read, not mapped (see the module docs). A plain `cp -r` copy
+/// that kept `.lock` is read for this long after the copy; one keeping
+/// times (`cp -p`, `rsync -a`, tar) or leaving `.lock` out is mapped at once.
+pub const RECENT_WRITE: std::time::Duration = std::time::Duration::from_secs(300);
 
 /// Name of the lock file a broker holds in each of its log directories.
 pub const LOCK_FILE: &str = ".lock";
@@ -81,6 +92,7 @@ impl FileBytes {
         if meta.is_file()
             && meta.len() >= MMAP_THRESHOLD
             && !mmap_disabled()
+            && !(recently_modified(&meta) && in_broker_log_dir(path))
             && !in_live_log_dir(path)
         {
             // SAFETY: the mapping is read-only and private. Its contents can
@@ -169,6 +181,16 @@ impl FileBytes {
 /// Granularity of [`FileBytes::consumed`] (a multiple of the page size).
 pub const RELEASE_STEP: usize = 8 << 20;
 
+/// Modified less than [`RECENT_WRITE`] ago (or in the future).
+fn recently_modified(meta: &std::fs::Metadata) -> bool {
+    match meta.modified() {
+        Ok(t) => std::time::SystemTime::now()
+            .duration_since(t)
+            .map_or(true, |age| age < RECENT_WRITE),
+        Err(_) => true,
+    }
+}
+
 /// A pipe, socket or device is not read: opening a FIFO blocks until a
 /// writer appears, and a device can be endless. Directories are left to
 /// the OS (reading one fails with "Is a directory").
@@ -234,9 +256,9 @@ fn lock_is_held(_: &File) -> bool {
 
 /// Whether `path` lies in a live log directory: its own directory (a
 /// checkpoint of the log directory) or its grandparent (a segment of a
-/// partition directory). Answers are cached per directory for the run.
+/// partition directory). Probed at every call, not cached: a broker may
+/// start, and take its lock, while klf runs.
 pub fn in_live_log_dir(path: &Path) -> bool {
-    static CACHE: Mutex<Option<HashMap<PathBuf, bool>>> = Mutex::new(None);
     let Some(parent) = path.parent() else {
         return false;
     };
@@ -245,30 +267,28 @@ pub fn in_live_log_dir(path: &Path) -> bool {
     } else {
         parent
     };
-    let candidates = [Some(parent), parent.parent()];
-    for d in candidates.into_iter().flatten() {
-        if d.as_os_str().is_empty() {
-            continue;
-        }
-        let cached = CACHE
-            .lock()
-            .ok()
-            .and_then(|c| c.as_ref().and_then(|m| m.get(d).copied()));
-        let live = match cached {
-            Some(v) => v,
-            None => {
-                let v = log_dir_is_live(d);
-                if let Ok(mut c) = CACHE.lock() {
-                    c.get_or_insert_with(HashMap::new).insert(d.to_path_buf(), v);
-                }
-                v
-            }
-        };
-        if live {
-            return true;
-        }
-    }
-    false
+    [Some(parent), parent.parent()]
+        .into_iter()
+        .flatten()
+        .filter(|d| !d.as_os_str().is_empty())
+        .any(log_dir_is_live)
+}
+
+/// Whether `path` lies in a broker's log directory by the look of it: its
+/// own directory or its grandparent holds a `.lock` file (held or not).
+pub fn in_broker_log_dir(path: &Path) -> bool {
+    let Some(parent) = path.parent() else {
+        return false;
+    };
+    let parent = if parent.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        parent
+    };
+    [Some(parent), parent.parent()]
+        .into_iter()
+        .flatten()
+        .any(|d| d.join(LOCK_FILE).is_file())
 }
 
 /// Installs a SIGBUS handler that reports a mapped file shrinking under klf
@@ -305,6 +325,14 @@ pub fn install_sigbus_handler() {
 mod tests {
     use super::*;
     use std::io::Write;
+    use std::path::PathBuf;
+
+    /// Sets a file's modification time an hour back, as in a capture copied
+    /// with its times kept (recently written files are never mapped).
+    fn age(p: &Path) {
+        let old = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+        std::fs::File::options().write(true).open(p).unwrap().set_modified(old).unwrap();
+    }
 
     #[test]
     fn mapped_and_read_give_same_bytes() {
@@ -314,6 +342,7 @@ mod tests {
             let p = dir.join(format!("f{len}"));
             let data: Vec<u8> = (0..len).map(|i| (i * 7) as u8).collect();
             std::fs::File::create(&p).unwrap().write_all(&data).unwrap();
+            age(&p);
             let a = FileBytes::open(&p).unwrap();
             let b = FileBytes::read(&p).unwrap();
             assert_eq!(&a[..], &data[..]);
@@ -362,6 +391,7 @@ mod tests {
         std::fs::create_dir_all(&dir).unwrap();
         let p = dir.join("00000000000000000000.log");
         std::fs::write(&p, vec![7u8; MMAP_THRESHOLD as usize * 4]).unwrap();
+        age(&p);
         let out = std::process::Command::new(std::env::current_exe().unwrap())
             .args(["--exact", "capture::mmap::tests::sigbus_on_a_shrunk_mapping_becomes_exit_2", "--nocapture"])
             .env("KLF_SIGBUS_CHILD", &p)
@@ -372,6 +402,24 @@ mod tests {
         let err = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "{:?}: {err}", out.status);
         assert!(err.contains("shrank while it was being read"), "{err}");
+    }
+
+    #[test]
+    fn a_recently_written_file_is_read_not_mapped() {
+        let dir = std::env::temp_dir().join(format!("klf-recent-test-{}", std::process::id()));
+        let part = dir.join("t-0");
+        std::fs::create_dir_all(&part).unwrap();
+        let p = part.join("00000000000000000000.log");
+        std::fs::write(&p, vec![1u8; MMAP_THRESHOLD as usize * 2]).unwrap();
+        // Without `.lock` (a capture): mapped, however fresh.
+        assert_eq!(FileBytes::open(&p).unwrap().is_mapped(), !mmap_disabled());
+        // In a broker's log directory (`.lock` there, held or not): a fresh
+        // file is read, an old one mapped.
+        std::fs::write(dir.join(LOCK_FILE), b"").unwrap();
+        assert!(!FileBytes::open(&p).unwrap().is_mapped());
+        age(&p);
+        assert_eq!(FileBytes::open(&p).unwrap().is_mapped(), !mmap_disabled());
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
@@ -392,7 +440,9 @@ mod tests {
         std::fs::write(&lock, b"").unwrap();
         let seg = part.join("00000000000000000000.log");
         std::fs::write(&seg, vec![0u8; MMAP_THRESHOLD as usize * 2]).unwrap();
+        age(&seg);
         assert!(!log_dir_is_live(&dir));
+        assert!(FileBytes::open(&seg).unwrap().is_mapped() || mmap_disabled());
         // python3's fcntl.lockf takes a POSIX lock like Java's FileChannel.lock.
         let script = "import fcntl,sys\nf=open(sys.argv[1],'r+')\nfcntl.lockf(f,fcntl.LOCK_EX)\nprint('locked',flush=True)\nsys.stdin.read()\n";
         let mut child = match std::process::Command::new("python3")

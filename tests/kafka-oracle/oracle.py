@@ -1253,14 +1253,32 @@ def live(klf, seconds=60, out_report=None):
         # Phase 1: append, roll and delete under klf.
         while time.time() - start < seconds / 3:
             klf_round()
-        # Phase 2: the leader is killed (SIGKILL) while acks=1 writes go on;
-        # klf keeps reading the survivors while they elect a new leader.
+        # Phase 2: the followers are paused (SIGSTOP) while the leader takes
+        # acks=1 writes alone, then the leader is killed (SIGKILL) and the
+        # followers resume: the old leader holds records nobody else has and
+        # must truncate when it comes back. klf keeps reading meanwhile.
+        others = [b for b in BROKERS if b != leader]
+        lpart = os.path.join(c.brokers[leader].data, f"{t}-0")
+
+        def leader_end():
+            try:
+                logs = sorted(n for n in os.listdir(lpart) if n.endswith(".log"))
+                return int(logs[-1].split(".")[0]), os.path.getsize(os.path.join(lpart, logs[-1]))
+            except (OSError, IndexError):
+                return (0, 0)
+        producing()
+        for b in others:
+            c.brokers[b].pause()
+        mark = leader_end()
+        c.wait_until("the leader to take writes alone",
+                     lambda: leader_end()[0] > mark[0] or leader_end()[1] > mark[1] + 32768, timeout=60)
         c.brokers[leader].kill9()
+        for b in others:
+            c.brokers[b].resume()
         producer.kill()
         producer.communicate()
         PROCS.pop(producer.pid, None)
         producer = None
-        others = [b for b in BROKERS if b != leader]
         c.wait_until("a new leader", lambda: c.describe(t)["leader"] in others, timeout=90)
         while time.time() - start < 2 * seconds / 3:
             klf_round()
