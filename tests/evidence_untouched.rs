@@ -58,8 +58,17 @@ fn assert_same(before: &BTreeMap<PathBuf, Entry>, after: &BTreeMap<PathBuf, Entr
     assert!(removed.is_empty(), "{what} removed {removed:?}");
     for (p, v) in before {
         let a = &after[p];
-        assert!(a == v, "{what} changed {} ({} -> {} bytes, mode {:o} -> {:o}, mtime {:?} -> {:?})",
-            p.display(), v.len, a.len, v.mode, a.mode, v.modified, a.modified);
+        assert!(
+            a == v,
+            "{what} changed {} ({} -> {} bytes, mode {:o} -> {:o}, mtime {:?} -> {:?})",
+            p.display(),
+            v.len,
+            a.len,
+            v.mode,
+            a.mode,
+            v.modified,
+            a.modified
+        );
     }
 }
 
@@ -85,15 +94,31 @@ fn every_subcommand_and_flag_leaves_the_capture_byte_identical() {
     let i = int.display().to_string();
     let b1 = div.join("broker-1").display().to_string();
     let part = div.join("broker-1/diverge-0").display().to_string();
-    let seg = path_of(&before_div, |p| p.contains("broker-1/diverge-0/") && p.ends_with("00000000000000000000.log"));
+    let seg = path_of(&before_div, |p| {
+        p.contains("broker-1/diverge-0/") && p.ends_with("00000000000000000000.log")
+    });
     let index = seg.replace(".log", ".index");
     let tindex = seg.replace(".log", ".timeindex");
-    let snap = path_of(&before_div, |p| p.contains("broker-1/diverge-0/") && p.ends_with(".snapshot"));
-    let epochs = div.join("broker-1/diverge-0/leader-epoch-checkpoint").display().to_string();
-    let hw = div.join("broker-1/replication-offset-checkpoint").display().to_string();
-    let offsets = path_of(&before_int, |p| p.contains("broker-1/__consumer_offsets-0/") && p.ends_with(".log"));
-    let txn = path_of(&before_int, |p| p.contains("broker-1/__transaction_state-0/") && p.ends_with(".log"));
-    let meta = path_of(&before_int, |p| p.contains("broker-1/__cluster_metadata-0/") && p.ends_with(".log"));
+    let snap = path_of(&before_div, |p| {
+        p.contains("broker-1/diverge-0/") && p.ends_with(".snapshot")
+    });
+    let epochs = div
+        .join("broker-1/diverge-0/leader-epoch-checkpoint")
+        .display()
+        .to_string();
+    let hw = div
+        .join("broker-1/replication-offset-checkpoint")
+        .display()
+        .to_string();
+    let offsets = path_of(&before_int, |p| {
+        p.contains("broker-1/__consumer_offsets-0/") && p.ends_with(".log")
+    });
+    let txn = path_of(&before_int, |p| {
+        p.contains("broker-1/__transaction_state-0/") && p.ends_with(".log")
+    });
+    let meta = path_of(&before_int, |p| {
+        p.contains("broker-1/__cluster_metadata-0/") && p.ends_with(".log")
+    });
     let out = std::env::temp_dir().join(format!("klf-evidence-{}", std::process::id()));
     std::fs::create_dir_all(&out).unwrap();
     let baseline = out.join("baseline.json").display().to_string();
@@ -102,20 +127,78 @@ fn every_subcommand_and_flag_leaves_the_capture_byte_identical() {
     let mut runs: Vec<Vec<&str>> = Vec::new();
     for fmt in ["kafka", "json", "table"] {
         runs.push(vec!["dump", "--format", fmt, &seg]);
-        runs.push(vec!["dump", "--format", fmt, "--deep-iteration", "--print-data-log", &seg, &index, &tindex, &snap]);
+        runs.push(vec![
+            "dump",
+            "--format",
+            fmt,
+            "--deep-iteration",
+            "--print-data-log",
+            &seg,
+            &index,
+            &tindex,
+            &snap,
+        ]);
         runs.push(vec!["dump", "--format", fmt, &part]);
         runs.push(vec!["dump", "--format", fmt, &b1]);
-        runs.push(vec!["dump", "--format", fmt, "--resync", "--deep-iteration", &seg]);
+        runs.push(vec![
+            "dump",
+            "--format",
+            fmt,
+            "--resync",
+            "--deep-iteration",
+            &seg,
+        ]);
         runs.push(vec!["dump", "--format", fmt, "--offsets-decoder", &offsets]);
-        runs.push(vec!["dump", "--format", fmt, "--transaction-log-decoder", &txn]);
-        runs.push(vec!["dump", "--format", fmt, "--cluster-metadata-decoder", &meta]);
+        runs.push(vec![
+            "dump",
+            "--format",
+            fmt,
+            "--transaction-log-decoder",
+            &txn,
+        ]);
+        runs.push(vec![
+            "dump",
+            "--format",
+            fmt,
+            "--cluster-metadata-decoder",
+            &meta,
+        ]);
     }
     runs.push(vec!["dump", "--format", "json", &epochs, &hw]);
-    runs.push(vec!["dump", "--format", "kafka", "--index-sanity-check", &index, &tindex]);
-    runs.push(vec!["dump", "--format", "kafka", "--verify-index-only", &index, &tindex]);
+    runs.push(vec![
+        "dump",
+        "--format",
+        "kafka",
+        "--index-sanity-check",
+        &index,
+        &tindex,
+    ]);
+    runs.push(vec![
+        "dump",
+        "--format",
+        "kafka",
+        "--verify-index-only",
+        &index,
+        &tindex,
+    ]);
     runs.push(vec!["dump", "--format", "kafka", "--files", &seg]);
-    runs.push(vec!["dump", "--format", "kafka", "--skip-record-metadata", "--print-data-log", &seg]);
-    runs.push(vec!["dump", "--format", "kafka", "--max-decompressed-bytes", "100", "--deep-iteration", &seg]);
+    runs.push(vec![
+        "dump",
+        "--format",
+        "kafka",
+        "--skip-record-metadata",
+        "--print-data-log",
+        &seg,
+    ]);
+    runs.push(vec![
+        "dump",
+        "--format",
+        "kafka",
+        "--max-decompressed-bytes",
+        "100",
+        "--deep-iteration",
+        &seg,
+    ]);
     runs.push(vec!["--no-mmap", "dump", "--format", "json", &d]);
     runs.push(vec!["dump", "--format", "json", &i]);
     for fmt in ["table", "json"] {
@@ -124,7 +207,18 @@ fn every_subcommand_and_flag_leaves_the_capture_byte_identical() {
         runs.push(vec!["diff", "--format", fmt, "--records", &d]);
         runs.push(vec!["diff", "--format", fmt, "--verify", &d]);
         runs.push(vec!["diff", "--format", fmt, "--records", "--explain", &d]);
-        runs.push(vec!["diff", "--format", fmt, "--leader", "2", "--topic", "diverge", "--partition", "0", &d]);
+        runs.push(vec![
+            "diff",
+            "--format",
+            fmt,
+            "--leader",
+            "2",
+            "--topic",
+            "diverge",
+            "--partition",
+            "0",
+            &d,
+        ]);
         runs.push(vec!["timeline", "--format", fmt, &i]);
     }
     for fmt in ["table", "json", "junit"] {
@@ -137,13 +231,23 @@ fn every_subcommand_and_flag_leaves_the_capture_byte_identical() {
     runs.push(vec!["report", &d, "--html", &page]);
     runs.push(vec!["report", &d, "--html", "-"]);
     for args in &runs {
-        let o = Command::new(env!("CARGO_BIN_EXE_klf")).args(args).output().unwrap();
+        let o = Command::new(env!("CARGO_BIN_EXE_klf"))
+            .args(args)
+            .output()
+            .unwrap();
         let code = o.status.code();
-        assert!(matches!(code, Some(0..=2)), "klf {args:?} ended with {:?}", o.status);
+        assert!(
+            matches!(code, Some(0..=2)),
+            "klf {args:?} ended with {:?}",
+            o.status
+        );
         assert_same(&before_div, &snapshot(&div), &format!("klf {args:?}"));
         assert_same(&before_int, &snapshot(&int), &format!("klf {args:?}"));
     }
-    assert!(Path::new(&baseline).exists(), "--write-baseline wrote nothing");
+    assert!(
+        Path::new(&baseline).exists(),
+        "--write-baseline wrote nothing"
+    );
     assert!(Path::new(&page).exists(), "report --html wrote nothing");
     std::fs::remove_dir_all(&out).unwrap();
 }
@@ -168,9 +272,20 @@ fn source_opens_nothing_for_writing() {
             let code = text.split("#[cfg(test)]").next().unwrap();
             for (n, line) in code.lines().enumerate() {
                 for needle in [
-                    "OpenOptions", ".write(true)", ".append(true)", "File::create", "fs::write",
-                    "set_permissions", "remove_file", "remove_dir", "fs::rename", "set_len",
-                    "MmapMut", "map_mut", "set_modified", "set_times",
+                    "OpenOptions",
+                    ".write(true)",
+                    ".append(true)",
+                    "File::create",
+                    "fs::write",
+                    "set_permissions",
+                    "remove_file",
+                    "remove_dir",
+                    "fs::rename",
+                    "set_len",
+                    "MmapMut",
+                    "map_mut",
+                    "set_modified",
+                    "set_times",
                 ] {
                     if line.contains(needle) {
                         writes.push(format!("{}:{}: {}", p.display(), n + 1, line.trim()));
@@ -186,7 +301,13 @@ fn source_opens_nothing_for_writing() {
             || w.contains("src/man.rs")
     };
     let unexpected: Vec<_> = writes.iter().filter(|w| !allowed(w)).collect();
-    assert!(unexpected.is_empty(), "write access in the source: {unexpected:#?}");
+    assert!(
+        unexpected.is_empty(),
+        "write access in the source: {unexpected:#?}"
+    );
     let kept = writes.iter().filter(|w| !w.contains("src/man.rs")).count();
-    assert_eq!(kept, 2, "the baseline or report write is gone or moved: {writes:#?}");
+    assert_eq!(
+        kept, 2,
+        "the baseline or report write is gone or moved: {writes:#?}"
+    );
 }

@@ -14,7 +14,9 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use klf::format::batch::{encode_batch, Batch, SegmentIter, LOG_OVERHEAD, V2_HEADER_SIZE};
-use klf::format::checkpoint::{parse_leader_epoch_checkpoint_lenient, parse_offset_checkpoint_lenient};
+use klf::format::checkpoint::{
+    parse_leader_epoch_checkpoint_lenient, parse_offset_checkpoint_lenient,
+};
 use klf::format::index::{OffsetIndex, TimeIndex};
 use klf::format::snapshot::parse_producer_snapshot;
 use klf::format::txnindex::parse_txn_index;
@@ -114,7 +116,11 @@ fn walk(data: &[u8]) -> Result<Walk, TestCaseError> {
                 }
             }
         }
-        prop_assert!(scratch.len() <= CAP + 1, "decompressed {} bytes past the cap", scratch.len());
+        prop_assert!(
+            scratch.len() <= CAP + 1,
+            "decompressed {} bytes past the cap",
+            scratch.len()
+        );
     }
     let mut it = SegmentIter::new(data).strict();
     let mut steps = 0usize;
@@ -123,7 +129,12 @@ fn walk(data: &[u8]) -> Result<Walk, TestCaseError> {
             Some(Ok(_)) => {}
             Some(Err(e)) => {
                 prop_assert!(!e.reason.is_empty(), "error without a reason");
-                prop_assert!(e.pos <= data.len() as u64, "error position {} past the end {}", e.pos, data.len());
+                prop_assert!(
+                    e.pos <= data.len() as u64,
+                    "error position {} past the end {}",
+                    e.pos,
+                    data.len()
+                );
                 w.first_problem.get_or_insert(e.pos);
                 w.positions.push(e.pos);
                 if it.resync().is_none() {
@@ -138,7 +149,11 @@ fn walk(data: &[u8]) -> Result<Walk, TestCaseError> {
     for p in &w.positions {
         prop_assert!(*p <= data.len() as u64);
     }
-    prop_assert!(started.elapsed() < TIME_LIMIT, "took {:?}", started.elapsed());
+    prop_assert!(
+        started.elapsed() < TIME_LIMIT,
+        "took {:?}",
+        started.elapsed()
+    );
     Ok(w)
 }
 
@@ -155,7 +170,10 @@ fn bit_flips_never_panic_and_errors_stay_in_the_file() {
     let segs = segments();
     runner(96)
         .run(
-            &(0..segs.len(), prop::collection::vec((any::<prop::sample::Index>(), 0u8..8), 1..12)),
+            &(
+                0..segs.len(),
+                prop::collection::vec((any::<prop::sample::Index>(), 0u8..8), 1..12),
+            ),
             |(i, flips)| {
                 let mut d = segs[i].1.clone();
                 for (at, bit) in flips {
@@ -223,8 +241,14 @@ fn zeroed_pages_are_reported_where_they_are() {
             let p = w
                 .first_problem
                 .unwrap_or_else(|| panic!("{name}: zeroed page {page} not reported"));
-            assert!(p >= lower, "{name}: page {page} reported at {p}, before the damaged entry at {lower}");
-            assert!(p <= to as u64, "{name}: page {page} ({from}..{to}) reported only at {p}");
+            assert!(
+                p >= lower,
+                "{name}: page {page} reported at {p}, before the damaged entry at {lower}"
+            );
+            assert!(
+                p <= to as u64,
+                "{name}: page {page} ({from}..{to}) reported only at {p}"
+            );
         }
     }
 }
@@ -240,7 +264,11 @@ fn huge_and_negative_length_fields() {
                 let mut d = data.clone();
                 d[start + 8..start + 12].copy_from_slice(&v.to_be_bytes());
                 let w = walk(&d).unwrap();
-                assert_eq!(w.first_problem, Some(start as u64), "{name}: size {v} at {start}");
+                assert_eq!(
+                    w.first_problem,
+                    Some(start as u64),
+                    "{name}: size {v} at {start}"
+                );
             }
         }
     }
@@ -263,18 +291,37 @@ fn record_counts_and_varint_overflows() {
         let mut d = data.clone();
         d[start + V2_HEADER_SIZE..start + V2_HEADER_SIZE + 10].fill(0xff);
         fix_crc(&mut d, start, size);
-        let b = SegmentIter::new(&d[start..start + size]).next().unwrap().unwrap();
-        let Batch::V2(rb) = b else { panic!("v2 expected") };
-        let errs: Vec<_> = rb.records(&mut scratch, CAP).unwrap().filter_map(Result::err).collect();
+        let b = SegmentIter::new(&d[start..start + size])
+            .next()
+            .unwrap()
+            .unwrap();
+        let Batch::V2(rb) = b else {
+            panic!("v2 expected")
+        };
+        let errs: Vec<_> = rb
+            .records(&mut scratch, CAP)
+            .unwrap()
+            .filter_map(Result::err)
+            .collect();
         assert_eq!(errs.len(), 1, "one error, then the iteration stops");
-        assert_eq!(errs[0].pos, V2_HEADER_SIZE as u64, "overlong varint reported at the record");
-        assert!(errs[0].reason.contains("varint") || errs[0].reason.contains("Varint"), "{}", errs[0].reason);
+        assert_eq!(
+            errs[0].pos, V2_HEADER_SIZE as u64,
+            "overlong varint reported at the record"
+        );
+        assert!(
+            errs[0].reason.contains("varint") || errs[0].reason.contains("Varint"),
+            "{}",
+            errs[0].reason
+        );
         // Record counts: huge, negative.
         for count in [i32::MAX, -1, i32::MIN] {
             let mut d = data.clone();
             d[start + 57..start + 61].copy_from_slice(&count.to_be_bytes());
             fix_crc(&mut d, start, size);
-            let b = SegmentIter::new(&d[start..start + size]).next().unwrap().unwrap();
+            let b = SegmentIter::new(&d[start..start + size])
+                .next()
+                .unwrap()
+                .unwrap();
             let Batch::V2(rb) = b else { panic!() };
             let t = Instant::now();
             match rb.records(&mut scratch, CAP) {
@@ -308,15 +355,26 @@ fn decompression_bombs_stop_at_the_cap() {
     let e = rb.records(&mut scratch, 1 << 20).unwrap_err();
     assert!(e.reason.contains("cap"), "{}", e.reason);
     assert!(scratch.len() <= (1 << 20) + 1);
-    assert!(scratch.capacity() <= (1 << 20) + 64, "buffer grew to {} bytes past the cap", scratch.capacity());
+    assert!(
+        scratch.capacity() <= (1 << 20) + 64,
+        "buffer grew to {} bytes past the cap",
+        scratch.capacity()
+    );
     // A record count the cap cannot hold (7 bytes is the smallest record)
     // is refused before anything is inflated, at the count field.
     let many = encode_batch(0, 0, 1, 0, 0, 0, (-1, -1, -1), 200_000, &body);
-    let Batch::V2(rm) = SegmentIter::new(&many).next().unwrap().unwrap() else { panic!() };
+    let Batch::V2(rm) = SegmentIter::new(&many).next().unwrap().unwrap() else {
+        panic!()
+    };
     let mut fresh = Vec::new();
     let e = rm.records(&mut fresh, 1 << 20).unwrap_err();
     assert_eq!(e.pos, 57);
-    assert!(e.reason.contains("200000 records need at least 1400000 decompressed bytes"), "{}", e.reason);
+    assert!(
+        e.reason
+            .contains("200000 records need at least 1400000 decompressed bytes"),
+        "{}",
+        e.reason
+    );
     assert_eq!(fresh.capacity(), 0, "nothing inflated");
     // Under a cap that fits, the record reads.
     let mut recs = rb.records(&mut scratch, 8 << 20).unwrap();
@@ -331,15 +389,26 @@ fn indexes_snapshots_and_checkpoints_under_mutation() {
     let snap = std::fs::read_dir(&base)
         .unwrap()
         .map(|e| e.unwrap().path())
-        .find(|p| p.extension().is_some_and(|e| e == "snapshot") && std::fs::metadata(p).unwrap().len() > 6)
+        .find(|p| {
+            p.extension().is_some_and(|e| e == "snapshot")
+                && std::fs::metadata(p).unwrap().len() > 6
+        })
         .map(|p| std::fs::read(p).unwrap())
         .unwrap_or_else(|| {
-            std::fs::read(root().join("transactions/broker-1/txn-0")
-                .read_dir().unwrap().map(|e| e.unwrap().path())
-                .find(|p| p.extension().is_some_and(|e| e == "snapshot")).unwrap()).unwrap()
+            std::fs::read(
+                root()
+                    .join("transactions/broker-1/txn-0")
+                    .read_dir()
+                    .unwrap()
+                    .map(|e| e.unwrap().path())
+                    .find(|p| p.extension().is_some_and(|e| e == "snapshot"))
+                    .unwrap(),
+            )
+            .unwrap()
         });
     let epochs = std::fs::read(base.join("leader-epoch-checkpoint")).unwrap();
-    let hw = std::fs::read(root().join("divergence/broker-1/replication-offset-checkpoint")).unwrap();
+    let hw =
+        std::fs::read(root().join("divergence/broker-1/replication-offset-checkpoint")).unwrap();
     let files = [index, tindex, snap, epochs, hw];
     runner(128)
         .run(
@@ -369,9 +438,19 @@ fn indexes_snapshots_and_checkpoints_under_mutation() {
                 let t = Instant::now();
                 let oi = OffsetIndex::new(&d, 0);
                 prop_assert!(oi.entries() <= d.len() / 8);
-                let _ = (oi.iter().count(), oi.sanity_check(), oi.lookup(50), oi.valid_entries(Some(1000)));
+                let _ = (
+                    oi.iter().count(),
+                    oi.sanity_check(),
+                    oi.lookup(50),
+                    oi.valid_entries(Some(1000)),
+                );
                 let ti = TimeIndex::new(&d, 0);
-                let _ = (ti.iter().count(), ti.sanity_check(), ti.lookup(i64::MAX), ti.valid_entries());
+                let _ = (
+                    ti.iter().count(),
+                    ti.sanity_check(),
+                    ti.lookup(i64::MAX),
+                    ti.valid_entries(),
+                );
                 match parse_producer_snapshot(&d) {
                     Ok(s) => prop_assert!(s.entries.len() <= d.len() / 46 + 1),
                     Err(e) => prop_assert!(e.pos <= d.len() as u64 && !e.reason.is_empty()),
@@ -411,13 +490,30 @@ impl Drop for Scratch {
 
 fn klf(args: &[&str]) -> (i32, String, String) {
     let t = Instant::now();
-    let out = Command::new(env!("CARGO_BIN_EXE_klf")).args(args).output().unwrap();
-    assert!(t.elapsed() < Duration::from_secs(60), "klf {args:?} took {:?}", t.elapsed());
-    let code = out.status.code().unwrap_or_else(|| panic!("klf {args:?} killed by a signal: {:?}", out.status));
+    let out = Command::new(env!("CARGO_BIN_EXE_klf"))
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        t.elapsed() < Duration::from_secs(60),
+        "klf {args:?} took {:?}",
+        t.elapsed()
+    );
+    let code = out
+        .status
+        .code()
+        .unwrap_or_else(|| panic!("klf {args:?} killed by a signal: {:?}", out.status));
     let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-    assert!(!stderr.contains("panicked"), "klf {args:?} panicked: {stderr}");
+    assert!(
+        !stderr.contains("panicked"),
+        "klf {args:?} panicked: {stderr}"
+    );
     assert!(matches!(code, 0..=2), "klf {args:?} exited {code}");
-    (code, String::from_utf8_lossy(&out.stdout).into_owned(), stderr)
+    (
+        code,
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr,
+    )
 }
 
 /// `file:pos: reason` lines of a dump's stderr, checked against the file.
@@ -425,8 +521,12 @@ fn problem_positions(stderr: &str, file: &str, len: u64) -> Vec<u64> {
     let mut out = Vec::new();
     for line in stderr.lines() {
         if let Some(rest) = line.strip_prefix(file).and_then(|r| r.strip_prefix(':')) {
-            let (pos, reason) = rest.split_once(": ").unwrap_or_else(|| panic!("malformed line {line:?}"));
-            let pos: u64 = pos.parse().unwrap_or_else(|_| panic!("no position in {line:?}"));
+            let (pos, reason) = rest
+                .split_once(": ")
+                .unwrap_or_else(|| panic!("malformed line {line:?}"));
+            let pos: u64 = pos
+                .parse()
+                .unwrap_or_else(|_| panic!("no position in {line:?}"));
             assert!(pos <= len, "{line:?}: position past the end ({len})");
             assert!(!reason.trim().is_empty(), "{line:?}: no reason");
             out.push(pos);
@@ -450,7 +550,12 @@ fn cli_reports_damage_with_file_position_and_reason() {
     let mut runner = runner(20);
     runner
         .run(
-            &(0..segs.len(), 0u8..4, any::<prop::sample::Index>(), any::<u32>()),
+            &(
+                0..segs.len(),
+                0u8..4,
+                any::<prop::sample::Index>(),
+                any::<u32>(),
+            ),
             |(i, kind, at, v)| {
                 let (name, data) = &segs[i];
                 let ents = entries(data);
@@ -458,24 +563,40 @@ fn cli_reports_damage_with_file_position_and_reason() {
                 let mut d = data.clone();
                 match kind {
                     0 => d[start + 21 + (v as usize % (size - 21))] ^= 0x5a, // CRC-covered byte
-                    1 => d[start + 8..start + 12].copy_from_slice(&(v as i32 | i32::MIN).to_be_bytes()),
+                    1 => d[start + 8..start + 12]
+                        .copy_from_slice(&(v as i32 | i32::MIN).to_be_bytes()),
                     2 => d.truncate(start + 1 + v as usize % (size - 1)),
                     _ => d[start + 8..start + 12].copy_from_slice(&i32::MAX.to_be_bytes()),
                 }
                 std::fs::write(&file, &d).unwrap();
-                let (code, _, err) = klf(&["dump", "--format", "kafka", "--deep-iteration", &file_s]);
+                let (code, _, err) =
+                    klf(&["dump", "--format", "kafka", "--deep-iteration", &file_s]);
                 let pos = problem_positions(&err, &file_s, d.len() as u64);
                 if kind != 2 {
                     prop_assert_eq!(code, 1, "{}: {}", name, err);
-                    prop_assert!(pos.contains(&(start as u64)), "{}: kind {} at {} not reported: {}", name, kind, start, err);
+                    prop_assert!(
+                        pos.contains(&(start as u64)),
+                        "{}: kind {} at {} not reported: {}",
+                        name,
+                        kind,
+                        start,
+                        err
+                    );
                 }
                 let (code, _, err) = klf(&["dump", "--format", "json", &file_s]);
                 let pos = problem_positions(&err, &file_s, d.len() as u64);
                 if kind != 2 {
                     prop_assert_eq!(code, 1, "{}: {}", name, err);
-                    prop_assert!(pos.contains(&(start as u64)), "{}: json dump did not report {}: {}", name, start, err);
+                    prop_assert!(
+                        pos.contains(&(start as u64)),
+                        "{}: json dump did not report {}: {}",
+                        name,
+                        start,
+                        err
+                    );
                 }
-                let (code, out, _) = klf(&["check", "--format", "json", &dir.0.display().to_string()]);
+                let (code, out, _) =
+                    klf(&["check", "--format", "json", &dir.0.display().to_string()]);
                 if kind >= 2 {
                     // A torn tail (cut, or a size running past the end) on
                     // the last segment is what a crash leaves and what
@@ -483,17 +604,27 @@ fn cli_reports_damage_with_file_position_and_reason() {
                     // below error level.
                     prop_assert!(code <= 1);
                     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
-                    let hit = v["findings"].as_array().unwrap().iter().any(|f| {
-                        f["position"].as_u64() == Some(start as u64)
-                    });
-                    prop_assert!(hit, "{}: check does not mention the torn tail at {}: {}", name, start, out);
+                    let hit = v["findings"]
+                        .as_array()
+                        .unwrap()
+                        .iter()
+                        .any(|f| f["position"].as_u64() == Some(start as u64));
+                    prop_assert!(
+                        hit,
+                        "{}: check does not mention the torn tail at {}: {}",
+                        name,
+                        start,
+                        out
+                    );
                     return Ok(());
                 }
                 prop_assert_eq!(code, 1, "{}: check passed a damaged segment", name);
                 let v: serde_json::Value = serde_json::from_str(&out).unwrap();
                 let hit = v["findings"].as_array().unwrap().iter().any(|f| {
                     f["severity"] == "error"
-                        && f["file"].as_str().is_some_and(|n| n.ends_with("00000000000000000000.log"))
+                        && f["file"]
+                            .as_str()
+                            .is_some_and(|n| n.ends_with("00000000000000000000.log"))
                         && f["position"].as_u64() == Some(start as u64)
                 });
                 prop_assert!(hit, "{}: check names no error at {}: {}", name, start, out);

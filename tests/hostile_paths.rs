@@ -24,7 +24,12 @@ const SEG: &str = "00000000000000000000.log";
 fn mkfifo(p: &Path) {
     let c = std::ffi::CString::new(p.as_os_str().as_bytes()).unwrap();
     // SAFETY: valid NUL-terminated path.
-    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0, "mkfifo {}", p.display());
+    assert_eq!(
+        unsafe { libc::mkfifo(c.as_ptr(), 0o644) },
+        0,
+        "mkfifo {}",
+        p.display()
+    );
 }
 
 /// broker-1/ with meta.properties and t-0/ holding one real segment and
@@ -44,7 +49,11 @@ fn hostile_tree(tag: &str) -> Tree {
     std::fs::write(p.join("00000000000000000200.log"), b"").unwrap();
     std::fs::write(p.join("00000000000000000200.index"), b"").unwrap();
     // A symlink to itself, a two-link loop, a dangling link.
-    std::os::unix::fs::symlink("00000000000000000300.log", p.join("00000000000000000300.log")).unwrap();
+    std::os::unix::fs::symlink(
+        "00000000000000000300.log",
+        p.join("00000000000000000300.log"),
+    )
+    .unwrap();
     std::os::unix::fs::symlink("loop-b", p.join("loop-a")).unwrap();
     std::os::unix::fs::symlink("loop-a", p.join("loop-b")).unwrap();
     std::os::unix::fs::symlink("nowhere", p.join("00000000000000000400.log")).unwrap();
@@ -86,7 +95,9 @@ fn klf(args: &[&OsStr]) -> (i32, String, String) {
         std::thread::sleep(Duration::from_millis(20));
     };
     let (stdout, stderr) = (o.join().unwrap(), e.join().unwrap());
-    let code = status.code().unwrap_or_else(|| panic!("klf {args:?} died: {status:?}\n{stderr}"));
+    let code = status
+        .code()
+        .unwrap_or_else(|| panic!("klf {args:?} died: {status:?}\n{stderr}"));
     assert!(matches!(code, 0..=2), "klf {args:?} exited {code}");
     assert!(!stderr.contains("panicked"), "{stderr}");
     (code, stdout, stderr)
@@ -100,10 +111,19 @@ fn os(s: &str) -> &OsStr {
 fn assert_each_reported(stderr: &str) {
     for (name, what) in [
         ("00000000000000000100.log", "directory named like a segment"),
-        ("00000000000000000300.log", "symlink that cannot be followed"),
+        (
+            "00000000000000000300.log",
+            "symlink that cannot be followed",
+        ),
         ("loop-a", "symlink that cannot be followed"),
-        ("00000000000000000400.log", "symlink that cannot be followed"),
-        ("00000000000000000500.log", "neither a regular file nor a directory"),
+        (
+            "00000000000000000400.log",
+            "symlink that cannot be followed",
+        ),
+        (
+            "00000000000000000500.log",
+            "neither a regular file nor a directory",
+        ),
         ("\u{fffd}\u{fffd}.log", "not valid UTF-8"),
         ("bad\u{fffd}name-0", "not valid UTF-8"),
     ] {
@@ -123,18 +143,27 @@ fn directory_walks_report_each_hostile_entry_and_go_on() {
     let (code, out, err) = klf(&[os("dump"), os("--format"), os("json"), b.as_os_str()]);
     assert_eq!(code, 0, "{err}");
     assert_each_reported(&err);
-    assert!(out.contains(SEG) && out.contains("\"type\":\"batch\""), "real segment not dumped:\n{out}");
+    assert!(
+        out.contains(SEG) && out.contains("\"type\":\"batch\""),
+        "real segment not dumped:\n{out}"
+    );
     // kafka format on the partition directory.
     let (code, out, err) = klf(&[os("dump"), os("--format"), os("kafka"), part.as_os_str()]);
     assert_eq!(code, 0, "{err}");
-    assert!(out.contains(&format!("Dumping {}", part.join(SEG).display())), "{out}");
+    assert!(
+        out.contains(&format!("Dumping {}", part.join(SEG).display())),
+        "{out}"
+    );
     assert!(out.contains("baseOffset: 0 lastOffset:"), "{out}");
     assert!(err.contains("symlink that cannot be followed"), "{err}");
     // check, timeline, diff: they finish and describe the partition.
     let (_, out, _) = klf(&[os("check"), os("--format"), os("json"), b.as_os_str()]);
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     let msgs = v["findings"].to_string();
-    assert!(msgs.contains("symlink that cannot be followed") && msgs.contains("not valid UTF-8"), "{msgs}");
+    assert!(
+        msgs.contains("symlink that cannot be followed") && msgs.contains("not valid UTF-8"),
+        "{msgs}"
+    );
     let (_, out, err) = klf(&[os("timeline"), b.as_os_str()]);
     assert!(out.contains("t-0") || out.contains("t "), "{out}\n{err}");
     assert_each_reported(&err);
@@ -145,9 +174,15 @@ fn directory_walks_report_each_hostile_entry_and_go_on() {
     let hw = b.join("replication-offset-checkpoint");
     let (_, out, err) = klf(&[os("dump"), os("--format"), os("json"), hw.as_os_str()]);
     if std::fs::File::open(&hw).is_ok() {
-        assert!(out.contains("\"offset\": 5") || out.contains("\"offset\":5"), "{out}\n{err}");
+        assert!(
+            out.contains("\"offset\": 5") || out.contains("\"offset\":5"),
+            "{out}\n{err}"
+        );
     } else {
-        assert!(err.contains("replication-offset-checkpoint") && err.contains("ermission"), "{err}");
+        assert!(
+            err.contains("replication-offset-checkpoint") && err.contains("ermission"),
+            "{err}"
+        );
     }
     std::fs::set_permissions(&hw, std::fs::Permissions::from_mode(0o644)).unwrap();
 }
@@ -174,8 +209,16 @@ fn hostile_files_named_on_the_command_line_are_reported_not_waited_on() {
         ]);
         assert_eq!(code, 2, "{fmt}: I/O problems exit 2: {err}");
         assert!(err.lines().any(|l| l.contains("00000000000000000500.log") && l.contains("not a regular file")), "{fmt}: {err}");
-        assert!(err.lines().any(|l| l.contains("00000000000000000300.log") && l.contains("symbolic links")), "{fmt}: {err}");
-        assert!(err.lines().any(|l| l.contains("00000000000000000400.log") && l.contains("No such file")), "{fmt}: {err}");
+        assert!(
+            err.lines()
+                .any(|l| l.contains("00000000000000000300.log") && l.contains("symbolic links")),
+            "{fmt}: {err}"
+        );
+        assert!(
+            err.lines()
+                .any(|l| l.contains("00000000000000000400.log") && l.contains("No such file")),
+            "{fmt}: {err}"
+        );
         // ... and the real segment after them is still dumped.
         let dumped = match fmt {
             "kafka" => out.contains("baseOffset: 0 lastOffset: 18"),

@@ -331,7 +331,12 @@ mod tests {
     /// with its times kept (recently written files are never mapped).
     fn age(p: &Path) {
         let old = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
-        std::fs::File::options().write(true).open(p).unwrap().set_modified(old).unwrap();
+        std::fs::File::options()
+            .write(true)
+            .open(p)
+            .unwrap()
+            .set_modified(old)
+            .unwrap();
     }
 
     #[test]
@@ -347,7 +352,10 @@ mod tests {
             let b = FileBytes::read(&p).unwrap();
             assert_eq!(&a[..], &data[..]);
             assert_eq!(&b[..], &data[..]);
-            assert_eq!(a.is_mapped(), len >= MMAP_THRESHOLD as usize && !mmap_disabled());
+            assert_eq!(
+                a.is_mapped(),
+                len >= MMAP_THRESHOLD as usize && !mmap_disabled()
+            );
             assert!(!b.is_mapped());
         }
         std::fs::remove_dir_all(&dir).unwrap();
@@ -381,7 +389,12 @@ mod tests {
             install_sigbus_handler();
             let b = FileBytes::open(&p).unwrap();
             assert!(b.is_mapped());
-            std::fs::File::options().write(true).open(&p).unwrap().set_len(0).unwrap();
+            std::fs::File::options()
+                .write(true)
+                .open(&p)
+                .unwrap()
+                .set_len(0)
+                .unwrap();
             // Touching a page past the new end faults.
             let v = unsafe { std::ptr::read_volatile(&b[b.len() - 1]) };
             eprintln!("read {v} without a fault");
@@ -393,7 +406,11 @@ mod tests {
         std::fs::write(&p, vec![7u8; MMAP_THRESHOLD as usize * 4]).unwrap();
         age(&p);
         let out = std::process::Command::new(std::env::current_exe().unwrap())
-            .args(["--exact", "capture::mmap::tests::sigbus_on_a_shrunk_mapping_becomes_exit_2", "--nocapture"])
+            .args([
+                "--exact",
+                "capture::mmap::tests::sigbus_on_a_shrunk_mapping_becomes_exit_2",
+                "--nocapture",
+            ])
             .env("KLF_SIGBUS_CHILD", &p)
             .env_remove("KLF_NO_MMAP")
             .output()

@@ -594,6 +594,7 @@ impl<'o> Dumper<'o> {
         let slice_end = (self.opts.max_bytes.max(0) as usize).min(data.len());
         let full = self.opts.max_bytes == i32::MAX;
         let mut iter = SegmentIter::with_range(data, 0, slice_end);
+        let mut crcs = ChecksumsAhead::default();
         let mut valid_bytes: u64 = 0;
         let mut state = LogState {
             abs: &names.absolute,
@@ -620,7 +621,8 @@ impl<'o> Dumper<'o> {
                 }
                 Some(Err(e)) => return Err(DumpError::Abort(e)),
             };
-            match self.write_batch_line(w, &batch, valid_bytes) {
+            let valid = crcs.valid(&iter, &batch);
+            match self.write_batch_line(w, &batch, valid_bytes, valid) {
                 Err(DumpError::Abort(e)) if self.opts.resync => {
                     w.end_line()?;
                     problems.problem(e);
@@ -629,8 +631,12 @@ impl<'o> Dumper<'o> {
                 }
                 r => r?,
             }
-            if let Err(e) = batch.check_crc() {
-                problems.problem(e);
+            // The checksum was computed ahead; only a bad one is worked out
+            // again, for its message.
+            if !valid || matches!(batch, Batch::Legacy(_)) {
+                if let Err(e) = batch.check_crc() {
+                    problems.problem(e);
+                }
             }
             if self.opts.deep {
                 match self.write_records(w, &batch, &mut state) {
@@ -660,11 +666,14 @@ impl<'o> Dumper<'o> {
         Ok(())
     }
 
+    /// `valid`: whether a v2 batch's checksum matches (computed by the
+    /// caller); legacy entries check their own.
     fn write_batch_line<W: Write>(
         &mut self,
         w: &mut W,
         batch: &Batch<'_>,
         position: u64,
+        valid: bool,
     ) -> Result<(), DumpError> {
         match batch {
             Batch::V2(b) => {
@@ -718,7 +727,7 @@ impl<'o> Dumper<'o> {
                 w.write_all(b" crc: ")?;
                 num(w, b.crc())?;
                 w.write_all(b" isvalid: ")?;
-                w.write_all(bool_str(b.is_valid()))?;
+                w.write_all(bool_str(valid))?;
                 w.write_all(b"\n")?;
             }
             Batch::Legacy(e) => {
@@ -1228,5 +1237,61 @@ baseOffset: 0 lastOffset: 0 count: 1 baseSequence: 0 lastSequence: 0 producerId:
         assert!(out.ends_with("Found 30 invalid bytes at the end of 00000000000000000000.log\n"));
         assert_eq!(problems.len(), 1);
         assert_eq!(problems[0].pos, seg.len() as u64);
+    }
+}
+
+/// The checksums of a segment's v2 batches, worked out a window ahead of the
+/// writer on every core (the output is still written in order, by one
+/// thread). A window is [`CHECKSUM_WINDOW`] bytes of batches.
+#[derive(Default)]
+struct ChecksumsAhead {
+    ready: std::collections::VecDeque<(u64, bool)>,
+}
+
+/// Bytes of batches whose checksums [`ChecksumsAhead`] works out at once.
+const CHECKSUM_WINDOW: u64 = 16 << 20;
+
+impl ChecksumsAhead {
+    /// Whether `batch`'s checksum matches (legacy entries: `true`, they are
+    /// checked where they are printed). `after` is the iterator that yielded
+    /// `batch`, positioned after it.
+    fn valid(&mut self, after: &SegmentIter<'_>, batch: &Batch<'_>) -> bool {
+        let Batch::V2(b) = batch else {
+            return true;
+        };
+        let pos = batch.position();
+        while let Some(&(p, v)) = self.ready.front() {
+            if p > pos {
+                break;
+            }
+            self.ready.pop_front();
+            if p == pos {
+                return v;
+            }
+        }
+        // Work out this batch's and those of the next window together.
+        let mut window = vec![*b];
+        let mut bytes = batch.size_in_bytes();
+        let mut look = after.clone();
+        while bytes < CHECKSUM_WINDOW {
+            match look.next() {
+                Some(Ok(Batch::V2(n))) => {
+                    bytes += n.size_in_bytes() as u64;
+                    window.push(n);
+                }
+                Some(Ok(l @ Batch::Legacy(_))) => bytes += l.size_in_bytes(),
+                _ => break,
+            }
+        }
+        use rayon::prelude::*;
+        let done: Vec<(u64, bool)> = window
+            .par_iter()
+            .with_min_len(8)
+            .map(|b| (b.position as u64, b.is_valid()))
+            .collect();
+        self.ready.extend(done);
+        self.ready
+            .pop_front()
+            .map_or_else(|| b.is_valid(), |(_, v)| v)
     }
 }
