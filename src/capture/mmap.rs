@@ -259,36 +259,30 @@ fn lock_is_held(_: &File) -> bool {
 /// partition directory). Probed at every call, not cached: a broker may
 /// start, and take its lock, while klf runs.
 pub fn in_live_log_dir(path: &Path) -> bool {
-    let Some(parent) = path.parent() else {
-        return false;
-    };
-    let parent = if parent.as_os_str().is_empty() {
-        Path::new(".")
-    } else {
-        parent
-    };
-    [Some(parent), parent.parent()]
+    log_dir_candidates(path).any(log_dir_is_live)
+}
+
+/// The directories that may be `path`'s log directory: its own (a
+/// checkpoint of the log directory) and its grandparent (a segment of a
+/// partition directory).
+fn log_dir_candidates(path: &Path) -> impl Iterator<Item = &Path> {
+    let parent = path.parent().map(|p| {
+        if p.as_os_str().is_empty() {
+            Path::new(".")
+        } else {
+            p
+        }
+    });
+    [parent, parent.and_then(Path::parent)]
         .into_iter()
         .flatten()
         .filter(|d| !d.as_os_str().is_empty())
-        .any(log_dir_is_live)
 }
 
 /// Whether `path` lies in a broker's log directory by the look of it: its
 /// own directory or its grandparent holds a `.lock` file (held or not).
 pub fn in_broker_log_dir(path: &Path) -> bool {
-    let Some(parent) = path.parent() else {
-        return false;
-    };
-    let parent = if parent.as_os_str().is_empty() {
-        Path::new(".")
-    } else {
-        parent
-    };
-    [Some(parent), parent.parent()]
-        .into_iter()
-        .flatten()
-        .any(|d| d.join(LOCK_FILE).is_file())
+    log_dir_candidates(path).any(|d| d.join(LOCK_FILE).is_file())
 }
 
 /// Installs a SIGBUS handler that reports a mapped file shrinking under klf
