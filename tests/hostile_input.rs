@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use klf::format::batch::{encode_batch, Batch, SegmentIter, LOG_OVERHEAD, V2_HEADER_SIZE};
+use klf::format::batch::{encode_batch, Batch, SegmentIter, V2_HEADER_SIZE};
 use klf::format::checkpoint::{
     parse_leader_epoch_checkpoint_lenient, parse_offset_checkpoint_lenient,
 };
