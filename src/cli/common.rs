@@ -189,6 +189,22 @@ impl Output {
         Ok(v)
     }
 
+    /// Resolves `paths` ([`Output::resolve_inputs`]), discovers the capture
+    /// under them and notes its warnings on stderr.
+    pub fn open_capture(
+        &mut self,
+        paths: &[PathBuf],
+    ) -> Result<klf::capture::discover::Capture, Status> {
+        let paths = self.resolve_inputs(paths)?;
+        let capture = klf::capture::discover::discover(&paths);
+        for w in &capture.warnings {
+            if w.level == klf::capture::discover::Level::Warning {
+                self.note(format_args!("klf: warning: {}: {}", w.path.display(), w.message));
+            }
+        }
+        Ok(capture)
+    }
+
     /// [`Output::resolve_inputs`] for one path.
     pub fn resolve_input(&mut self, p: &Path) -> Result<PathBuf, Status> {
         if let Some((archive, inner)) = vfs::split_virtual(p) {

@@ -11,7 +11,6 @@ use rayon::prelude::*;
 use super::common::{cell, paint, table, Output, Paint, Status};
 use klf::analysis::diff::{DiffOptions, DiffReport, PartitionDiff};
 use klf::capture::controller::{controller_view, reference_hint};
-use klf::capture::discover::{discover, Level};
 use klf::analysis::explain::{epoch_leaders, story};
 use klf::analysis::lost::{summarize, Bytes, LossSummary, LostRecord};
 use klf::capture::replica::records_in_range;
@@ -101,16 +100,10 @@ pub struct Args {
 
 /// Runs `klf diff`.
 pub fn run(args: Args, out: &mut Output) -> Status {
-    let paths = match out.resolve_inputs(&args.paths) {
-        Ok(p) => p,
+    let capture = match out.open_capture(&args.paths) {
+        Ok(c) => c,
         Err(s) => return s,
     };
-    let capture = discover(&paths);
-    for w in &capture.warnings {
-        if w.level == Level::Warning {
-            out.note(format_args!("klf: warning: {}: {}", w.path.display(), w.message));
-        }
-    }
     let mut wanted: Vec<(&(String, i32), &Vec<_>)> = capture
         .partitions
         .iter()

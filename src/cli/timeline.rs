@@ -10,7 +10,6 @@ use serde::Serialize;
 use super::common::{cell, paint, table, Output, Paint, Status};
 use klf::analysis::timeline::{timeline, Timeline};
 use klf::capture::controller::{controller_view, PartitionHistory};
-use klf::capture::discover::{discover, Level};
 use klf::capture::replica::load_replica;
 
 /// Output formats of `klf timeline`.
@@ -85,16 +84,10 @@ struct Report {
 
 /// Runs `klf timeline`.
 pub fn run(args: Args, out: &mut Output) -> Status {
-    let paths = match out.resolve_inputs(&args.paths) {
-        Ok(p) => p,
+    let capture = match out.open_capture(&args.paths) {
+        Ok(c) => c,
         Err(s) => return s,
     };
-    let capture = discover(&paths);
-    for w in &capture.warnings {
-        if w.level == Level::Warning {
-            out.note(format_args!("klf: warning: {}: {}", w.path.display(), w.message));
-        }
-    }
     let wanted: Vec<_> = capture
         .partitions
         .iter()
