@@ -11,6 +11,8 @@
 
 pub mod analysis;
 pub mod capture;
+pub mod engine;
 pub mod format;
+pub mod model;
 pub mod render;
 pub mod report;

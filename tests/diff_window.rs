@@ -3,9 +3,9 @@
 
 use std::path::{Path, PathBuf};
 
-use klf::analysis::diff::{DiffOptions, PartitionDiff, ReferenceHint, ScanMode};
+use klf::analysis::diff::{PartitionDiff, ScanMode};
 use klf::capture::discover::discover;
-use klf::capture::scan::{diff_replicas, ReadMode};
+use klf::engine::{diff_capture, DiffRequest, ReadMode};
 
 fn captures() -> Vec<PathBuf> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/kafka");
@@ -18,26 +18,44 @@ fn captures() -> Vec<PathBuf> {
     v
 }
 
+/// The diff of every partition, through the engine as `klf diff` runs it
+/// (reference from the metadata log), with its loss as JSON.
 fn diffs(dir: &Path, mode: ReadMode) -> Vec<PartitionDiff> {
-    let capture = discover(&[dir]);
-    capture
-        .partitions
-        .iter()
-        .filter(|(_, reps)| reps.len() >= 2)
-        .map(|((topic, partition), reps)| {
-            let ids: Vec<i32> = reps.iter().map(|r| r.node_id.unwrap()).collect();
-            diff_replicas(
-                topic,
-                *partition,
-                reps,
-                &ids,
-                ReferenceHint::Auto,
-                &DiffOptions::default(),
-                mode,
-            )
-            .diff
-        })
+    diffs_and_loss(dir, mode)
+        .into_iter()
+        .map(|(d, _)| d)
         .collect()
+}
+
+fn diffs_and_loss(dir: &Path, mode: ReadMode) -> Vec<(PartitionDiff, serde_json::Value)> {
+    let capture = discover(&[dir]);
+    let req = DiffRequest {
+        mode,
+        ..Default::default()
+    };
+    diff_capture(&capture, &req, &|| {})
+        .partitions
+        .into_iter()
+        .map(|p| (p.diff, serde_json::to_value(&p.loss).unwrap()))
+        .collect()
+}
+
+/// The partition's loss (records, ranges, bounds, evidence) is the same
+/// whichever way the replicas were read.
+#[test]
+fn window_and_full_read_count_the_same_loss() {
+    let mut lossy = 0;
+    for dir in captures() {
+        let w = diffs_and_loss(&dir, ReadMode::Window);
+        let f = diffs_and_loss(&dir, ReadMode::Full);
+        for ((wd, wl), (_, fl)) in w.iter().zip(&f) {
+            assert_eq!(wl, fl, "{} {}-{}", dir.display(), wd.topic, wd.partition);
+            if wl["records"].as_u64().unwrap_or(0) > 0 {
+                lossy += 1;
+            }
+        }
+    }
+    assert!(lossy >= 4, "{lossy} partitions lose records");
 }
 
 #[test]

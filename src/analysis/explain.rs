@@ -5,6 +5,7 @@
 use std::collections::BTreeMap;
 
 use crate::analysis::diff::PartitionDiff;
+use crate::analysis::loss::PartitionLoss;
 use crate::capture::controller::PartitionHistory;
 
 fn opt<T: std::fmt::Display>(v: Option<T>) -> String {
@@ -95,4 +96,140 @@ pub fn story(p: &PartitionDiff, leaders: &BTreeMap<i32, (i32, bool)>) -> Vec<Str
         }
     }
     lines
+}
+
+fn plural(n: u64, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+fn brokers(list: &[i32]) -> String {
+    let v: Vec<String> = list.iter().map(i32::to_string).collect();
+    match v.len() {
+        0 => "no broker".to_string(),
+        1 => format!("broker {}", v[0]),
+        _ => format!("brokers {}", v.join(", ")),
+    }
+}
+
+/// The partition's loss in one line, the figures a post-mortem quotes
+/// first: what no replica will keep, counted once, and the two bounds of
+/// what had been committed.
+pub fn loss_headline(loss: &PartitionLoss) -> String {
+    use crate::analysis::loss::Verdict;
+    if !loss.any() {
+        return "nothing lost: every record is kept by the reference or fetched again from it"
+            .into();
+    }
+    let mut s = format!(
+        "{} lost on every replica",
+        plural(loss.records, "record", "records")
+    );
+    if loss.control_records > 0 {
+        s.push_str(&format!(
+            " (and {})",
+            plural(loss.control_records, "control record", "control records")
+        ));
+    }
+    let mut spans: Vec<(i64, i64)> = loss.offsets.iter().map(|r| (r.start, r.end)).collect();
+    spans.sort_unstable();
+    let mut merged: Vec<(i64, i64)> = Vec::new();
+    for (a, b) in spans {
+        match merged.last_mut() {
+            Some(last) if a <= last.1 => last.1 = last.1.max(b),
+            _ => merged.push((a, b)),
+        }
+    }
+    let mut ranges: Vec<String> = merged.iter().map(|(a, b)| format!("[{a}, {b})")).collect();
+    if ranges.len() > 4 {
+        let n = ranges.len() - 3;
+        ranges.truncate(3);
+        ranges.push(format!("{n} more ranges"));
+    }
+    s.push_str(&format!(
+        ", offsets {}, held now only by {}",
+        ranges.join(" "),
+        brokers(&loss.held_by)
+    ));
+    match loss.verdict {
+        Verdict::UncommittedLost => s.push_str(
+            "; none committed (never below a high watermark: acks=1, acks=0 or unacknowledged writes)",
+        ),
+        Verdict::NothingLost => {}
+        _ => {
+            s.push_str(&format!("; committed: {} proven", loss.committed_proven));
+            match loss.committed_possible {
+                Some(p) => s.push_str(&format!(", at most {p} possible")),
+                None => s.push_str(&format!(
+                    ", at most {} possible ({} cannot be bounded)",
+                    loss.possibly_committed_or_unknown(),
+                    loss.committed_unknown
+                )),
+            }
+        }
+    }
+    s
+}
+
+/// The loss in detail: one line per lost range (epoch, holders, whether
+/// committed), per producer, then each piece of evidence.
+pub fn loss_story(loss: &PartitionLoss) -> Vec<String> {
+    let mut lines = Vec::new();
+    if !loss.any() {
+        return lines;
+    }
+    for r in &loss.offsets {
+        let what = if r.control_records > 0 && r.records == 0 {
+            plural(r.control_records, "control record", "control records")
+        } else {
+            plural(r.records, "record", "records")
+        };
+        lines.push(format!(
+            "lost [{}, {}): {what} of epoch {}, held by {}, committed: {}",
+            r.start,
+            r.end,
+            r.leader_epoch,
+            brokers(&r.held_by),
+            r.committed.name()
+        ));
+    }
+    for p in &loss.producers {
+        let who = if p.producer_id < 0 {
+            "records without a producer id".to_string()
+        } else {
+            format!(
+                "producer {} (epochs {:?})",
+                p.producer_id, p.producer_epochs
+            )
+        };
+        let seq = if p.first_sequence >= 0 {
+            format!(", sequences {}..={}", p.first_sequence, p.last_sequence)
+        } else {
+            String::new()
+        };
+        lines.push(format!(
+            "{who}: {} lost, offsets {}..={}{seq}{}",
+            plural(p.records, "record", "records"),
+            p.first_offset,
+            p.last_offset,
+            if p.transactional {
+                " (transactional)"
+            } else {
+                ""
+            }
+        ));
+    }
+    for u in &loss.unknown {
+        lines.push(format!("unknown {}: {}", u.bound, u.reason));
+    }
+    for e in &loss.evidence {
+        lines.push(format!("evidence ({}): {}", kind_name(e.kind), e.detail));
+    }
+    lines
+}
+
+fn kind_name(k: crate::analysis::loss::EvidenceKind) -> String {
+    serde_json::to_value(k)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_default()
 }

@@ -67,6 +67,13 @@ pub struct LostRecord {
     pub control: bool,
     /// Part of a transactional batch.
     pub transactional: bool,
+    /// Whether the record had been committed (`proven`, `possible`, `no`,
+    /// `unknown`; see the partition's `loss`), for a record that no replica
+    /// keeps; `null` for a cut record that another replica keeps.
+    pub committed: Option<crate::analysis::loss::Committed>,
+    /// Replicas holding the record now (partition-level lists); `null` in a
+    /// replica's own list.
+    pub held_by: Option<Vec<i32>>,
 }
 
 /// The cut records of one producer.
@@ -111,26 +118,56 @@ pub struct LossSummary {
 
 /// Summarises cut records by producer, epoch and time range.
 pub fn summarize(records: &[LostRecord]) -> LossSummary {
-    let mut by_producer: BTreeMap<i64, ProducerLoss> = BTreeMap::new();
-    let mut by_epoch = BTreeMap::new();
-    let mut control = 0;
+    let mut b = SummaryBuilder::default();
     for r in records {
-        *by_epoch.entry(r.epoch).or_insert(0) += 1;
+        b.add(r);
+    }
+    b.finish()
+}
+
+/// A [`LossSummary`] built one record at a time, so that every record is
+/// counted while only some are kept (`--records-limit`).
+#[derive(Debug, Clone, Default)]
+pub struct SummaryBuilder {
+    by_producer: BTreeMap<i64, ProducerLoss>,
+    by_epoch: BTreeMap<i32, u64>,
+    records: u64,
+    control: u64,
+    first_timestamp: Option<i64>,
+    last_timestamp: Option<i64>,
+}
+
+impl SummaryBuilder {
+    /// Counts one record.
+    pub fn add(&mut self, r: &LostRecord) {
+        self.records += 1;
+        self.first_timestamp = Some(
+            self.first_timestamp
+                .map_or(r.timestamp, |t| t.min(r.timestamp)),
+        );
+        self.last_timestamp = Some(
+            self.last_timestamp
+                .map_or(r.timestamp, |t| t.max(r.timestamp)),
+        );
+        *self.by_epoch.entry(r.epoch).or_insert(0) += 1;
         if r.control {
-            control += 1;
-            continue;
+            self.control += 1;
+            return;
         }
-        let p = by_producer.entry(r.producer_id).or_insert(ProducerLoss {
-            producer_id: r.producer_id,
-            producer_epochs: Vec::new(),
-            records: 0,
-            first_offset: r.offset,
-            last_offset: r.offset,
-            first_sequence: r.sequence,
-            last_sequence: r.sequence,
-            first_timestamp: r.timestamp,
-            last_timestamp: r.timestamp,
-        });
+        let p = self
+            .by_producer
+            .entry(r.producer_id)
+            .or_insert(ProducerLoss {
+                producer_id: r.producer_id,
+                producer_epochs: Vec::new(),
+                records: 0,
+                first_offset: r.offset,
+                last_offset: r.offset,
+                first_sequence: r.sequence,
+                last_sequence: r.sequence,
+                first_timestamp: r.timestamp,
+                last_timestamp: r.timestamp,
+            });
         if !p.producer_epochs.contains(&r.producer_epoch) {
             p.producer_epochs.push(r.producer_epoch);
         }
@@ -146,13 +183,22 @@ pub fn summarize(records: &[LostRecord]) -> LossSummary {
         p.first_timestamp = p.first_timestamp.min(r.timestamp);
         p.last_timestamp = p.last_timestamp.max(r.timestamp);
     }
-    LossSummary {
-        records: records.len() as u64,
-        control_records: control,
-        first_timestamp: records.iter().map(|r| r.timestamp).min(),
-        last_timestamp: records.iter().map(|r| r.timestamp).max(),
-        by_epoch,
-        by_producer: by_producer.into_values().collect(),
+
+    /// Records counted so far.
+    pub fn count(&self) -> u64 {
+        self.records
+    }
+
+    /// The summary.
+    pub fn finish(self) -> LossSummary {
+        LossSummary {
+            records: self.records,
+            control_records: self.control,
+            first_timestamp: self.first_timestamp,
+            last_timestamp: self.last_timestamp,
+            by_epoch: self.by_epoch,
+            by_producer: self.by_producer.into_values().collect(),
+        }
     }
 }
 

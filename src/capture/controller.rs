@@ -16,46 +16,10 @@ use crate::analysis::truncation::leader_epoch_after_partition_change;
 use crate::capture::discover::{Capture, Replica};
 use crate::format::batch::{Batch, SegmentIter};
 use crate::format::metadata::{decode_metadata_record, TypedMetadata, LEADER_UNCHANGED};
+pub use crate::model::{Election, PartitionHistory};
 
 /// Cap on the decompressed size of one metadata batch.
 const MAX_BATCH_BYTES: usize = 64 << 20;
-
-/// One change of a partition's leadership or ISR in the metadata log.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Election {
-    /// Offset of the record in the metadata log.
-    pub metadata_offset: i64,
-    /// Leader after the change (-1: none).
-    pub leader: i32,
-    /// Leader epoch after the change.
-    pub leader_epoch: i32,
-    /// ISR after the change.
-    pub isr: Vec<i32>,
-    /// Leader recovery state (0 recovered, 1 recovering).
-    pub leader_recovery_state: i8,
-    /// Whether the leader changed (a new epoch) in this record.
-    pub leader_changed: bool,
-    /// The new leader was not in the ISR before the change.
-    pub unclean: bool,
-    /// Record timestamp (ms).
-    pub timestamp: i64,
-}
-
-/// Leadership history of one partition.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct PartitionHistory {
-    /// Assigned replicas (latest).
-    pub replicas: Vec<i32>,
-    /// Every PartitionRecord / PartitionChangeRecord, in log order.
-    pub changes: Vec<Election>,
-}
-
-impl PartitionHistory {
-    /// The state at the end of the log.
-    pub fn current(&self) -> Option<&Election> {
-        self.changes.last()
-    }
-}
 
 /// The diff's reference for a partition: the broker the operator named,
 /// else the leader at the end of the metadata log with its epoch, else the
@@ -159,11 +123,15 @@ pub fn controller_view(capture: &Capture) -> Option<ControllerView> {
                             (p.topic_id, p.partition_id),
                             PartitionHistory {
                                 replicas: p.replicas.clone(),
+                                from_creation: p.leader_epoch == 0 && p.partition_epoch == 0,
                                 changes: vec![Election {
                                     metadata_offset: rec.offset,
                                     leader: p.leader,
                                     leader_epoch: p.leader_epoch,
+                                    partition_epoch: p.partition_epoch,
                                     isr: p.isr.clone(),
+                                    elr: p.eligible_leader_replicas.clone(),
+                                    last_known_elr: p.last_known_elr.clone(),
                                     leader_recovery_state: p.leader_recovery_state,
                                     leader_changed: true,
                                     unclean: false,
@@ -203,7 +171,13 @@ pub fn controller_view(capture: &Capture) -> Option<ControllerView> {
                                 prev.leader_epoch,
                                 c.leader,
                             ),
+                            partition_epoch: prev.partition_epoch.saturating_add(1),
                             isr,
+                            elr: c.eligible_leader_replicas.clone().or(prev.elr.clone()),
+                            last_known_elr: c
+                                .last_known_elr
+                                .clone()
+                                .or(prev.last_known_elr.clone()),
                             leader_recovery_state: lrs,
                             leader_changed,
                             unclean: unclean || (leader_changed && lrs == 1),

@@ -3,6 +3,7 @@
 
 pub mod controller;
 pub mod discover;
+pub mod groups;
 pub mod mmap;
 pub mod replica;
 pub mod scan;

@@ -286,8 +286,29 @@ pub fn records_in_range(
     to: i64,
     limit: usize,
 ) -> (Vec<crate::analysis::lost::LostRecord>, Vec<ReplicaProblem>) {
-    use crate::analysis::lost::{Bytes, LostRecord};
     let mut out = Vec::new();
+    let problems = visit_records(replica, from, to, &mut |_, r| {
+        if out.len() >= limit {
+            return false;
+        }
+        out.push(r);
+        true
+    });
+    (out, problems)
+}
+
+/// Calls `visit` with each record of `replica` at an offset in `[from,
+/// to)`, in offset order, with the key `(base, last, epoch, crc)` of its
+/// batch (as [`summarize`] gives it); reading stops where [`load_replica`]
+/// stops (a bad batch), or when `visit` returns `false`. Nothing is kept:
+/// memory does not grow with the records read.
+pub fn visit_records(
+    replica: &Replica,
+    from: i64,
+    to: i64,
+    visit: &mut dyn FnMut((i64, i64, i32, u32), crate::analysis::lost::LostRecord) -> bool,
+) -> Vec<ReplicaProblem> {
+    use crate::analysis::lost::{Bytes, LostRecord};
     let mut problems = Vec::new();
     let mut scratch = Vec::new();
     for (i, seg) in replica.segments.iter().enumerate() {
@@ -317,14 +338,17 @@ pub fn records_in_range(
         } else {
             0
         };
+        let mut released = 0;
         for item in SegmentIter::with_range(&bytes, start, bytes.len()) {
             let Ok(batch) = item else { break };
             if batch.check_crc().is_err() {
                 break;
             }
+            bytes.consumed(batch.position() as usize, &mut released);
             if batch.last_offset() < from {
                 continue;
             }
+            let key = summarize(&batch).key();
             match batch {
                 Batch::V2(b) => {
                     if b.base_offset() >= to {
@@ -356,10 +380,7 @@ pub fn records_in_range(
                         if r.offset < from || r.offset >= to {
                             continue;
                         }
-                        if out.len() >= limit {
-                            return (out, problems);
-                        }
-                        out.push(LostRecord {
+                        let rec = LostRecord {
                             offset: r.offset,
                             epoch: b.partition_leader_epoch(),
                             timestamp: r.timestamp,
@@ -370,18 +391,20 @@ pub fn records_in_range(
                             value_size: r.value.map(<[u8]>::len),
                             control: b.is_control(),
                             transactional: b.is_transactional(),
-                        });
+                            committed: None,
+                            held_by: None,
+                        };
+                        if !visit(key, rec) {
+                            return problems;
+                        }
                     }
                 }
                 Batch::Legacy(e) => {
                     if e.offset >= to {
                         break;
                     }
-                    if out.len() >= limit {
-                        return (out, problems);
-                    }
                     let rec = e.record();
-                    out.push(LostRecord {
+                    let rec = LostRecord {
                         offset: e.offset,
                         epoch: -1,
                         timestamp: rec.timestamp(),
@@ -392,10 +415,37 @@ pub fn records_in_range(
                         value_size: rec.value().ok().flatten().map(<[u8]>::len),
                         control: false,
                         transactional: false,
-                    });
+                        committed: None,
+                        held_by: None,
+                    };
+                    if !visit(key, rec) {
+                        return problems;
+                    }
                 }
             }
         }
     }
-    (out, problems)
+    problems
+}
+
+/// The `replication-offset-checkpoint` entry of `replica` as evidence: the
+/// value Kafka wrote, the file and its modification time (when the capture
+/// kept it).
+pub fn high_watermark_fact(
+    capture: &crate::capture::discover::Capture,
+    replica: &Replica,
+    broker: i32,
+) -> crate::model::HighWatermarkFact {
+    let file = capture
+        .brokers
+        .iter()
+        .find(|b| b.path == replica.log_dir)
+        .and_then(|b| b.checkpoints.replication_offset.as_ref())
+        .map(|c| c.path.clone());
+    crate::model::HighWatermarkFact {
+        broker,
+        raw: replica.high_watermark,
+        mtime_ms: file.as_deref().and_then(crate::capture::vfs::modified_ms),
+        file: file.map(|p| p.display().to_string()),
+    }
 }

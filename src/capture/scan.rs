@@ -1,4 +1,4 @@
-//! Reading the replicas of one partition for a diff, and diffing them.
+//! Reading the replicas of one partition for a diff.
 //!
 //! Replicas of a partition share a long prefix; they can only differ near
 //! their ends. So by default only a **window** is read: from the lowest of
@@ -23,118 +23,14 @@ use std::path::PathBuf;
 
 use rayon::prelude::*;
 
-use crate::analysis::diff::{
-    diff_partition, DiffOptions, PartitionDiff, PartitionReplicas, ReferenceHint, ScanInfo,
-    ScanMode,
-};
 use crate::analysis::epochs::EpochCache;
 use crate::capture::discover::Replica;
-use crate::capture::replica::{load_replica_from, start_position, LoadedReplica, ReplicaProblem};
+use crate::capture::replica::{load_replica_from, start_position, LoadedReplica};
 use crate::format::batch::SegmentIter;
 
-/// How a diff reads the replicas.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum ReadMode {
-    /// The window where replicas can differ (falls back to full when needed).
-    #[default]
-    Window,
-    /// Every batch (`klf diff --verify`).
-    Full,
-}
-
-/// One partition's diff with what was read for it.
-#[derive(Debug, Clone)]
-pub struct ScannedDiff {
-    /// The diff, its [`PartitionDiff::scan`] filled in.
-    pub diff: PartitionDiff,
-    /// Problems met while reading (bad batches, torn tails, unreadable files).
-    pub problems: Vec<ReplicaProblem>,
-}
-
-/// Reads the replicas of one partition (`ids[i]` is the broker id of
-/// `replicas[i]`) and diffs them. See the module docs for what is read.
-pub fn diff_replicas(
-    topic: &str,
-    partition: i32,
-    replicas: &[Replica],
-    ids: &[i32],
-    reference: ReferenceHint,
-    options: &DiffOptions,
-    mode: ReadMode,
-) -> ScannedDiff {
-    let log_bytes: u64 = replicas
-        .iter()
-        .flat_map(|r| r.segments.iter())
-        .filter_map(|s| s.log.as_ref())
-        .filter_map(|p| crate::capture::vfs::metadata(p).ok())
-        .map(|m| m.len())
-        .sum();
-    let run = |loaded: Vec<LoadedReplica>| -> (PartitionDiff, Vec<ReplicaProblem>, u64) {
-        let bytes: u64 = loaded.iter().map(|l| l.bytes_read).sum();
-        let problems = loaded.iter().flat_map(|l| l.problems.clone()).collect();
-        let input = PartitionReplicas {
-            topic: topic.to_string(),
-            partition,
-            replicas: loaded.into_iter().map(|l| l.log).collect(),
-            reference: reference.clone(),
-        };
-        (diff_partition(&input, options), problems, bytes)
-    };
-    let full = |reason: Option<String>, extra_bytes: u64| -> ScannedDiff {
-        let loaded = load_all(replicas, ids, None);
-        let (mut diff, problems, bytes) = run(loaded);
-        diff.scan = Some(ScanInfo {
-            mode: ScanMode::Full,
-            window_start: None,
-            full_reason: reason,
-            bytes_read: bytes + extra_bytes,
-            log_bytes,
-        });
-        ScannedDiff { diff, problems }
-    };
-    if mode == ReadMode::Full {
-        return full(None, 0);
-    }
-    let (window, tail_bytes) = match plan_window(replicas, ids) {
-        Ok(w) => w,
-        Err((reason, bytes)) => return full(Some(reason), bytes),
-    };
-    let loaded = load_all(replicas, ids, Some(window));
-    if let Some(reason) = window_start_disagrees(replicas, ids, &loaded) {
-        let bytes = tail_bytes + loaded.iter().map(|l| l.bytes_read).sum::<u64>();
-        return full(Some(reason), bytes);
-    }
-    let (mut diff, problems, bytes) = run(loaded);
-    let below = diff.replicas.iter().find_map(|r| {
-        [
-            Some(r.truncation_offset),
-            Some(r.hw_truncation_offset),
-            r.divergence_offset,
-        ]
-        .into_iter()
-        .flatten()
-        .find(|&o| o <= window && window > 0)
-        .map(|o| (r.broker, o))
-    });
-    if let Some((broker, o)) = below {
-        return full(
-            Some(format!(
-                "the answer for broker {broker} (offset {o}) is not above the window starting at {window}"
-            )),
-            tail_bytes + bytes,
-        );
-    }
-    diff.scan = Some(ScanInfo {
-        mode: ScanMode::Window,
-        window_start: Some(window),
-        full_reason: None,
-        bytes_read: tail_bytes + bytes,
-        log_bytes,
-    });
-    ScannedDiff { diff, problems }
-}
-
-fn load_all(replicas: &[Replica], ids: &[i32], from: Option<i64>) -> Vec<LoadedReplica> {
+/// Reads every replica (`ids[i]` is the broker id of `replicas[i]`), in
+/// parallel: every batch, or from the batch holding `from` on.
+pub fn load_all(replicas: &[Replica], ids: &[i32], from: Option<i64>) -> Vec<LoadedReplica> {
     replicas
         .par_iter()
         .zip(ids.par_iter())
@@ -152,7 +48,7 @@ struct Plan {
 
 /// The window's start, and the bytes read to find it; or why there is none
 /// (with the bytes read so far).
-fn plan_window(replicas: &[Replica], ids: &[i32]) -> Result<(i64, u64), (String, u64)> {
+pub fn plan_window(replicas: &[Replica], ids: &[i32]) -> Result<(i64, u64), (String, u64)> {
     let tails: Vec<Result<(i64, u64), String>> = replicas.par_iter().map(tail_end).collect();
     let mut bytes = 0;
     let mut plans = Vec::with_capacity(replicas.len());
@@ -255,7 +151,7 @@ fn tail_end(r: &Replica) -> Result<(i64, u64), String> {
 /// Whether the first batch read of some replica carries another epoch than
 /// its checkpoint gives that offset (the window would then misplace an
 /// epoch's start): the reason, if so.
-fn window_start_disagrees(
+pub fn window_start_disagrees(
     replicas: &[Replica],
     ids: &[i32],
     loaded: &[LoadedReplica],

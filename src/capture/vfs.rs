@@ -182,6 +182,8 @@ struct Tree {
     files: BTreeMap<PathBuf, Arc<Vec<u8>>>,
     /// Relative directory paths, the root (`""`) included.
     dirs: BTreeSet<PathBuf>,
+    /// Relative path → modification time the tar header records (s).
+    mtimes: BTreeMap<PathBuf, u64>,
 }
 
 impl Tree {
@@ -286,6 +288,7 @@ pub fn mount_with_progress(
     let mut ar = tar::Archive::new(reader);
     let mut files: BTreeMap<PathBuf, Arc<Vec<u8>>> = BTreeMap::new();
     let mut dirs: BTreeSet<PathBuf> = BTreeSet::new();
+    let mut mtimes: BTreeMap<PathBuf, u64> = BTreeMap::new();
     dirs.insert(PathBuf::new());
     let mut links: Vec<(PathBuf, PathBuf, String)> = Vec::new();
     let mut skipped = Vec::new();
@@ -389,6 +392,9 @@ pub fn mount_with_progress(
         if let Some(p) = rel.parent() {
             add_dirs(&mut dirs, p);
         }
+        if let Ok(t) = entry.header().mtime() {
+            mtimes.insert(rel.clone(), t);
+        }
         files.insert(rel, Arc::new(buf));
     }
     if entries_seen == 0 {
@@ -426,6 +432,7 @@ pub fn mount_with_progress(
         root: root.clone(),
         files,
         dirs,
+        mtimes,
     };
     let mounted = Mounted {
         root,
@@ -618,6 +625,26 @@ pub fn metadata(p: &Path) -> io::Result<Metadata> {
                 Err(not_found(p))
             }
         }
+    }
+}
+
+/// When `p` was last modified, in milliseconds since the Unix epoch, to
+/// the second (a file inside an archive: the time its tar header records);
+/// `None` when that cannot be told.
+pub fn modified_ms(p: &Path) -> Option<i64> {
+    match lookup(p) {
+        None => {
+            let t = std::fs::metadata(p).ok()?.modified().ok()?;
+            let d = t.duration_since(std::time::UNIX_EPOCH).ok()?;
+            // To the second, as a tar header keeps it, so that a directory
+            // and an archive of it report the same time.
+            i64::try_from(d.as_secs()).ok()?.checked_mul(1000)
+        }
+        Some((t, rel)) => t
+            .mtimes
+            .get(&rel)
+            .and_then(|s| i64::try_from(*s).ok())
+            .and_then(|s| s.checked_mul(1000)),
     }
 }
 

@@ -188,16 +188,16 @@ pub fn run(args: Args, out: &mut Output) -> Status {
             .and_then(|_| writeln!(out.out())),
         Format::Junit => render_junit(&report, level, out.out()),
     };
-    if let Err(e) = res {
-        return out.write_failed(e);
-    }
-    if let Some(s) = status_override {
-        return s;
-    }
-    if report.failing(level).next().is_some() {
+    let status = if let Some(s) = status_override {
+        s
+    } else if report.failing(level).next().is_some() {
         Status::Corruption
     } else {
         Status::Clean
+    };
+    match res {
+        Ok(()) => status,
+        Err(e) => status.worst(out.write_failed(e)),
     }
 }
 

@@ -13,10 +13,13 @@ use klf::capture::vfs;
 /// What `klf --help` and `klf(1)` tell beyond the options.
 pub const TOP_HELP: &str = "\
 Exit status:
-  0  clean: nothing wrong found (also when stdout is closed early)
+  0  clean: nothing wrong found
   1  corruption or data loss found (what counts is per subcommand)
   2  usage or I/O error: a bad option, a PATH that does not exist, an
      archive that cannot be read or escapes its root
+
+  A closed stdout (klf ... | head) ends the output quietly and does not
+  change the status (dump stops there: its status covers what it read).
 
 Output:
   Results go to stdout, diagnostics (problems as FILE:BYTE: reason, notes,
@@ -102,7 +105,9 @@ pub enum Status {
     Corruption,
     /// A usage or I/O error (exit 2).
     Failure,
-    /// stdout was closed by the reader: stop quietly (exit 0).
+    /// stdout was closed by the reader: stop writing. It never changes a
+    /// status found otherwise ([`Status::worst`] ignores it); alone it
+    /// exits 0.
     BrokenPipe,
 }
 
@@ -116,9 +121,13 @@ impl Status {
         }
     }
 
-    /// The more severe of two statuses.
+    /// The more severe of two statuses; [`Status::BrokenPipe`] only stands
+    /// when both are, so a closed pipe never hides what was found.
     pub fn worst(self, other: Status) -> Status {
-        self.max(other)
+        match (self, other) {
+            (Status::BrokenPipe, s) | (s, Status::BrokenPipe) => s,
+            (a, b) => a.max(b),
+        }
     }
 }
 
@@ -328,10 +337,11 @@ impl Output {
         }
     }
 
-    /// Flushes stdout and returns the final status.
+    /// Flushes stdout and returns the final status. A closed pipe does not
+    /// change it: `klf diff ... | head -1` exits 1 after a loss.
     pub fn finish(mut self, status: Status) -> Status {
         if self.pipe_closed {
-            return Status::BrokenPipe;
+            return status;
         }
         match self.out.flush() {
             Ok(()) => status,

@@ -1,20 +1,20 @@
 //! `klf diff`: where replicas of a partition part, what Kafka's truncation
-//! cuts on each, and whether committed records are among the cut.
+//! cuts on each, what the partition loses (on no replica once every replica
+//! follows the reference), and whether that had been committed.
 
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::PathBuf;
 
 use clap::ValueEnum;
-use rayon::prelude::*;
 
 use super::common::{cell, paint, table, Output, Paint, Status};
-use klf::analysis::diff::{DiffOptions, DiffReport, PartitionDiff};
-use klf::capture::controller::{controller_view, reference_hint};
-use klf::analysis::explain::{epoch_leaders, story};
-use klf::analysis::lost::{summarize, Bytes, LossSummary, LostRecord};
-use klf::capture::replica::records_in_range;
-use klf::capture::scan::{diff_replicas, ReadMode};
+use klf::analysis::diff::{DiffReport, FindingKind, PartitionDiff};
+use klf::analysis::explain::{epoch_leaders, loss_headline, loss_story, story};
+use klf::analysis::loss::{PartitionLoss, Verdict};
+use klf::analysis::lost::{Bytes, LossSummary, LostRecord};
+use klf::engine::records::{cut_records, lost_records, RecordList};
+use klf::engine::{diff_capture, DiffRequest, PartitionResult, ReadMode};
 
 /// Output formats of `klf diff`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -25,28 +25,71 @@ pub enum Format {
     Json,
 }
 
+/// Which loss makes `klf diff` exit 1.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum FailOn {
+    /// Lost records that were or may have been committed (committed_possible
+    /// > 0, or records whose commitment cannot be bounded).
+    Committed,
+    /// Any lost record.
+    Any,
+    /// Never for a loss (damaged segments still exit 1).
+    Never,
+}
+
+impl FailOn {
+    /// Whether `loss` fails the run.
+    pub fn fails(self, loss: &PartitionLoss) -> bool {
+        match self {
+            FailOn::Committed => loss.possibly_committed_or_unknown() > 0,
+            FailOn::Any => loss.any(),
+            FailOn::Never => false,
+        }
+    }
+}
+
 /// What `--help` and the man page tell beyond the options.
 pub const AFTER_HELP: &str = concat!(
     "\
 Exit status:
-  0  nothing lost
-  1  a replica would lose committed records, or a segment could not be read
-     whole (each problem on stderr as FILE:BYTE: reason)
+  0  nothing lost that --fail-on counts (default: no lost record was or may
+     have been committed)
+  1  a loss that --fail-on counts (default committed: committed_possible > 0,
+     or lost records whose commitment cannot be bounded), or a segment could
+     not be read whole (each problem on stderr as FILE:BYTE: reason)
   2  usage or I/O error (a missing PATH, an unreadable archive, no partition
      with two or more replicas)
+  A closed stdout (klf diff ... | head) does not change the status.
+
+What is lost:
+  A partition loses the records that no replica will hold once every
+  replica has followed the reference (each follower's predicted truncation
+  applied), counted once. Of those, committed_proven are below a high
+  watermark some evidence shows (a replica's replication-offset-checkpoint,
+  an offset a consumer group committed), committed_possible were held by
+  every member of an ISR the metadata log records (an upper bound; null
+  without a metadata log). Each fact used is listed in loss.evidence.
 
 JSON output:
   With --format json, one document:
   {\"partitions\":[{\"topic\",\"partition\",\"reference\":{\"broker\",\"reason\",
-  \"leader_epoch\"},\"replicas\":[{\"broker\",\"log_end_offset\",\"high_watermark\",
-  \"latest_epoch\",\"divergence_offset\",\"truncation_offset\",
+  \"leader_epoch\"},\"loss\":{\"records\",\"control_records\",\"offsets\":[{\"start\",
+  \"end\",\"records\",\"control_records\",\"leader_epoch\",\"held_by\",\"committed\"}],
+  \"held_by\",\"committed_proven\",\"committed_possible\",\"committed_unknown\",
+  \"verdict\",\"unknown\",\"leader_epochs\",\"producers\",\"first_timestamp\",
+  \"last_timestamp\",\"replicas_not_captured\",\"evidence\":[{\"kind\",\"broker\",
+  \"group\",\"offset\",\"leader_epoch\",\"isr\",\"metadata_offset\",\"time\",\"file\",
+  \"records\",\"detail\"}]},\"replicas\":[{\"broker\",\"log_end_offset\",
+  \"high_watermark\",\"latest_epoch\",\"divergence_offset\",\"truncation_offset\",
   \"hw_truncation_offset\",\"records_to_truncate\",
   \"committed_records_to_truncate\",\"records_only_here\",\"truncation_rounds\",
   \"findings\"}],\"findings\":[...]}]}
-  With --records each replica also has \"lost_records\" and \"lost_summary\".
+  With --records, loss also has \"lost_records\" and \"lost_records_omitted\",
+  and each replica \"lost_records\", \"lost_records_omitted\" and
+  \"lost_summary\" (which counts every record, however many are listed).
   Each partition has \"scan\":{\"mode\":\"window\"|\"full\",\"window_start\",
   \"full_reason\",\"bytes_read\",\"log_bytes\"}: what was read (see --verify).
-  README.md describes every field.
+  man klf-diff and the README describe every field.
 
 ",
     super::common::inputs_help!(),
@@ -56,9 +99,9 @@ Examples:
   klf diff broker-1 broker-2 broker-3 --topic orders --format json
   klf diff capture.tar.gz --records --records-limit 50
   klf diff capture/ --verify
+  klf diff capture/ --fail-on any
 "
 );
-
 
 /// Compare the replicas of each partition: divergence, predicted truncation, records lost
 #[derive(clap::Args, Debug)]
@@ -80,12 +123,13 @@ pub struct Args {
     /// Output format
     #[arg(long, value_enum, default_value_t = Format::Table)]
     format: Format,
-    /// Tell each partition's story in plain words (table format)
+    /// Tell each partition's story in plain words, with the evidence of the
+    /// loss figures (table format)
     #[arg(long)]
     explain: bool,
-    /// List the records each replica's truncation cuts (offset, epoch,
-    /// timestamp, producer id/epoch/sequence, key, value size), with a
-    /// summary by producer and time range
+    /// List the records the partition loses and those each replica's
+    /// truncation cuts (offset, epoch, timestamp, producer id/epoch/sequence,
+    /// key, value size, committed), with a summary by producer and time range
     #[arg(long)]
     records: bool,
     /// Read every batch of every replica and compare the shared prefix batch
@@ -93,9 +137,21 @@ pub struct Args {
     /// from the lowest high watermark, log end or epoch disagreement on)
     #[arg(long)]
     verify: bool,
-    /// With --records: at most this many records per replica
+    /// With --records: list at most this many records per list (the counts
+    /// and summaries still cover every record)
     #[arg(long, value_name = "N", default_value_t = 100_000)]
     records_limit: usize,
+    /// Which loss exits 1: committed (lost records that were or may have
+    /// been committed), any (any lost record), never
+    #[arg(long, value_enum, value_name = "WHAT", default_value_t = FailOn::Committed)]
+    fail_on: FailOn,
+}
+
+/// Records read back for one partition: the partition's lost records, and
+/// per broker the records its truncation cuts.
+struct PartitionRecords {
+    lost: RecordList,
+    cut: BTreeMap<i32, RecordList>,
 }
 
 /// Runs `klf diff`.
@@ -104,189 +160,185 @@ pub fn run(args: Args, out: &mut Output) -> Status {
         Ok(c) => c,
         Err(s) => return s,
     };
-    let mut wanted: Vec<(&(String, i32), &Vec<_>)> = capture
+    let req = DiffRequest {
+        leader: args.leader,
+        topic: args.topic.clone(),
+        partition: args.partition,
+        mode: if args.verify { ReadMode::Full } else { ReadMode::Window },
+        options: Default::default(),
+    };
+    let candidates = capture
         .partitions
-        .iter()
-        .filter(|((t, p), _)| {
+        .keys()
+        .filter(|(t, p)| {
             args.topic.as_ref().is_none_or(|x| x == t) && args.partition.is_none_or(|x| x == *p)
         })
-        .collect();
-    let single: Vec<String> = wanted
-        .iter()
-        .filter(|(_, reps)| reps.len() == 1)
-        .map(|((t, p), _)| format!("{t}-{p}"))
-        .collect();
-    wanted.retain(|(_, reps)| reps.len() >= 2);
-    if wanted.is_empty() && !single.is_empty() {
-        out.diag(format_args!(
-            "klf: only one replica of {} found; diff compares the replicas of a partition: \
-             pass the same partition directory from each broker (broker-1/{0} broker-2/{0} ...), \
-             the broker directories, or the folder holding them",
-            single.first().map(String::as_str).unwrap_or_default()
-        ));
+        .filter(|k| capture.partitions.get(*k).is_some_and(|r| r.len() >= 2))
+        .count();
+    let bar = out.progress(candidates as u64, "{bar:40} {pos}/{len} partitions diffed");
+    let run = diff_capture(&capture, &req, &|| {
+        if let Some(b) = &bar {
+            b.inc(1);
+        }
+    });
+    if let Some(b) = &bar {
+        b.finish_and_clear();
+    }
+    if run.partitions.is_empty() {
+        if let Some((t, p)) = run.single_replica.first() {
+            let name = format!("{t}-{p}");
+            out.diag(format_args!(
+                "klf: only one replica of {name} found; diff compares the replicas of a partition: \
+                 pass the same partition directory from each broker (broker-1/{name} broker-2/{name} ...), \
+                 the broker directories, or the folder holding them"
+            ));
+        } else {
+            out.diag(format_args!(
+                "klf: no partition with two or more replicas under the given paths \
+                 (give the broker directories of one capture, or the folder holding them)"
+            ));
+        }
         return Status::Failure;
     }
-    if wanted.is_empty() {
-        out.diag(format_args!(
-            "klf: no partition with two or more replicas under the given paths \
-             (give the broker directories of one capture, or the folder holding them)"
-        ));
-        return Status::Failure;
-    }
-    // The controller's view, when the capture holds a metadata log: the
-    // leader at capture time is the reference unless --leader says otherwise.
-    let controller = if args.leader.is_none() {
-        controller_view(&capture)
-    } else {
-        None
-    };
-    if let Some(c) = &controller {
+    if let Some(c) = &run.evidence.controller {
         for p in &c.problems {
             out.diag(format_args!("klf: metadata log: {p}"));
         }
     }
-    let reference_for = |topic: &str, partition: i32| {
-        let history = controller
-            .as_ref()
-            .and_then(|c| c.partitions.get(&(topic.to_string(), partition)));
-        reference_hint(args.leader, history)
-    };
-    // Read and diff every partition in parallel, keep the order.
-    let mode = if args.verify { ReadMode::Full } else { ReadMode::Window };
-    let bar = out.progress(wanted.len() as u64, "{bar:40} {pos}/{len} partitions diffed");
-    let scanned: Vec<_> = wanted
-        .par_iter()
-        .map(|((topic, partition), reps)| {
-            let ids: Vec<i32> = reps
-                .iter()
-                .enumerate()
-                .map(|(i, r)| r.node_id.unwrap_or(-(i as i32) - 1))
-                .collect();
-            let reference = reference_for(topic, *partition);
-            let d =
-                diff_replicas(topic, *partition, reps, &ids, reference, &DiffOptions::default(), mode);
-            if let Some(b) = &bar {
-                b.inc(1);
-            }
-            d
-        })
-        .collect();
-    if let Some(b) = &bar {
-        b.finish_and_clear();
-    }
     let mut problems = false;
-    let mut report = DiffReport { partitions: Vec::new() };
-    for s in scanned {
-        for p in &s.problems {
+    for p in &run.partitions {
+        for pr in &p.problems {
             problems = true;
-            out.diag(format_args!("klf: {p}"));
+            out.diag(format_args!("klf: {pr}"));
         }
-        report.partitions.push(s.diff);
     }
-    // The records each truncation cuts, read from the replica's segments.
-    let mut lost: BTreeMap<(usize, i32), (Vec<LostRecord>, LossSummary)> = BTreeMap::new();
-    if args.records {
-        for (i, p) in report.partitions.iter().enumerate() {
-            let reps = wanted[i].1;
-            for (j, r) in p.replicas.iter().enumerate() {
-                if r.truncation_offset >= r.log_end_offset {
-                    continue;
-                }
-                let Some(rep) = reps
-                    .iter()
-                    .enumerate()
-                    .find(|(k, x)| x.node_id.unwrap_or(-(*k as i32) - 1) == r.broker)
-                    .map(|(_, x)| x)
-                    .or_else(|| reps.get(j))
-                else {
-                    continue;
-                };
-                let (records, problems) = records_in_range(
-                    rep,
-                    r.truncation_offset,
-                    r.log_end_offset,
-                    args.records_limit,
-                );
-                for pr in problems {
-                    out.diag(format_args!("klf: {pr}"));
-                }
-                let summary = summarize(&records);
-                lost.insert((i, r.broker), (records, summary));
+    if let Some(g) = run.evidence.groups_read() {
+        for pr in &g.problems {
+            out.diag(format_args!("klf: __consumer_offsets: {pr}"));
+        }
+    }
+    // The records behind the figures, read from the segments.
+    let mut records: Vec<Option<PartitionRecords>> = Vec::new();
+    for p in &run.partitions {
+        if !args.records {
+            records.push(None);
+            continue;
+        }
+        let reps = run.replicas(p);
+        let ids = klf::engine::broker_ids(reps);
+        let lost = lost_records(reps, &p.loss, args.records_limit);
+        let mut cut = BTreeMap::new();
+        for r in &p.diff.replicas {
+            if r.truncation_offset >= r.log_end_offset {
+                continue;
             }
+            let Some(i) = ids.iter().position(|b| *b == r.broker) else {
+                continue;
+            };
+            cut.insert(r.broker, cut_records(&reps[i], r, &p.loss, args.records_limit));
         }
+        for pr in lost.problems.iter().chain(cut.values().flat_map(|c| &c.problems)) {
+            out.diag(format_args!("klf: {pr}"));
+        }
+        records.push(Some(PartitionRecords { lost, cut }));
     }
-    let res = match args.format {
-        Format::Json => {
-            let mut v = serde_json::to_value(&report).unwrap_or_default();
-            for ((i, broker), (records, summary)) in &lost {
-                if let Some(reps) = v["partitions"][*i]["replicas"].as_array_mut() {
-                    for r in reps {
-                        if r["broker"].as_i64() == Some(i64::from(*broker)) {
-                            r["lost_records"] = serde_json::to_value(records).unwrap_or_default();
-                            r["lost_summary"] = serde_json::to_value(summary).unwrap_or_default();
-                        }
-                    }
-                }
-            }
-            serde_json::to_writer_pretty(&mut *out.out(), &v)
-                .map_err(std::io::Error::from)
-                .and_then(|_| writeln!(out.out()))
-        }
-        Format::Table => {
-            // Who led each epoch, from the metadata log, for the story.
-            let leaders: Vec<BTreeMap<i32, (i32, bool)>> = report
-                .partitions
-                .iter()
-                .map(|p| {
-                    epoch_leaders(
-                        controller
-                            .as_ref()
-                            .and_then(|c| c.partitions.get(&(p.topic.clone(), p.partition))),
-                    )
-                })
-                .collect();
-            let color = out.color;
-            render_table(&report, args.explain, &leaders, &lost, color, out.out())
-        }
-    };
-    if let Err(e) = res {
-        return out.write_failed(e);
-    }
-    let loss = report
-        .partitions
-        .iter()
-        .flat_map(|p| &p.replicas)
-        .any(|r| r.committed_records_to_truncate > 0);
-    if loss || problems {
+    // The status is settled before anything is written: a reader that
+    // closes the pipe early does not change it.
+    let lossy = run.partitions.iter().any(|p| args.fail_on.fails(&p.loss));
+    let status = if lossy || problems {
         Status::Corruption
     } else {
         Status::Clean
+    };
+    let res = match args.format {
+        Format::Json => write_json(&run.partitions, &records, out.out()),
+        Format::Table => {
+            let leaders: Vec<BTreeMap<i32, (i32, bool)>> = run
+                .partitions
+                .iter()
+                .map(|p| epoch_leaders(run.evidence.history(&p.diff.topic, p.diff.partition)))
+                .collect();
+            let color = out.color;
+            render_table(&run.partitions, args.explain, &leaders, &records, color, out.out())
+        }
+    };
+    if let Err(e) = res {
+        return status.worst(out.write_failed(e));
     }
+    status
+}
+
+fn write_json(
+    parts: &[PartitionResult],
+    records: &[Option<PartitionRecords>],
+    w: &mut impl Write,
+) -> std::io::Result<()> {
+    let report = DiffReport {
+        partitions: parts.iter().map(|p| p.diff.clone()).collect(),
+    };
+    let mut v = serde_json::to_value(&report).unwrap_or_default();
+    let Some(list) = v["partitions"].as_array_mut() else {
+        return Err(std::io::Error::other("diff report is not a list"));
+    };
+    for (i, jp) in list.iter_mut().enumerate() {
+        let (Some(p), Some(obj)) = (parts.get(i), jp.as_object_mut()) else {
+            continue;
+        };
+        let mut loss = serde_json::to_value(&p.loss).unwrap_or_default();
+        if let Some(Some(r)) = records.get(i) {
+            loss["lost_records"] = serde_json::to_value(&r.lost.records).unwrap_or_default();
+            loss["lost_records_omitted"] = r.lost.omitted.into();
+            if let Some(reps) = obj.get_mut("replicas").and_then(|x| x.as_array_mut()) {
+                for jr in reps {
+                    let Some(b) = jr["broker"].as_i64().and_then(|b| i32::try_from(b).ok()) else {
+                        continue;
+                    };
+                    if let Some(c) = r.cut.get(&b) {
+                        jr["lost_records"] = serde_json::to_value(&c.records).unwrap_or_default();
+                        jr["lost_records_omitted"] = c.omitted.into();
+                        jr["lost_summary"] = serde_json::to_value(&c.summary).unwrap_or_default();
+                    }
+                }
+            }
+        }
+        obj.insert("loss".into(), loss);
+    }
+    serde_json::to_writer_pretty(&mut *w, &v).map_err(std::io::Error::from)?;
+    writeln!(w)
 }
 
 fn opt<T: std::fmt::Display>(v: Option<T>) -> String {
     v.map(|x| x.to_string()).unwrap_or_else(|| "-".into())
 }
 
-type Lost = BTreeMap<(usize, i32), (Vec<LostRecord>, LossSummary)>;
-
 fn render_table(
-    report: &DiffReport,
+    parts: &[PartitionResult],
     explain: bool,
     leaders: &[BTreeMap<i32, (i32, bool)>],
-    lost: &Lost,
+    records: &[Option<PartitionRecords>],
     color: bool,
     w: &mut impl Write,
 ) -> std::io::Result<()> {
-    for (i, p) in report.partitions.iter().enumerate() {
+    for (i, part) in parts.iter().enumerate() {
+        let p = &part.diff;
         writeln!(
             w,
             "{}-{}: reference broker {} ({})",
-            p.topic,
+            sanitize(&p.topic),
             p.partition,
             p.reference.broker,
             reason_text(p)
         )?;
+        let headline_paint = match part.loss.verdict {
+            Verdict::NothingLost => None,
+            Verdict::UncommittedLost => Some(Paint::Warn),
+            _ => Some(Paint::Bad),
+        };
+        let headline = loss_headline(&part.loss);
+        match headline_paint {
+            Some(pt) => writeln!(w, "  {}", paint(color, &headline, pt))?,
+            None => writeln!(w, "  {headline}")?,
+        }
         let mut t = table(color);
         t.set_header(vec![
             "broker",
@@ -325,7 +377,13 @@ fn render_table(
                 .push(format!("{:?}: {}", f.kind, f.detail));
         }
         for r in &p.replicas {
-            for f in &r.findings {
+            // The pre-0.11 counterfactual is the "HW-only truncation"
+            // column, not a finding that outranks the real loss.
+            for f in r
+                .findings
+                .iter()
+                .filter(|f| f.kind != FindingKind::HighWatermarkTruncationCutsCommittedRecords)
+            {
                 findings
                     .entry(format!("broker {}", r.broker))
                     .or_default()
@@ -334,18 +392,24 @@ fn render_table(
         }
         for (who, fs) in &findings {
             for f in fs {
-                writeln!(w, "  {} {who}: {f}", paint(color, "!", Paint::Warn))?;
+                writeln!(w, "  {} {who}: {}", paint(color, "!", Paint::Warn), sanitize(f))?;
             }
         }
         if explain {
+            for line in loss_story(&part.loss) {
+                writeln!(w, "  {}", sanitize(&line))?;
+            }
             let none = BTreeMap::new();
             for line in story(p, leaders.get(i).unwrap_or(&none)) {
                 writeln!(w, "  {line}")?;
             }
         }
-        for r in &p.replicas {
-            if let Some((records, summary)) = lost.get(&(i, r.broker)) {
-                render_lost(r.broker, records, summary, color, w)?;
+        if let Some(Some(rec)) = records.get(i) {
+            render_lost("the partition loses", &rec.lost, color, w)?;
+            for r in &p.replicas {
+                if let Some(c) = rec.cut.get(&r.broker) {
+                    render_lost(&format!("broker {}'s truncation cuts", r.broker), c, color, w)?;
+                }
             }
         }
         writeln!(w)?;
@@ -353,16 +417,12 @@ fn render_table(
     Ok(())
 }
 
-fn render_lost(
-    broker: i32,
-    records: &[LostRecord],
-    summary: &LossSummary,
-    color: bool,
-    w: &mut impl Write,
-) -> std::io::Result<()> {
+fn render_lost(what: &str, list: &RecordList, color: bool, w: &mut impl Write) -> std::io::Result<()> {
+    let summary: &LossSummary = &list.summary;
+    let records: &[LostRecord] = &list.records;
     writeln!(
         w,
-        "  records broker {broker} loses: {} ({} control), timestamps {} .. {}",
+        "  records {what}: {} ({} control), timestamps {} .. {}",
         summary.records,
         summary.control_records,
         opt(summary.first_timestamp),
@@ -384,6 +444,7 @@ fn render_lost(
     let mut t = table(color);
     t.set_header(vec![
         "offset", "epoch", "timestamp", "producer", "p.epoch", "sequence", "key", "value bytes",
+        "committed",
     ]);
     for r in records {
         let key = match &r.key {
@@ -400,9 +461,18 @@ fn render_lost(
             r.sequence.to_string(),
             key,
             r.value_size.map_or("null".into(), |v| v.to_string()),
+            r.committed.map_or("-".into(), |c| c.name().to_string()),
         ]);
     }
-    writeln!(w, "{t}")
+    writeln!(w, "{t}")?;
+    if list.omitted > 0 {
+        writeln!(
+            w,
+            "    {} more not shown (--records-limit); the counts above cover them",
+            list.omitted
+        )?;
+    }
+    Ok(())
 }
 
 /// Keys are untrusted: no terminal control characters reach the screen.

@@ -619,7 +619,7 @@ pub fn run(args: Args, out: &mut Output) -> Status {
     if let Some(b) = &bar {
         b.finish_and_clear();
     }
-    if status != Status::BrokenPipe && !dumper.findings.is_empty() {
+    if !out.pipe_closed && !dumper.findings.is_empty() {
         let _ = out.out().flush();
         let _ = dumper.findings.write_to(&mut std::io::stderr().lock());
     }

@@ -160,7 +160,7 @@ pub fn run(args: Args, out: &mut Output) -> Status {
     };
     match res {
         Ok(()) => status,
-        Err(e) => out.write_failed(e),
+        Err(e) => status.worst(out.write_failed(e)),
     }
 }
 

@@ -1,0 +1,934 @@
+//! What a partition loses, counted once: the records that will exist on no
+//! replica once every replica has followed the reference leader (each
+//! follower's predicted truncation applied, the reference's log kept), and
+//! how sure we can be that they had been committed.
+//!
+//! A record is identified by its offset and the batch holding it
+//! (`(base, last, epoch, crc)`): two replicas holding the identical batch
+//! hold the same records, counted once; two replicas holding different
+//! batches at the same offsets (divergent tails of two old leaders) hold
+//! different records, both lost. A batch's records at offset `o` are lost
+//! when the reference does not hold the batch and every replica that holds
+//! it cuts `o` (its truncation offset is at or below `o`).
+//!
+//! Committed means what Kafka means: below the leader's high watermark. A
+//! capture cannot hold the leader's high watermark of the moment, so two
+//! bounds are computed, each from named evidence:
+//!
+//! * **proven**: below an offset that some fact shows the high watermark
+//!   reached on the lineage holding the record: the
+//!   `replication-offset-checkpoint` of a replica holding the batch (every
+//!   replica's high watermark is a lower bound of one the leader had), or an
+//!   offset a consumer group committed (a consumer fetches only below the
+//!   high watermark; the commit's leader epoch names the lineage: every
+//!   captured replica whose log has that epoch at the offset before the
+//!   commit must hold the batch; without an epoch, every replica holding
+//!   that offset must).
+//! * **possible**: some ISR state the metadata log records, in the
+//!   record's leader epoch or a later one, consisted of replicas that may
+//!   have held the record: each holds the batch now, or is not in the
+//!   capture, or followed a later leader (and may have truncated it since),
+//!   or lost its unflushed tail below a high watermark it had checkpointed.
+//!   Once every ISR member holds a record the leader's high watermark
+//!   passes it and acks=all producers are answered; no record outside this
+//!   bound can have been committed. All ISR states of those epochs are
+//!   taken, whatever their time: producer timestamps are not trusted.
+//!
+//! So `proven <= acknowledged (acks=all) and lost <= possible`. Where the
+//! capture holds no metadata log (ZooKeeper clusters, or a capture without
+//! one), or the history does not reach back to the record's epoch, the
+//! upper bound is unknown for those records: `committed_possible` is then
+//! `null` and `committed_unknown` counts them.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+
+use serde::Serialize;
+
+use crate::analysis::diff::PartitionDiff;
+use crate::model::{
+    BatchSummary, Election, GroupCommit, HighWatermarkFact, PartitionHistory, ReplicaLog,
+};
+
+/// Kafka's default `replica.high.watermark.checkpoint.interval.ms`.
+pub const HW_CHECKPOINT_INTERVAL_DEFAULT_MS: i64 = 5000;
+
+/// What besides the replicas' logs the bounds are computed from.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct LossContext<'a> {
+    /// The partition's ISR history from the metadata log.
+    pub history: Option<&'a PartitionHistory>,
+    /// Why there is no history, when there is none.
+    pub history_missing: Option<&'a str>,
+    /// Offsets consumer groups committed for the partition.
+    pub commits: &'a [GroupCommit],
+    /// Whether the capture holds `__consumer_offsets` (so that no commit
+    /// means none was found, not none looked for).
+    pub commits_searched: bool,
+    /// Each captured replica's `replication-offset-checkpoint` entry.
+    pub high_watermarks: &'a [HighWatermarkFact],
+}
+
+/// Whether lost records had been committed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Committed {
+    /// Below a high watermark some evidence shows.
+    Proven,
+    /// Possibly: held by every member of an ISR in force.
+    Possible,
+    /// Cannot be told (no ISR history covers it).
+    Unknown,
+    /// No: some ISR member in force never held it.
+    No,
+}
+
+impl Committed {
+    /// The kebab-case name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Committed::Proven => "proven",
+            Committed::Possible => "possible",
+            Committed::Unknown => "unknown",
+            Committed::No => "no",
+        }
+    }
+}
+
+/// The partition's verdict, worst first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Verdict {
+    /// Committed records are lost (`committed_proven > 0`).
+    CommittedLost,
+    /// Records that may have been committed are lost.
+    PossiblyCommittedLost,
+    /// Records are lost whose commitment cannot be bounded.
+    UnknownLost,
+    /// Records are lost, none of them committed.
+    UncommittedLost,
+    /// Nothing is lost.
+    NothingLost,
+}
+
+impl Verdict {
+    /// The kebab-case name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Verdict::CommittedLost => "committed-lost",
+            Verdict::PossiblyCommittedLost => "possibly-committed-lost",
+            Verdict::UnknownLost => "unknown-lost",
+            Verdict::UncommittedLost => "uncommitted-lost",
+            Verdict::NothingLost => "nothing-lost",
+        }
+    }
+}
+
+/// A half-open range `[start, end)` of lost records sharing epoch, holders
+/// and commitment.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct LostRange {
+    /// First offset.
+    pub start: i64,
+    /// One past the last offset.
+    pub end: i64,
+    /// Data records in the range.
+    pub records: u64,
+    /// Control records (transaction markers, ...) in the range.
+    pub control_records: u64,
+    /// Leader epoch of the batches (`-1`: v0/v1 messages).
+    pub leader_epoch: i32,
+    /// Replicas holding these records now.
+    pub held_by: Vec<i32>,
+    /// Whether they had been committed.
+    pub committed: Committed,
+}
+
+/// Lost data records of one leader epoch.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct EpochLoss {
+    /// Leader epoch.
+    pub leader_epoch: i32,
+    /// Data records.
+    pub records: u64,
+}
+
+/// Lost data records of one producer, from the batch headers.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ProducerLoss {
+    /// Producer id (`-1`: written without one).
+    pub producer_id: i64,
+    /// Producer epochs seen.
+    pub producer_epochs: Vec<i16>,
+    /// Data records.
+    pub records: u64,
+    /// First lost offset.
+    pub first_offset: i64,
+    /// Last lost offset.
+    pub last_offset: i64,
+    /// Sequence of the first lost record (`-1`: not idempotent).
+    pub first_sequence: i32,
+    /// Sequence of the last lost record.
+    pub last_sequence: i32,
+    /// Whether any of its lost batches is transactional.
+    pub transactional: bool,
+}
+
+/// Kinds of evidence the bounds use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum EvidenceKind {
+    /// A replica's `replication-offset-checkpoint` entry.
+    HighWatermarkCheckpoint,
+    /// An offset a consumer group committed.
+    ConsumerGroupCommit,
+    /// An ISR state in the metadata log whose members all may have held
+    /// lost records: they may have been committed.
+    IsrState,
+    /// An ISR state with a member that never held lost records: the high
+    /// watermark could not pass them while it was in force.
+    IsrStateRulesOut,
+    /// No ISR history for the partition.
+    NoIsrHistory,
+    /// The ISR history does not reach back far enough.
+    IsrHistoryIncomplete,
+    /// The metadata log ends before epochs the replicas hold.
+    MetadataBehindReplicas,
+    /// An assigned replica whose log is not in the capture.
+    ReplicaNotCaptured,
+    /// No `__consumer_offsets` in the capture.
+    NoConsumerOffsets,
+}
+
+/// One fact the bounds use, for a reader to check the reasoning.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Evidence {
+    /// What kind of fact.
+    pub kind: EvidenceKind,
+    /// Broker it comes from (`null` when none applies).
+    pub broker: Option<i32>,
+    /// Consumer group (`consumer-group-commit`).
+    pub group: Option<String>,
+    /// The offset the fact is about (high watermark, committed offset).
+    pub offset: Option<i64>,
+    /// Leader epoch (of a commit, of an ISR state).
+    pub leader_epoch: Option<i32>,
+    /// The ISR (`isr-state`).
+    pub isr: Option<Vec<i32>>,
+    /// Offset of the record in the metadata log (`isr-state`).
+    pub metadata_offset: Option<i64>,
+    /// When (ms): the checkpoint file's mtime, the commit time, the
+    /// metadata record's timestamp.
+    pub time: Option<i64>,
+    /// Where the fact was read (file), when one applies.
+    pub file: Option<String>,
+    /// Lost data records this fact proves committed (`high-watermark-checkpoint`,
+    /// `consumer-group-commit`) or admits as possibly committed (`isr-state`).
+    pub records: u64,
+    /// The fact in words.
+    pub detail: String,
+}
+
+/// A bound that could not be computed, and why.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct UnknownBound {
+    /// `committed_possible` (the only bound that can be unknown).
+    pub bound: &'static str,
+    /// Why.
+    pub reason: String,
+}
+
+/// One lost batch: its header, which part of it is lost, who holds it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LostBatch {
+    /// The batch header.
+    pub batch: BatchSummary,
+    /// First lost offset in it (`>= base_offset`).
+    pub from: i64,
+    /// Replicas holding it.
+    pub held_by: Vec<i32>,
+    /// Records below this offset are proven committed.
+    pub proven_to: i64,
+    /// Whether the rest is possibly committed.
+    pub possible: Committed,
+}
+
+impl LostBatch {
+    /// Commitment of the record at `offset`.
+    pub fn committed_at(&self, offset: i64) -> Committed {
+        if offset < self.proven_to {
+            Committed::Proven
+        } else {
+            self.possible
+        }
+    }
+}
+
+/// What the partition loses.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PartitionLoss {
+    /// Data records lost (on no replica once all follow the reference).
+    pub records: u64,
+    /// Control records lost (transaction markers, ...), not in the bounds.
+    pub control_records: u64,
+    /// The lost records, as half-open offset ranges.
+    pub offsets: Vec<LostRange>,
+    /// Replicas holding lost records now.
+    pub held_by: Vec<i32>,
+    /// Lost data records proven committed (lower bound).
+    pub committed_proven: u64,
+    /// Lost data records possibly committed (upper bound; includes the
+    /// proven ones); `null` when some records cannot be bounded.
+    pub committed_possible: Option<u64>,
+    /// Lost data records neither proven nor bounded (no ISR history).
+    pub committed_unknown: u64,
+    /// The verdict.
+    pub verdict: Verdict,
+    /// Bounds that could not be computed for every record, and why.
+    pub unknown: Vec<UnknownBound>,
+    /// Lost data records per leader epoch.
+    pub leader_epochs: Vec<EpochLoss>,
+    /// Lost data records per producer.
+    pub producers: Vec<ProducerLoss>,
+    /// Earliest batch timestamp among the lost batches (ms).
+    pub first_timestamp: Option<i64>,
+    /// Latest batch timestamp among the lost batches (ms).
+    pub last_timestamp: Option<i64>,
+    /// Assigned replicas (metadata log) whose log is not in the capture.
+    pub replicas_not_captured: Vec<i32>,
+    /// Every fact the bounds used.
+    pub evidence: Vec<Evidence>,
+    /// The lost batches, in offset order (not serialised: what `--records`
+    /// and salvage read records from).
+    #[serde(skip)]
+    pub batches: Vec<LostBatch>,
+}
+
+impl PartitionLoss {
+    /// Whether anything is lost.
+    pub fn any(&self) -> bool {
+        self.records > 0 || self.control_records > 0
+    }
+
+    /// Lost data records that may have been committed, counting those that
+    /// cannot be bounded (the figure a verdict must assume).
+    pub fn possibly_committed_or_unknown(&self) -> u64 {
+        self.committed_possible.unwrap_or(self.committed_proven) + self.committed_unknown
+    }
+}
+
+/// Data and control records of `b` in `[lo, hi)`.
+fn split_records(b: &BatchSummary, lo: i64, hi: i64) -> (u64, u64) {
+    let n = u64::try_from(b.records_in(lo, hi)).unwrap_or(0);
+    if b.is_control {
+        (0, n)
+    } else {
+        (n, 0)
+    }
+}
+
+/// A replica as the bounds need it.
+struct Rep<'a> {
+    broker: i32,
+    log: &'a ReplicaLog,
+    keys: HashSet<(i64, i64, i32, u32)>,
+    truncation_offset: i64,
+    log_start: i64,
+    log_end: i64,
+    /// High watermark the diff used (clamped).
+    hw: Option<i64>,
+    /// Epoch cache the diff used: (epoch, start offset).
+    cache: Vec<(i32, i64)>,
+}
+
+impl Rep<'_> {
+    fn epoch_at(&self, offset: i64) -> Option<i32> {
+        if offset < self.log_start || offset >= self.log_end {
+            return None;
+        }
+        self.cache
+            .iter()
+            .rev()
+            .find(|(_, s)| *s <= offset)
+            .map(|(e, _)| *e)
+    }
+}
+
+/// Computes what the partition loses, from its diff, the replica logs the
+/// diff was computed from, and the evidence in `ctx`.
+pub fn partition_loss(
+    diff: &PartitionDiff,
+    logs: &[ReplicaLog],
+    ctx: &LossContext<'_>,
+) -> PartitionLoss {
+    let reps: Vec<Rep<'_>> = diff
+        .replicas
+        .iter()
+        .filter_map(|rd| {
+            let log = logs.iter().find(|l| l.broker == rd.broker)?;
+            Some(Rep {
+                broker: rd.broker,
+                log,
+                keys: log.batches.iter().map(BatchSummary::key).collect(),
+                truncation_offset: rd.truncation_offset,
+                log_start: rd.log_start_offset,
+                log_end: rd.log_end_offset,
+                hw: rd.high_watermark,
+                cache: rd
+                    .epoch_cache
+                    .iter()
+                    .map(|e| (e.epoch, e.start_offset))
+                    .collect(),
+            })
+        })
+        .collect();
+    let reference = diff.reference.broker;
+    let ref_keys: Option<&HashSet<_>> =
+        reps.iter().find(|r| r.broker == reference).map(|r| &r.keys);
+
+    // Lost batches: cut on every replica holding them, absent from the reference.
+    let mut lost: BTreeMap<(i64, i64, i32, u32), LostBatch> = BTreeMap::new();
+    for r in reps.iter().filter(|r| r.broker != reference) {
+        for b in &r.log.batches {
+            let key = b.key();
+            if b.records_in(r.truncation_offset, r.log_end) == 0 || lost.contains_key(&key) {
+                continue;
+            }
+            if ref_keys.is_some_and(|k| k.contains(&key)) {
+                continue;
+            }
+            let holders: Vec<&Rep<'_>> = reps.iter().filter(|o| o.keys.contains(&key)).collect();
+            let from = holders
+                .iter()
+                .map(|h| h.truncation_offset)
+                .max()
+                .unwrap_or(r.truncation_offset)
+                .max(b.base_offset);
+            if from > b.last_offset || b.records_in(from, i64::MAX) == 0 {
+                continue;
+            }
+            lost.insert(
+                key,
+                LostBatch {
+                    batch: b.clone(),
+                    from,
+                    held_by: holders.iter().map(|h| h.broker).collect(),
+                    proven_to: i64::MIN,
+                    possible: Committed::No,
+                },
+            );
+        }
+    }
+    let mut batches: Vec<LostBatch> = lost.into_values().collect();
+    batches.sort_by_key(|l| (l.from, l.batch.partition_leader_epoch, l.batch.base_offset));
+
+    let mut evidence = Vec::new();
+    let mut unknown = Vec::new();
+    let holders: BTreeSet<i32> = batches
+        .iter()
+        .flat_map(|l| l.held_by.iter().copied())
+        .collect();
+
+    // Proof from high watermark checkpoints of the holders.
+    let mut hw_proofs: BTreeMap<i32, u64> = BTreeMap::new();
+    for l in &mut batches {
+        for h in &l.held_by {
+            if let Some(hw) = reps.iter().find(|r| r.broker == *h).and_then(|r| r.hw) {
+                if hw > l.proven_to {
+                    l.proven_to = hw;
+                }
+            }
+        }
+    }
+    for l in &batches {
+        for h in &l.held_by {
+            if let Some(hw) = reps.iter().find(|r| r.broker == *h).and_then(|r| r.hw) {
+                let (d, _) = split_records(&l.batch, l.from, hw);
+                *hw_proofs.entry(*h).or_default() += d;
+            }
+        }
+    }
+    let newest_lost = batches.iter().map(|l| l.batch.max_timestamp).max();
+    if !batches.is_empty() {
+        for h in &holders {
+            let fact = ctx.high_watermarks.iter().find(|f| f.broker == *h);
+            let used = reps.iter().find(|r| r.broker == *h).and_then(|r| r.hw);
+            let raw = fact.and_then(|f| f.raw);
+            let mtime = fact.and_then(|f| f.mtime_ms);
+            let proved = hw_proofs.get(h).copied().unwrap_or(0);
+            let mut detail = match raw {
+                Some(v) => format!(
+                    "broker {h}'s replication-offset-checkpoint says {v}{}: {proved} lost records below it are committed",
+                    if used.is_some_and(|u| u != v) { format!(" (used as {})", used.unwrap_or(v)) } else { String::new() }
+                ),
+                None => format!("broker {h}'s replication-offset-checkpoint does not list the partition: it proves nothing"),
+            };
+            detail.push_str(&format!(
+                "; Kafka writes that file every replica.high.watermark.checkpoint.interval.ms (default {} s), so it may miss the last writes before a kill",
+                HW_CHECKPOINT_INTERVAL_DEFAULT_MS / 1000
+            ));
+            if let (Some(m), Some(n)) = (mtime, newest_lost) {
+                if n > m {
+                    detail.push_str(&format!(
+                        "; it was last written {} before the newest lost batch's timestamp",
+                        human_ms(n - m)
+                    ));
+                }
+            }
+            evidence.push(Evidence {
+                kind: EvidenceKind::HighWatermarkCheckpoint,
+                broker: Some(*h),
+                group: None,
+                offset: raw,
+                leader_epoch: None,
+                isr: None,
+                metadata_offset: None,
+                time: mtime,
+                file: fact.and_then(|f| f.file.clone()),
+                records: proved,
+                detail,
+            });
+        }
+    }
+
+    // Proof from consumer group commits.
+    if !batches.is_empty() {
+        let first_lost = batches.iter().map(|l| l.from).min().unwrap_or(i64::MAX);
+        let mut commits: Vec<&GroupCommit> = ctx
+            .commits
+            .iter()
+            .filter(|c| c.offset > first_lost)
+            .collect();
+        commits.sort_by(|a, b| {
+            (&a.group, a.leader_epoch, a.offset).cmp(&(&b.group, b.leader_epoch, b.offset))
+        });
+        for c in commits {
+            let last = c.offset - 1;
+            let candidates: Vec<&Rep<'_>> = reps
+                .iter()
+                .filter(|r| match c.leader_epoch {
+                    Some(e) => r.epoch_at(last) == Some(e),
+                    None => last >= r.log_start && last < r.log_end,
+                })
+                .collect();
+            let mut proved = 0;
+            if !candidates.is_empty() {
+                for l in batches.iter_mut() {
+                    let key = l.batch.key();
+                    if l.from < c.offset && candidates.iter().all(|r| r.keys.contains(&key)) {
+                        proved += split_records(&l.batch, l.from, c.offset).0;
+                        l.proven_to = l.proven_to.max(c.offset);
+                    }
+                }
+            }
+            let lineage = match c.leader_epoch {
+                Some(e) => format!("leader epoch {e} at offset {last}"),
+                None => format!("no leader epoch; offset {last}"),
+            };
+            let names: Vec<String> = candidates.iter().map(|r| r.broker.to_string()).collect();
+            let detail = if candidates.is_empty() {
+                format!(
+                    "group {:?} committed offset {} ({lineage}), which no captured replica's log matches: it proves nothing here",
+                    c.group, c.offset
+                )
+            } else if proved == 0 {
+                format!(
+                    "group {:?} committed offset {} ({lineage}, the log of broker(s) {}), which does not hold the lost records",
+                    c.group,
+                    c.offset,
+                    names.join(", ")
+                )
+            } else {
+                format!(
+                    "group {:?} committed offset {} ({lineage}, the log of broker(s) {}): a consumer reads only below the high watermark, so the {proved} lost records below it were committed",
+                    c.group,
+                    c.offset,
+                    names.join(", ")
+                )
+            };
+            evidence.push(Evidence {
+                kind: EvidenceKind::ConsumerGroupCommit,
+                broker: Some(c.broker),
+                group: Some(c.group.clone()),
+                offset: Some(c.offset),
+                leader_epoch: c.leader_epoch,
+                isr: None,
+                metadata_offset: None,
+                time: (c.commit_timestamp >= 0).then_some(c.commit_timestamp),
+                file: Some(format!("{}:{}", c.file, c.position)),
+                records: proved,
+                detail,
+            });
+        }
+        if !ctx.commits_searched {
+            evidence.push(Evidence {
+                kind: EvidenceKind::NoConsumerOffsets,
+                broker: None,
+                group: None,
+                offset: None,
+                leader_epoch: None,
+                isr: None,
+                metadata_offset: None,
+                time: None,
+                file: None,
+                records: 0,
+                detail: "the capture holds no __consumer_offsets replica: consumer group commits could not be used as proof".into(),
+            });
+        }
+    }
+
+    // The upper bound from the ISR history.
+    let captured: BTreeSet<i32> = reps.iter().map(|r| r.broker).collect();
+    let mut not_captured = Vec::new();
+    if let Some(h) = ctx.history {
+        not_captured = h
+            .replicas
+            .iter()
+            .copied()
+            .filter(|b| !captured.contains(b))
+            .collect();
+        let mut isr_admits: BTreeMap<usize, u64> = BTreeMap::new();
+        let mut isr_rules_out: BTreeMap<usize, (BTreeSet<i32>, u64)> = BTreeMap::new();
+        let max_known = h.max_epoch();
+        let replica_max = reps
+            .iter()
+            .filter_map(|r| r.cache.last().map(|c| c.0))
+            .max();
+        let behind = match (max_known, replica_max) {
+            (Some(k), Some(r)) => r > k,
+            (None, _) => true,
+            _ => false,
+        };
+        let first_epoch = h.changes.first().map(|e| e.leader_epoch);
+        for l in batches.iter_mut() {
+            let e = l.batch.partition_leader_epoch;
+            if behind || (!h.from_creation && first_epoch.is_none_or(|f| e <= f)) {
+                l.possible = Committed::Unknown;
+                continue;
+            }
+            let may_hold = |m: i32| -> bool { may_have_held(m, l, &reps, ctx.high_watermarks, h) };
+            let admitting = h.changes.iter().enumerate().find(|(_, s)| {
+                s.leader_epoch >= e
+                    && s.leader >= 0
+                    && !s.isr.is_empty()
+                    && s.isr.iter().all(|m| may_hold(*m))
+            });
+            if let Some((i, _)) = admitting {
+                l.possible = Committed::Possible;
+                *isr_admits.entry(i).or_default() += split_records(&l.batch, l.from, i64::MAX).0;
+            } else {
+                for (i, s) in h.changes.iter().enumerate() {
+                    if s.leader_epoch < e || s.leader < 0 || s.isr.is_empty() {
+                        continue;
+                    }
+                    let entry = isr_rules_out.entry(i).or_insert((BTreeSet::new(), 0));
+                    entry
+                        .0
+                        .extend(s.isr.iter().copied().filter(|m| !may_hold(*m)));
+                    entry.1 += split_records(&l.batch, l.from, i64::MAX).0;
+                }
+            }
+        }
+        for (i, (missing, n)) in isr_rules_out {
+            let s: &Election = &h.changes[i];
+            let who: Vec<String> = missing.iter().map(i32::to_string).collect();
+            evidence.push(Evidence {
+                kind: EvidenceKind::IsrStateRulesOut,
+                broker: Some(s.leader),
+                group: None,
+                offset: None,
+                leader_epoch: Some(s.leader_epoch),
+                isr: Some(s.isr.clone()),
+                metadata_offset: Some(s.metadata_offset),
+                time: Some(s.timestamp),
+                file: None,
+                records: 0,
+                detail: format!(
+                    "the metadata log (offset {}) records ISR {:?} under leader {} in epoch {}: broker(s) {} never held {n} of the lost records (and followed no later leader that could have made them truncate them), so the high watermark could not pass them in this ISR",
+                    s.metadata_offset, s.isr, s.leader, s.leader_epoch, who.join(", ")
+                ),
+            });
+        }
+        for (i, n) in isr_admits {
+            let s: &Election = &h.changes[i];
+            evidence.push(Evidence {
+                kind: EvidenceKind::IsrState,
+                broker: Some(s.leader),
+                group: None,
+                offset: None,
+                leader_epoch: Some(s.leader_epoch),
+                isr: Some(s.isr.clone()),
+                metadata_offset: Some(s.metadata_offset),
+                time: Some(s.timestamp),
+                file: None,
+                records: n,
+                detail: format!(
+                    "the metadata log (offset {}) records ISR {:?} under leader {} in epoch {}: every member holds (or may have held) {n} of the lost records, so the leader's high watermark may have passed them",
+                    s.metadata_offset, s.isr, s.leader, s.leader_epoch
+                ),
+            });
+        }
+        if behind && !batches.is_empty() {
+            let reason = format!(
+                "the metadata log's history of the partition ends at leader epoch {}, below epoch {} that a replica holds: the ISR of the later epochs is unknown",
+                max_known.map_or("-".to_string(), |k| k.to_string()),
+                replica_max.map_or("-".to_string(), |k| k.to_string())
+            );
+            evidence.push(note(EvidenceKind::MetadataBehindReplicas, reason.clone()));
+            unknown.push(UnknownBound {
+                bound: "committed_possible",
+                reason,
+            });
+        } else if batches.iter().any(|l| l.possible == Committed::Unknown) {
+            let reason = format!(
+                "the metadata log's history of the partition starts at leader epoch {} (its start was deleted after a snapshot): the ISR of earlier epochs is unknown",
+                first_epoch.map_or("-".to_string(), |k| k.to_string())
+            );
+            evidence.push(note(EvidenceKind::IsrHistoryIncomplete, reason.clone()));
+            unknown.push(UnknownBound {
+                bound: "committed_possible",
+                reason,
+            });
+        }
+    } else if !batches.is_empty() {
+        for l in batches.iter_mut() {
+            l.possible = Committed::Unknown;
+        }
+        let reason = ctx
+            .history_missing
+            .unwrap_or("the capture holds no __cluster_metadata log with this partition")
+            .to_string();
+        let reason =
+            format!("{reason}: without the ISR history no record can be ruled out as committed");
+        evidence.push(note(EvidenceKind::NoIsrHistory, reason.clone()));
+        unknown.push(UnknownBound {
+            bound: "committed_possible",
+            reason,
+        });
+    }
+    for b in &not_captured {
+        if batches.is_empty() {
+            break;
+        }
+        evidence.push(Evidence {
+            broker: Some(*b),
+            ..note(
+                EvidenceKind::ReplicaNotCaptured,
+                format!("broker {b} is an assigned replica whose log is not in the capture: it may hold records counted here as lost, and is taken as possibly holding any of them"),
+            )
+        });
+    }
+
+    summarize(batches, evidence, unknown, not_captured)
+}
+
+/// Whether ISR member `m` may have held lost batch `l` at some point.
+fn may_have_held(
+    m: i32,
+    l: &LostBatch,
+    reps: &[Rep<'_>],
+    hws: &[HighWatermarkFact],
+    h: &PartitionHistory,
+) -> bool {
+    if l.held_by.contains(&m) {
+        return true;
+    }
+    let Some(r) = reps.iter().find(|r| r.broker == m) else {
+        // Not in the capture: nothing says it did not.
+        return true;
+    };
+    // Its log lost an unflushed tail below a high watermark it had written.
+    let raw = hws.iter().find(|f| f.broker == m).and_then(|f| f.raw);
+    if raw.is_some_and(|hw| hw > l.from) && r.log_end <= l.from {
+        return true;
+    }
+    // It followed a leader of a later epoch, and may have truncated the
+    // batch away since.
+    let e = l.batch.partition_leader_epoch;
+    r.cache
+        .iter()
+        .any(|(epoch, _)| *epoch > e && h.leader_of(*epoch) != Some(m))
+}
+
+fn note(kind: EvidenceKind, detail: String) -> Evidence {
+    Evidence {
+        kind,
+        broker: None,
+        group: None,
+        offset: None,
+        leader_epoch: None,
+        isr: None,
+        metadata_offset: None,
+        time: None,
+        file: None,
+        records: 0,
+        detail,
+    }
+}
+
+fn summarize(
+    batches: Vec<LostBatch>,
+    evidence: Vec<Evidence>,
+    unknown: Vec<UnknownBound>,
+    replicas_not_captured: Vec<i32>,
+) -> PartitionLoss {
+    let mut offsets: Vec<LostRange> = Vec::new();
+    let (mut records, mut control, mut proven, mut possible, mut unknown_n) =
+        (0u64, 0u64, 0u64, 0u64, 0u64);
+    let mut epochs: BTreeMap<i32, u64> = BTreeMap::new();
+    let mut producers: BTreeMap<i64, ProducerLoss> = BTreeMap::new();
+    let mut held: BTreeSet<i32> = BTreeSet::new();
+    for l in &batches {
+        let b = &l.batch;
+        let end = b.last_offset.saturating_add(1);
+        held.extend(l.held_by.iter().copied());
+        // Up to two pieces: the proven part, then the rest.
+        let cut = l.proven_to.clamp(l.from, end);
+        for (lo, hi, class) in [(l.from, cut, Committed::Proven), (cut, end, l.possible)] {
+            if hi <= lo {
+                continue;
+            }
+            let (d, c) = split_records(b, lo, hi);
+            if d + c == 0 {
+                continue;
+            }
+            records += d;
+            control += c;
+            match class {
+                Committed::Proven => proven += d,
+                Committed::Possible => possible += d,
+                Committed::Unknown => unknown_n += d,
+                Committed::No => {}
+            }
+            let mut holders = l.held_by.clone();
+            holders.sort_unstable();
+            match offsets.last_mut() {
+                Some(p)
+                    if p.end == lo
+                        && p.leader_epoch == b.partition_leader_epoch
+                        && p.held_by == holders
+                        && p.committed == class =>
+                {
+                    p.end = hi;
+                    p.records += d;
+                    p.control_records += c;
+                }
+                _ => offsets.push(LostRange {
+                    start: lo,
+                    end: hi,
+                    records: d,
+                    control_records: c,
+                    leader_epoch: b.partition_leader_epoch,
+                    held_by: holders,
+                    committed: class,
+                }),
+            }
+        }
+        let (d, _) = split_records(b, l.from, end);
+        if d == 0 {
+            continue;
+        }
+        *epochs.entry(b.partition_leader_epoch).or_default() += d;
+        let seq_at = |o: i64| -> i32 {
+            if b.base_sequence < 0 {
+                return -1;
+            }
+            let delta = i32::try_from(o - b.base_offset).unwrap_or(0);
+            // Sequences wrap at i32::MAX (DefaultRecordBatch.incrementSequence).
+            let s = i64::from(b.base_sequence) + i64::from(delta);
+            i32::try_from(s % (i64::from(i32::MAX) + 1)).unwrap_or(-1)
+        };
+        let p = producers.entry(b.producer_id).or_insert(ProducerLoss {
+            producer_id: b.producer_id,
+            producer_epochs: Vec::new(),
+            records: 0,
+            first_offset: l.from,
+            last_offset: b.last_offset,
+            first_sequence: seq_at(l.from),
+            last_sequence: seq_at(b.last_offset),
+            transactional: false,
+        });
+        if !p.producer_epochs.contains(&b.producer_epoch) {
+            p.producer_epochs.push(b.producer_epoch);
+            p.producer_epochs.sort_unstable();
+        }
+        p.records += d;
+        p.transactional |= b.is_transactional;
+        if l.from < p.first_offset {
+            p.first_offset = l.from;
+            p.first_sequence = seq_at(l.from);
+        }
+        if b.last_offset > p.last_offset {
+            p.last_offset = b.last_offset;
+            p.last_sequence = seq_at(b.last_offset);
+        }
+    }
+    offsets.sort_by_key(|r| (r.start, r.leader_epoch, r.end));
+    let with_data: Vec<&LostBatch> = batches.iter().filter(|l| !l.batch.is_control).collect();
+    let first_timestamp = with_data
+        .iter()
+        .map(|l| l.batch.first_timestamp)
+        .filter(|t| *t >= 0)
+        .min();
+    let last_timestamp = with_data
+        .iter()
+        .map(|l| l.batch.max_timestamp)
+        .filter(|t| *t >= 0)
+        .max();
+    let committed_possible = (unknown_n == 0).then_some(proven + possible);
+    let verdict = if proven > 0 {
+        Verdict::CommittedLost
+    } else if possible > 0 {
+        Verdict::PossiblyCommittedLost
+    } else if unknown_n > 0 {
+        Verdict::UnknownLost
+    } else if records + control > 0 {
+        Verdict::UncommittedLost
+    } else {
+        Verdict::NothingLost
+    };
+    PartitionLoss {
+        records,
+        control_records: control,
+        offsets,
+        held_by: held.into_iter().collect(),
+        committed_proven: proven,
+        committed_possible,
+        committed_unknown: unknown_n,
+        verdict,
+        unknown: if records > 0 { unknown } else { Vec::new() },
+        leader_epochs: epochs
+            .into_iter()
+            .map(|(leader_epoch, records)| EpochLoss {
+                leader_epoch,
+                records,
+            })
+            .collect(),
+        producers: producers.into_values().collect(),
+        first_timestamp,
+        last_timestamp,
+        replicas_not_captured,
+        evidence: if records + control > 0 {
+            evidence
+        } else {
+            Vec::new()
+        },
+        batches,
+    }
+}
+
+/// `1.2 s`, `3 min 4 s`, `2 h 5 min`.
+pub fn human_ms(ms: i64) -> String {
+    let s = ms / 1000;
+    if s < 60 {
+        format!("{}.{} s", s, (ms % 1000) / 100)
+    } else if s < 3600 {
+        format!("{} min {} s", s / 60, s % 60)
+    } else {
+        format!("{} h {} min", s / 3600, (s % 3600) / 60)
+    }
+}
+
+/// The lost batches of `loss` by key, to look a record's batch up.
+pub fn lost_batch_index(loss: &PartitionLoss) -> HashMap<(i64, i64, i32, u32), &LostBatch> {
+    loss.batches.iter().map(|l| (l.batch.key(), l)).collect()
+}

@@ -1,0 +1,214 @@
+//! The diff pipeline: per partition, read the replicas (by default only the
+//! window where they can differ, see [`crate::capture::scan`]), diff them,
+//! fall back to reading every batch when the window's answer cannot be
+//! trusted, and compute the partition's loss with the capture's evidence.
+
+use rayon::prelude::*;
+
+use crate::analysis::diff::{
+    DiffOptions, PartitionDiff, PartitionReplicas, ReferenceHint, ScanInfo, ScanMode,
+};
+use crate::analysis::loss::PartitionLoss;
+use crate::capture::discover::{Capture, Replica};
+use crate::capture::replica::{LoadedReplica, ReplicaProblem};
+use crate::capture::scan::{load_all, plan_window, window_start_disagrees};
+use crate::engine::evidence::{broker_ids, Evidence};
+use crate::model::ReplicaLog;
+
+/// How a diff reads the replicas.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ReadMode {
+    /// The window where replicas can differ (falls back to full when needed).
+    #[default]
+    Window,
+    /// Every batch (`klf diff --verify`).
+    Full,
+}
+
+/// What to diff.
+#[derive(Debug, Clone, Default)]
+pub struct DiffRequest {
+    /// Take this broker as the reference leader.
+    pub leader: Option<i32>,
+    /// Only this topic.
+    pub topic: Option<String>,
+    /// Only this partition number.
+    pub partition: Option<i32>,
+    /// Window or every batch.
+    pub mode: ReadMode,
+    /// Diff options (truncation protocol).
+    pub options: DiffOptions,
+}
+
+/// One partition's diff, loss and what was read for it.
+#[derive(Debug, Clone)]
+pub struct PartitionResult {
+    /// The diff, its [`PartitionDiff::scan`] filled in.
+    pub diff: PartitionDiff,
+    /// What the partition loses, counted once.
+    pub loss: PartitionLoss,
+    /// The replica logs as read (in the order of `diff.replicas`).
+    pub logs: Vec<ReplicaLog>,
+    /// Problems met while reading (bad batches, torn tails, unreadable files).
+    pub problems: Vec<ReplicaProblem>,
+}
+
+/// A diff of a capture.
+pub struct DiffRun<'c> {
+    /// Partitions with two or more replicas that match the request, in
+    /// topic/partition order.
+    pub partitions: Vec<PartitionResult>,
+    /// Partitions that match the request but have one replica only.
+    pub single_replica: Vec<(String, i32)>,
+    /// The evidence used.
+    pub evidence: Evidence<'c>,
+}
+
+impl DiffRun<'_> {
+    /// The replicas of a result's partition in the capture.
+    pub fn replicas(&self, p: &PartitionResult) -> &[Replica] {
+        self.evidence
+            .capture()
+            .replicas(&p.diff.topic, p.diff.partition)
+    }
+}
+
+/// Diffs every partition of `capture` that `req` selects; `progress` is
+/// called once per partition diffed (from worker threads).
+pub fn diff_capture<'c>(
+    capture: &'c Capture,
+    req: &DiffRequest,
+    progress: &(dyn Fn() + Sync),
+) -> DiffRun<'c> {
+    let evidence = Evidence::gather(capture);
+    let mut wanted: Vec<(&(String, i32), &Vec<Replica>)> = capture
+        .partitions
+        .iter()
+        .filter(|((t, p), _)| {
+            req.topic.as_ref().is_none_or(|x| x == t) && req.partition.is_none_or(|x| x == *p)
+        })
+        .collect();
+    let single_replica = wanted
+        .iter()
+        .filter(|(_, reps)| reps.len() == 1)
+        .map(|(k, _)| (*k).clone())
+        .collect();
+    wanted.retain(|(_, reps)| reps.len() >= 2);
+    let partitions = wanted
+        .par_iter()
+        .map(|((topic, partition), reps)| {
+            let reference = evidence.reference(req.leader, topic, *partition);
+            let r = diff_partition_replicas(
+                &evidence,
+                topic,
+                *partition,
+                reps,
+                reference,
+                &req.options,
+                req.mode,
+            );
+            progress();
+            r
+        })
+        .collect();
+    DiffRun {
+        partitions,
+        single_replica,
+        evidence,
+    }
+}
+
+/// Reads the replicas of one partition and diffs them. See
+/// [`crate::capture::scan`] for what is read.
+pub fn diff_partition_replicas(
+    evidence: &Evidence<'_>,
+    topic: &str,
+    partition: i32,
+    replicas: &[Replica],
+    reference: ReferenceHint,
+    options: &DiffOptions,
+    mode: ReadMode,
+) -> PartitionResult {
+    let ids = broker_ids(replicas);
+    let log_bytes: u64 = replicas
+        .iter()
+        .flat_map(|r| r.segments.iter())
+        .filter_map(|s| s.log.as_ref())
+        .filter_map(|p| crate::capture::vfs::metadata(p).ok())
+        .map(|m| m.len())
+        .sum();
+    let input = |loaded: Vec<LoadedReplica>| -> (PartitionReplicas, Vec<ReplicaProblem>, u64) {
+        let bytes: u64 = loaded.iter().map(|l| l.bytes_read).sum();
+        let problems = loaded.iter().flat_map(|l| l.problems.clone()).collect();
+        let input = PartitionReplicas {
+            topic: topic.to_string(),
+            partition,
+            replicas: loaded.into_iter().map(|l| l.log).collect(),
+            reference: reference.clone(),
+        };
+        (input, problems, bytes)
+    };
+    let finish = |input: PartitionReplicas, mut diff: PartitionDiff, scan: ScanInfo, problems| {
+        diff.scan = Some(scan);
+        let loss = evidence.loss(&diff, &input, replicas);
+        PartitionResult {
+            diff,
+            loss,
+            logs: input.replicas,
+            problems,
+        }
+    };
+    let full = |reason: Option<String>, extra_bytes: u64| -> PartitionResult {
+        let (input, problems, bytes) = input(load_all(replicas, &ids, None));
+        let diff = crate::analysis::diff::diff_partition(&input, options);
+        let scan = ScanInfo {
+            mode: ScanMode::Full,
+            window_start: None,
+            full_reason: reason,
+            bytes_read: bytes + extra_bytes,
+            log_bytes,
+        };
+        finish(input, diff, scan, problems)
+    };
+    if mode == ReadMode::Full {
+        return full(None, 0);
+    }
+    let (window, tail_bytes) = match plan_window(replicas, &ids) {
+        Ok(w) => w,
+        Err((reason, bytes)) => return full(Some(reason), bytes),
+    };
+    let loaded = load_all(replicas, &ids, Some(window));
+    if let Some(reason) = window_start_disagrees(replicas, &ids, &loaded) {
+        let bytes = tail_bytes + loaded.iter().map(|l| l.bytes_read).sum::<u64>();
+        return full(Some(reason), bytes);
+    }
+    let (input, problems, bytes) = input(loaded);
+    let diff = crate::analysis::diff::diff_partition(&input, options);
+    let below = diff.replicas.iter().find_map(|r| {
+        [
+            Some(r.truncation_offset),
+            Some(r.hw_truncation_offset),
+            r.divergence_offset,
+        ]
+        .into_iter()
+        .flatten()
+        .find(|&o| o <= window && window > 0)
+        .map(|o| (r.broker, o))
+    });
+    if let Some((broker, o)) = below {
+        return full(
+            Some(format!(
+                "the answer for broker {broker} (offset {o}) is not above the window starting at {window}"
+            )),
+            tail_bytes + bytes,
+        );
+    }
+    let scan = ScanInfo {
+        mode: ScanMode::Window,
+        window_start: Some(window),
+        full_reason: None,
+        bytes_read: tail_bytes + bytes,
+        log_bytes,
+    };
+    finish(input, diff, scan, problems)
+}

@@ -1,0 +1,157 @@
+//! What a capture holds besides the replicas' batches, gathered once per
+//! run and shared by every partition: the controller's view from the
+//! metadata log (reference leader, ISR history), each replica's high
+//! watermark checkpoint (value, file, mtime), and the consumer group
+//! commits of `__consumer_offsets` (read on first need: only when some
+//! partition loses records).
+
+use std::collections::BTreeSet;
+use std::sync::OnceLock;
+
+use crate::analysis::diff::{
+    diff_partition, DiffOptions, PartitionDiff, PartitionReplicas, ReferenceHint,
+};
+use crate::analysis::loss::{partition_loss, LossContext, PartitionLoss};
+use crate::capture::controller::{controller_view, reference_hint, ControllerView};
+use crate::capture::discover::{Capture, Replica};
+use crate::capture::groups::{group_commits, GroupCommits, CONSUMER_OFFSETS};
+use crate::capture::replica::high_watermark_fact;
+use crate::model::{HighWatermarkFact, PartitionHistory};
+
+/// The evidence of one capture.
+pub struct Evidence<'c> {
+    capture: &'c Capture,
+    /// The controller's view, when the capture holds a metadata log.
+    pub controller: Option<ControllerView>,
+    groups: OnceLock<GroupCommits>,
+    no_metadata: String,
+}
+
+/// Broker ids of the replicas of a partition: the node id discovery found,
+/// else `-1`, `-2`, ... by position (so that every replica has one).
+pub fn broker_ids(replicas: &[Replica]) -> Vec<i32> {
+    replicas
+        .iter()
+        .enumerate()
+        .map(|(i, r)| r.node_id.unwrap_or(-(i as i32) - 1))
+        .collect()
+}
+
+impl<'c> Evidence<'c> {
+    /// Reads the controller's view of `capture` (the rest is read when
+    /// needed).
+    pub fn gather(capture: &'c Capture) -> Evidence<'c> {
+        Evidence {
+            capture,
+            controller: controller_view(capture),
+            groups: OnceLock::new(),
+            no_metadata: "the capture holds no __cluster_metadata log (a ZooKeeper-mode cluster, or the metadata log was not captured)".to_string(),
+        }
+    }
+
+    /// The capture.
+    pub fn capture(&self) -> &'c Capture {
+        self.capture
+    }
+
+    /// The partition's history in the metadata log.
+    pub fn history(&self, topic: &str, partition: i32) -> Option<&PartitionHistory> {
+        self.controller
+            .as_ref()
+            .and_then(|c| c.partitions.get(&(topic.to_string(), partition)))
+    }
+
+    /// The reference rule for a partition: `leader` when the operator gave
+    /// one, else the metadata log's leader at capture time, else the diff's
+    /// own rule.
+    pub fn reference(&self, leader: Option<i32>, topic: &str, partition: i32) -> ReferenceHint {
+        reference_hint(leader, self.history(topic, partition))
+    }
+
+    /// The consumer group commits for every data partition of the capture,
+    /// read from `__consumer_offsets` the first time they are asked for.
+    pub fn groups(&self) -> &GroupCommits {
+        self.groups.get_or_init(|| {
+            let wanted: BTreeSet<(String, i32)> = self
+                .capture
+                .partitions
+                .keys()
+                .filter(|(t, _)| t != CONSUMER_OFFSETS)
+                .cloned()
+                .collect();
+            group_commits(self.capture, &wanted)
+        })
+    }
+
+    /// Whether the group commits have been read (their problems are then
+    /// worth reporting).
+    pub fn groups_read(&self) -> Option<&GroupCommits> {
+        self.groups.get()
+    }
+
+    /// Whether the capture holds a `__consumer_offsets` replica.
+    pub fn has_consumer_offsets(&self) -> bool {
+        self.capture
+            .partitions
+            .keys()
+            .any(|(t, _)| t == CONSUMER_OFFSETS)
+    }
+
+    /// The high watermark facts of the replicas of a partition.
+    pub fn high_watermarks(&self, replicas: &[Replica], ids: &[i32]) -> Vec<HighWatermarkFact> {
+        replicas
+            .iter()
+            .zip(ids)
+            .map(|(r, &id)| high_watermark_fact(self.capture, r, id))
+            .collect()
+    }
+
+    /// Diffs a partition and computes what it loses, with this evidence.
+    /// `replicas` are the partition's replicas in the capture (for their
+    /// checkpoint facts), `input` the logs read from them.
+    pub fn analyze(
+        &self,
+        input: &PartitionReplicas,
+        replicas: &[Replica],
+        options: &DiffOptions,
+    ) -> (PartitionDiff, PartitionLoss) {
+        let diff = diff_partition(input, options);
+        let loss = self.loss(&diff, input, replicas);
+        (diff, loss)
+    }
+
+    /// What a diffed partition loses, with this evidence.
+    pub fn loss(
+        &self,
+        diff: &PartitionDiff,
+        input: &PartitionReplicas,
+        replicas: &[Replica],
+    ) -> PartitionLoss {
+        let ids = broker_ids(replicas);
+        let hws = self.high_watermarks(replicas, &ids);
+        let history = self.history(&input.topic, input.partition);
+        let missing = match (&self.controller, history) {
+            (None, _) => Some(self.no_metadata.clone()),
+            (Some(c), None) => Some(format!(
+                "the __cluster_metadata log read ({}) has no record of this partition",
+                c.source
+                    .as_ref()
+                    .map_or("-".to_string(), |p| p.display().to_string())
+            )),
+            _ => None,
+        };
+        let mut ctx = LossContext {
+            history,
+            history_missing: missing.as_deref(),
+            commits: &[],
+            commits_searched: self.has_consumer_offsets(),
+            high_watermarks: &hws,
+        };
+        let loss = partition_loss(diff, &input.replicas, &ctx);
+        if loss.records == 0 || !ctx.commits_searched {
+            return loss;
+        }
+        ctx.commits = self.groups().for_partition(&input.topic, input.partition);
+        partition_loss(diff, &input.replicas, &ctx)
+    }
+}
