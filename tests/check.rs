@@ -205,15 +205,23 @@ fn divergence_reports_the_old_leaders_uncommitted_tail() {
     assert_eq!(tails.len(), 1, "{findings:#?}");
     let t = tails[0];
     assert_eq!(t["broker"].as_i64(), Some(old_leader));
-    assert_eq!(t["severity"], "warning");
-    // The tail starts where the new leader's epoch began.
-    let start = phases["new_leader_acks_all"]["min_offset"]
-        .as_i64()
-        .unwrap();
-    assert_eq!(t["offset"].as_i64(), Some(start));
+    assert_eq!(t["severity"], "info");
     assert!(t["file"].as_str().unwrap().ends_with(".log"));
     assert!(t["position"].as_u64().is_some());
-    assert!(with_code(&findings, "committed-records-truncated").is_empty());
+    // The partition's loss, once: where Kafka truncated the old leader (the
+    // new leader's epoch began there), none of it committed.
+    let lost = with_code(&findings, "uncommitted-records-lost");
+    assert_eq!(lost.len(), 1, "{findings:#?}");
+    assert_eq!(lost[0]["severity"], "warning");
+    assert!(lost[0]["broker"].is_null(), "a partition-level finding");
+    let truncated_to = s["partitions"][0]["kafka_truncation"][old_leader.to_string()]
+        ["truncated_to"]
+        .as_i64()
+        .unwrap();
+    assert_eq!(t["offset"].as_i64(), Some(truncated_to));
+    assert_eq!(lost[0]["offset"].as_i64(), Some(truncated_to));
+    assert!(with_code(&findings, "committed-records-lost").is_empty());
+    assert!(with_code(&findings, "possibly-committed-records-lost").is_empty());
     assert_ne!(old_leader, new_leader);
     // --fail-on warning turns it into a failure.
     let (code, _, _) = check_json(&[&kafka("divergence")], &["--fail-on", "warning"]);
@@ -227,21 +235,40 @@ fn unclean_election_loses_committed_records() {
     let leader = p["leader_at_capture"].as_i64().unwrap();
     let (code, findings, _) = check_json(&[&kafka("unclean")], &[]);
     assert_eq!(code, Some(1));
-    let lost = with_code(&findings, "committed-records-truncated");
-    assert!(!lost.is_empty(), "{findings:#?}");
-    for f in &lost {
-        assert_eq!(f["severity"], "error");
-        assert_ne!(
-            f["broker"].as_i64(),
-            Some(leader),
-            "the new leader keeps its log"
-        );
-        assert_eq!(f["topic"], p["topic"]);
-        assert!(f["offset"].as_i64().is_some());
-    }
-    // The acknowledged isr_1 records lived only on broker 1.
-    let isr1 = p["acked_by_phase"]["isr_1"]["leader"].as_i64().unwrap();
-    assert!(lost.iter().any(|f| f["broker"].as_i64() == Some(isr1)));
+    let lost = with_code(&findings, "committed-records-lost");
+    assert_eq!(lost.len(), 1, "counted once per partition: {findings:#?}");
+    let f = lost[0];
+    assert_eq!(f["severity"], "error");
+    assert!(f["broker"].is_null());
+    assert_eq!(f["topic"], p["topic"]);
+    // Lost from where the unclean leader began writing.
+    assert_eq!(
+        f["offset"].as_i64(),
+        p["leader_start_offset_at_capture"].as_i64()
+    );
+    // The check's reference and loss are diff's.
+    let (_, _, doc) = check_json(&[&kafka("unclean")], &[]);
+    let part = &doc["partitions"][0];
+    assert_eq!(part["reference"]["broker"].as_i64(), Some(leader));
+    assert_eq!(part["reference"]["reason"], "metadata_leader");
+    let diff = klf_diff_json(&kafka("unclean"));
+    assert_eq!(
+        part["loss"]["records"],
+        diff["partitions"][0]["loss"]["records"]
+    );
+    assert_eq!(
+        part["loss"]["committed_proven"],
+        diff["partitions"][0]["loss"]["committed_proven"]
+    );
+}
+
+fn klf_diff_json(dir: &Path) -> Value {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_klf"))
+        .args(["diff", "--format", "json"])
+        .arg(dir)
+        .output()
+        .unwrap();
+    serde_json::from_slice(&out.stdout).unwrap()
 }
 
 #[test]
@@ -585,7 +612,7 @@ fn junit_is_well_formed_and_fails_where_findings_are() {
     assert!(r.stdout.contains("<testsuites"));
     assert!(cases > 3 * 4, "a case per replica and family: {cases}");
     assert!(failures >= 1);
-    assert!(r.stdout.contains("committed-records-truncated"));
+    assert!(r.stdout.contains("committed-records-lost"));
     let r = klf(&["--format", "junit"], &[&kafka("codecs")]);
     assert_eq!(r.code, Some(0));
     let (cases, failures) = parse_xml(&r.stdout);
@@ -597,7 +624,7 @@ fn junit_is_well_formed_and_fails_where_findings_are() {
 fn table_output_lists_codes_and_a_verdict() {
     let r = klf(&[], &[&kafka("unclean")]);
     assert_eq!(r.code, Some(1));
-    assert!(r.stdout.contains("committed-records-truncated"));
+    assert!(r.stdout.contains("committed-records-lost"));
     assert!(r.stdout.contains("FAIL"));
     let r = klf(&[], &[&kafka("legacy-formats")]);
     assert_eq!(r.code, Some(0));
@@ -619,7 +646,7 @@ fn baseline_round_trip() {
         .as_array()
         .unwrap()
         .iter()
-        .any(|f| f["code"] == "committed-records-truncated"));
+        .any(|f| f["code"] == "committed-records-lost"));
     let (code, findings, doc) = check_json(&[&kafka("unclean")], &["--baseline", b]);
     assert_eq!(code, Some(0), "{findings:#?}");
     assert!(doc["summary"]["baselined"].as_u64().unwrap() > 0);

@@ -174,14 +174,31 @@ fn check_capture(name: &str) {
             .filter(|r| r["divergence_kind"] == "diverged")
             .filter_map(|r| r["divergence_offset"].as_i64())
             .min();
-        let lost: i64 = reps
+        // The partition's loss, counted once, as diff counts it.
+        let lost = p["loss"]["records"].as_i64().unwrap();
+        let committed = p["loss"]["committed_proven"].as_i64().unwrap();
+        let possible = p["loss"]["committed_possible"]
+            .as_i64()
+            .map_or("-".to_string(), |v| v.to_string());
+        assert_eq!(row["data-committed-possible"], possible, "{name} {pname}");
+        assert_eq!(row["data-verdict"], p["loss"]["verdict"].as_str().unwrap());
+        let section_loss = ms
             .iter()
-            .map(|r| r["records_to_truncate"].as_i64().unwrap())
-            .sum();
-        let committed: i64 = reps
+            .find(|m| m.partition == pname && m.get("data-kind") == Some("partition-loss"))
+            .unwrap_or_else(|| panic!("{name}: no partition-loss block"));
+        assert_eq!(section_loss.int("data-records"), lost);
+        let ranges: Vec<(i64, i64)> = ms
             .iter()
-            .map(|r| r["committed_records_to_truncate"].as_i64().unwrap())
-            .sum();
+            .filter(|m| m.partition == pname && m.get("data-kind") == Some("lost-range"))
+            .map(|m| (m.int("data-start"), m.int("data-end")))
+            .collect();
+        let want: Vec<(i64, i64)> = p["loss"]["offsets"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| (r["start"].as_i64().unwrap(), r["end"].as_i64().unwrap()))
+            .collect();
+        assert_eq!(ranges, want, "{name}: the lost ranges");
         assert_eq!(
             row["data-divergence"],
             diverged.map_or("-".to_string(), |d| d.to_string()),

@@ -23,9 +23,10 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::analysis::diff::{
-    diff_partition, BatchSummary, DiffOptions, DivergenceKind, FindingKind, PartitionReplicas,
-    ReferenceHint, ReplicaLog,
+    BatchSummary, DivergenceKind, FindingKind, PartitionDiff, ReferenceChoice, ReplicaLog,
 };
+use crate::analysis::explain::loss_headline;
+use crate::analysis::loss::{PartitionLoss, Verdict};
 use crate::analysis::timeline::timeline;
 use crate::capture::controller::controller_view;
 use crate::capture::discover::{Capture, Level, Replica, ReplicaKind};
@@ -253,12 +254,18 @@ checks! {
     LOG_MATCHING_VIOLATION = "log-matching-violation", Error, Replication,
         "Replicas hold different batches for the same offsets below the smallest high watermark, or the same base offset and epoch with different content.",
         "Committed data differs between replicas and Kafka's protocol cannot notice; find which replica holds what producers were acknowledged.";
-    COMMITTED_RECORDS_TRUNCATED = "committed-records-truncated", Error, Replication,
-        "Kafka's truncation will cut records that a replica's high watermark marks as committed (unclean election, lost acknowledged writes).",
-        "Copy the partition directory now: the records exist only here and disappear when the replica rejoins.";
-    DIVERGENT_TAIL = "divergent-tail", Warning, Replication,
-        "A replica holds an uncommitted tail that differs from the leader's log; Kafka will truncate it.",
-        "Records written with acks below all (or never acknowledged) will be lost; expected after a leader failover.";
+    COMMITTED_RECORDS_LOST = "committed-records-lost", Error, Replication,
+        "Records no replica will keep once every replica follows the leader, some of them proven committed: below a high watermark a replica checkpointed, or below an offset a consumer group committed (acknowledged writes lost; counted once per partition).",
+        "Copy the partition directories of the replicas holding them now (`klf diff --explain` names them and the evidence): the records disappear when those replicas rejoin.";
+    POSSIBLY_COMMITTED_RECORDS_LOST = "possibly-committed-records-lost", Error, Replication,
+        "Records no replica will keep once every replica follows the leader that may have been committed: every member of an ISR the metadata log records held them, or no ISR history can rule it out (counted once per partition).",
+        "Treat them as acknowledged until shown otherwise: copy the replicas holding them now and compare with what producers were told (`klf diff --records`).";
+    UNCOMMITTED_RECORDS_LOST = "uncommitted-records-lost", Warning, Replication,
+        "Records no replica will keep once every replica follows the leader, none of them committed: some ISR member never held them (acks=1 or unacknowledged writes; counted once per partition).",
+        "Producers with acks=1 may have been told they succeeded; expected after a leader failover.";
+    DIVERGENT_TAIL = "divergent-tail", Info, Replication,
+        "A replica holds a tail that differs from the leader's log; Kafka will truncate it (whether that loses anything is the partition's *-records-lost finding).",
+        "Expected after a leader failover; the partition's loss finding says what is lost and whether it was committed.";
     PROTOCOL_KEEPS_DIVERGENT = "protocol-keeps-divergent", Error, Replication,
         "Kafka's leader-epoch protocol will keep records that differ from the leader's: the replicas stay inconsistent.",
         "Usually a stale or missing leader-epoch-checkpoint; rebuild the replica from the leader.";
@@ -402,10 +409,50 @@ pub struct CheckReport {
     pub findings: Vec<Finding>,
     /// Counts.
     pub summary: Summary,
+    /// Per partition with two or more replicas: the reference replica and
+    /// the loss, as `klf diff` computes them.
+    pub partitions: Vec<PartitionCheck>,
     /// What was checked.
     #[serde(skip)]
     pub subjects: Vec<Subject>,
 }
+
+/// A partition's reference and loss, as `klf diff` reports them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PartitionCheck {
+    /// Topic.
+    pub topic: String,
+    /// Partition.
+    pub partition: i32,
+    /// The reference replica the cross-replica checks compared against.
+    pub reference: ReferenceChoice,
+    /// What the partition loses.
+    pub loss: LossBrief,
+}
+
+/// The figures of a partition's loss (see `klf diff`'s `loss`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LossBrief {
+    /// Data records lost.
+    pub records: u64,
+    /// Control records lost.
+    pub control_records: u64,
+    /// Of the data records, proven committed.
+    pub committed_proven: u64,
+    /// Possibly committed (upper bound); `null` when it cannot be computed.
+    pub committed_possible: Option<u64>,
+    /// Neither proven nor bounded.
+    pub committed_unknown: u64,
+    /// `committed-lost`, `possibly-committed-lost`, `unknown-lost`,
+    /// `uncommitted-lost` or `nothing-lost`.
+    pub verdict: String,
+}
+
+/// How the cross-replica checks get a partition's diff and loss from the
+/// replica logs they read: the engine's analysis, with the capture's
+/// evidence (the same reference and loss as `klf diff`).
+pub type PartitionAnalyzer<'a> =
+    dyn Fn(&str, i32, Vec<ReplicaLog>) -> (PartitionDiff, PartitionLoss) + Sync + 'a;
 
 impl CheckReport {
     /// Findings at or above `level` that no baseline accepted.
@@ -501,7 +548,11 @@ fn display(p: &Path) -> String {
 
 /// Runs every check on everything `capture` holds. `progress` is called once
 /// per replica checked (from worker threads).
-pub fn check_capture(capture: &Capture, progress: &(dyn Fn() + Sync)) -> CheckReport {
+pub fn check_capture(
+    capture: &Capture,
+    analyze: &PartitionAnalyzer<'_>,
+    progress: &(dyn Fn() + Sync),
+) -> CheckReport {
     let mut findings = Vec::new();
     findings.extend(capture_findings(capture));
 
@@ -559,11 +610,13 @@ pub fn check_capture(capture: &Capture, progress: &(dyn Fn() + Sync)) -> CheckRe
     }
     summary.partitions = partitions.len() as u64;
 
-    let cross: Vec<Vec<Finding>> = by_partition
+    let cross: Vec<(Vec<Finding>, PartitionCheck)> = by_partition
         .par_iter()
         .filter(|(_, reps)| reps.len() >= 2)
-        .map(|((topic, partition), reps)| check_partition(topic, *partition, reps))
+        .map(|((topic, partition), reps)| check_partition(topic, *partition, reps, analyze))
         .collect();
+    let (cross, partition_checks): (Vec<Vec<Finding>>, Vec<PartitionCheck>) =
+        cross.into_iter().unzip();
     for ((topic, partition), reps) in &by_partition {
         if reps.len() >= 2 {
             subjects.insert(Subject {
@@ -583,6 +636,7 @@ pub fn check_capture(capture: &Capture, progress: &(dyn Fn() + Sync)) -> CheckRe
     let mut report = CheckReport {
         findings,
         summary,
+        partitions: partition_checks,
         subjects: subjects.into_iter().collect(),
     };
     report.recount();
@@ -1597,7 +1651,12 @@ fn check_offsets(replica: &Replica, base: &Location, r: &mut ReplicaResult) {
 /// Cross-replica checks of one partition: identical batches below the
 /// smallest high watermark, then [`diff_partition`]'s divergence and
 /// predicted truncation.
-fn check_partition(topic: &str, partition: i32, reps: &[&ReplicaResult]) -> Vec<Finding> {
+fn check_partition(
+    topic: &str,
+    partition: i32,
+    reps: &[&ReplicaResult],
+    analyze: &PartitionAnalyzer<'_>,
+) -> (Vec<Finding>, PartitionCheck) {
     let mut out = Vec::new();
     let base_of = |r: &ReplicaResult| Location {
         broker: Some(r.log.broker),
@@ -1628,24 +1687,19 @@ fn check_partition(topic: &str, partition: i32, reps: &[&ReplicaResult]) -> Vec<
         .chain(cleaned_to)
         .max()
         .unwrap_or(0);
-    let input = PartitionReplicas {
-        topic: topic.to_string(),
-        partition,
-        replicas: reps
-            .iter()
-            .map(|r| {
-                let mut log = r.log.clone();
-                if let Some(c) = cleaned_to {
-                    let start = log.log_start_offset.max(c.min(log.log_end_offset));
-                    log.log_start_offset = start;
-                    log.batches.retain(|b| b.last_offset >= start);
-                }
-                log
-            })
-            .collect(),
-        reference: ReferenceHint::Auto,
-    };
-    let diff = diff_partition(&input, &DiffOptions::default());
+    let logs: Vec<ReplicaLog> = reps
+        .iter()
+        .map(|r| {
+            let mut log = r.log.clone();
+            if let Some(c) = cleaned_to {
+                let start = log.log_start_offset.max(c.min(log.log_end_offset));
+                log.log_start_offset = start;
+                log.batches.retain(|b| b.last_offset >= start);
+            }
+            log
+        })
+        .collect();
+    let (diff, loss) = analyze(topic, partition, logs);
     let reference = diff.reference.broker;
     let mut mismatch_reported = BTreeSet::new();
     if lo < min_hw {
@@ -1780,29 +1834,18 @@ fn check_partition(topic: &str, partition: i32, reps: &[&ReplicaResult]) -> Vec<
                 _ => {}
             }
         }
-        if rd.committed_records_to_truncate > 0 {
-            out.push(finding(
-                code::COMMITTED_RECORDS_TRUNCATED,
-                r.loc_of_offset(&base, rd.truncation_offset),
-                format!(
-                    "following broker {}, Kafka truncates this replica to offset {} and cuts {} records, {} of them below a high watermark (acknowledged as committed)",
-                    diff.reference.broker,
-                    rd.truncation_offset,
-                    rd.records_to_truncate,
-                    rd.committed_records_to_truncate
-                ),
-            ));
-        } else if rd.records_to_truncate > 0 || rd.divergence_kind == DivergenceKind::Diverged {
+        if rd.records_to_truncate > 0 || rd.divergence_kind == DivergenceKind::Diverged {
             out.push(finding(
                 code::DIVERGENT_TAIL,
                 r.loc_of_offset(&base, rd.divergence_offset.unwrap_or(rd.truncation_offset)),
                 format!(
-                    "diverges from broker {} at offset {}; Kafka truncates it to offset {}, cutting {} uncommitted records ({} of them on no other replica)",
+                    "diverges from broker {} at offset {}; Kafka truncates it to offset {}, cutting {} records ({} of them on no other replica, {} below a high watermark of a replica holding them)",
                     diff.reference.broker,
                     rd.divergence_offset.map_or("-".to_string(), |d| d.to_string()),
                     rd.truncation_offset,
                     rd.records_to_truncate,
-                    rd.records_only_here
+                    rd.records_only_here,
+                    rd.committed_records_to_truncate
                 ),
             ));
         } else if rd.divergence_kind == DivergenceKind::Prefix {
@@ -1824,7 +1867,46 @@ fn check_partition(topic: &str, partition: i32, reps: &[&ReplicaResult]) -> Vec<
             ));
         }
     }
-    out
+    // The partition's loss, counted once.
+    let code = match loss.verdict {
+        Verdict::CommittedLost => Some(code::COMMITTED_RECORDS_LOST),
+        Verdict::PossiblyCommittedLost | Verdict::UnknownLost => {
+            Some(code::POSSIBLY_COMMITTED_RECORDS_LOST)
+        }
+        Verdict::UncommittedLost => Some(code::UNCOMMITTED_RECORDS_LOST),
+        Verdict::NothingLost => None,
+    };
+    if let Some(code) = code {
+        let location = Location {
+            topic: Some(topic.to_string()),
+            partition: Some(partition),
+            offset: loss.offsets.iter().map(|r| r.start).min(),
+            ..Location::default()
+        };
+        out.push(finding(
+            code,
+            location,
+            format!(
+                "following broker {}: {}",
+                diff.reference.broker,
+                loss_headline(&loss)
+            ),
+        ));
+    }
+    let summary = PartitionCheck {
+        topic: topic.to_string(),
+        partition,
+        reference: diff.reference.clone(),
+        loss: LossBrief {
+            records: loss.records,
+            control_records: loss.control_records,
+            committed_proven: loss.committed_proven,
+            committed_possible: loss.committed_possible,
+            committed_unknown: loss.committed_unknown,
+            verdict: loss.verdict.name().to_string(),
+        },
+    };
+    (out, summary)
 }
 
 /// A baseline: the findings accepted as known, by code and location.

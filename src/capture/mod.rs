@@ -5,6 +5,7 @@ pub mod controller;
 pub mod discover;
 pub mod groups;
 pub mod mmap;
+pub mod output;
 pub mod replica;
 pub mod scan;
 pub mod vfs;

@@ -11,7 +11,7 @@ use clap::ValueEnum;
 
 use super::common::{cell, paint, table, Output, Paint, Status};
 use klf::analysis::check::{
-    apply_baseline, check_capture, Baseline, CheckReport, Family, Finding, Severity,
+    apply_baseline, Baseline, CheckReport, Family, Finding, Severity,
 };
 use klf::capture::discover::discover;
 
@@ -97,6 +97,14 @@ pub struct Args {
 
 /// Runs `klf check`.
 pub fn run(args: Args, out: &mut Output) -> Status {
+    // The output rule, before any work: never into the evidence.
+    let write_to = match &args.write_baseline {
+        Some(p) => match out.output_target(p, &args.paths) {
+            Ok(t) => Some(t),
+            Err(s) => return s,
+        },
+        None => None,
+    };
     let baseline = match &args.baseline {
         None => None,
         Some(p) => match std::fs::read(p) {
@@ -124,6 +132,13 @@ pub fn run(args: Args, out: &mut Output) -> Status {
         Err(s) => return s,
     };
     let capture = discover(&paths);
+    // Broker directories found under the inputs (symlinked ones included).
+    if let Some(t) = &write_to {
+        let found = found_inputs(&capture, &args.paths);
+        if let Err(s) = out.output_target(&t.path, &found) {
+            return s;
+        }
+    }
     let replicas: usize =
         capture.partitions.values().map(Vec::len).sum::<usize>() + capture.metadata_logs.len();
     if replicas == 0 {
@@ -143,7 +158,7 @@ pub fn run(args: Args, out: &mut Output) -> Status {
             b.inc(1);
         }
     };
-    let mut report = check_capture(&capture, &tick);
+    let mut report = klf::engine::check::check(&capture, &tick);
     if let Some(b) = &bar {
         b.finish_and_clear();
     }
@@ -151,13 +166,14 @@ pub fn run(args: Args, out: &mut Output) -> Status {
         apply_baseline(&mut report, b);
     }
     let mut status_override = None;
-    if let Some(p) = &args.write_baseline {
+    if let Some(t) = &write_to {
+        let p = &t.path;
         let b = Baseline::from_report(&report);
         let res = serde_json::to_vec_pretty(&b)
             .map_err(std::io::Error::from)
             .and_then(|mut v| {
                 v.push(b'\n');
-                std::fs::write(p, v)
+                t.write(&v)
             });
         match res {
             Ok(()) => {
@@ -472,4 +488,20 @@ fn finding_line(f: &Finding) -> String {
         if f.baselined { " (baseline)" } else { "" },
         f.hint
     )
+}
+
+/// The inputs as given plus the broker and partition directories discovery
+/// found under them: what no output may land in.
+pub fn found_inputs(capture: &klf::capture::discover::Capture, given: &[PathBuf]) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = given.to_vec();
+    v.extend(capture.brokers.iter().map(|b| b.path.clone()));
+    v.extend(
+        capture
+            .partitions
+            .values()
+            .flatten()
+            .chain(&capture.metadata_logs)
+            .map(|r| r.dir.clone()),
+    );
+    v
 }

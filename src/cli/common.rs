@@ -214,6 +214,20 @@ impl Output {
         Ok(capture)
     }
 
+    /// Checks a file klf is asked to write against the inputs (the one
+    /// output rule, [`klf::capture::output`]); a refusal is reported and
+    /// ends the run with exit 2.
+    pub fn output_target(
+        &mut self,
+        target: &Path,
+        inputs: &[PathBuf],
+    ) -> Result<klf::capture::output::OutputTarget, Status> {
+        klf::capture::output::check_output(target, inputs).map_err(|e| {
+            self.diag(format_args!("klf: {e}"));
+            Status::Failure
+        })
+    }
+
     /// [`Output::resolve_inputs`] for one path.
     pub fn resolve_input(&mut self, p: &Path) -> Result<PathBuf, Status> {
         if let Some((archive, inner)) = vfs::split_virtual(p) {

@@ -1,19 +1,22 @@
 //! `klf report`: a self-contained HTML page for a post-mortem of a capture.
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use super::common::{Output, Status};
-use klf::report::{build, html, ReportOptions};
+use klf::engine::{diff_capture, DiffRequest, ReadMode};
+use klf::report::{build, html};
 
 /// `--help` and man page text after the options.
 pub const AFTER_HELP: &str = "\
 Exit status:
-  0  page written, nothing lost
-  1  page written; a replica would lose committed records, or a segment could
-     not be read whole (each problem on stderr as FILE:BYTE: reason)
+  0  page written, no lost record was or may have been committed
+  1  page written; a partition loses records that were or may have been
+     committed (as klf diff --fail-on committed), or a segment could not be
+     read whole (each problem on stderr as FILE:BYTE: reason)
   2  usage or I/O error (a missing PATH, an unreadable archive, no partition
-     with two or more replicas, an output path inside the evidence)
+     with two or more replicas, an output path refused: inside an input,
+     an input itself, a symbolic link or a file with other hard links)
 
 The page:
   One HTML file, inline CSS and SVG, no script, nothing loaded from
@@ -59,41 +62,42 @@ pub struct Args {
     partition: Option<i32>,
 }
 
-/// Whether `out` would land inside one of the evidence paths.
-fn inside_evidence(out: &Path, paths: &[PathBuf]) -> bool {
-    let parent = match out.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
-    };
-    let Ok(parent) = parent.canonicalize() else {
-        return false;
-    };
-    paths
-        .iter()
-        .filter_map(|p| p.canonicalize().ok())
-        .any(|p| parent.starts_with(&p) || out.canonicalize().is_ok_and(|o| o == p))
-}
-
 /// Runs `klf report`.
 pub fn run(args: Args, out: &mut Output) -> Status {
     let to_stdout = args.html.as_os_str() == "-";
-    if !to_stdout && inside_evidence(&args.html, &args.paths) {
-        out.diag(format_args!(
-            "klf: {}: the page would be written inside the evidence; choose a path outside the given directories",
-            args.html.display()
-        ));
-        return Status::Failure;
-    }
-    let paths = match out.resolve_inputs(&args.paths) {
-        Ok(p) => p,
+    // The output rule, before any work: never into the evidence.
+    let target = if to_stdout {
+        None
+    } else {
+        match out.output_target(&args.html, &args.paths) {
+            Ok(t) => Some(t),
+            Err(s) => return s,
+        }
+    };
+    let capture = match out.open_capture(&args.paths) {
+        Ok(c) => c,
         Err(s) => return s,
     };
-    let options = ReportOptions {
+    if let Some(t) = &target {
+        let found = super::check::found_inputs(&capture, &args.paths);
+        if let Err(s) = out.output_target(&t.path, &found) {
+            return s;
+        }
+    }
+    let req = DiffRequest {
         leader: args.leader,
         topic: args.topic,
         partition: args.partition,
+        mode: ReadMode::Full,
+        options: Default::default(),
     };
-    let report = match build(&paths, &options) {
+    let run = diff_capture(&capture, &req, &|| {});
+    let inputs = args
+        .paths
+        .iter()
+        .map(|p| p.display().to_string())
+        .collect();
+    let report = match build(&run, inputs) {
         Ok(r) => r,
         Err(e) => {
             out.diag(format_args!("klf: {e}"));
@@ -104,26 +108,28 @@ pub fn run(args: Args, out: &mut Output) -> Status {
         out.diag(format_args!("klf: {p}"));
     }
     let page = html::render(&report);
-    if to_stdout {
-        if let Err(e) = out.out().write_all(page.as_bytes()) {
-            return out.write_failed(e);
-        }
-    } else if let Err(e) = std::fs::write(&args.html, page) {
+    let status = if report.committed_loss() || report.damaged {
+        Status::Corruption
+    } else {
+        Status::Clean
+    };
+    let Some(target) = target else {
+        return match out.out().write_all(page.as_bytes()) {
+            Ok(()) => status,
+            Err(e) => status.worst(out.write_failed(e)),
+        };
+    };
+    if let Err(e) = target.write(page.as_bytes()) {
         out.diag(format_args!(
             "klf: {}: cannot write: {e}",
             args.html.display()
         ));
         return Status::Failure;
-    } else {
-        out.diag(format_args!(
-            "klf: wrote {} ({} partitions)",
-            args.html.display(),
-            report.partitions.len()
-        ));
     }
-    if report.committed_loss() || report.damaged {
-        Status::Corruption
-    } else {
-        Status::Clean
-    }
+    out.note(format_args!(
+        "klf: wrote {} ({} partitions)",
+        args.html.display(),
+        report.partitions.len()
+    ));
+    status
 }

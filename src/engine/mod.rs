@@ -5,6 +5,7 @@
 //! check` run these, so they name the same reference replica and count the
 //! same loss; an embedder calls them the same way.
 
+pub mod check;
 pub mod diff;
 pub mod evidence;
 pub mod records;

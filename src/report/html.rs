@@ -6,6 +6,7 @@ use std::fmt::Write;
 use super::svg::{epoch_colour, esc, partition_svg};
 use super::{PartitionReport, Report};
 use crate::analysis::diff::Finding;
+use crate::analysis::explain::loss_headline;
 
 const CSS: &str = r#"
 body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,sans-serif;margin:24px;color:#212529;background:#fff}
@@ -150,18 +151,25 @@ fn kind_name(f: &Finding) -> String {
 }
 
 fn summary(h: &mut String, report: &Report) {
-    h.push_str("<h2 id=\"summary\">Summary</h2>\n<table class=\"summary\">\n<thead><tr><th>partition</th><th>replicas</th><th>reference (leader)</th><th>divergence offset</th><th>records lost</th><th>committed lost</th><th>findings</th></tr></thead>\n<tbody>\n");
-    for p in &report.partitions {
+    h.push_str("<h2 id=\"summary\">Summary</h2>\n<p>Records lost: on no replica once every replica follows the reference, counted once per partition. Committed: proven (below a high watermark some evidence shows) and possible (every member of an ISR in force held them; blank when it cannot be bounded).</p>\n<table class=\"summary\">\n<thead><tr><th>partition</th><th>replicas</th><th>reference (leader)</th><th>divergence offset</th><th>records lost</th><th>committed (proven)</th><th>committed (possible)</th><th>findings</th></tr></thead>\n<tbody>\n");
+    // Partitions that lose data first, the worst first.
+    let mut order: Vec<&PartitionReport> = report.partitions.iter().collect();
+    order.sort_by_key(|p| p.loss.verdict);
+    for p in order {
         let name = format!("{}-{}", p.diff.topic, p.diff.partition);
         let committed = p.committed_lost();
+        let possible = p.loss.committed_possible;
+        let bad = p.loss.possibly_committed_or_unknown() > 0;
         let kinds = finding_kinds(p);
         let _ = writeln!(
             h,
-            "<tr data-partition=\"{}\" data-divergence=\"{}\" data-records-lost=\"{}\" data-committed-lost=\"{committed}\"{}><td><a href=\"#{}\">{}</a></td><td>{}</td><td>broker {} ({})</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num{}\">{committed}</td><td>{}</td></tr>",
+            "<tr data-partition=\"{}\" data-divergence=\"{}\" data-records-lost=\"{}\" data-committed-lost=\"{committed}\" data-committed-possible=\"{}\" data-verdict=\"{}\"{}><td><a href=\"#{}\">{}</a></td><td>{}</td><td>broker {} ({})</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num{}\">{committed}</td><td class=\"num{}\">{}</td><td>{}</td></tr>",
             esc(&name),
             opt(p.divergence_offset()),
             p.records_lost(),
-            if committed > 0 { " class=\"loss\"" } else { "" },
+            opt(possible),
+            p.loss.verdict.name(),
+            if bad { " class=\"loss\"" } else { "" },
             anchor(p),
             esc(&name),
             p.diff
@@ -175,6 +183,8 @@ fn summary(h: &mut String, report: &Report) {
             opt(p.divergence_offset()),
             p.records_lost(),
             if committed > 0 { " loss" } else { "" },
+            if bad { " loss" } else { "" },
+            opt(possible),
             if kinds.is_empty() {
                 "<span class=\"ok\">none</span>".to_string()
             } else {
@@ -183,6 +193,44 @@ fn summary(h: &mut String, report: &Report) {
         );
     }
     h.push_str("</tbody>\n</table>\n");
+}
+
+/// The partition's loss, first in its section: the headline, then each
+/// lost range.
+fn loss(h: &mut String, p: &PartitionReport) {
+    let l = &p.loss;
+    let _ = writeln!(
+        h,
+        "<div class=\"partition-loss\" data-kind=\"partition-loss\" data-records=\"{}\" data-control-records=\"{}\" data-committed-proven=\"{}\" data-committed-possible=\"{}\" data-verdict=\"{}\"><p class=\"{}\">{}</p>",
+        l.records,
+        l.control_records,
+        l.committed_proven,
+        opt(l.committed_possible),
+        l.verdict.name(),
+        if l.possibly_committed_or_unknown() > 0 { "loss" } else { "" },
+        esc(&loss_headline(l))
+    );
+    if !l.offsets.is_empty() {
+        h.push_str("<table class=\"lost\"><thead><tr><th>lost offsets</th><th>records</th><th>leader epoch</th><th>held now by</th><th>committed</th></tr></thead><tbody>\n");
+        for r in &l.offsets {
+            let _ = writeln!(
+                h,
+                "<tr data-kind=\"lost-range\" data-start=\"{}\" data-end=\"{}\" data-records=\"{}\" data-committed=\"{}\"><td>[{}, {})</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td>{}</td><td>{}</td></tr>",
+                r.start,
+                r.end,
+                r.records,
+                r.committed.name(),
+                r.start,
+                r.end,
+                r.records + r.control_records,
+                r.leader_epoch,
+                r.held_by.iter().map(i32::to_string).collect::<Vec<_>>().join(", "),
+                r.committed.name()
+            );
+        }
+        h.push_str("</tbody></table>\n");
+    }
+    h.push_str("</div>\n");
 }
 
 fn partition(h: &mut String, p: &PartitionReport, i: usize) {
@@ -201,6 +249,7 @@ fn partition(h: &mut String, p: &PartitionReport, i: usize) {
         esc(&reason(p)),
         opt(p.diff.reference.leader_epoch)
     );
+    loss(h, p);
     h.push_str(&partition_svg(p, &format!("p{i}")));
     h.push('\n');
     // Replica table.

@@ -5,42 +5,28 @@
 //! perform and the records it cuts), the controller's elections from the
 //! metadata log, and the story `klf diff --explain` tells.
 //!
-//! This module gathers the facts ([`build`]); [`svg`] draws a partition and
-//! [`html`] assembles the page. Nothing here computes anything the other
-//! analyses do not: divergence and truncation come from
-//! [`crate::analysis::diff::diff_partition`], epochs from
-//! [`crate::analysis::timeline::timeline`], elections from
-//! [`crate::capture::controller::controller_view`].
+//! This module gathers the facts ([`build`]) from the engine's diff of the
+//! capture ([`crate::engine::diff_capture`]: the same reference, truncation
+//! and loss as `klf diff`); [`svg`] draws a partition and [`html`]
+//! assembles the page. It reads nothing itself; epochs come from
+//! [`crate::analysis::timeline::timeline`].
 
 pub mod html;
 pub mod svg;
 
 use std::collections::HashSet;
-use std::path::Path;
-
-use rayon::prelude::*;
 
 use crate::analysis::diff::{
     diff_partition, BatchSummary, DiffOptions, DivergenceKind, PartitionDiff, PartitionReplicas,
     ReplicaLog,
 };
-use crate::analysis::explain::{epoch_leaders, story};
+use crate::analysis::explain::{epoch_leaders, loss_story, story};
+use crate::analysis::loss::{partition_loss, LossContext, PartitionLoss};
 use crate::analysis::timeline::{timeline, Timeline};
-use crate::capture::controller::{controller_view, reference_hint, PartitionHistory};
-use crate::capture::discover::{discover, Level};
-use crate::capture::replica::load_replica;
-
-/// What to report on.
-#[derive(Debug, Clone, Default)]
-pub struct ReportOptions {
-    /// Take this broker as the reference leader (default: the metadata
-    /// log's leader at capture time, else the highest latest epoch).
-    pub leader: Option<i32>,
-    /// Only this topic.
-    pub topic: Option<String>,
-    /// Only this partition number.
-    pub partition: Option<i32>,
-}
+use crate::capture::controller::{reference_hint, PartitionHistory};
+use crate::capture::discover::Level;
+use crate::engine::DiffRun;
+use crate::model::HighWatermarkFact;
 
 /// A half-open offset range `[start, end)` with the records it holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -100,6 +86,8 @@ pub struct ReplicaView {
 pub struct PartitionReport {
     /// The diff (replicas in the same order as `replicas`).
     pub diff: PartitionDiff,
+    /// What the partition loses, counted once.
+    pub loss: PartitionLoss,
     /// Per replica, what the picture needs beyond the diff.
     pub replicas: Vec<ReplicaView>,
     /// The controller's history of the partition, if the capture has a metadata log.
@@ -122,22 +110,15 @@ impl PartitionReport {
             .min()
     }
 
-    /// Records every truncation cuts, summed over replicas.
-    pub fn records_lost(&self) -> i64 {
-        self.diff
-            .replicas
-            .iter()
-            .map(|r| r.records_to_truncate)
-            .sum()
+    /// Records the partition loses (on no replica once all follow the
+    /// reference), counted once.
+    pub fn records_lost(&self) -> u64 {
+        self.loss.records
     }
 
-    /// Committed records every truncation cuts, summed over replicas.
-    pub fn committed_lost(&self) -> i64 {
-        self.diff
-            .replicas
-            .iter()
-            .map(|r| r.committed_records_to_truncate)
-            .sum()
+    /// Lost records proven committed.
+    pub fn committed_lost(&self) -> u64 {
+        self.loss.committed_proven
     }
 
     /// Number of findings (partition and replicas).
@@ -185,24 +166,23 @@ pub struct Report {
 }
 
 impl Report {
-    /// Whether a truncation cuts committed records anywhere.
+    /// Whether a partition loses records that were or may have been
+    /// committed (the default `--fail-on committed` of `klf diff`).
     pub fn committed_loss(&self) -> bool {
-        self.partitions.iter().any(|p| p.committed_lost() > 0)
+        self.partitions
+            .iter()
+            .any(|p| p.loss.possibly_committed_or_unknown() > 0)
     }
 }
 
-/// Reads the capture under `paths` and gathers the facts of the page.
-/// Returns `Err` with a message when no partition has two or more replicas.
-pub fn build<P: AsRef<Path> + Sync>(
-    paths: &[P],
-    options: &ReportOptions,
-) -> Result<Report, String> {
-    let capture = discover(paths);
+/// Gathers the facts of the page from an engine diff of the capture (read
+/// with [`crate::engine::ReadMode::Full`]: the page draws every batch).
+/// `inputs` are the paths given, for the page header. Returns `Err` with a
+/// message when no partition has two or more replicas.
+pub fn build(run: &DiffRun<'_>, inputs: Vec<String>) -> Result<Report, String> {
+    let capture = run.evidence.capture();
     let mut report = Report {
-        inputs: paths
-            .iter()
-            .map(|p| p.as_ref().display().to_string())
-            .collect(),
+        inputs,
         ..Default::default()
     };
     for w in &capture.warnings {
@@ -212,72 +192,86 @@ pub fn build<P: AsRef<Path> + Sync>(
                 .push(format!("warning: {}: {}", w.path.display(), w.message));
         }
     }
-    let wanted: Vec<_> = capture
-        .partitions
-        .iter()
-        .filter(|((t, p), reps)| {
-            options.topic.as_ref().is_none_or(|x| x == t)
-                && options.partition.is_none_or(|x| x == *p)
-                && reps.len() >= 2
-        })
-        .collect();
-    if wanted.is_empty() {
+    if run.partitions.is_empty() {
         return Err(
             "no partition with two or more replicas under the given paths \
                     (give the broker directories of one capture, or the folder holding them)"
                 .into(),
         );
     }
-    let controller = controller_view(&capture);
-    if let Some(c) = &controller {
+    if let Some(c) = &run.evidence.controller {
         for p in &c.problems {
             report.problems.push(format!("metadata log: {p}"));
         }
     }
-    let loaded: Vec<_> = wanted
-        .par_iter()
-        .map(|((topic, partition), reps)| {
-            let loaded: Vec<_> = reps
-                .par_iter()
-                .enumerate()
-                .map(|(i, r)| {
-                    (
-                        load_replica(r, r.node_id.unwrap_or(-(i as i32) - 1)),
-                        r.recovery_point,
-                    )
-                })
-                .collect();
-            (topic.clone(), *partition, loaded)
-        })
-        .collect();
-    for (topic, partition, loaded) in loaded {
-        let history = controller
-            .as_ref()
-            .and_then(|c| c.partitions.get(&(topic.clone(), partition)))
-            .cloned();
-        let mut logs = Vec::new();
-        for (l, recovery_point) in loaded {
-            for p in &l.problems {
-                report.damaged = true;
-                report.problems.push(p.to_string());
-            }
-            logs.push((l.log, recovery_point));
+    for p in &run.partitions {
+        for pr in &p.problems {
+            report.damaged = true;
+            report.problems.push(pr.to_string());
         }
-        report.partitions.push(partition_report(
-            topic,
-            partition,
-            logs,
+        let history = run
+            .evidence
+            .history(&p.diff.topic, p.diff.partition)
+            .cloned();
+        let recovery: Vec<Option<i64>> = run.replicas(p).iter().map(|r| r.recovery_point).collect();
+        report.partitions.push(section(
+            p.diff.clone(),
+            p.loss.clone(),
+            &p.logs,
+            &recovery,
             history,
-            options.leader,
         ));
     }
     Ok(report)
 }
 
+/// The facts of one partition's section from its diff and loss, the logs
+/// they were computed from (with each replica's recovery point, if known)
+/// and its history in the metadata log.
+pub fn section(
+    diff: PartitionDiff,
+    loss: PartitionLoss,
+    logs: &[ReplicaLog],
+    recovery: &[Option<i64>],
+    history: Option<PartitionHistory>,
+) -> PartitionReport {
+    let timelines: Vec<Timeline> = logs
+        .iter()
+        .enumerate()
+        .map(|(i, log)| {
+            let mut t = timeline(log);
+            t.recovery_point = recovery.get(i).copied().flatten();
+            t
+        })
+        .collect();
+    let mut story_lines = loss_story(&loss);
+    story_lines.extend(story(&diff, &epoch_leaders(history.as_ref())));
+    let replicas = timelines
+        .into_iter()
+        .enumerate()
+        .map(|(i, t)| ReplicaView {
+            checkpoint_disagreements: checkpoint_disagreements(&t),
+            committed_lost: committed_lost_ranges(logs, &diff, i),
+            timeline: t,
+        })
+        .collect();
+    let mut part = PartitionReport {
+        diff,
+        loss,
+        replicas,
+        history,
+        elections: Vec::new(),
+        story: story_lines,
+    };
+    part.elections = election_marks(&part);
+    part
+}
+
 /// The facts of one partition's section from its replicas' logs (with each
-/// replica's recovery point, if known) and its history in the metadata log.
-/// The reference is `leader` if given, else the metadata log's leader at
-/// capture time, else the diff's own rule.
+/// replica's recovery point, if known) and its history in the metadata log,
+/// with no other evidence (no consumer group commits, no checkpoint file
+/// times). The reference is `leader` if given, else the metadata log's
+/// leader at capture time, else the diff's own rule.
 pub fn partition_report(
     topic: String,
     partition: i32,
@@ -286,40 +280,33 @@ pub fn partition_report(
     leader: Option<i32>,
 ) -> PartitionReport {
     let reference = reference_hint(leader, history.as_ref());
-    let mut timelines = Vec::new();
-    let mut replica_logs = Vec::new();
-    for (log, recovery_point) in logs {
-        let mut t = timeline(&log);
-        t.recovery_point = recovery_point;
-        timelines.push(t);
-        replica_logs.push(log);
-    }
+    let (logs, recovery): (Vec<ReplicaLog>, Vec<Option<i64>>) = logs.into_iter().unzip();
     let input = PartitionReplicas {
         topic,
         partition,
-        replicas: replica_logs,
+        replicas: logs,
         reference,
     };
     let diff = diff_partition(&input, &DiffOptions::default());
-    let story = story(&diff, &epoch_leaders(history.as_ref()));
-    let replicas = timelines
-        .into_iter()
-        .enumerate()
-        .map(|(i, t)| ReplicaView {
-            checkpoint_disagreements: checkpoint_disagreements(&t),
-            committed_lost: committed_lost_ranges(&input.replicas, &diff, i),
-            timeline: t,
+    let hws: Vec<HighWatermarkFact> = input
+        .replicas
+        .iter()
+        .map(|l| HighWatermarkFact {
+            broker: l.broker,
+            raw: l.high_watermark,
+            file: None,
+            mtime_ms: None,
         })
         .collect();
-    let mut part = PartitionReport {
-        diff,
-        replicas,
-        history,
-        elections: Vec::new(),
-        story,
+    let ctx = LossContext {
+        history: history.as_ref(),
+        history_missing: None,
+        commits: &[],
+        commits_searched: false,
+        high_watermarks: &hws,
     };
-    part.elections = election_marks(&part);
-    part
+    let loss = partition_loss(&diff, &input.replicas, &ctx);
+    section(diff, loss, &input.replicas, &recovery, history)
 }
 
 /// Checkpoint entries whose span differs from the batch headers' span of

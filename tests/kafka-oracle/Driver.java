@@ -51,6 +51,7 @@ public class Driver {
             case "produce": out = produce(); break;
             case "txn": out = txn(); break;
             case "consume": out = consume(); break;
+            case "read": out = read(); break;
             case "elect": out = elect(); break;
             case "alter-config": out = alterConfig(); break;
             default: throw new IllegalArgumentException("unknown command " + cmd);
@@ -216,6 +217,8 @@ public class Driver {
         AtomicLong acked = new AtomicLong(), failed = new AtomicLong();
         AtomicLong maxOffset = new AtomicLong(-1), minOffset = new AtomicLong(Long.MAX_VALUE);
         List<Long> ackedOffsets = Collections.synchronizedList(new ArrayList<>());
+        // the record numbers (key-N with keys=seq) whose send was acknowledged
+        Set<Long> ackedIds = Collections.synchronizedSet(new TreeSet<>());
         Set<String> errors = Collections.synchronizedSet(new TreeSet<>());
         try (KafkaProducer<byte[], byte[]> prod = new KafkaProducer<>(producerProps())) {
             if (Boolean.parseBoolean(arg("wait_stdin", "false"))) {
@@ -236,6 +239,7 @@ public class Driver {
                 if (bigEvery > 0 && i % bigEvery == bigEvery - 1) v = value(bigSize, i);
                 if (values.equals("null") || (values.equals("mixed") && i % 5 == 4)) v = null;
                 ProducerRecord<byte[], byte[]> r = new ProducerRecord<>(topic, partition, null, k, v);
+                final long id = i;
                 if (headers && i % 2 == 0) {
                     r.headers().add(new RecordHeader("h-seq", Long.toString(i).getBytes(StandardCharsets.UTF_8)));
                     r.headers().add(new RecordHeader("h-null", null));
@@ -244,6 +248,7 @@ public class Driver {
                     if (ex == null) {
                         acked.incrementAndGet();
                         ackedOffsets.add(md.offset());
+                        ackedIds.add(id);
                         maxOffset.accumulateAndGet(md.offset(), Math::max);
                         minOffset.accumulateAndGet(md.offset(), Math::min);
                     } else {
@@ -261,7 +266,8 @@ public class Driver {
         StringJoiner ej = new StringJoiner(",", "[", "]");
         for (String e : errors) ej.add(q(e));
         return "{\"acks\":" + q(arg("acks", "all")) + ",\"acked\":" + acked.get() + ",\"failed\":" + failed.get() + ",\"max_offset\":" + maxOffset.get()
-                + ",\"min_offset\":" + (acked.get() == 0 ? -1 : minOffset.get()) + ",\"errors\":" + ej + "}";
+                + ",\"min_offset\":" + (acked.get() == 0 ? -1 : minOffset.get()) + ",\"errors\":" + ej
+                + ",\"acked_ids\":" + runs(new TreeSet<>(ackedIds)) + "}";
     }
 
     // Transactional producer: plan is a comma list of commit:N / abort:N, each a transaction of N records.
@@ -320,15 +326,78 @@ public class Driver {
         int want = iarg("count", 10);
         int got = 0;
         long deadline = System.currentTimeMillis() + 30000;
+        // What the group commits: after each record processed, the next
+        // offset with the epoch of the record's batch (as KafkaConsumer's
+        // commitSync() does for what a poll returned), stopping at `count`.
+        Map<TopicPartition, OffsetAndMetadata> last = new HashMap<>();
         try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(p)) {
             c.subscribe(List.of(arg("topic")));
             while (got < want && System.currentTimeMillis() < deadline) {
                 ConsumerRecords<byte[], byte[]> rs = c.poll(Duration.ofMillis(500));
-                got += rs.count();
-                if (rs.count() > 0) c.commitSync();
+                Map<TopicPartition, OffsetAndMetadata> now = new HashMap<>();
+                for (ConsumerRecord<byte[], byte[]> r : rs) {
+                    if (got >= want) break;
+                    got++;
+                    now.put(new TopicPartition(r.topic(), r.partition()),
+                            new OffsetAndMetadata(r.offset() + 1, r.leaderEpoch(), ""));
+                }
+                if (!now.isEmpty()) {
+                    c.commitSync(now);
+                    last.putAll(now);
+                }
             }
         }
-        return "{\"consumed\":" + got + "}";
+        StringJoiner j = new StringJoiner(",", "[", "]");
+        for (Map.Entry<TopicPartition, OffsetAndMetadata> e : last.entrySet())
+            j.add("{\"partition\":" + e.getKey().partition() + ",\"offset\":" + e.getValue().offset()
+                    + ",\"leader_epoch\":" + e.getValue().leaderEpoch().map(String::valueOf).orElse("null") + "}");
+        return "{\"consumed\":" + got + ",\"committed\":" + j + "}";
+    }
+
+    // Inclusive runs [[a,b],...] of sorted numbers.
+    static String runs(SortedSet<Long> ids) {
+        StringJoiner j = new StringJoiner(",", "[", "]");
+        long start = -1, prev = -2;
+        for (long x : ids) {
+            if (x != prev + 1) {
+                if (start >= 0) j.add("[" + start + "," + prev + "]");
+                start = x;
+            }
+            prev = x;
+        }
+        if (start >= 0) j.add("[" + start + "," + prev + "]");
+        return j.toString();
+    }
+
+    // Reads one partition from its start to its high watermark without a
+    // group (assign + seekToBeginning): what the cluster still has. Reports
+    // the record numbers of keys key-N, and the count of other records.
+    static String read() throws Exception {
+        Properties p = new Properties();
+        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, arg("bootstrap"));
+        p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+        p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, arg("isolation", "read_uncommitted"));
+        p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        TopicPartition tp = new TopicPartition(arg("topic"), iarg("partition", 0));
+        SortedSet<Long> ids = new TreeSet<>();
+        long other = 0, count = 0, end;
+        long deadline = System.currentTimeMillis() + iarg("timeout_ms", 60000);
+        try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(p)) {
+            c.assign(List.of(tp));
+            c.seekToBeginning(List.of(tp));
+            end = c.endOffsets(List.of(tp), Duration.ofSeconds(30)).get(tp);
+            while (c.position(tp, Duration.ofSeconds(30)) < end) {
+                if (System.currentTimeMillis() > deadline) throw new RuntimeException("read did not reach " + end);
+                for (ConsumerRecord<byte[], byte[]> r : c.poll(Duration.ofMillis(500))) {
+                    count++;
+                    String k = r.key() == null ? null : new String(r.key(), StandardCharsets.UTF_8);
+                    if (k != null && k.matches("key-[0-9]+")) ids.add(Long.parseLong(k.substring(4)));
+                    else other++;
+                }
+            }
+        }
+        return "{\"end_offset\":" + end + ",\"records\":" + count + ",\"other\":" + other + ",\"ids\":" + runs(ids) + "}";
     }
 
     static String elect() throws Exception {

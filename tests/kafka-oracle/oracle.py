@@ -513,6 +513,135 @@ def hw_from_checkpoint(broker_dir, topic, partition):
     return None
 
 
+def runs(ids):
+    """Inclusive runs [[a, b], ...] of a set of numbers."""
+    out = []
+    for x in sorted(ids):
+        if out and x == out[-1][1] + 1:
+            out[-1][1] = x
+        else:
+            out.append([x, x])
+    return out
+
+
+def from_runs(rs):
+    return {x for a, b in rs for x in range(a, b + 1)}
+
+
+RECORD_LINE = re.compile(r"^\| offset: (\d+) .*? key: (.*?) payload: (.*)$")
+
+
+def dump_records(pdir):
+    """The data records of a captured partition directory as Kafka's own
+    kafka-dump-log (--deep-iteration --print-data-log) prints them:
+    {offset: (key, payload)}, control batches left out."""
+    try:
+        logs = sorted(f for f in os.listdir(pdir) if re.fullmatch(r"\d{20}\.log", f))
+    except OSError:
+        return None
+    if not logs:
+        return {}
+    scratch = os.path.join(WORK, "records-scratch")
+    shutil.rmtree(scratch, ignore_errors=True)
+    os.makedirs(scratch)
+    try:
+        files = []
+        for name in logs:
+            shutil.copyfile(os.path.join(pdir, name), os.path.join(scratch, name))
+            files.append(os.path.join(scratch, name))
+        r = subprocess.run(["java", "-Xmx256m", "-XX:TieredStopAtLevel=1",
+                            f"-Dlog4j2.configurationFile={HERE}/log4j2-client.properties",
+                            "-cp", classpath(), "kafka.tools.DumpLogSegments", "--deep-iteration",
+                            "--print-data-log", "--files", ",".join(files)],
+                           capture_output=True, text=True)
+        out, control = {}, False
+        for line in r.stdout.splitlines():
+            if line.startswith("baseOffset:"):
+                control = "isControl: true" in line
+            elif line.startswith("| offset:") and not control:
+                m = RECORD_LINE.match(line)
+                if m:
+                    out[int(m.group(1))] = (m.group(2), m.group(3))
+        return out
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+def record_id(kp):
+    """A record's identity: N of a key key-N (the harness's producers number
+    every record), else its key and payload."""
+    m = re.fullmatch(r"key-(\d+)", kp[0])
+    return int(m.group(1)) if m else kp
+
+
+def loss_truth(out, p):
+    """What Kafka lost, from what Kafka itself wrote and printed: the data
+    records on any captured replica (kafka-dump-log on broker-*/) that the
+    recovered partition no longer has (read back by a consumer after
+    recovery, `after_recovery`, or else kafka-dump-log on the leader's
+    after/ copy, taken once every replica was in sync); and of those, the
+    records acknowledged to acks=all producers (their record numbers as the
+    producer reported them, or the phase's offsets on the acking leader's
+    captured log)."""
+    topic, part = p["topic"], p["partition"]
+    before = {}
+    for n in p["replicas"]:
+        recs = dump_records(os.path.join(out, f"broker-{n}", f"{topic}-{part}"))
+        if recs is not None:
+            before[n] = recs
+    captured = {record_id(kp) for recs in before.values() for kp in recs.values()}
+    if "after_recovery" in p:
+        survived = from_runs(p["after_recovery"]["ids"])
+        method = "consumer read after recovery"
+    else:
+        leader = p.get("leader_after_restart") or p["leader_at_capture"]
+        recs = dump_records(os.path.join(out, "after", f"broker-{leader}", f"{topic}-{part}"))
+        if recs is None:
+            return None
+        survived = {record_id(kp) for kp in recs.values()}
+        method = "kafka-dump-log on after/"
+    lost = captured - survived
+    acked = set()
+    for name, ph in (p.get("acked_by_phase") or {}).items():
+        if ph.get("acks") not in ("all", "-1") or not ph.get("acked"):
+            continue
+        if "acked_ids" in ph:
+            acked |= from_runs(ph["acked_ids"])
+        else:
+            recs = before.get(ph["leader"], {})
+            for o in range(ph["min_offset"], ph["max_offset"] + 1):
+                if o not in recs:
+                    raise RuntimeError(f"{topic}-{part}: acked offset {o} of phase {name} not on broker {ph['leader']}")
+                acked.add(record_id(recs[o]))
+    acked_lost = acked & lost
+    return {"records_lost": len(lost), "acked_all_lost": len(acked_lost),
+            "lost_ids": runs(x for x in lost if isinstance(x, int)),
+            "acked_all_lost_ids": runs(x for x in acked_lost if isinstance(x, int)),
+            "survived_from": method,
+            "source": "kafka-dump-log --deep-iteration --print-data-log on broker-*/, record numbers from the producers"}
+
+
+def add_truth(d):
+    """Adds loss_truth to every partition of a capture whose scenario.json
+    records a recovery (kafka_truncation), in place."""
+    sj = os.path.join(d, "scenario.json")
+    facts = json.load(open(sj))
+    changed = False
+    for p in facts.get("partitions", []):
+        if "kafka_truncation" not in p:
+            continue
+        t = loss_truth(d, p)
+        if t is not None:
+            p["loss_truth"] = t
+            changed = True
+            log(f"{os.path.basename(d)} {p['topic']}-{p['partition']}: {t['records_lost']} records lost, "
+                f"{t['acked_all_lost']} of them acknowledged (acks=all)")
+    if changed:
+        with open(sj, "w") as f:
+            json.dump(facts, f, indent=2, sort_keys=True)
+            f.write("\n")
+
+
 # ---------------------------------------------------------------- golden dumps
 
 INTERNAL_DECODERS = {"__consumer_offsets": "--offsets-decoder",
@@ -1068,6 +1197,80 @@ def s_internal(c, out):
         "partitions": facts})
 
 
+def checkpoint_lists(c, nodes, topics, hw):
+    """Whether each node's replication-offset-checkpoint lists every topic
+    (partition 0) at `hw`."""
+    return all(hw_from_checkpoint(c.brokers[n].data, t, 0) == hw for n in nodes for t in topics)
+
+
+@scenario("unclean-stale-hw")
+def s_unclean_stale_hw(c, out):
+    """The in-sync replicas are killed right after acks=all writes, before
+    their replication-offset-checkpoint (written every 60 s here) records
+    the new high watermark; an out-of-sync replica is elected uncleanly.
+    stale-0 has no consumer; on stale-group-0 a group consumed and committed
+    into the soon-lost range."""
+    topics = ("stale", "stale-group")
+    cfg = topic_config({"min.insync.replicas": 1, "unclean.leader.election.enable": "true"})
+    for t in topics:
+        c.driver("create", topic=t, assignment="1,2,3", config=cfg)
+    first = {t: c.driver("produce", topic=t, count=100, acks="all") for t in topics}
+    # the group's first commit while all three run (creates __consumer_offsets on 1, 2, 3)
+    g1 = c.driver("consume", topic="stale-group", group="klf-stale", count=50)
+    c.brokers[3].stop()
+    for t in topics:
+        c.wait_leader(t, 1, isr=[1, 2])
+    # the checkpoint that goes stale: both topics at 100 on 1 and 2
+    c.wait_until("replication-offset-checkpoint at 100", lambda: checkpoint_lists(c, (1, 2), topics, 100),
+                 timeout=150, interval=0.2)
+    second = {t: c.driver("produce", topic=t, count=100, base=100, acks="all") for t in topics}
+    g2 = c.driver("consume", topic="stale-group", group="klf-stale", count=100)
+    c.brokers[1].kill9()
+    c.brokers[2].kill9()
+    if not checkpoint_lists(c, (1, 2), topics, 100):
+        raise RuntimeError("a replication-offset-checkpoint was written after the writes; not stale")
+    c.brokers[3].start(); c.brokers[3].wait_port()
+    for t in topics:
+        def elected(t=t):
+            c.driver("elect", topic=t, type="unclean", check=False)
+            d = c.describe(t)
+            return d if d["leader"] == 3 else None
+        c.wait_until(f"unclean election of 3 for {t}", elected, timeout=90, interval=2)
+    third = {t: c.driver("produce", topic=t, count=20, base=200, acks="all") for t in topics}
+    time.sleep(1)
+    capture(c, out)
+    parts = []
+    for t in topics:
+        p = partition_facts(c, t, 0, [1, 2, 3], 3, acked_summary(first[t], second[t], third[t]), nodes=(3,),
+                            captured_dir=out)
+        for n in (1, 2):
+            p["replica_state"][str(n)] = {"source": "killed (SIGKILL) right after the acks=all writes",
+                                          "high_watermark_checkpoint": hw_from_checkpoint(os.path.join(out, f"broker-{n}"), t, 0)}
+        p["acked_by_phase"] = phases(isr_123=(first[t], 1), isr_12=(second[t], 1), unclean_leader_3=(third[t], 3))
+        if t == "stale-group":
+            p["groups"] = {"klf-stale": {"before_stop": g1, "before_kill": g2}}
+        parts.append(p)
+    c.brokers[1].start(); c.brokers[2].start()
+    c.brokers[1].wait_port(); c.brokers[2].wait_port()
+    for t, p in zip(topics, parts):
+        c.wait_leader(t, 3, isr=[1, 2, 3])
+        p["kafka_truncation"] = rejoin_facts(c, t, 0, [1, 2])
+        p["after_rejoin"] = c.driver("offsets", topic=t)
+        p["after_recovery"] = c.driver("read", topic=t)
+    capture(c, out, sub="after")
+    write_scenario(out, {
+        "description": "unclean.leader.election.enable=true, replica.high.watermark.checkpoint.interval.ms=60000. "
+                       "3 stops; 1 leads with ISR {1,2}; once both checkpoints say 100, 100 more acks=all writes "
+                       "go to each of stale-0 and stale-group-0, a group (klf-stale) consumes stale-group-0 to 150 "
+                       "and commits, then 1 and 2 are killed (SIGKILL) before their checkpoints move; 3 (out of "
+                       "sync) is elected uncleanly and takes 20 writes. broker-*/ is captured then; after/ once 1 "
+                       "and 2 have returned and truncated; after_recovery is what a consumer then read.",
+        "partitions": parts})
+
+
+BROKER_EXTRA_STALE = {"replica.high.watermark.checkpoint.interval.ms": 60000}
+
+
 def run_scenario(name, out_root, retries=2, make_golden=True):
     """Runs one scenario on a new cluster. A cluster that does not start, or a
     scenario whose cluster misbehaves (a wait that times out), is run again
@@ -1100,6 +1303,7 @@ def run_scenario(name, out_root, retries=2, make_golden=True):
             c.start()
             fn(c, out)
             c.stop_all()
+            add_truth(out)
             if make_golden:
                 golden(out)
             return
@@ -1112,7 +1316,7 @@ def run_scenario(name, out_root, retries=2, make_golden=True):
             _kill_all()
 
 
-BROKER_EXTRA = {}
+BROKER_EXTRA = {"unclean-stale-hw": BROKER_EXTRA_STALE}
 
 
 # ---------------------------------------------------------------- validation
@@ -1340,6 +1544,8 @@ def main():
     r.add_argument("scenarios", nargs="*")
     g = sub.add_parser("golden")
     g.add_argument("dirs", nargs="+")
+    tr = sub.add_parser("truth", help="add loss_truth (kafka-dump-log on the capture) to scenario.json")
+    tr.add_argument("dirs", nargs="+")
     v = sub.add_parser("validate")
     v.add_argument("--no-golden", action="store_true")
     v.add_argument("dirs", nargs="+")
@@ -1365,6 +1571,10 @@ def main():
         setup()
         for d in a.dirs:
             golden(d)
+    elif a.cmd == "truth":
+        setup()
+        for d in a.dirs:
+            add_truth(os.path.abspath(d))
     elif a.cmd == "live":
         setup()
         live(a.klf, a.seconds, a.report)
