@@ -230,7 +230,11 @@ fn replica_committed_cut_is_a_lower_bound_of_what_producers_were_told() {
                     "{} {topic}-{partition} broker {broker}: producers were told {told} records at offsets {cut_at}..{leo} succeeded; klf says {klf} committed records are cut",
                     dir.display()
                 );
-                assert!(klf <= told, "{}: broker {broker}: {klf} > {told}", dir.display());
+                assert!(
+                    klf <= told,
+                    "{}: broker {broker}: {klf} > {told}",
+                    dir.display()
+                );
                 compared += 1;
             }
         }

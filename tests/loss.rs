@@ -424,3 +424,200 @@ fn copy_tree(src: &Path, dst: &Path) {
         }
     }
 }
+
+fn copy_without(src: &Path, dst: &Path, skip: &dyn Fn(&Path) -> bool) {
+    std::fs::create_dir_all(dst).unwrap();
+    for e in std::fs::read_dir(src).unwrap() {
+        let e = e.unwrap();
+        let p = e.path();
+        if skip(&p) || e.file_name() == "golden" || e.file_name() == "after" {
+            continue;
+        }
+        let to = dst.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            copy_without(&p, &to, skip);
+        } else {
+            std::fs::copy(&p, &to).unwrap();
+        }
+    }
+}
+
+fn loss_of<'a>(v: &'a Value, topic: &str) -> &'a Value {
+    &v["partitions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["topic"] == topic)
+        .unwrap_or_else(|| panic!("no {topic}"))["loss"]
+}
+
+/// Both in-sync replicas killed before their checkpoints moved: nothing is
+/// proven by the checkpoints, the group's commit proves what it consumed,
+/// the ISR bounds the rest. Without the metadata log the upper bound cannot
+/// be computed: `null`, with the reason, and the verdict still fails.
+#[test]
+fn stale_checkpoints_group_commits_and_a_missing_metadata_log() {
+    let dir = kafka("unclean-stale-hw");
+    let (code, v) = json(&["diff", "--format", "json", "-q", dir.to_str().unwrap()]);
+    assert_eq!(code, Some(1));
+    let stale = loss_of(&v, "stale");
+    assert_eq!(stale["committed_proven"], 0);
+    assert_eq!(stale["committed_possible"], stale["records"]);
+    assert_eq!(stale["verdict"], "possibly-committed-lost");
+    let group = loss_of(&v, "stale-group");
+    let commit = group["evidence"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["kind"] == "consumer-group-commit")
+        .expect("the group's commit as evidence");
+    assert_eq!(commit["group"], "klf-stale");
+    let s: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("scenario.json")).unwrap()).unwrap();
+    let told = &s["partitions"][1]["groups"]["klf-stale"]["before_kill"]["committed"][0];
+    assert_eq!(
+        commit["offset"], told["offset"],
+        "the offset the consumer committed"
+    );
+    assert_eq!(commit["leader_epoch"], told["leader_epoch"]);
+    let first_lost = group["offsets"][0]["start"].as_i64().unwrap();
+    assert_eq!(
+        group["committed_proven"].as_i64().unwrap(),
+        told["offset"].as_i64().unwrap() - first_lost
+    );
+
+    let tmp = scratch("nometa");
+    copy_without(&dir, &tmp, &|p| {
+        p.file_name().is_some_and(|n| n == "__cluster_metadata-0")
+    });
+    let (code, v) = json(&["diff", "--format", "json", "-q", tmp.to_str().unwrap()]);
+    assert_eq!(
+        code,
+        Some(1),
+        "what cannot be bounded fails the default verdict"
+    );
+    let stale = loss_of(&v, "stale");
+    assert!(stale["committed_possible"].is_null());
+    assert_eq!(stale["committed_unknown"], stale["records"]);
+    assert_eq!(stale["verdict"], "unknown-lost");
+    assert_eq!(stale["unknown"][0]["bound"], "committed_possible");
+    assert!(stale["unknown"][0]["reason"]
+        .as_str()
+        .unwrap()
+        .contains("no __cluster_metadata log"));
+    assert!(stale["evidence"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|e| e["kind"] == "no-isr-history"));
+    // The lower bound stands without it.
+    assert_eq!(loss_of(&v, "stale-group")["committed_proven"], 50);
+    let t = klf(&["diff", "-q", tmp.to_str().unwrap()]);
+    assert!(
+        String::from_utf8_lossy(&t.stdout).contains("cannot be bounded"),
+        "{}",
+        String::from_utf8_lossy(&t.stdout)
+    );
+    std::fs::remove_dir_all(&tmp).unwrap();
+}
+
+/// An ISR member that never held the records rules them out; an assigned
+/// replica missing from the capture is named and may hold anything.
+#[test]
+fn isr_states_rule_out_and_missing_replicas_are_named() {
+    let dir = kafka("divergence");
+    let (_, v) = json(&["diff", "--format", "json", "-q", dir.to_str().unwrap()]);
+    let loss = &v["partitions"][0]["loss"];
+    let ev = loss["evidence"].as_array().unwrap();
+    let rule = ev
+        .iter()
+        .find(|e| e["kind"] == "isr-state-rules-out")
+        .expect("an ISR state rules the loss out");
+    assert!(rule["isr"].as_array().unwrap().len() >= 2);
+    assert!(loss["replicas_not_captured"].as_array().unwrap().is_empty());
+
+    let tmp = scratch("missing");
+    copy_without(&dir, &tmp, &|p| {
+        p.file_name().is_some_and(|n| n == "broker-3")
+    });
+    let (_, v) = json(&["diff", "--format", "json", "-q", tmp.to_str().unwrap()]);
+    let loss = &v["partitions"][0]["loss"];
+    assert_eq!(loss["replicas_not_captured"], serde_json::json!([3]));
+    assert!(loss["evidence"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|e| e["kind"] == "replica-not-captured" && e["broker"] == 3));
+    std::fs::remove_dir_all(&tmp).unwrap();
+}
+
+/// A metadata log that ends before the epochs the replicas hold (here the
+/// copy of an in-sync replica killed before the unclean election): the ISR
+/// of the later epochs is unknown, so the upper bound is too, where nothing
+/// proves the records committed.
+#[test]
+fn a_metadata_log_behind_the_replicas_leaves_the_bound_unknown() {
+    let tmp = scratch("behind");
+    copy_without(&kafka("unclean-stale-hw"), &tmp, &|p| {
+        p.file_name().is_some_and(|n| n == "__cluster_metadata-0")
+            && !p.parent().is_some_and(|b| b.ends_with("broker-1"))
+    });
+    let (code, v) = json(&[
+        "diff",
+        "--format",
+        "json",
+        "-q",
+        "--leader",
+        "3",
+        tmp.to_str().unwrap(),
+    ]);
+    assert_eq!(code, Some(1));
+    let stale = loss_of(&v, "stale");
+    assert!(stale["committed_possible"].is_null(), "{stale:#}");
+    assert_eq!(stale["committed_unknown"], stale["records"]);
+    assert!(stale["evidence"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|e| e["kind"] == "metadata-behind-replicas"));
+    assert!(stale["unknown"][0]["reason"]
+        .as_str()
+        .unwrap()
+        .contains("ends at leader epoch"));
+    // What the group's commit proves still stands.
+    assert_eq!(loss_of(&v, "stale-group")["committed_proven"], 50);
+    std::fs::remove_dir_all(&tmp).unwrap();
+}
+
+/// check names the partition's loss with one code: proven, or possible.
+#[test]
+fn check_names_the_loss_once_per_partition() {
+    let dir = kafka("unclean-stale-hw");
+    let (code, v) = json(&["check", "--format", "json", "-q", dir.to_str().unwrap()]);
+    assert_eq!(code, Some(1));
+    let codes: Vec<(String, String)> = v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["code"].as_str().unwrap().ends_with("records-lost"))
+        .map(|f| {
+            (
+                f["topic"].as_str().unwrap().to_string(),
+                f["code"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        codes,
+        vec![
+            (
+                "stale".to_string(),
+                "possibly-committed-records-lost".to_string()
+            ),
+            (
+                "stale-group".to_string(),
+                "committed-records-lost".to_string()
+            ),
+        ]
+    );
+}

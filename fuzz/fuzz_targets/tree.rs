@@ -1,8 +1,10 @@
 //! Whole-directory analysis: the input is decoded into a small capture (a
 //! few files with the names Kafka gives them, in two broker log
 //! directories), written to a temporary directory, then discovered,
-//! checked, diffed and put on a timeline as `klf check`, `klf diff` and
-//! `klf timeline` do.
+//! checked, diffed (window and full read, with the partition's loss and
+//! its evidence, consumer group commits included), its lost records read
+//! back, and put on a timeline, as `klf check`, `klf diff` and `klf
+//! timeline` do.
 //!
 //! Input format: repeated `[name selector u8][length u16 LE][bytes]`; a
 //! selector picks one of `NAMES`; later files with the same name replace
@@ -11,12 +13,11 @@
 use std::path::PathBuf;
 use std::sync::OnceLock;
 
-use klf::analysis::check::check_capture;
-use klf::analysis::diff::{diff_partition, DiffOptions, PartitionReplicas, ReferenceHint};
 use klf::analysis::timeline::timeline;
-use klf::capture::controller::controller_view;
 use klf::capture::discover::discover;
-use klf::capture::replica::{load_replica, records_in_range};
+use klf::capture::replica::load_replica;
+use klf::engine::records::{cut_records, lost_records};
+use klf::engine::{broker_ids, diff_capture, DiffRequest, ReadMode};
 use libfuzzer_sys::fuzz_target;
 
 const NAMES: &[&str] = &[
@@ -74,38 +75,25 @@ fuzz_target!(|data: &[u8]| {
         files += 1;
     }
     let capture = discover(&[&dir]);
-    let _ = check_capture(&capture, &|| {});
-    let controller = controller_view(&capture);
-    for ((topic, partition), reps) in &capture.partitions {
-        let loaded: Vec<_> = reps
-            .iter()
-            .enumerate()
-            .map(|(i, r)| load_replica(r, r.node_id.unwrap_or(-(i as i32) - 1)))
-            .collect();
-        for l in &loaded {
-            let _ = timeline(&l.log);
+    let _ = klf::engine::check::check(&capture, &|| {});
+    for reps in capture.partitions.values() {
+        for (r, id) in reps.iter().zip(broker_ids(reps)) {
+            let _ = timeline(&load_replica(r, id).log);
         }
-        let reference = controller
-            .as_ref()
-            .and_then(|c| c.partitions.get(&(topic.clone(), *partition)))
-            .and_then(|h| h.current())
-            .filter(|e| e.leader >= 0)
-            .map(|e| ReferenceHint::MetadataLeader {
-                broker: e.leader,
-                leader_epoch: Some(e.leader_epoch),
-            })
-            .unwrap_or(ReferenceHint::Auto);
-        let input = PartitionReplicas {
-            topic: topic.clone(),
-            partition: *partition,
-            replicas: loaded.into_iter().map(|l| l.log).collect(),
-            reference,
+    }
+    for mode in [ReadMode::Window, ReadMode::Full] {
+        let req = DiffRequest {
+            mode,
+            ..Default::default()
         };
-        let d = diff_partition(&input, &DiffOptions::default());
-        for (j, r) in d.replicas.iter().enumerate() {
-            if r.truncation_offset < r.log_end_offset {
-                if let Some(rep) = reps.get(j) {
-                    let _ = records_in_range(rep, r.truncation_offset, r.log_end_offset, 50);
+        let run = diff_capture(&capture, &req, &|| {});
+        for p in &run.partitions {
+            let reps = run.replicas(p);
+            let _ = lost_records(reps, &p.loss, 50);
+            let ids = broker_ids(reps);
+            for r in &p.diff.replicas {
+                if let Some(i) = ids.iter().position(|b| *b == r.broker) {
+                    let _ = cut_records(&reps[i], r, &p.loss, 50);
                 }
             }
         }

@@ -895,7 +895,8 @@ fn summarize(
         committed_possible,
         committed_unknown: unknown_n,
         verdict,
-        unknown: if records > 0 { unknown } else { Vec::new() },
+        // A bound is unknown only where some record is left unbounded.
+        unknown: if unknown_n > 0 { unknown } else { Vec::new() },
         leader_epochs: epochs
             .into_iter()
             .map(|(leader_epoch, records)| EpochLoss {
