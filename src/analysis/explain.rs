@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 use crate::analysis::diff::PartitionDiff;
 use crate::analysis::loss::PartitionLoss;
-use crate::capture::controller::PartitionHistory;
+use crate::model::PartitionHistory;
 
 fn opt<T: std::fmt::Display>(v: Option<T>) -> String {
     v.map(|x| x.to_string()).unwrap_or_else(|| "-".into())

@@ -68,31 +68,7 @@ pub struct LossContext<'a> {
     pub high_watermarks: &'a [HighWatermarkFact],
 }
 
-/// Whether lost records had been committed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Committed {
-    /// Below a high watermark some evidence shows.
-    Proven,
-    /// Possibly: held by every member of an ISR in force.
-    Possible,
-    /// Cannot be told (no ISR history covers it).
-    Unknown,
-    /// No: some ISR member in force never held it.
-    No,
-}
-
-impl Committed {
-    /// The kebab-case name.
-    pub fn name(self) -> &'static str {
-        match self {
-            Committed::Proven => "proven",
-            Committed::Possible => "possible",
-            Committed::Unknown => "unknown",
-            Committed::No => "no",
-        }
-    }
-}
+pub use crate::model::records::Committed;
 
 /// The partition's verdict, worst first.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
@@ -512,9 +488,10 @@ pub fn partition_loss(
                 .collect();
             let mut proved = 0;
             if !candidates.is_empty() {
-                for l in batches.iter_mut() {
+                // `batches` is sorted by first lost offset.
+                for l in batches.iter_mut().take_while(|l| l.from < c.offset) {
                     let key = l.batch.key();
-                    if l.from < c.offset && candidates.iter().all(|r| r.keys.contains(&key)) {
+                    if candidates.iter().all(|r| r.keys.contains(&key)) {
                         proved += split_records(&l.batch, l.from, c.offset).0;
                         l.proven_to = l.proven_to.max(c.offset);
                     }

@@ -6,75 +6,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-/// Bytes of a key, as JSON: UTF-8 text when it is valid, else base64.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Bytes {
-    /// Valid UTF-8.
-    Text(String),
-    /// Anything else, base64 (standard alphabet, padded).
-    Base64(String),
-}
-
-impl Bytes {
-    /// Classifies raw bytes.
-    pub fn from_raw(b: &[u8]) -> Bytes {
-        match std::str::from_utf8(b) {
-            Ok(s) => Bytes::Text(s.to_string()),
-            Err(_) => Bytes::Base64(base64(b)),
-        }
-    }
-}
-
-fn base64(b: &[u8]) -> String {
-    const A: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let mut out = String::with_capacity(b.len().div_ceil(3) * 4);
-    for c in b.chunks(3) {
-        let n = (u32::from(c[0]) << 16)
-            | (u32::from(*c.get(1).unwrap_or(&0)) << 8)
-            | u32::from(*c.get(2).unwrap_or(&0));
-        for i in 0..4 {
-            if i <= c.len() {
-                out.push(A[((n >> (18 - 6 * i)) & 63) as usize] as char);
-            } else {
-                out.push('=');
-            }
-        }
-    }
-    out
-}
-
-/// One record a truncation cuts.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct LostRecord {
-    /// Offset.
-    pub offset: i64,
-    /// Leader epoch of its batch.
-    pub epoch: i32,
-    /// Record timestamp (ms).
-    pub timestamp: i64,
-    /// Producer id of its batch (-1: none).
-    pub producer_id: i64,
-    /// Producer epoch of its batch.
-    pub producer_epoch: i16,
-    /// Producer sequence of the record (-1: none).
-    pub sequence: i32,
-    /// Key, `null` when the record has none.
-    pub key: Option<Bytes>,
-    /// Value size in bytes, `null` for a tombstone (null value).
-    pub value_size: Option<usize>,
-    /// Part of a control batch (a transaction marker).
-    pub control: bool,
-    /// Part of a transactional batch.
-    pub transactional: bool,
-    /// Whether the record had been committed (`proven`, `possible`, `no`,
-    /// `unknown`; see the partition's `loss`), for a record that no replica
-    /// keeps; `null` for a cut record that another replica keeps.
-    pub committed: Option<crate::analysis::loss::Committed>,
-    /// Replicas holding the record now (partition-level lists); `null` in a
-    /// replica's own list.
-    pub held_by: Option<Vec<i32>>,
-}
+pub use crate::model::records::{Bytes, LostRecord};
 
 /// The cut records of one producer.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -199,19 +131,5 @@ impl SummaryBuilder {
             by_epoch: self.by_epoch,
             by_producer: self.by_producer.into_values().collect(),
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn base64_matches_the_standard_alphabet() {
-        assert_eq!(base64(b""), "");
-        assert_eq!(base64(b"f"), "Zg==");
-        assert_eq!(base64(b"fo"), "Zm8=");
-        assert_eq!(base64(b"foo"), "Zm9v");
-        assert_eq!(base64(&[0xff, 0xfe, 0x00, 0x01]), "//4AAQ==");
     }
 }

@@ -1377,14 +1377,4 @@ pub fn metadata_truncation_offset(
     Ok(t)
 }
 
-/// Leader epoch after applying a KRaft `PartitionChangeRecord` whose `Leader`
-/// field is `leader_field` (`PartitionRegistration.merge`): any value other
-/// than `-2` ("no change") bumps the epoch by one, even when the leader stays
-/// the same or becomes `-1` (none).
-pub fn leader_epoch_after_partition_change(previous_epoch: i32, leader_field: i32) -> i32 {
-    if leader_field == -2 {
-        previous_epoch
-    } else {
-        previous_epoch.saturating_add(1)
-    }
-}
+pub use crate::format::metadata::leader_epoch_after_partition_change;

@@ -7,47 +7,15 @@
 //! in the capture (the highest log end) is used.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
 
-use serde::Serialize;
-
-use crate::analysis::diff::ReferenceHint;
-use crate::analysis::truncation::leader_epoch_after_partition_change;
 use crate::capture::discover::{Capture, Replica};
 use crate::format::batch::{Batch, SegmentIter};
+use crate::format::metadata::leader_epoch_after_partition_change;
 use crate::format::metadata::{decode_metadata_record, TypedMetadata, LEADER_UNCHANGED};
-pub use crate::model::{Election, PartitionHistory};
+pub use crate::model::{ControllerView, Election, PartitionHistory};
 
 /// Cap on the decompressed size of one metadata batch.
 const MAX_BATCH_BYTES: usize = 64 << 20;
-
-/// The diff's reference for a partition: the broker the operator named,
-/// else the leader at the end of the metadata log with its epoch, else the
-/// diff's own rule.
-pub fn reference_hint(leader: Option<i32>, history: Option<&PartitionHistory>) -> ReferenceHint {
-    match leader {
-        Some(b) => ReferenceHint::Explicit { broker: b },
-        None => history
-            .and_then(|h| h.current())
-            .filter(|e| e.leader >= 0)
-            .map(|e| ReferenceHint::MetadataLeader {
-                broker: e.leader,
-                leader_epoch: Some(e.leader_epoch),
-            })
-            .unwrap_or(ReferenceHint::Auto),
-    }
-}
-
-/// What the metadata log says.
-#[derive(Debug, Clone, Default, Serialize)]
-pub struct ControllerView {
-    /// The metadata log replica read.
-    pub source: Option<PathBuf>,
-    /// Per (topic, partition).
-    pub partitions: BTreeMap<(String, i32), PartitionHistory>,
-    /// Problems met while reading.
-    pub problems: Vec<String>,
-}
 
 fn log_end(r: &Replica) -> i64 {
     r.segments.last().map(|s| s.base_offset).unwrap_or(-1)

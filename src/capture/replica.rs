@@ -10,10 +10,10 @@
 
 use std::path::PathBuf;
 
-use crate::analysis::diff::{BatchSummary, ReplicaLog};
 use crate::capture::discover::{Replica, SegmentFiles};
 use crate::format::batch::{Batch, SegmentIter};
 use crate::format::index::OffsetIndex;
+use crate::model::{BatchSummary, ReplicaLog};
 
 /// Something wrong found while reading a replica's segments.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -285,7 +285,7 @@ pub fn records_in_range(
     from: i64,
     to: i64,
     limit: usize,
-) -> (Vec<crate::analysis::lost::LostRecord>, Vec<ReplicaProblem>) {
+) -> (Vec<crate::model::LostRecord>, Vec<ReplicaProblem>) {
     let mut out = Vec::new();
     let problems = visit_records(replica, from, to, &mut |_, r| {
         if out.len() >= limit {
@@ -306,9 +306,9 @@ pub fn visit_records(
     replica: &Replica,
     from: i64,
     to: i64,
-    visit: &mut dyn FnMut((i64, i64, i32, u32), crate::analysis::lost::LostRecord) -> bool,
+    visit: &mut dyn FnMut((i64, i64, i32, u32), crate::model::LostRecord) -> bool,
 ) -> Vec<ReplicaProblem> {
-    use crate::analysis::lost::{Bytes, LostRecord};
+    use crate::model::{Bytes, LostRecord};
     let mut problems = Vec::new();
     let mut scratch = Vec::new();
     for (i, seg) in replica.segments.iter().enumerate() {

@@ -12,7 +12,7 @@ use crate::analysis::diff::{
     diff_partition, DiffOptions, PartitionDiff, PartitionReplicas, ReferenceHint,
 };
 use crate::analysis::loss::{partition_loss, LossContext, PartitionLoss};
-use crate::capture::controller::{controller_view, reference_hint, ControllerView};
+use crate::capture::controller::{controller_view, ControllerView};
 use crate::capture::discover::{Capture, Replica};
 use crate::capture::groups::{group_commits, GroupCommits, CONSUMER_OFFSETS};
 use crate::capture::replica::high_watermark_fact;
@@ -153,5 +153,22 @@ impl<'c> Evidence<'c> {
         }
         ctx.commits = self.groups().for_partition(&input.topic, input.partition);
         partition_loss(diff, &input.replicas, &ctx)
+    }
+}
+
+/// The diff's reference for a partition: the broker the operator named,
+/// else the leader at the end of the metadata log with its epoch, else the
+/// diff's own rule.
+pub fn reference_hint(leader: Option<i32>, history: Option<&PartitionHistory>) -> ReferenceHint {
+    match leader {
+        Some(b) => ReferenceHint::Explicit { broker: b },
+        None => history
+            .and_then(|h| h.current())
+            .filter(|e| e.leader >= 0)
+            .map(|e| ReferenceHint::MetadataLeader {
+                broker: e.leader,
+                leader_epoch: Some(e.leader_epoch),
+            })
+            .unwrap_or(ReferenceHint::Auto),
     }
 }

@@ -15,12 +15,11 @@
 //! them as `isvalid: false`); [`Batch::check_crc`] reports them.
 
 use super::codec::{self, Codec};
+pub use super::framing::{TimestampType, LOG_OVERHEAD};
 use super::legacy::LegacyEntry;
 use super::record::{increment_sequence, parse_record, Record, RecordContext};
 use super::ParseError;
 
-/// Offset (8) + size (4) in front of every entry.
-pub const LOG_OVERHEAD: usize = 12;
 /// Bytes up to and including the magic byte.
 pub const HEADER_SIZE_UP_TO_MAGIC: usize = 17;
 /// Size of the v2 batch header.
@@ -30,28 +29,6 @@ pub const MIN_SIZE_FIELD: i32 = 14;
 /// Smallest encoded v2 record: one byte each for the length, attributes,
 /// timestamp delta, offset delta, key length, value length and header count.
 pub const MIN_RECORD_SIZE: usize = 7;
-
-/// Timestamp type of a batch or message.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum TimestampType {
-    /// v0 messages have none (-1).
-    NoTimestampType,
-    /// Producer-set timestamp (0).
-    CreateTime,
-    /// Broker-set timestamp (1).
-    LogAppendTime,
-}
-
-impl TimestampType {
-    /// Kafka's display name.
-    pub fn name(self) -> &'static str {
-        match self {
-            TimestampType::NoTimestampType => "NoTimestampType",
-            TimestampType::CreateTime => "CreateTime",
-            TimestampType::LogAppendTime => "LogAppendTime",
-        }
-    }
-}
 
 #[inline]
 fn be_i64(b: &[u8], at: usize) -> i64 {

@@ -7,8 +7,8 @@
 //! wrapper are relative to the wrapper's (last) offset; a partial inner entry
 //! at the end of the decompressed data is dropped silently.
 
-use super::batch::{TimestampType, LOG_OVERHEAD};
 use super::codec::{self, Codec};
+use super::framing::{TimestampType, LOG_OVERHEAD};
 use super::ParseError;
 
 /// Bytes of a message before the key length: crc, magic, attributes (+ v1

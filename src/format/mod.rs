@@ -3,11 +3,13 @@
 //! or a [`ParseError`] carrying the byte position and the reason.
 
 pub mod error;
+pub mod names;
 pub use error::ParseError;
 
 // Log segments.
 pub mod batch;
 pub mod codec;
+pub mod framing;
 pub mod legacy;
 pub mod record;
 pub mod varint;

@@ -23,10 +23,11 @@ use crate::analysis::diff::{
 use crate::analysis::explain::{epoch_leaders, loss_story, story};
 use crate::analysis::loss::{partition_loss, LossContext, PartitionLoss};
 use crate::analysis::timeline::{timeline, Timeline};
-use crate::capture::controller::{reference_hint, PartitionHistory};
-use crate::capture::discover::Level;
+use crate::engine::evidence::reference_hint;
 use crate::engine::DiffRun;
 use crate::model::HighWatermarkFact;
+use crate::model::Level;
+use crate::model::PartitionHistory;
 
 /// A half-open offset range `[start, end)` with the records it holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -1,0 +1,105 @@
+//! `check`: every consistency check klf knows, as a list of findings with
+//! stable codes, severities and locations.
+//!
+//! This module is pure: the finding model ([`CheckReport`], [`Finding`],
+//! [`Location`]), the code table ([`CHECKS`], in `codes`), the rules over
+//! what a capture holds (`rules`: discovery's diagnostics, the epoch and
+//! offset rules of one replica, the cross-replica and controller rules),
+//! and baselines. Reading segments, indexes and snapshots, and running the
+//! rules over a whole capture, is the engine's (`crate::engine::check`).
+//! Nothing here prints: `render` turns a [`CheckReport`] into text.
+//!
+//! Every code is listed in [`CHECKS`] with its severity, family and meaning
+//! (the table the README reproduces). Severities follow what Kafka itself
+//! does with the data: `error` for damage or loss Kafka does not repair
+//! silently (bad checksums in the middle of a log, committed records lost),
+//! `warning` for the marks of an unclean shutdown or of a normal but
+//! consequential event (a torn tail recovery will drop, preallocated index
+//! slots, uncommitted records lost), `info` for facts worth knowing on
+//! healthy data.
+
+mod assemble;
+mod baseline;
+mod codes;
+mod report;
+mod rules;
+
+pub use assemble::assemble;
+pub use baseline::{apply_baseline, Baseline, BaselineEntry};
+pub use codes::{code, finding, info, CHECKS};
+pub use report::{
+    display, BatchKey, BatchLoc, CheckInfo, CheckReport, Checked, Family, Finding, Location,
+    LossBrief, PartitionAnalyzer, PartitionCheck, ReplicaResult, Severity, Subject, Summary,
+};
+pub use rules::{
+    capture_findings, check_epochs, check_offsets, check_partition, controller_findings,
+};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeSet;
+
+    #[test]
+    fn codes_are_unique_kebab_case_and_documented() {
+        let mut seen = BTreeSet::new();
+        for c in CHECKS {
+            assert!(seen.insert(c.code), "duplicate code {}", c.code);
+            assert!(
+                c.code
+                    .chars()
+                    .all(|ch| ch.is_ascii_lowercase() || ch.is_ascii_digit() || ch == '-'),
+                "{} is not kebab-case",
+                c.code
+            );
+            assert!(!c.meaning.is_empty() && !c.hint.is_empty(), "{}", c.code);
+            assert_eq!(info(c.code), Some(c));
+        }
+        assert_eq!(
+            finding(code::BATCH_CRC_MISMATCH, Location::default(), "x").severity,
+            Severity::Error
+        );
+    }
+
+    #[test]
+    fn baseline_matches_on_code_and_location_not_message_or_directory() {
+        let loc = |file: &str| Location {
+            broker: Some(1),
+            topic: Some("t".into()),
+            partition: Some(0),
+            file: Some(file.into()),
+            position: Some(10),
+            offset: Some(5),
+        };
+        let mut report = CheckReport {
+            findings: vec![
+                finding(code::BATCH_CRC_MISMATCH, loc("a/t-0/00.log"), "one"),
+                finding(code::BATCH_FRAMING, loc("a/t-0/00.log"), "two"),
+            ],
+            ..CheckReport::default()
+        };
+        let baseline = Baseline {
+            version: 1,
+            findings: vec![BaselineEntry {
+                code: code::BATCH_CRC_MISMATCH.into(),
+                location: loc("elsewhere/t-0/00.log"),
+            }],
+        };
+        assert_eq!(apply_baseline(&mut report, &baseline), 1);
+        assert!(report.findings[0].baselined);
+        assert!(!report.findings[1].baselined);
+        assert_eq!(report.failing(Severity::Error).count(), 1);
+        let mut moved = loc("a/t-0/00.log");
+        moved.position = Some(11);
+        let mut other = CheckReport {
+            findings: vec![finding(code::BATCH_CRC_MISMATCH, moved, "one")],
+            ..CheckReport::default()
+        };
+        assert_eq!(apply_baseline(&mut other, &baseline), 0);
+    }
+
+    #[test]
+    fn severities_order() {
+        assert!(Severity::Info < Severity::Warning && Severity::Warning < Severity::Error);
+    }
+}

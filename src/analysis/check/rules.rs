@@ -1,0 +1,555 @@
+//! The rules over what a capture holds: discovery's diagnostics as
+//! findings, the epoch and offset rules of one replica, the cross-replica
+//! rules of a partition (over the engine's diff and loss) and the rules
+//! against the controller's view. Pure functions over model values.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+
+use super::codes::{code, finding};
+use super::report::PartitionAnalyzer;
+use super::report::{
+    display, BatchKey, Finding, Location, LossBrief, PartitionCheck, ReplicaResult,
+};
+use crate::analysis::diff::{DivergenceKind, FindingKind};
+use crate::analysis::explain::loss_headline;
+use crate::analysis::loss::Verdict;
+use crate::analysis::timeline::timeline;
+use crate::format::checkpoint::{OffsetCheckpointKind, LEADER_EPOCH_CHECKPOINT_FILE};
+use crate::model::{Capture, ControllerView, Level, Replica, ReplicaLog};
+
+/// Discovery's diagnostics as findings: checkpoint files Kafka cannot read,
+/// and every warning.
+pub fn capture_findings(capture: &Capture) -> Vec<Finding> {
+    let mut out = Vec::new();
+    // Replica identity of a path inside a partition directory.
+    let mut dirs: BTreeMap<&Path, (i32, &str, i32)> = BTreeMap::new();
+    for r in capture
+        .partitions
+        .values()
+        .flatten()
+        .chain(&capture.metadata_logs)
+        .chain(&capture.set_aside)
+    {
+        if let Some(n) = r.node_id {
+            dirs.insert(&r.dir, (n, &r.topic, r.partition));
+        }
+    }
+    let brokers: BTreeMap<&Path, i32> = capture
+        .brokers
+        .iter()
+        .filter_map(|b| Some((b.path.as_path(), b.node_id?)))
+        .collect();
+    for d in &capture.warnings {
+        let name = d.path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+        let is_checkpoint = name == LEADER_EPOCH_CHECKPOINT_FILE
+            || OffsetCheckpointKind::from_file_name(name).is_some();
+        let code = match (is_checkpoint, d.level) {
+            (true, Level::Warning) if d.message.contains("Kafka would fail to read it") => {
+                code::CHECKPOINT_UNREADABLE
+            }
+            (true, Level::Note) if d.message.contains("its writer never leaves this") => {
+                code::CHECKPOINT_ODDITY
+            }
+            (_, Level::Warning) => code::CAPTURE_WARNING,
+            (_, Level::Note) if name.ends_with(".tmp") => code::WRITE_INTERRUPTED,
+            (_, Level::Note) => continue,
+        };
+        let mut loc = Location {
+            file: Some(display(&d.path)),
+            ..Location::default()
+        };
+        let parent = d.path.parent();
+        if let Some(&(b, t, p)) = parent
+            .and_then(|p| dirs.get(p))
+            .or_else(|| dirs.get(d.path.as_path()))
+        {
+            loc.broker = Some(b);
+            loc.topic = Some(t.to_string());
+            loc.partition = Some(p);
+        } else if let Some(&b) = parent
+            .and_then(|p| brokers.get(p))
+            .or_else(|| brokers.get(d.path.as_path()))
+        {
+            loc.broker = Some(b);
+        }
+        out.push(finding(code, loc, d.message.clone()));
+    }
+    out
+}
+
+/// Checks against the controller's view, when the capture holds a metadata
+/// log: unclean elections, and replica epochs the controller never assigned.
+pub fn controller_findings(
+    view: &ControllerView,
+    by_partition: &BTreeMap<(String, i32), Vec<&ReplicaResult>>,
+) -> Vec<Finding> {
+    let mut out = Vec::new();
+    let source = view.source.as_ref().map(|p| display(p));
+    for ((topic, partition), history) in &view.partitions {
+        let base = Location {
+            topic: Some(topic.clone()),
+            partition: Some(*partition),
+            ..Default::default()
+        };
+        for e in history.changes.iter().filter(|e| e.unclean) {
+            let mut l = base.clone();
+            l.file = source.clone();
+            l.offset = Some(e.metadata_offset);
+            out.push(finding(
+                code::UNCLEAN_ELECTION,
+                l,
+                format!(
+                    "the controller elected broker {} leader in epoch {} from outside the ISR (metadata log offset {})",
+                    e.leader, e.leader_epoch, e.metadata_offset
+                ),
+            ));
+        }
+        let Some(max_epoch) = history.changes.iter().map(|e| e.leader_epoch).max() else {
+            continue;
+        };
+        for r in by_partition
+            .get(&(topic.clone(), *partition))
+            .into_iter()
+            .flatten()
+        {
+            let Some(b) = r
+                .batches
+                .iter()
+                .find(|b| b.summary.partition_leader_epoch > max_epoch)
+            else {
+                continue;
+            };
+            let mut l = base.clone();
+            l.broker = Some(r.log.broker);
+            l.file = r.files.get(b.file).map(|p| p.display().to_string());
+            l.position = Some(b.position);
+            l.offset = Some(b.summary.base_offset);
+            out.push(finding(
+                code::EPOCH_BEYOND_CONTROLLER,
+                l,
+                format!(
+                    "batch at offset {} has leader epoch {}, but the controller's highest epoch for the partition is {max_epoch}",
+                    b.summary.base_offset, b.summary.partition_leader_epoch
+                ),
+            ));
+        }
+    }
+    out
+}
+
+/// Leader epochs in the batches and the `leader-epoch-checkpoint`, through
+/// [`timeline`].
+pub fn check_epochs(replica: &Replica, base: &Location, r: &mut ReplicaResult) {
+    let t = timeline(&r.log);
+    let has_epochs = r.log.batches.iter().any(|b| b.partition_leader_epoch >= 0);
+    let cp_loc = || Location {
+        file: replica
+            .leader_epoch_checkpoint
+            .as_ref()
+            .map(|c| display(&c.path))
+            .or_else(|| Some(display(&replica.dir.join(LEADER_EPOCH_CHECKPOINT_FILE)))),
+        ..base.clone()
+    };
+    let mut regressions = Vec::new();
+    let mut max_epoch = -1;
+    for b in &r.batches {
+        let e = b.summary.partition_leader_epoch;
+        if e >= 0 && e < max_epoch {
+            regressions.push((b.summary.base_offset, e));
+        }
+        max_epoch = max_epoch.max(e);
+    }
+    for d in &t.disagreements {
+        let (code, loc) = match d.code {
+            "epoch-regression" => {
+                let off = regressions
+                    .iter()
+                    .find(|(_, e)| Some(*e) == d.epoch)
+                    .map(|(o, _)| *o);
+                let loc = match off {
+                    Some(o) => r.loc_of_offset(base, o),
+                    None => base.clone(),
+                };
+                (code::EPOCH_REGRESSION, loc)
+            }
+            "checkpoint-missing" => {
+                if !has_epochs {
+                    // v0/v1 logs and empty logs carry no epochs to record.
+                    continue;
+                }
+                (code::CHECKPOINT_MISSING, cp_loc())
+            }
+            "checkpoint-not-monotonic" => (code::CHECKPOINT_NOT_MONOTONIC, cp_loc()),
+            "checkpoint-past-log-end" => (code::CHECKPOINT_PAST_LOG_END, cp_loc()),
+            "epoch-missing-from-checkpoint" => {
+                let mut l = cp_loc();
+                l.offset = t
+                    .from_batches
+                    .iter()
+                    .find(|s| Some(s.epoch) == d.epoch)
+                    .map(|s| s.start_offset);
+                (code::EPOCH_MISSING_FROM_CHECKPOINT, l)
+            }
+            "epoch-start-mismatch" => {
+                let mut l = cp_loc();
+                l.offset = t
+                    .from_batches
+                    .iter()
+                    .find(|s| Some(s.epoch) == d.epoch)
+                    .map(|s| s.start_offset);
+                (code::EPOCH_START_MISMATCH, l)
+            }
+            "checkpoint-epoch-without-batches" => {
+                (code::CHECKPOINT_EPOCH_WITHOUT_BATCHES, cp_loc())
+            }
+            _ => continue,
+        };
+        r.findings.push(finding(code, loc, d.message.clone()));
+    }
+}
+
+/// Log start ≤ high watermark ≤ log end; recovery point ≤ log end.
+pub fn check_offsets(replica: &Replica, base: &Location, r: &mut ReplicaResult) {
+    let lso = r.log.log_start_offset;
+    let leo = r.log.log_end_offset;
+    let cp_file = |name: &str| Location {
+        file: Some(display(&replica.log_dir.join(name))),
+        ..base.clone()
+    };
+    let hw_file = OffsetCheckpointKind::ReplicationOffset.file_name();
+    let rp_file = OffsetCheckpointKind::RecoveryPoint.file_name();
+    if lso > leo {
+        r.findings.push(finding(
+            code::LOG_START_BEYOND_LOG_END,
+            Location {
+                offset: Some(lso),
+                ..base.clone()
+            },
+            format!("log start offset {lso} is above the log end offset {leo}"),
+        ));
+    }
+    match replica.high_watermark {
+        None => r.findings.push(finding(
+            code::HIGH_WATERMARK_MISSING,
+            cp_file(hw_file),
+            format!("{hw_file} has no entry for this partition"),
+        )),
+        Some(hw) => {
+            if hw < lso {
+                r.findings.push(finding(
+                    code::HIGH_WATERMARK_BELOW_LOG_START,
+                    Location {
+                        offset: Some(hw),
+                        ..cp_file(hw_file)
+                    },
+                    format!("high watermark {hw} is below the log start offset {lso}"),
+                ));
+            }
+            if hw > leo {
+                r.findings.push(finding(
+                    code::HIGH_WATERMARK_BEYOND_LOG_END,
+                    Location {
+                        offset: Some(hw),
+                        ..cp_file(hw_file)
+                    },
+                    format!(
+                        "high watermark {hw} is above the log end offset {leo}: {} committed offsets are not on disk",
+                        hw - leo
+                    ),
+                ));
+            }
+        }
+    }
+    if replica.recovery_point.is_none() && leo > lso {
+        r.findings.push(finding(
+            code::RECOVERY_POINT_MISSING,
+            cp_file(rp_file),
+            format!("{rp_file} has no entry for this partition"),
+        ));
+    }
+    if let Some(rp) = replica.recovery_point {
+        if rp > leo {
+            r.findings.push(finding(
+                code::RECOVERY_POINT_BEYOND_LOG_END,
+                Location {
+                    offset: Some(rp),
+                    ..cp_file(rp_file)
+                },
+                format!("recovery point {rp} is above the log end offset {leo}"),
+            ));
+        } else if rp < leo {
+            r.findings.push(finding(
+                code::RECOVERY_POINT_BEHIND_LOG_END,
+                Location {
+                    offset: Some(rp),
+                    ..cp_file(rp_file)
+                },
+                format!(
+                    "recovery point {rp} is below the log end offset {leo}: offsets {rp}..{leo} were not known flushed"
+                ),
+            ));
+        }
+    }
+}
+
+/// Cross-replica checks of one partition: identical batches below the
+/// smallest high watermark, then the engine's diff's divergence and
+/// predicted truncation.
+pub fn check_partition(
+    topic: &str,
+    partition: i32,
+    reps: &[&ReplicaResult],
+    analyze: &PartitionAnalyzer<'_>,
+) -> (Vec<Finding>, PartitionCheck) {
+    let mut out = Vec::new();
+    let base_of = |r: &ReplicaResult| Location {
+        broker: Some(r.log.broker),
+        topic: Some(topic.to_string()),
+        partition: Some(partition),
+        ..Location::default()
+    };
+    // Below every replica's high watermark, all replicas must agree.
+    let min_hw = reps
+        .iter()
+        .map(|r| {
+            r.log
+                .high_watermark
+                .unwrap_or(r.log.log_start_offset)
+                .clamp(
+                    r.log.log_start_offset,
+                    r.log.log_end_offset.max(r.log.log_start_offset),
+                )
+        })
+        .min()
+        .unwrap_or(0);
+    // Each broker's cleaner compacts on its own schedule: below the highest
+    // cleaned offset, replicas legitimately hold different batches.
+    let cleaned_to = reps.iter().filter_map(|r| r.cleaned_to).max();
+    let lo = reps
+        .iter()
+        .map(|r| r.log.log_start_offset)
+        .chain(cleaned_to)
+        .max()
+        .unwrap_or(0);
+    let logs: Vec<ReplicaLog> = reps
+        .iter()
+        .map(|r| {
+            let mut log = r.log.clone();
+            if let Some(c) = cleaned_to {
+                let start = log.log_start_offset.max(c.min(log.log_end_offset));
+                log.log_start_offset = start;
+                log.batches.retain(|b| b.last_offset >= start);
+            }
+            log
+        })
+        .collect();
+    let (diff, loss) = analyze(topic, partition, logs);
+    let reference = diff.reference.broker;
+    let mut mismatch_reported = BTreeSet::new();
+    if lo < min_hw {
+        // Every base offset some replica starts a batch at, below the
+        // smallest high watermark: each replica holding that offset must
+        // have the same batch there.
+        let offsets: BTreeSet<i64> = reps
+            .iter()
+            .flat_map(|r| r.batches.iter().map(|b| b.summary.base_offset))
+            .filter(|o| (lo..min_hw).contains(o))
+            .collect();
+        for o in offsets {
+            // Replica index → its batch key at `o` (None: no batch starts there).
+            let mut groups: BTreeMap<Option<BatchKey>, Vec<usize>> = BTreeMap::new();
+            for (i, r) in reps.iter().enumerate() {
+                if o < r.log.log_start_offset || o >= r.log.log_end_offset {
+                    continue;
+                }
+                let key = r
+                    .batches
+                    .iter()
+                    .find(|b| b.summary.base_offset == o)
+                    .map(|b| b.summary.key());
+                groups.entry(key).or_default().push(i);
+            }
+            if groups.len() < 2 {
+                continue;
+            }
+            // The largest group is right; on a tie, the one holding the
+            // diff's reference replica.
+            let Some(best) = groups
+                .iter()
+                .max_by_key(|(_, v)| (v.len(), v.iter().any(|&i| reps[i].log.broker == reference)))
+                .map(|(k, _)| *k)
+            else {
+                continue;
+            };
+            let holders: Vec<String> = groups
+                .get(&best)
+                .map(|v| v.iter().map(|&i| reps[i].log.broker.to_string()).collect())
+                .unwrap_or_default();
+            for (key, members) in &groups {
+                if *key == best {
+                    continue;
+                }
+                for &i in members {
+                    let r = reps[i];
+                    if !mismatch_reported.insert(r.log.broker) {
+                        continue;
+                    }
+                    let mut l = base_of(r);
+                    l.offset = Some(o);
+                    let mine = r
+                        .batches
+                        .iter()
+                        .find(|b| b.summary.base_offset == o)
+                        .or_else(|| {
+                            r.batches
+                                .iter()
+                                .find(|b| b.summary.base_offset <= o && o <= b.summary.last_offset)
+                        });
+                    let what = match mine {
+                        Some(b) => {
+                            l.file = r.files.get(b.file).map(|p| display(p));
+                            l.position = Some(b.position);
+                            format!(
+                                "batch {}..={} (epoch {}, crc {:#010x})",
+                                b.summary.base_offset,
+                                b.summary.last_offset,
+                                b.summary.partition_leader_epoch,
+                                b.summary.crc
+                            )
+                        }
+                        None => format!("no batch boundary at offset {o}"),
+                    };
+                    let theirs = match best {
+                        Some((b, last, e, crc)) => {
+                            format!("batch {b}..={last} (epoch {e}, crc {crc:#010x})")
+                        }
+                        None => "no batch starting there".to_string(),
+                    };
+                    out.push(finding(
+                        code::LOG_MATCHING_VIOLATION,
+                        l,
+                        format!(
+                            "{what} differs from broker(s) {}, which hold {theirs}, below the smallest high watermark {min_hw}",
+                            holders.join(", ")
+                        ),
+                    ));
+                }
+            }
+        }
+    }
+    for rd in &diff.replicas {
+        let Some(r) = reps.iter().find(|r| r.log.broker == rd.broker) else {
+            continue;
+        };
+        let base = base_of(r);
+        for f in &rd.findings {
+            match f.kind {
+                FindingKind::LogMatchingViolation => {
+                    if mismatch_reported.contains(&rd.broker) {
+                        continue;
+                    }
+                    let off = rd.divergence_offset.unwrap_or(rd.log_start_offset);
+                    out.push(finding(
+                        code::LOG_MATCHING_VIOLATION,
+                        r.loc_of_offset(&base, off),
+                        format!("{} (reference broker {})", f.detail, diff.reference.broker),
+                    ));
+                }
+                FindingKind::ProtocolKeepsDivergentRecords => out.push(finding(
+                    code::PROTOCOL_KEEPS_DIVERGENT,
+                    r.loc_of_offset(&base, rd.divergence_offset.unwrap_or(rd.truncation_offset)),
+                    format!("{} (reference broker {})", f.detail, diff.reference.broker),
+                )),
+                FindingKind::ReferenceBehindReplicaEpoch => out.push(finding(
+                    code::REPLICA_EPOCH_AHEAD,
+                    base.clone(),
+                    format!("{} (reference broker {})", f.detail, diff.reference.broker),
+                )),
+                FindingKind::DisjointLogs => out.push(finding(
+                    code::REPLICAS_DISJOINT,
+                    base.clone(),
+                    format!("{} (reference broker {})", f.detail, diff.reference.broker),
+                )),
+                FindingKind::TruncationNotConverged | FindingKind::LogReset => out.push(finding(
+                    code::TRUNCATION_UNRESOLVED,
+                    base.clone(),
+                    format!("{} (reference broker {})", f.detail, diff.reference.broker),
+                )),
+                _ => {}
+            }
+        }
+        if rd.records_to_truncate > 0 || rd.divergence_kind == DivergenceKind::Diverged {
+            out.push(finding(
+                code::DIVERGENT_TAIL,
+                r.loc_of_offset(&base, rd.divergence_offset.unwrap_or(rd.truncation_offset)),
+                format!(
+                    "diverges from broker {} at offset {}; Kafka truncates it to offset {}, cutting {} records ({} of them on no other replica, {} below a high watermark of a replica holding them)",
+                    diff.reference.broker,
+                    rd.divergence_offset.map_or("-".to_string(), |d| d.to_string()),
+                    rd.truncation_offset,
+                    rd.records_to_truncate,
+                    rd.records_only_here,
+                    rd.committed_records_to_truncate
+                ),
+            ));
+        } else if rd.divergence_kind == DivergenceKind::Prefix {
+            out.push(finding(
+                code::REPLICA_BEHIND,
+                Location {
+                    offset: Some(rd.log_end_offset),
+                    ..base.clone()
+                },
+                format!(
+                    "log ends at {} while the reference broker {} ends at {}",
+                    rd.log_end_offset,
+                    diff.reference.broker,
+                    diff.replicas
+                        .iter()
+                        .find(|x| x.broker == diff.reference.broker)
+                        .map_or(0, |x| x.log_end_offset)
+                ),
+            ));
+        }
+    }
+    // The partition's loss, counted once.
+    let code = match loss.verdict {
+        Verdict::CommittedLost => Some(code::COMMITTED_RECORDS_LOST),
+        Verdict::PossiblyCommittedLost | Verdict::UnknownLost => {
+            Some(code::POSSIBLY_COMMITTED_RECORDS_LOST)
+        }
+        Verdict::UncommittedLost => Some(code::UNCOMMITTED_RECORDS_LOST),
+        Verdict::NothingLost => None,
+    };
+    if let Some(code) = code {
+        let location = Location {
+            topic: Some(topic.to_string()),
+            partition: Some(partition),
+            offset: loss.offsets.iter().map(|r| r.start).min(),
+            ..Location::default()
+        };
+        out.push(finding(
+            code,
+            location,
+            format!(
+                "following broker {}: {}",
+                diff.reference.broker,
+                loss_headline(&loss)
+            ),
+        ));
+    }
+    let summary = PartitionCheck {
+        topic: topic.to_string(),
+        partition,
+        reference: diff.reference.clone(),
+        loss: LossBrief {
+            records: loss.records,
+            control_records: loss.control_records,
+            committed_proven: loss.committed_proven,
+            committed_possible: loss.committed_possible,
+            committed_unknown: loss.committed_unknown,
+            verdict: loss.verdict.name().to_string(),
+        },
+    };
+    (out, summary)
+}

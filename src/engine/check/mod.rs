@@ -1,0 +1,62 @@
+//! The check pipeline: every replica checked on its own in parallel
+//! (segments, indexes, snapshots, transaction indexes, epochs, offsets: the
+//! reading is here, the rules in `analysis::check`), then every partition
+//! across its replicas with the same diff and loss as `klf diff` (the
+//! reference from the metadata log, the capture's evidence), and the
+//! controller rules.
+
+mod replica;
+
+use rayon::prelude::*;
+
+use crate::analysis::check::{assemble, CheckReport, Checked};
+use crate::analysis::diff::{DiffOptions, PartitionReplicas};
+use crate::capture::discover::Capture;
+use crate::engine::evidence::{broker_ids, Evidence};
+
+/// Runs every check on `capture`; `progress` is called once per replica
+/// checked (from worker threads).
+pub fn check(capture: &Capture, progress: &(dyn Fn() + Sync)) -> CheckReport {
+    let evidence = Evidence::gather(capture);
+    let mut jobs = Vec::new();
+    for ((topic, partition), reps) in &capture.partitions {
+        for (r, id) in reps.iter().zip(broker_ids(reps)) {
+            jobs.push((r, id, Some((topic.clone(), *partition))));
+        }
+    }
+    for (r, id) in capture
+        .metadata_logs
+        .iter()
+        .zip(broker_ids(&capture.metadata_logs))
+    {
+        jobs.push((r, id, None));
+    }
+    let checked: Vec<Checked<'_>> = jobs
+        .into_par_iter()
+        .map(|(r, broker, partition_key)| {
+            let result = replica::check_replica(r, broker);
+            progress();
+            Checked {
+                topic: &r.topic,
+                partition: r.partition,
+                broker,
+                partition_key,
+                result,
+            }
+        })
+        .collect();
+    let analyze = |topic: &str, partition: i32, logs| {
+        let input = PartitionReplicas {
+            topic: topic.to_string(),
+            partition,
+            replicas: logs,
+            reference: evidence.reference(None, topic, partition),
+        };
+        evidence.analyze(
+            &input,
+            capture.replicas(topic, partition),
+            &DiffOptions::default(),
+        )
+    };
+    assemble(capture, &checked, &analyze, evidence.controller.as_ref())
+}

@@ -1,0 +1,45 @@
+//! Facts a capture holds about commitment besides the logs: consumer group
+//! commits and high watermark checkpoints.
+
+use serde::Serialize;
+
+/// One offset a consumer group committed for a partition, as the group
+/// coordinator wrote it to `__consumer_offsets`. Of several commits of a
+/// group with the same leader epoch, the capture keeps the highest offset.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct GroupCommit {
+    /// Group id.
+    pub group: String,
+    /// Topic.
+    pub topic: String,
+    /// Partition.
+    pub partition: i32,
+    /// The committed offset: the next offset the group would read.
+    pub offset: i64,
+    /// Leader epoch of the last record the group consumed (KIP-320);
+    /// `None` when the commit carries none (`-1`, older clients, legacy
+    /// value versions).
+    pub leader_epoch: Option<i32>,
+    /// Commit time (ms, the coordinator's clock).
+    pub commit_timestamp: i64,
+    /// Broker whose `__consumer_offsets` replica held the commit.
+    pub broker: i32,
+    /// The segment file holding it.
+    pub file: String,
+    /// Byte position of its batch in that file.
+    pub position: u64,
+}
+
+/// A broker's `replication-offset-checkpoint` entry for a partition.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct HighWatermarkFact {
+    /// Broker id.
+    pub broker: i32,
+    /// The checkpointed high watermark as written (not clamped); `None`
+    /// when the partition is not listed.
+    pub raw: Option<i64>,
+    /// The checkpoint file, when the broker directory has one.
+    pub file: Option<String>,
+    /// Its modification time (ms since the epoch), when the capture kept it.
+    pub mtime_ms: Option<i64>,
+}

@@ -1,0 +1,81 @@
+//! The controller's view of a partition: its leadership and ISR history in
+//! the metadata log.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use serde::Serialize;
+
+/// One change of a partition's leadership or ISR in the metadata log.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Election {
+    /// Offset of the record in the metadata log.
+    pub metadata_offset: i64,
+    /// Leader after the change (-1: none).
+    pub leader: i32,
+    /// Leader epoch after the change.
+    pub leader_epoch: i32,
+    /// Partition epoch after the change (every change bumps it).
+    pub partition_epoch: i32,
+    /// ISR after the change.
+    pub isr: Vec<i32>,
+    /// Eligible leader replicas (KIP-966) after the change; `null` when the
+    /// metadata does not carry them.
+    pub elr: Option<Vec<i32>>,
+    /// Last known ELR (KIP-966) after the change; `null` when absent.
+    pub last_known_elr: Option<Vec<i32>>,
+    /// Leader recovery state (0 recovered, 1 recovering).
+    pub leader_recovery_state: i8,
+    /// Whether the leader changed (a new epoch) in this record.
+    pub leader_changed: bool,
+    /// The new leader was not in the ISR before the change.
+    pub unclean: bool,
+    /// Record timestamp (ms).
+    pub timestamp: i64,
+}
+
+/// Leadership history of one partition.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PartitionHistory {
+    /// Assigned replicas (latest).
+    pub replicas: Vec<i32>,
+    /// Every PartitionRecord / PartitionChangeRecord, in log order.
+    pub changes: Vec<Election>,
+    /// Whether the history starts where the partition was created (its
+    /// first record is a PartitionRecord in leader epoch 0 and partition
+    /// epoch 0). When it does not (the metadata log was snapshotted and its
+    /// start deleted), ISR states before the first change are unknown.
+    pub from_creation: bool,
+}
+
+impl PartitionHistory {
+    /// The state at the end of the log.
+    pub fn current(&self) -> Option<&Election> {
+        self.changes.last()
+    }
+
+    /// Who led `epoch` (`None`: the history has no such epoch, or no leader).
+    pub fn leader_of(&self, epoch: i32) -> Option<i32> {
+        self.changes
+            .iter()
+            .filter(|e| e.leader_epoch == epoch && e.leader >= 0)
+            .map(|e| e.leader)
+            .next_back()
+    }
+
+    /// The highest leader epoch the history knows.
+    pub fn max_epoch(&self) -> Option<i32> {
+        self.changes.iter().map(|e| e.leader_epoch).max()
+    }
+}
+
+/// What the metadata log says.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct ControllerView {
+    /// The metadata log replica read.
+    pub source: Option<PathBuf>,
+    /// Per (topic, partition).
+    pub partitions: BTreeMap<(String, i32), PartitionHistory>,
+    /// Problems met while reading.
+    pub problems: Vec<String>,
+}

@@ -1,0 +1,114 @@
+//! Records read back from a log, as the loss reports list them (and the
+//! byte-string form every JSON output uses).
+
+use serde::Serialize;
+
+/// Whether a lost record had been committed (see `analysis::loss`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Committed {
+    /// Below a high watermark some evidence shows.
+    Proven,
+    /// Possibly: held by every member of an ISR in force.
+    Possible,
+    /// Cannot be told (no ISR history covers it).
+    Unknown,
+    /// No: some ISR member in force never held it.
+    No,
+}
+
+impl Committed {
+    /// The kebab-case name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Committed::Proven => "proven",
+            Committed::Possible => "possible",
+            Committed::Unknown => "unknown",
+            Committed::No => "no",
+        }
+    }
+}
+
+/// Bytes of a key, as JSON: UTF-8 text when it is valid, else base64.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Bytes {
+    /// Valid UTF-8.
+    Text(String),
+    /// Anything else, base64 (standard alphabet, padded).
+    Base64(String),
+}
+
+impl Bytes {
+    /// Classifies raw bytes.
+    pub fn from_raw(b: &[u8]) -> Bytes {
+        match std::str::from_utf8(b) {
+            Ok(s) => Bytes::Text(s.to_string()),
+            Err(_) => Bytes::Base64(base64(b)),
+        }
+    }
+}
+
+fn base64(b: &[u8]) -> String {
+    const A: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::with_capacity(b.len().div_ceil(3) * 4);
+    for c in b.chunks(3) {
+        let n = (u32::from(c[0]) << 16)
+            | (u32::from(*c.get(1).unwrap_or(&0)) << 8)
+            | u32::from(*c.get(2).unwrap_or(&0));
+        for i in 0..4 {
+            if i <= c.len() {
+                out.push(A[((n >> (18 - 6 * i)) & 63) as usize] as char);
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
+/// One record a truncation cuts.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct LostRecord {
+    /// Offset.
+    pub offset: i64,
+    /// Leader epoch of its batch.
+    pub epoch: i32,
+    /// Record timestamp (ms).
+    pub timestamp: i64,
+    /// Producer id of its batch (-1: none).
+    pub producer_id: i64,
+    /// Producer epoch of its batch.
+    pub producer_epoch: i16,
+    /// Producer sequence of the record (-1: none).
+    pub sequence: i32,
+    /// Key, `null` when the record has none.
+    pub key: Option<Bytes>,
+    /// Value size in bytes, `null` for a tombstone (null value).
+    pub value_size: Option<usize>,
+    /// Part of a control batch (a transaction marker).
+    pub control: bool,
+    /// Part of a transactional batch.
+    pub transactional: bool,
+    /// Whether the record had been committed (`proven`, `possible`, `no`,
+    /// `unknown`; see the partition's `loss`), for a record that no replica
+    /// keeps; `null` for a cut record that another replica keeps.
+    pub committed: Option<Committed>,
+    /// Replicas holding the record now (partition-level lists); `null` in a
+    /// replica's own list.
+    pub held_by: Option<Vec<i32>>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn base64_matches_the_standard_alphabet() {
+        assert_eq!(base64(b""), "");
+        assert_eq!(base64(b"f"), "Zg==");
+        assert_eq!(base64(b"fo"), "Zm8=");
+        assert_eq!(base64(b"foo"), "Zm9v");
+        assert_eq!(base64(&[0xff, 0xfe, 0x00, 0x01]), "//4AAQ==");
+    }
+}

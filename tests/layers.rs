@@ -1,0 +1,229 @@
+//! The library's layers point one way, and no two files import each other
+//! (directly or round a circle): format (pure parsers) <- model (plain data)
+//! <- capture (paths to model values) and analysis (pure functions over the
+//! model) <- engine (every pipeline) <- render and report (facts to text)
+//! <- the binary. Read from the source's own `crate::` and `super::` paths,
+//! leaving out comments and unit tests; a new arrow that runs back up, or a
+//! new circle, fails here with the files and lines that make it.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+/// Which layers a layer may use (itself included).
+fn allowed(layer: &str) -> &'static [&'static str] {
+    match layer {
+        "format" => &["format"],
+        "model" => &["format", "model"],
+        "capture" => &["format", "model", "capture"],
+        "analysis" => &["format", "model", "analysis"],
+        "engine" => &["format", "model", "capture", "analysis", "engine"],
+        "render" => &["format", "model", "analysis", "engine", "render"],
+        "report" => &["format", "model", "analysis", "engine", "render", "report"],
+        _ => &[],
+    }
+}
+
+struct Module {
+    path: Vec<String>,
+    file: PathBuf,
+    code: String,
+}
+
+fn modules() -> Vec<Module> {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut out = Vec::new();
+    let mut stack = vec![src.clone()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+                continue;
+            }
+            if p.extension().is_none_or(|x| x != "rs") {
+                continue;
+            }
+            let rel = p.strip_prefix(&src).unwrap();
+            let mut path: Vec<String> = rel
+                .with_extension("")
+                .components()
+                .map(|c| c.as_os_str().to_string_lossy().into_owned())
+                .collect();
+            if path.last().is_some_and(|l| l == "mod") {
+                path.pop();
+            }
+            // The binary and its modules use the library as `klf::`.
+            if matches!(
+                path.first().map(String::as_str),
+                Some("main" | "cli" | "man" | "lib")
+            ) {
+                continue;
+            }
+            let text = std::fs::read_to_string(&p).unwrap();
+            let code = text
+                .split("#[cfg(test)]")
+                .next()
+                .unwrap()
+                .lines()
+                .filter(|l| !l.trim_start().starts_with("//"))
+                .collect::<Vec<_>>()
+                .join("\n");
+            out.push(Module {
+                path,
+                file: p,
+                code,
+            });
+        }
+    }
+    out.sort_by(|a, b| a.path.cmp(&b.path));
+    out
+}
+
+/// The paths a module's code names: `crate::a::b::c` and `super::x::y`
+/// (made absolute), with the line they are on.
+fn references(m: &Module) -> Vec<(Vec<String>, usize)> {
+    let mut out = Vec::new();
+    for (n, line) in m.code.lines().enumerate() {
+        // `use child::...` / `pub use child::...` of a module's own child
+        // (a relative path): an arrow from the module to the child.
+        let t = line.trim_start();
+        if let Some(rest) = t
+            .strip_prefix("pub use ")
+            .or_else(|| t.strip_prefix("use "))
+        {
+            let first: String = rest
+                .chars()
+                .take_while(|c| c.is_alphanumeric() || *c == '_')
+                .collect();
+            if !first.is_empty() && !["crate", "super", "self", "std"].contains(&first.as_str()) {
+                let mut p = m.path.clone();
+                p.push(first);
+                out.push((p, n + 1));
+            }
+        }
+        for (start, prefix) in [("crate::", None), ("super::", Some(()))] {
+            let mut rest = line;
+            while let Some(i) = rest.find(start) {
+                // A whole word: not `klf::crate::`, not `xsuper::`.
+                let before = rest[..i].chars().next_back();
+                let after = &rest[i + start.len()..];
+                rest = after;
+                if before.is_some_and(|c| c.is_alphanumeric() || c == '_') {
+                    continue;
+                }
+                let mut segs: Vec<String> = Vec::new();
+                let mut s = after;
+                loop {
+                    let end = s
+                        .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+                        .unwrap_or(s.len());
+                    if end == 0 {
+                        break;
+                    }
+                    segs.push(s[..end].to_string());
+                    if !s[end..].starts_with("::") {
+                        break;
+                    }
+                    s = &s[end + 2..];
+                }
+                let mut abs = match prefix {
+                    None => Vec::new(),
+                    Some(()) => {
+                        // `super` is the parent module.
+                        let mut p = m.path.clone();
+                        p.pop();
+                        p
+                    }
+                };
+                let mut segs = segs.into_iter().peekable();
+                // super::super::...
+                while segs.peek().is_some_and(|s| s == "super") {
+                    segs.next();
+                    abs.pop();
+                }
+                abs.extend(segs);
+                out.push((abs, n + 1));
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn layers_point_one_way_and_files_make_no_circle() {
+    let mods = modules();
+    assert!(mods.len() > 40, "read {} modules", mods.len());
+    let known: BTreeSet<Vec<String>> = mods.iter().map(|m| m.path.clone()).collect();
+    let resolve = |p: &[String]| -> Option<Vec<String>> {
+        (1..=p.len())
+            .rev()
+            .map(|n| p[..n].to_vec())
+            .find(|q| known.contains(q))
+    };
+    let mut wrong = Vec::new();
+    let mut edges: BTreeMap<Vec<String>, BTreeMap<Vec<String>, (PathBuf, usize)>> = BTreeMap::new();
+    for m in &mods {
+        let layer = m.path[0].as_str();
+        for (target, line) in references(m) {
+            let Some(t) = resolve(&target) else { continue };
+            if t == m.path {
+                continue;
+            }
+            let to = t[0].as_str();
+            if !allowed(layer).contains(&to) {
+                wrong.push(format!(
+                    "{}:{line}: {layer} uses {to} ({})",
+                    m.file.display(),
+                    target.join("::")
+                ));
+            }
+            edges
+                .entry(m.path.clone())
+                .or_default()
+                .entry(t)
+                .or_insert((m.file.clone(), line));
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "arrows that run back up:\n{}",
+        wrong.join("\n")
+    );
+    // Circles between files: a depth-first search for a back edge.
+    fn visit(
+        n: &Vec<String>,
+        edges: &BTreeMap<Vec<String>, BTreeMap<Vec<String>, (PathBuf, usize)>>,
+        state: &mut BTreeMap<Vec<String>, u8>,
+        stack: &mut Vec<Vec<String>>,
+        found: &mut Vec<String>,
+    ) {
+        state.insert(n.clone(), 1);
+        stack.push(n.clone());
+        for (t, (file, line)) in edges.get(n).into_iter().flatten() {
+            match state.get(t).copied().unwrap_or(0) {
+                0 => visit(t, edges, state, stack, found),
+                1 => {
+                    let at = stack.iter().position(|s| s == t).unwrap_or(0);
+                    let circle: Vec<String> = stack[at..].iter().map(|s| s.join("::")).collect();
+                    found.push(format!(
+                        "{} -> {} (closing at {}:{line})",
+                        circle.join(" -> "),
+                        t.join("::"),
+                        file.display()
+                    ));
+                }
+                _ => {}
+            }
+        }
+        stack.pop();
+        state.insert(n.clone(), 2);
+    }
+    let mut state = BTreeMap::new();
+    let mut found = Vec::new();
+    for m in &mods {
+        if state.get(&m.path).copied().unwrap_or(0) == 0 {
+            visit(&m.path, &edges, &mut state, &mut Vec::new(), &mut found);
+        }
+    }
+    assert!(found.is_empty(), "import circles:\n{}", found.join("\n"));
+}
