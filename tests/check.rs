@@ -569,7 +569,7 @@ fn parse_xml(s: &str) -> (usize, usize) {
         if rest.starts_with('&') {
             let end = rest.find(';').expect("entity end");
             assert!(
-                ["&amp;", "&lt;", "&gt;", "&quot;", "&apos;"].contains(&&rest[..=end]),
+                ["&amp;", "&lt;", "&gt;", "&quot;", "&apos;", "&#39;"].contains(&&rest[..=end]),
                 "bad entity {}",
                 &rest[..=end]
             );

@@ -140,9 +140,11 @@ pub enum DivergenceKind {
     Reference,
 }
 
-/// Kinds of findings.
+/// Kinds of findings. Each has one kebab-case code ([`FindingKind::code`]),
+/// the same in every output; where `klf check` names the same fact, it is
+/// check's code.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[serde(rename_all = "kebab-case")]
 pub enum FindingKind {
     /// No `leader-epoch-checkpoint`: cache rebuilt from batches.
     CheckpointMissing,
@@ -161,26 +163,33 @@ pub enum FindingKind {
     /// Raw HW above the LEO (unflushed loss).
     HighWatermarkBeyondLogEnd,
     /// No HW checkpoint entry.
+    #[serde(rename = "high-watermark-missing")]
     HighWatermarkUnknown,
     /// Replica's latest epoch above the reference's (Kafka answers `OFFSET_OUT_OF_RANGE`).
+    #[serde(rename = "replica-epoch-ahead")]
     ReferenceBehindReplicaEpoch,
     /// The epoch protocol keeps records that differ from the reference.
+    #[serde(rename = "protocol-keeps-divergent")]
     ProtocolKeepsDivergentRecords,
     /// The epoch protocol cuts records identical to the reference's (refetched).
     ProtocolCutsMatchingRecords,
     /// Legacy high-watermark truncation would keep records that differ from
     /// the reference (notes §5.4 "kept divergent").
+    #[serde(rename = "hw-truncation-keeps-divergent")]
     HighWatermarkTruncationKeepsDivergentRecords,
     /// Legacy high-watermark truncation would cut committed records that the
     /// epoch protocol keeps (notes §5.4 "at risk").
+    #[serde(rename = "hw-truncation-cuts-committed")]
     HighWatermarkTruncationCutsCommittedRecords,
     /// Same base offset and epoch, different batch: log-matching property violated.
     LogMatchingViolation,
     /// Truncation falls inside a batch.
     TruncationInsideBatch,
     /// Records below a high watermark would be cut.
+    #[serde(rename = "committed-records-cut")]
     CommittedDataTruncated,
     /// The prediction did not converge.
+    #[serde(rename = "truncation-unresolved")]
     TruncationNotConverged,
     /// The follower's log would be emptied and restarted at the reference's LSO.
     LogReset,
@@ -189,7 +198,42 @@ pub enum FindingKind {
     /// Reference chosen among equal candidates.
     AmbiguousReference,
     /// Replica offset ranges do not overlap.
+    #[serde(rename = "replicas-disjoint")]
     DisjointLogs,
+}
+
+impl FindingKind {
+    /// The finding's code.
+    pub fn code(self) -> &'static str {
+        match self {
+            FindingKind::CheckpointMissing => "checkpoint-missing",
+            FindingKind::CheckpointInvalidEntries => "checkpoint-invalid-entries",
+            FindingKind::CheckpointStaleEntries => "checkpoint-stale-entries",
+            FindingKind::CheckpointTrailingEmptyEpoch => "checkpoint-trailing-empty-epoch",
+            FindingKind::CheckpointDiffersFromBatches => "checkpoint-differs-from-batches",
+            FindingKind::EpochRegression => "epoch-regression",
+            FindingKind::BatchLayout => "batch-layout",
+            FindingKind::HighWatermarkBeyondLogEnd => "high-watermark-beyond-log-end",
+            FindingKind::HighWatermarkUnknown => "high-watermark-missing",
+            FindingKind::ReferenceBehindReplicaEpoch => "replica-epoch-ahead",
+            FindingKind::ProtocolKeepsDivergentRecords => "protocol-keeps-divergent",
+            FindingKind::ProtocolCutsMatchingRecords => "protocol-cuts-matching-records",
+            FindingKind::HighWatermarkTruncationKeepsDivergentRecords => {
+                "hw-truncation-keeps-divergent"
+            }
+            FindingKind::HighWatermarkTruncationCutsCommittedRecords => {
+                "hw-truncation-cuts-committed"
+            }
+            FindingKind::LogMatchingViolation => "log-matching-violation",
+            FindingKind::TruncationInsideBatch => "truncation-inside-batch",
+            FindingKind::CommittedDataTruncated => "committed-records-cut",
+            FindingKind::TruncationNotConverged => "truncation-unresolved",
+            FindingKind::LogReset => "log-reset",
+            FindingKind::ReferenceNotFound => "reference-not-found",
+            FindingKind::AmbiguousReference => "ambiguous-reference",
+            FindingKind::DisjointLogs => "replicas-disjoint",
+        }
+    }
 }
 
 /// A finding with a human-readable detail.

@@ -3,17 +3,16 @@
 //! document or JUnit XML. Exit 0 when nothing at or above `--fail-on` is left
 //! after the baseline, 1 when something is, 2 on usage or I/O errors.
 
-use std::collections::BTreeMap;
-use std::io::Write;
 use std::path::PathBuf;
 
 use clap::ValueEnum;
 
-use super::common::{cell, paint, table, Output, Paint, Status};
+use super::common::{Output, Status};
 use klf::analysis::check::{
-    apply_baseline, Baseline, CheckReport, Family, Finding, Severity,
+    apply_baseline, Baseline, Severity,
 };
 use klf::capture::discover::discover;
+use klf::render::check::{write_json, write_junit, write_table};
 
 /// Output formats of `klf check`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -22,6 +21,9 @@ pub enum Format {
     Table,
     /// One JSON document: `{"findings": [...], "summary": {...}}`.
     Json,
+    /// JSON Lines: a `{"type": "finding"}` object per finding, then
+    /// `{"type": "partition"}` per partition and `{"type": "summary"}`.
+    Jsonl,
     /// JUnit XML: a test case per replica and check family.
     Junit,
 }
@@ -197,12 +199,11 @@ pub fn run(args: Args, out: &mut Output) -> Status {
     let res = match args.format {
         Format::Table => {
             let color = out.color;
-            render_table(&report, level, color, out.out())
+            write_table(&report, level, color, out.out())
         }
-        Format::Json => serde_json::to_writer_pretty(&mut *out.out(), &report)
-            .map_err(std::io::Error::from)
-            .and_then(|_| writeln!(out.out())),
-        Format::Junit => render_junit(&report, level, out.out()),
+        Format::Json => write_json(&report, false, out.out()),
+        Format::Jsonl => write_json(&report, true, out.out()),
+        Format::Junit => write_junit(&report, level, out.out()),
     };
     let status = if let Some(s) = status_override {
         s
@@ -215,279 +216,6 @@ pub fn run(args: Args, out: &mut Output) -> Status {
         Ok(()) => status,
         Err(e) => status.worst(out.write_failed(e)),
     }
-}
-
-fn opt<T: std::fmt::Display>(v: &Option<T>) -> String {
-    v.as_ref().map(|x| x.to_string()).unwrap_or_default()
-}
-
-/// Replaces control characters (terminal escapes in hostile names) by `?`.
-fn sanitize(s: &str) -> String {
-    s.chars()
-        .map(|c| if c.is_control() { '?' } else { c })
-        .collect()
-}
-
-fn render_table(
-    report: &CheckReport,
-    level: Severity,
-    color: bool,
-    w: &mut impl Write,
-) -> std::io::Result<()> {
-    if !report.findings.is_empty() {
-        let mut t = table(color);
-        t.set_header(vec![
-            "severity",
-            "code",
-            "broker",
-            "partition",
-            "file",
-            "position",
-            "offset",
-            "message",
-        ]);
-        for f in &report.findings {
-            let sev = if f.baselined {
-                format!("{} (baseline)", f.severity.name())
-            } else {
-                f.severity.name().to_string()
-            };
-            let partition = match (&f.location.topic, f.location.partition) {
-                (Some(t), Some(p)) => format!("{t}-{p}"),
-                _ => String::new(),
-            };
-            let file = f
-                .location
-                .file
-                .as_deref()
-                .map(|p| {
-                    std::path::Path::new(p)
-                        .file_name()
-                        .map(|n| n.to_string_lossy().into_owned())
-                        .unwrap_or_else(|| p.to_string())
-                })
-                .unwrap_or_default();
-            let paint = match f.severity {
-                _ if f.baselined => None,
-                Severity::Error => Some(Paint::Bad),
-                Severity::Warning => Some(Paint::Warn),
-                _ => None,
-            };
-            t.add_row(vec![
-                cell(color, sev, paint),
-                cell(color, f.code.clone(), None),
-                cell(color, opt(&f.location.broker), None),
-                cell(color, sanitize(&partition), None),
-                cell(color, sanitize(&file), None),
-                cell(color, opt(&f.location.position), None),
-                cell(color, opt(&f.location.offset), None),
-                cell(color, sanitize(&f.message), None),
-            ]);
-        }
-        writeln!(w, "{t}")?;
-        let mut hints: BTreeMap<&str, &str> = BTreeMap::new();
-        for f in &report.findings {
-            hints.entry(f.code.as_str()).or_insert(f.hint.as_str());
-        }
-        for (code, hint) in hints {
-            writeln!(w, "{code}: {}", sanitize(hint))?;
-        }
-    }
-    let s = &report.summary;
-    let failing = report.failing(level).count();
-    writeln!(
-        w,
-        "{} partitions, {} replicas, {} segments, {} batches checked: {} errors, {} warnings, {} infos{}; {}",
-        s.partitions,
-        s.replicas,
-        s.segments,
-        s.batches,
-        s.errors,
-        s.warnings,
-        s.infos,
-        if s.baselined > 0 {
-            format!(" ({} accepted by the baseline)", s.baselined)
-        } else {
-            String::new()
-        },
-        if failing == 0 {
-            paint(color, "PASS", Paint::Good)
-        } else {
-            paint(
-                color,
-                &format!("FAIL ({failing} at or above {})", level.name()),
-                Paint::Bad,
-            )
-        }
-    )
-}
-
-/// Escapes text for XML content and attribute values; characters XML 1.0
-/// cannot hold become `?`.
-pub fn xml_escape(s: &str) -> String {
-    let mut o = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => o.push_str("&amp;"),
-            '<' => o.push_str("&lt;"),
-            '>' => o.push_str("&gt;"),
-            '"' => o.push_str("&quot;"),
-            '\'' => o.push_str("&apos;"),
-            '\t' | '\n' | '\r' => o.push(c),
-            c if (c as u32) < 0x20 || c == '\u{FFFE}' || c == '\u{FFFF}' => o.push('?'),
-            c => o.push(c),
-        }
-    }
-    o
-}
-
-fn render_junit(report: &CheckReport, level: Severity, w: &mut impl Write) -> std::io::Result<()> {
-    // Test cases: (suite = topic-partition, name = broker N / partition, family).
-    type Key = (String, i32, Option<i32>, Family);
-    let mut cases: BTreeMap<Key, Vec<&Finding>> = BTreeMap::new();
-    for s in &report.subjects {
-        let families: &[Family] = if s.broker.is_some() {
-            &[
-                Family::Segments,
-                Family::Indexes,
-                Family::Epochs,
-                Family::Offsets,
-            ]
-        } else {
-            &[Family::Replication]
-        };
-        for f in families {
-            cases
-                .entry((s.topic.clone(), s.partition, s.broker, *f))
-                .or_default();
-        }
-    }
-    let mut capture_level: Vec<&Finding> = Vec::new();
-    for f in &report.findings {
-        match (&f.location.topic, f.location.partition) {
-            (Some(t), Some(p)) => {
-                let broker = if f.family == Family::Replication {
-                    None
-                } else {
-                    f.location.broker
-                };
-                cases
-                    .entry((t.clone(), p, broker, f.family))
-                    .or_default()
-                    .push(f);
-            }
-            _ => capture_level.push(f),
-        }
-    }
-    let fails = |fs: &[&Finding]| fs.iter().any(|f| f.severity >= level && !f.baselined);
-    let mut suites: BTreeMap<String, Vec<(String, Vec<&Finding>)>> = BTreeMap::new();
-    for ((t, p, b, fam), fs) in cases {
-        let name = match b {
-            Some(b) => format!("broker {b} {}", fam.name()),
-            None => format!("partition {}", fam.name()),
-        };
-        suites
-            .entry(format!("{t}-{p}"))
-            .or_default()
-            .push((name, fs));
-    }
-    suites
-        .entry("capture".to_string())
-        .or_default()
-        .push(("capture".to_string(), capture_level));
-    let total: usize = suites.values().map(Vec::len).sum();
-    let failures: usize = suites
-        .values()
-        .flatten()
-        .filter(|(_, fs)| fails(fs))
-        .count();
-    writeln!(w, r#"<?xml version="1.0" encoding="UTF-8"?>"#)?;
-    writeln!(
-        w,
-        r#"<testsuites name="klf check" tests="{total}" failures="{failures}" errors="0">"#
-    )?;
-    for (suite, cases) in &suites {
-        let sf = cases.iter().filter(|(_, fs)| fails(fs)).count();
-        writeln!(
-            w,
-            r#"  <testsuite name="{}" tests="{}" failures="{sf}" errors="0">"#,
-            xml_escape(suite),
-            cases.len()
-        )?;
-        for (name, fs) in cases {
-            let classname = format!("klf.check.{suite}");
-            write!(
-                w,
-                r#"    <testcase classname="{}" name="{}""#,
-                xml_escape(&classname),
-                xml_escape(name)
-            )?;
-            if fs.is_empty() {
-                writeln!(w, "/>")?;
-                continue;
-            }
-            writeln!(w, ">")?;
-            let failing: Vec<&&Finding> = fs
-                .iter()
-                .filter(|f| f.severity >= level && !f.baselined)
-                .collect();
-            if !failing.is_empty() {
-                let codes: Vec<&str> = failing.iter().map(|f| f.code.as_str()).collect();
-                writeln!(
-                    w,
-                    r#"      <failure type="{}" message="{}">"#,
-                    xml_escape(codes[0]),
-                    xml_escape(&format!(
-                        "{} finding(s): {}",
-                        failing.len(),
-                        codes.join(", ")
-                    ))
-                )?;
-                for f in &failing {
-                    writeln!(w, "{}", xml_escape(&finding_line(f)))?;
-                }
-                writeln!(w, "      </failure>")?;
-            }
-            let rest: Vec<&&Finding> = fs
-                .iter()
-                .filter(|f| f.severity < level || f.baselined)
-                .collect();
-            if !rest.is_empty() {
-                write!(w, "      <system-out>")?;
-                for f in rest {
-                    writeln!(w, "{}", xml_escape(&finding_line(f)))?;
-                }
-                writeln!(w, "</system-out>")?;
-            }
-            writeln!(w, "    </testcase>")?;
-        }
-        writeln!(w, "  </testsuite>")?;
-    }
-    writeln!(w, "</testsuites>")
-}
-
-fn finding_line(f: &Finding) -> String {
-    let mut where_ = String::new();
-    if let Some(file) = &f.location.file {
-        where_.push_str(file);
-        if let Some(p) = f.location.position {
-            where_.push_str(&format!(":{p}"));
-        }
-        where_.push_str(": ");
-    }
-    let off = f
-        .location
-        .offset
-        .map(|o| format!(" (offset {o})"))
-        .unwrap_or_default();
-    format!(
-        "[{}] {}: {where_}{}{off}{}; hint: {}",
-        f.severity.name(),
-        f.code,
-        f.message,
-        if f.baselined { " (baseline)" } else { "" },
-        f.hint
-    )
 }
 
 /// The inputs as given plus the broker and partition directories discovery

@@ -7,7 +7,6 @@ use std::fmt::Display;
 use std::io::{self, BufWriter, IsTerminal, Stdout, Write};
 use std::path::{Path, PathBuf};
 
-use comfy_table::{presets::UTF8_FULL_CONDENSED, ContentArrangement, Table};
 use klf::capture::vfs;
 
 /// What `klf --help` and `klf(1)` tell beyond the options.
@@ -83,17 +82,6 @@ pub struct GlobalArgs {
     /// or .tar.zst input (K, M, G, T suffixes; powers of 1024)
     #[arg(long, value_name = "BYTES", default_value = "4G", value_parser = vfs::parse_bytes, global = true, help_heading = "Global options")]
     pub archive_limit: u64,
-}
-
-/// A colour for [`Output::paint`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Paint {
-    /// Errors, data loss.
-    Bad,
-    /// Warnings.
-    Warn,
-    /// Clean.
-    Good,
 }
 
 /// Outcome of a run, ordered by severity.
@@ -327,10 +315,13 @@ impl Output {
 
     /// A diagnostic line on stderr, after flushing stdout so both streams
     /// interleave in order when they go to the same terminal.
+    /// The line is sanitised: a name in it holding a terminal escape, a line
+    /// break or a bidirectional control cannot forge output.
     pub fn diag(&mut self, msg: impl Display) {
         let _ = self.out.flush();
+        let text = msg.to_string();
         let mut e = io::stderr().lock();
-        let _ = writeln!(e, "{msg}");
+        let _ = writeln!(e, "{}", klf::render::text::sanitize(&text));
     }
 
     /// Reports a problem in `file` at byte `pos` as `file:pos: reason`.
@@ -361,43 +352,6 @@ impl Output {
             Ok(()) => status,
             Err(e) => status.worst(self.write_failed(e)),
         }
-    }
-}
-
-/// `text` in the colour of `p` when `on`.
-pub fn paint(on: bool, text: &str, p: Paint) -> String {
-    if !on {
-        return text.to_string();
-    }
-    let code = match p {
-        Paint::Bad => "1;31",
-        Paint::Warn => "33",
-        Paint::Good => "32",
-    };
-    format!("\x1b[{code}m{text}\x1b[0m")
-}
-
-/// An empty table in klf's style, fitted to the terminal's width when stdout
-/// is a terminal (cells wrap), at natural width otherwise. With `color`,
-/// cell colours set with [`cell`] are written even into a pipe.
-pub fn table(color: bool) -> Table {
-    let mut t = Table::new();
-    t.load_preset(UTF8_FULL_CONDENSED);
-    t.set_content_arrangement(ContentArrangement::Dynamic);
-    if color {
-        t.enforce_styling();
-    }
-    t
-}
-
-/// A table cell, coloured as `p` when `color` (and `p` is given).
-pub fn cell(color: bool, text: impl Into<String>, p: Option<Paint>) -> comfy_table::Cell {
-    let c = comfy_table::Cell::new(text.into());
-    match (color, p) {
-        (true, Some(Paint::Bad)) => c.fg(comfy_table::Color::Red).add_attribute(comfy_table::Attribute::Bold),
-        (true, Some(Paint::Warn)) => c.fg(comfy_table::Color::Yellow),
-        (true, Some(Paint::Good)) => c.fg(comfy_table::Color::Green),
-        _ => c,
     }
 }
 

@@ -3,18 +3,16 @@
 //! follows the reference), and whether that had been committed.
 
 use std::collections::BTreeMap;
-use std::io::Write;
 use std::path::PathBuf;
 
 use clap::ValueEnum;
 
-use super::common::{cell, paint, table, Output, Paint, Status};
-use klf::analysis::diff::{DiffReport, FindingKind, PartitionDiff};
-use klf::analysis::explain::{epoch_leaders, loss_headline, loss_story, story};
-use klf::analysis::loss::{PartitionLoss, Verdict};
-use klf::analysis::lost::{Bytes, LossSummary, LostRecord};
-use klf::engine::records::{cut_records, lost_records, RecordList};
-use klf::engine::{diff_capture, DiffRequest, PartitionResult, ReadMode};
+use super::common::{Output, Status};
+use klf::analysis::explain::epoch_leaders;
+use klf::analysis::loss::PartitionLoss;
+use klf::engine::records::{partition_records, PartitionRecords};
+use klf::engine::{diff_capture, DiffRequest, ReadMode};
+use klf::render::diff::{write_json, write_table};
 
 /// Output formats of `klf diff`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -23,6 +21,8 @@ pub enum Format {
     Table,
     /// One JSON document: `{"partitions": [...]}`.
     Json,
+    /// JSON Lines: one `{"type": "partition", ...}` object per line.
+    Jsonl,
 }
 
 /// Which loss makes `klf diff` exit 1.
@@ -147,13 +147,6 @@ pub struct Args {
     fail_on: FailOn,
 }
 
-/// Records read back for one partition: the partition's lost records, and
-/// per broker the records its truncation cuts.
-struct PartitionRecords {
-    lost: RecordList,
-    cut: BTreeMap<i32, RecordList>,
-}
-
 /// Runs `klf diff`.
 pub fn run(args: Args, out: &mut Output) -> Status {
     let capture = match out.open_capture(&args.paths) {
@@ -224,23 +217,11 @@ pub fn run(args: Args, out: &mut Output) -> Status {
             records.push(None);
             continue;
         }
-        let reps = run.replicas(p);
-        let ids = klf::engine::broker_ids(reps);
-        let lost = lost_records(reps, &p.loss, args.records_limit);
-        let mut cut = BTreeMap::new();
-        for r in &p.diff.replicas {
-            if r.truncation_offset >= r.log_end_offset {
-                continue;
-            }
-            let Some(i) = ids.iter().position(|b| *b == r.broker) else {
-                continue;
-            };
-            cut.insert(r.broker, cut_records(&reps[i], r, &p.loss, args.records_limit));
-        }
-        for pr in lost.problems.iter().chain(cut.values().flat_map(|c| &c.problems)) {
+        let rec = partition_records(run.replicas(p), p, args.records_limit);
+        for pr in rec.lost.problems.iter().chain(rec.cut.values().flat_map(|c| &c.problems)) {
             out.diag(format_args!("klf: {pr}"));
         }
-        records.push(Some(PartitionRecords { lost, cut }));
+        records.push(Some(rec));
     }
     // The status is settled before anything is written: a reader that
     // closes the pipe early does not change it.
@@ -251,7 +232,8 @@ pub fn run(args: Args, out: &mut Output) -> Status {
         Status::Clean
     };
     let res = match args.format {
-        Format::Json => write_json(&run.partitions, &records, out.out()),
+        Format::Json => write_json(&run.partitions, &records, false, out.out()),
+        Format::Jsonl => write_json(&run.partitions, &records, true, out.out()),
         Format::Table => {
             let leaders: Vec<BTreeMap<i32, (i32, bool)>> = run
                 .partitions
@@ -259,7 +241,7 @@ pub fn run(args: Args, out: &mut Output) -> Status {
                 .map(|p| epoch_leaders(run.evidence.history(&p.diff.topic, p.diff.partition)))
                 .collect();
             let color = out.color;
-            render_table(&run.partitions, args.explain, &leaders, &records, color, out.out())
+            write_table(&run.partitions, args.explain, &leaders, &records, color, out.out())
         }
     };
     if let Err(e) = res {
@@ -268,224 +250,3 @@ pub fn run(args: Args, out: &mut Output) -> Status {
     status
 }
 
-fn write_json(
-    parts: &[PartitionResult],
-    records: &[Option<PartitionRecords>],
-    w: &mut impl Write,
-) -> std::io::Result<()> {
-    let report = DiffReport {
-        partitions: parts.iter().map(|p| p.diff.clone()).collect(),
-    };
-    let mut v = serde_json::to_value(&report).unwrap_or_default();
-    let Some(list) = v["partitions"].as_array_mut() else {
-        return Err(std::io::Error::other("diff report is not a list"));
-    };
-    for (i, jp) in list.iter_mut().enumerate() {
-        let (Some(p), Some(obj)) = (parts.get(i), jp.as_object_mut()) else {
-            continue;
-        };
-        let mut loss = serde_json::to_value(&p.loss).unwrap_or_default();
-        if let Some(Some(r)) = records.get(i) {
-            loss["lost_records"] = serde_json::to_value(&r.lost.records).unwrap_or_default();
-            loss["lost_records_omitted"] = r.lost.omitted.into();
-            if let Some(reps) = obj.get_mut("replicas").and_then(|x| x.as_array_mut()) {
-                for jr in reps {
-                    let Some(b) = jr["broker"].as_i64().and_then(|b| i32::try_from(b).ok()) else {
-                        continue;
-                    };
-                    if let Some(c) = r.cut.get(&b) {
-                        jr["lost_records"] = serde_json::to_value(&c.records).unwrap_or_default();
-                        jr["lost_records_omitted"] = c.omitted.into();
-                        jr["lost_summary"] = serde_json::to_value(&c.summary).unwrap_or_default();
-                    }
-                }
-            }
-        }
-        obj.insert("loss".into(), loss);
-    }
-    serde_json::to_writer_pretty(&mut *w, &v).map_err(std::io::Error::from)?;
-    writeln!(w)
-}
-
-fn opt<T: std::fmt::Display>(v: Option<T>) -> String {
-    v.map(|x| x.to_string()).unwrap_or_else(|| "-".into())
-}
-
-fn render_table(
-    parts: &[PartitionResult],
-    explain: bool,
-    leaders: &[BTreeMap<i32, (i32, bool)>],
-    records: &[Option<PartitionRecords>],
-    color: bool,
-    w: &mut impl Write,
-) -> std::io::Result<()> {
-    for (i, part) in parts.iter().enumerate() {
-        let p = &part.diff;
-        writeln!(
-            w,
-            "{}-{}: reference broker {} ({})",
-            sanitize(&p.topic),
-            p.partition,
-            p.reference.broker,
-            reason_text(p)
-        )?;
-        let headline_paint = match part.loss.verdict {
-            Verdict::NothingLost => None,
-            Verdict::UncommittedLost => Some(Paint::Warn),
-            _ => Some(Paint::Bad),
-        };
-        let headline = loss_headline(&part.loss);
-        match headline_paint {
-            Some(pt) => writeln!(w, "  {}", paint(color, &headline, pt))?,
-            None => writeln!(w, "  {headline}")?,
-        }
-        let mut t = table(color);
-        t.set_header(vec![
-            "broker",
-            "log end",
-            "high watermark",
-            "latest epoch",
-            "diverges at",
-            "truncates to",
-            "HW-only truncation",
-            "records cut",
-            "committed cut",
-            "only here",
-        ]);
-        for r in &p.replicas {
-            let loss = (r.committed_records_to_truncate > 0).then_some(Paint::Bad);
-            let cut = (r.records_to_truncate > 0).then_some(Paint::Warn);
-            t.add_row(vec![
-                cell(color, r.broker.to_string(), None),
-                cell(color, r.log_end_offset.to_string(), None),
-                cell(color, opt(r.high_watermark), None),
-                cell(color, opt(r.latest_epoch), None),
-                cell(color, opt(r.divergence_offset), None),
-                cell(color, r.truncation_offset.to_string(), None),
-                cell(color, r.hw_truncation_offset.to_string(), None),
-                cell(color, r.records_to_truncate.to_string(), cut),
-                cell(color, r.committed_records_to_truncate.to_string(), loss),
-                cell(color, r.records_only_here.to_string(), None),
-            ]);
-        }
-        writeln!(w, "{t}")?;
-        let mut findings: BTreeMap<String, Vec<String>> = BTreeMap::new();
-        for f in &p.findings {
-            findings
-                .entry("partition".into())
-                .or_default()
-                .push(format!("{:?}: {}", f.kind, f.detail));
-        }
-        for r in &p.replicas {
-            // The pre-0.11 counterfactual is the "HW-only truncation"
-            // column, not a finding that outranks the real loss.
-            for f in r
-                .findings
-                .iter()
-                .filter(|f| f.kind != FindingKind::HighWatermarkTruncationCutsCommittedRecords)
-            {
-                findings
-                    .entry(format!("broker {}", r.broker))
-                    .or_default()
-                    .push(format!("{:?}: {}", f.kind, f.detail));
-            }
-        }
-        for (who, fs) in &findings {
-            for f in fs {
-                writeln!(w, "  {} {who}: {}", paint(color, "!", Paint::Warn), sanitize(f))?;
-            }
-        }
-        if explain {
-            for line in loss_story(&part.loss) {
-                writeln!(w, "  {}", sanitize(&line))?;
-            }
-            let none = BTreeMap::new();
-            for line in story(p, leaders.get(i).unwrap_or(&none)) {
-                writeln!(w, "  {line}")?;
-            }
-        }
-        if let Some(Some(rec)) = records.get(i) {
-            render_lost("the partition loses", &rec.lost, color, w)?;
-            for r in &p.replicas {
-                if let Some(c) = rec.cut.get(&r.broker) {
-                    render_lost(&format!("broker {}'s truncation cuts", r.broker), c, color, w)?;
-                }
-            }
-        }
-        writeln!(w)?;
-    }
-    Ok(())
-}
-
-fn render_lost(what: &str, list: &RecordList, color: bool, w: &mut impl Write) -> std::io::Result<()> {
-    let summary: &LossSummary = &list.summary;
-    let records: &[LostRecord] = &list.records;
-    writeln!(
-        w,
-        "  records {what}: {} ({} control), timestamps {} .. {}",
-        summary.records,
-        summary.control_records,
-        opt(summary.first_timestamp),
-        opt(summary.last_timestamp)
-    )?;
-    for p in &summary.by_producer {
-        writeln!(
-            w,
-            "    producer {} (epochs {:?}): {} records, offsets {}..={}, sequences {}..={}",
-            p.producer_id,
-            p.producer_epochs,
-            p.records,
-            p.first_offset,
-            p.last_offset,
-            p.first_sequence,
-            p.last_sequence
-        )?;
-    }
-    let mut t = table(color);
-    t.set_header(vec![
-        "offset", "epoch", "timestamp", "producer", "p.epoch", "sequence", "key", "value bytes",
-        "committed",
-    ]);
-    for r in records {
-        let key = match &r.key {
-            None => "null".to_string(),
-            Some(Bytes::Text(s)) => sanitize(s),
-            Some(Bytes::Base64(b)) => format!("base64:{b}"),
-        };
-        t.add_row(vec![
-            r.offset.to_string(),
-            r.epoch.to_string(),
-            r.timestamp.to_string(),
-            r.producer_id.to_string(),
-            r.producer_epoch.to_string(),
-            r.sequence.to_string(),
-            key,
-            r.value_size.map_or("null".into(), |v| v.to_string()),
-            r.committed.map_or("-".into(), |c| c.name().to_string()),
-        ]);
-    }
-    writeln!(w, "{t}")?;
-    if list.omitted > 0 {
-        writeln!(
-            w,
-            "    {} more not shown (--records-limit); the counts above cover them",
-            list.omitted
-        )?;
-    }
-    Ok(())
-}
-
-/// Keys are untrusted: no terminal control characters reach the screen.
-fn sanitize(s: &str) -> String {
-    s.chars()
-        .map(|c| if c.is_control() { '\u{fffd}' } else { c })
-        .collect()
-}
-
-fn reason_text(p: &PartitionDiff) -> String {
-    serde_json::to_value(p.reference.reason)
-        .ok()
-        .and_then(|v| v.as_str().map(str::to_string))
-        .unwrap_or_default()
-        .replace('_', " ")
-}

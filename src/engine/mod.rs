@@ -9,6 +9,7 @@ pub mod check;
 pub mod diff;
 pub mod evidence;
 pub mod records;
+pub mod timeline;
 
 pub use diff::{
     diff_capture, diff_partition_replicas, DiffRequest, DiffRun, PartitionResult, ReadMode,

@@ -135,3 +135,34 @@ fn finish(
         problems,
     }
 }
+
+/// The records behind one partition's figures: what the partition loses,
+/// and per broker what its truncation cuts.
+#[derive(Debug, Clone)]
+pub struct PartitionRecords {
+    /// The partition's lost records.
+    pub lost: RecordList,
+    /// Per broker, the records its truncation cuts.
+    pub cut: BTreeMap<i32, RecordList>,
+}
+
+/// Reads the records behind a diffed partition (`replicas` are its replicas
+/// in the capture), at most `limit` per list.
+pub fn partition_records(
+    replicas: &[Replica],
+    result: &crate::engine::PartitionResult,
+    limit: usize,
+) -> PartitionRecords {
+    let ids = broker_ids(replicas);
+    let lost = lost_records(replicas, &result.loss, limit);
+    let mut cut = BTreeMap::new();
+    for r in &result.diff.replicas {
+        if r.truncation_offset >= r.log_end_offset {
+            continue;
+        }
+        if let Some(i) = ids.iter().position(|b| *b == r.broker) {
+            cut.insert(r.broker, cut_records(&replicas[i], r, &result.loss, limit));
+        }
+    }
+    PartitionRecords { lost, cut }
+}

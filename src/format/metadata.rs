@@ -21,6 +21,7 @@ pub mod schema {
     //! prints it the way the generated `*JsonConverter.write` followed by
     //! Jackson's compact `toString()` does.
 
+    pub use crate::format::text::{base64, json_string, STD_ALPHABET, URL_ALPHABET};
     use crate::format::ParseError;
 
     /// Highest version number (open-ended version ranges end here).
@@ -645,55 +646,6 @@ pub mod schema {
             }
             Val::Struct(m) => write_json(out, m),
         }
-    }
-
-    /// A JSON string literal as Jackson writes it: `"` and `\` escaped,
-    /// `\b \t \n \f \r` short, other control characters `\u00XX`.
-    pub fn json_string(out: &mut String, s: &str) {
-        out.push('"');
-        for c in s.chars() {
-            match c {
-                '"' => out.push_str("\\\""),
-                '\\' => out.push_str("\\\\"),
-                '\u{8}' => out.push_str("\\b"),
-                '\t' => out.push_str("\\t"),
-                '\n' => out.push_str("\\n"),
-                '\u{c}' => out.push_str("\\f"),
-                '\r' => out.push_str("\\r"),
-                c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04X}", c as u32)),
-                c => out.push(c),
-            }
-        }
-        out.push('"');
-    }
-
-    /// Standard base64 alphabet.
-    pub const STD_ALPHABET: &[u8; 64] =
-        b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    /// URL-safe base64 alphabet.
-    pub const URL_ALPHABET: &[u8; 64] =
-        b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-
-    /// Base64 encoding with the given alphabet, with or without `=` padding.
-    pub fn base64(data: &[u8], alphabet: &[u8; 64], pad: bool) -> String {
-        let mut out = String::with_capacity(data.len().div_ceil(3) * 4);
-        for chunk in data.chunks(3) {
-            let b = [
-                chunk[0],
-                chunk.get(1).copied().unwrap_or(0),
-                chunk.get(2).copied().unwrap_or(0),
-            ];
-            let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
-            let chars = chunk.len() + 1;
-            for i in 0..4 {
-                if i < chars {
-                    out.push(alphabet[((n >> (18 - 6 * i)) & 63) as usize] as char);
-                } else if pad {
-                    out.push('=');
-                }
-            }
-        }
-        out
     }
 
     /// Kafka's `Uuid.toString()`: URL-safe base64 without padding (22 characters).

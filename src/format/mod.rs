@@ -4,6 +4,7 @@
 
 pub mod error;
 pub mod names;
+pub mod text;
 pub use error::ParseError;
 
 // Log segments.

@@ -232,10 +232,13 @@ impl FileNames {
         } else {
             java_file_display(&format!("{}/{}", cwd, display))
         };
+        // A name with a terminal escape or a line break is never printed raw
+        // (Kafka's own names never hold one; kafka-dump-log would print it).
+        let safe = |s: String| crate::render::text::sanitize(&s).into_owned();
         FileNames {
-            display,
-            name,
-            absolute,
+            display: safe(display),
+            name: safe(name),
+            absolute: safe(absolute),
         }
     }
 }
@@ -337,49 +340,9 @@ fn bool_str(b: bool) -> &'static [u8] {
     }
 }
 
-/// Appends `s` as a JSON string the way Jackson writes it: `"` and `\`
-/// escaped, `\b \t \n \f \r` short, other controls as `\u00XX`.
-pub fn json_string(out: &mut String, s: &str) {
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\u{8}' => out.push_str("\\b"),
-            '\t' => out.push_str("\\t"),
-            '\n' => out.push_str("\\n"),
-            '\u{c}' => out.push_str("\\f"),
-            '\r' => out.push_str("\\r"),
-            c if (c as u32) < 0x20 => {
-                out.push_str(&format!("\\u{:04X}", c as u32));
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-}
+pub use crate::format::text::json_string;
 
-/// Standard base64 with the given alphabet; `pad` adds `=`.
-fn base64(bytes: &[u8], alphabet: &[u8; 64], pad: bool) -> String {
-    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
-    for chunk in bytes.chunks(3) {
-        let b = [
-            chunk[0],
-            chunk.get(1).copied().unwrap_or(0),
-            chunk.get(2).copied().unwrap_or(0),
-        ];
-        let n = ((b[0] as u32) << 16) | ((b[1] as u32) << 8) | b[2] as u32;
-        let chars = chunk.len() + 1;
-        for i in 0..4 {
-            if i < chars {
-                out.push(alphabet[((n >> (18 - 6 * i)) & 63) as usize] as char);
-            } else if pad {
-                out.push('=');
-            }
-        }
-    }
-    out
-}
+use crate::format::text::base64;
 
 /// Standard base64 with padding (how Jackson writes `bytes` fields).
 pub fn base64_std(bytes: &[u8]) -> String {

@@ -1,5 +1,12 @@
-//! Turning parsed data and analysis results into text: kafka-dump-log
-//! compatible text, JSON Lines, tables.
+//! Facts to text: kafka-dump-log compatible text, the tables and JSON of
+//! diff, check and timeline, JUnit XML; one sanitiser and one escaper for
+//! untrusted text (`text`), one table style (`style`). Nothing here reads a
+//! capture: every renderer takes what the engine computed.
 
+pub mod check;
+pub mod diff;
 pub mod kafka;
 pub mod kafka_aux;
+pub mod style;
+pub mod text;
+pub mod timeline;

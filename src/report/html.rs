@@ -3,10 +3,11 @@
 
 use std::fmt::Write;
 
-use super::svg::{epoch_colour, esc, partition_svg};
+use super::svg::{epoch_colour, partition_svg};
 use super::{PartitionReport, Report};
 use crate::analysis::diff::Finding;
 use crate::analysis::explain::loss_headline;
+use crate::render::text::markup;
 
 const CSS: &str = r#"
 body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,sans-serif;margin:24px;color:#212529;background:#fff}
@@ -47,7 +48,7 @@ pub fn render(report: &Report) -> String {
     let _ = writeln!(
         h,
         "<title>klf report: {}</title>",
-        esc(&report.inputs.join(" "))
+        markup(&report.inputs.join(" "))
     );
     let _ = writeln!(h, "<style>{CSS}</style>\n</head>\n<body>");
     h.push_str("<h1>Kafka replica post-mortem</h1>\n");
@@ -59,7 +60,7 @@ pub fn render(report: &Report) -> String {
         report
             .inputs
             .iter()
-            .map(|i| format!("<code>{}</code>", esc(i)))
+            .map(|i| format!("<code>{}</code>", markup(i)))
             .collect::<Vec<_>>()
             .join(", "),
         report.partitions.len()
@@ -74,7 +75,7 @@ pub fn render(report: &Report) -> String {
             "<h2 id=\"problems\">Problems met while reading</h2>\n<ul class=\"findings\">\n",
         );
         for p in &report.problems {
-            let _ = writeln!(h, "<li>{}</li>", esc(p));
+            let _ = writeln!(h, "<li>{}</li>", markup(p));
         }
         h.push_str("</ul>\n");
     }
@@ -164,14 +165,14 @@ fn summary(h: &mut String, report: &Report) {
         let _ = writeln!(
             h,
             "<tr data-partition=\"{}\" data-divergence=\"{}\" data-records-lost=\"{}\" data-committed-lost=\"{committed}\" data-committed-possible=\"{}\" data-verdict=\"{}\"{}><td><a href=\"#{}\">{}</a></td><td>{}</td><td>broker {} ({})</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num{}\">{committed}</td><td class=\"num{}\">{}</td><td>{}</td></tr>",
-            esc(&name),
+            markup(&name),
             opt(p.divergence_offset()),
             p.records_lost(),
             opt(possible),
             p.loss.verdict.name(),
             if bad { " class=\"loss\"" } else { "" },
             anchor(p),
-            esc(&name),
+            markup(&name),
             p.diff
                 .replicas
                 .iter()
@@ -179,7 +180,7 @@ fn summary(h: &mut String, report: &Report) {
                 .collect::<Vec<_>>()
                 .join(", "),
             p.diff.reference.broker,
-            esc(&reason(p)),
+            markup(&reason(p)),
             opt(p.divergence_offset()),
             p.records_lost(),
             if committed > 0 { " loss" } else { "" },
@@ -188,7 +189,7 @@ fn summary(h: &mut String, report: &Report) {
             if kinds.is_empty() {
                 "<span class=\"ok\">none</span>".to_string()
             } else {
-                format!("{}: {}", p.finding_count(), esc(&kinds.join(", ")))
+                format!("{}: {}", p.finding_count(), markup(&kinds.join(", ")))
             }
         );
     }
@@ -208,7 +209,7 @@ fn loss(h: &mut String, p: &PartitionReport) {
         opt(l.committed_possible),
         l.verdict.name(),
         if l.possibly_committed_or_unknown() > 0 { "loss" } else { "" },
-        esc(&loss_headline(l))
+        markup(&loss_headline(l))
     );
     if !l.offsets.is_empty() {
         h.push_str("<table class=\"lost\"><thead><tr><th>lost offsets</th><th>records</th><th>leader epoch</th><th>held now by</th><th>committed</th></tr></thead><tbody>\n");
@@ -238,15 +239,15 @@ fn partition(h: &mut String, p: &PartitionReport, i: usize) {
     let _ = writeln!(
         h,
         "<section class=\"partition\" data-partition=\"{}\">\n<h2 id=\"{}\">{}</h2>",
-        esc(&name),
+        markup(&name),
         anchor(p),
-        esc(&name)
+        markup(&name)
     );
     let _ = writeln!(
         h,
         "<p>Reference: broker {} ({}), leader epoch {}. Each lane is one replica; the top lane shows the controller's elections.</p>",
         p.diff.reference.broker,
-        esc(&reason(p)),
+        markup(&reason(p)),
         opt(p.diff.reference.leader_epoch)
     );
     loss(h, p);
@@ -290,10 +291,10 @@ fn partition(h: &mut String, p: &PartitionReport, i: usize) {
             let _ = writeln!(
                 h,
                 "<li data-finding=\"{}\"><b>{}</b>: <code>{}</code>: {}</li>",
-                esc(&kind_name(f)),
-                esc(&who),
-                esc(&kind_name(f)),
-                esc(&f.detail)
+                markup(&kind_name(f)),
+                markup(&who),
+                markup(&kind_name(f)),
+                markup(&f.detail)
             );
         }
         h.push_str("</ul>\n");
@@ -301,7 +302,7 @@ fn partition(h: &mut String, p: &PartitionReport, i: usize) {
     // The story.
     h.push_str("<h3>What happened (<code>klf diff --explain</code>)</h3>\n<pre class=\"story\">");
     for line in &p.story {
-        h.push_str(&esc(line));
+        h.push_str(&markup(line));
         h.push('\n');
     }
     h.push_str("</pre>\n");
@@ -354,8 +355,8 @@ fn partition(h: &mut String, p: &PartitionReport, i: usize) {
             let _ = writeln!(
                 h,
                 "<li>broker {b}: <code>{}</code>: {}</li>",
-                esc(d.code),
-                esc(&d.message)
+                markup(d.code),
+                markup(&d.message)
             );
         }
         h.push_str("</ul>\n");

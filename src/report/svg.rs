@@ -7,6 +7,7 @@
 //! `data-start`/`data-end` (half-open offset ranges), `data-offset`,
 //! `data-records`. Panels are `<g data-panel="overview|zoom">`.
 
+use crate::render::text::markup;
 use std::fmt::Write;
 
 use super::{PartitionReport, ReplicaView};
@@ -36,23 +37,6 @@ pub fn epoch_colour(e: i32) -> &'static str {
         return "#999999";
     }
     EPOCH_COLOURS[(e as usize) % EPOCH_COLOURS.len()]
-}
-
-/// Escapes text for HTML/SVG content and attribute values.
-pub fn esc(s: &str) -> String {
-    let mut o = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => o.push_str("&amp;"),
-            '<' => o.push_str("&lt;"),
-            '>' => o.push_str("&gt;"),
-            '"' => o.push_str("&quot;"),
-            '\'' => o.push_str("&#39;"),
-            c if c.is_control() && c != '\n' => o.push('\u{fffd}'),
-            c => o.push(c),
-        }
-    }
-    o
 }
 
 /// A linear map from offsets to x.
@@ -135,7 +119,7 @@ pub fn partition_svg(p: &PartitionReport, id: &str) -> String {
     let _ = write!(
         s,
         r#"<svg class="timeline" viewBox="0 0 {WIDTH} {total_h}" width="{WIDTH}" height="{total_h}" role="img" aria-label="{}">"#,
-        esc(&format!(
+        markup(&format!(
             "Replica timeline of {}-{}",
             p.diff.topic, p.diff.partition
         ))
@@ -201,7 +185,7 @@ fn panel(
         s,
         r#"<text class="panel-title" x="4" y="{:.1}">{}</text>"#,
         y0 + 15.0,
-        esc(&title)
+        markup(&title)
     );
     // Controller lane.
     let cy = plot_top;
@@ -255,7 +239,7 @@ fn panel(
             e.leader,
             e.unclean,
             e.metadata_offset,
-            esc(&format!(
+            markup(&format!(
                 "epoch {} elected broker {}{} (metadata offset {}); its first record at offset {o}",
                 e.epoch,
                 e.leader,
@@ -271,7 +255,7 @@ fn panel(
             plot_bottom,
             x + 4.0,
             cy + 11.0 + 12.0 * row as f64,
-            esc(&label)
+            markup(&label)
         );
     }
     s.push_str("</g>");
@@ -351,14 +335,14 @@ fn lane(
         r#"<text class="lane-label" x="4" y="{:.1}">broker {broker}</text><text class="lane-sub" x="4" y="{:.1}">{}</text><text class="lane-sub{}" x="4" y="{:.1}">{}</text>"#,
         y + 18.0,
         y + 34.0,
-        esc(&sub),
+        markup(&sub),
         if r.committed_records_to_truncate > 0 {
             " loss"
         } else {
             ""
         },
         y + 50.0,
-        esc(&cut)
+        markup(&cut)
     );
     let _ = write!(s, r#"<g clip-path="url(#{clip})">"#);
     // Epochs from the batch headers.
@@ -373,7 +357,7 @@ fn lane(
             e.epoch,
             e.start_offset,
             e.records,
-            esc(&format!(
+            markup(&format!(
                 "broker {broker}: epoch {} wrote offsets {}..{} ({} records, {} batches)",
                 e.epoch, e.start_offset, e.end_offset, e.records, e.batches
             )),
@@ -401,7 +385,7 @@ fn lane(
             c.epoch,
             c.start,
             c.end,
-            esc(&format!(
+            markup(&format!(
                 "broker {broker}: leader-epoch-checkpoint says epoch {} covers {}..{}, the batches disagree",
                 c.epoch, c.start, c.end
             )),
@@ -419,7 +403,7 @@ fn lane(
                 r.truncation_offset,
                 r.log_end_offset,
                 r.records_to_truncate,
-                esc(&format!(
+                markup(&format!(
                     "broker {broker} loses offsets {}..{}: {} records, {} of them committed",
                     r.truncation_offset,
                     r.log_end_offset - 1,
@@ -439,7 +423,7 @@ fn lane(
                 c.start,
                 c.end,
                 c.records,
-                esc(&format!(
+                markup(&format!(
                     "broker {broker}: {} COMMITTED records at offsets {}..{} are cut (acknowledged writes lost)",
                     c.records,
                     c.start,
@@ -463,7 +447,7 @@ fn lane(
                 s,
                 r#"<g data-kind="divergence" data-replica="{broker}" data-offset="{d}" data-divergence="{}"><title>{}</title><path d="M{x:.1},{:.1} l5,5 l-5,5 l-5,-5 z" fill="{colour}"/></g>"#,
                 kind_name(r.divergence_kind),
-                esc(&format!(
+                markup(&format!(
                     "broker {broker} parts from the reference at offset {d} ({})",
                     kind_name(r.divergence_kind)
                 )),
@@ -479,7 +463,7 @@ fn lane(
         r#"<g data-kind="truncation" data-replica="{broker}" data-offset="{t}" data-records="{}" data-committed="{}"><title>{}</title>"#,
         r.records_to_truncate,
         r.committed_records_to_truncate,
-        esc(&if t < r.log_end_offset {
+        markup(&if t < r.log_end_offset {
             format!(
                 "following broker {}, Kafka truncates broker {broker} to offset {t}",
                 p.diff.reference.broker
@@ -591,7 +575,7 @@ mod tests {
     #[test]
     fn escaping() {
         assert_eq!(
-            esc("<a href=\"x\">&'"),
+            markup("<a href=\"x\">&'"),
             "&lt;a href=&quot;x&quot;&gt;&amp;&#39;"
         );
     }

@@ -68,6 +68,8 @@ fn decode_into(
 /// Writes one JSON line; `type` and `file` lead, the other keys follow in
 /// sorted order.
 fn emit(w: &mut impl Write, v: &Value) -> std::io::Result<()> {
+    // Untrusted text (keys, values, file names) never reaches a terminal raw.
+    let w = &mut klf::render::text::JsonSafe(w);
     let Value::Object(m) = v else {
         serde_json::to_writer(&mut *w, v)?;
         return w.write_all(b"\n");

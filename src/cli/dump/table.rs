@@ -28,21 +28,15 @@ fn new_table(header: &[&str]) -> Table {
     t
 }
 
-/// Printable text of bytes: UTF-8 (malformed bytes as U+FFFD) with control
-/// characters escaped, so record contents cannot drive the terminal.
+/// Printable text of bytes: UTF-8 (malformed bytes as U+FFFD) through the
+/// one sanitiser, so record contents cannot drive the terminal.
 fn printable(b: Option<&[u8]>, limit: usize) -> String {
     let Some(b) = b else {
         return "null".into();
     };
     let s = String::from_utf8_lossy(b);
-    let mut out = String::new();
-    for c in s.chars().take(limit) {
-        if c.is_control() {
-            out.extend(c.escape_debug());
-        } else {
-            out.push(c);
-        }
-    }
+    let cut: String = s.chars().take(limit).collect();
+    let mut out = klf::render::text::sanitize(&cut).into_owned();
     if s.chars().count() > limit {
         out.push('…');
     }

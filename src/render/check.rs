@@ -1,0 +1,402 @@
+//! `klf check` output: the table, JUnit XML, and the JSON wire types
+//! (the schema of `--format json` and `jsonl`: every key present, `null`
+//! where a value does not apply).
+
+use std::collections::BTreeMap;
+use std::io::Write;
+
+use serde::Serialize;
+
+use crate::analysis::check::{CheckReport, Family, Finding, LossBrief, Severity, Summary};
+use crate::render::style::{cell, paint, table, Paint};
+use crate::render::text::{markup, sanitize, JsonSafe};
+
+/// `{"findings": [...], "summary": {...}, "partitions": [...]}`.
+#[derive(Serialize)]
+pub struct CheckDocument<'a> {
+    /// Every finding, sorted by location then code.
+    pub findings: Vec<FindingOut<'a>>,
+    /// Counts.
+    pub summary: &'a Summary,
+    /// Per partition with two or more replicas: reference and loss.
+    pub partitions: Vec<PartitionOut<'a>>,
+}
+
+/// One finding (a `jsonl` line has `"type": "finding"` first).
+#[derive(Serialize)]
+pub struct FindingOut<'a> {
+    /// `"finding"` in `jsonl`.
+    #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
+    pub kind: Option<&'static str>,
+    /// The code.
+    pub code: &'a str,
+    /// `error`, `warning` or `info`.
+    pub severity: Severity,
+    /// `capture`, `segments`, `indexes`, `epochs`, `offsets`, `replication`.
+    pub family: Family,
+    /// Broker, when the finding is about one replica.
+    pub broker: Option<i32>,
+    /// Topic.
+    pub topic: Option<&'a str>,
+    /// Partition.
+    pub partition: Option<i32>,
+    /// The file, as found under the given paths.
+    pub file: Option<&'a str>,
+    /// Byte position in the file.
+    pub position: Option<u64>,
+    /// Kafka offset concerned.
+    pub offset: Option<i64>,
+    /// What is wrong.
+    pub message: &'a str,
+    /// What to do.
+    pub hint: &'a str,
+    /// Accepted by the baseline.
+    pub baselined: bool,
+}
+
+/// A partition's reference and loss (a `jsonl` line has `"type":
+/// "partition"`).
+#[derive(Serialize)]
+pub struct PartitionOut<'a> {
+    /// `"partition"` in `jsonl`.
+    #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
+    pub kind: Option<&'static str>,
+    /// Topic.
+    pub topic: &'a str,
+    /// Partition.
+    pub partition: i32,
+    /// The reference replica, as `klf diff` names it.
+    pub reference: serde_json::Value,
+    /// The loss, as `klf diff` counts it.
+    pub loss: &'a LossBrief,
+}
+
+fn finding_out(f: &Finding, line: bool) -> FindingOut<'_> {
+    let l = &f.location;
+    FindingOut {
+        kind: line.then_some("finding"),
+        code: &f.code,
+        severity: f.severity,
+        family: f.family,
+        broker: l.broker,
+        topic: l.topic.as_deref(),
+        partition: l.partition,
+        file: l.file.as_deref(),
+        position: l.position,
+        offset: l.offset,
+        message: &f.message,
+        hint: &f.hint,
+        baselined: f.baselined,
+    }
+}
+
+/// `--format json` (one pretty document) or `jsonl` (a line per finding,
+/// per partition, then `{"type": "summary", ...}`).
+pub fn write_json(report: &CheckReport, lines: bool, w: &mut impl Write) -> std::io::Result<()> {
+    let w = &mut JsonSafe(w);
+    let parts = |line: bool| -> Vec<PartitionOut<'_>> {
+        report
+            .partitions
+            .iter()
+            .map(|p| PartitionOut {
+                kind: line.then_some("partition"),
+                topic: &p.topic,
+                partition: p.partition,
+                reference: serde_json::to_value(&p.reference).unwrap_or_default(),
+                loss: &p.loss,
+            })
+            .collect()
+    };
+    let io = std::io::Error::from;
+    if lines {
+        for f in &report.findings {
+            serde_json::to_writer(&mut *w, &finding_out(f, true)).map_err(io)?;
+            writeln!(w)?;
+        }
+        for p in parts(true) {
+            serde_json::to_writer(&mut *w, &p).map_err(io)?;
+            writeln!(w)?;
+        }
+        #[derive(Serialize)]
+        struct Line<'a> {
+            #[serde(rename = "type")]
+            kind: &'static str,
+            #[serde(flatten)]
+            summary: &'a Summary,
+        }
+        serde_json::to_writer(
+            &mut *w,
+            &Line {
+                kind: "summary",
+                summary: &report.summary,
+            },
+        )
+        .map_err(io)?;
+        return writeln!(w);
+    }
+    let doc = CheckDocument {
+        findings: report
+            .findings
+            .iter()
+            .map(|f| finding_out(f, false))
+            .collect(),
+        summary: &report.summary,
+        partitions: parts(false),
+    };
+    serde_json::to_writer_pretty(&mut *w, &doc).map_err(io)?;
+    writeln!(w)
+}
+
+fn opt<T: std::fmt::Display>(v: &Option<T>) -> String {
+    v.as_ref().map(|x| x.to_string()).unwrap_or_default()
+}
+
+/// The table of findings, the hints of their codes and the verdict line.
+pub fn write_table(
+    report: &CheckReport,
+    level: Severity,
+    color: bool,
+    w: &mut impl Write,
+) -> std::io::Result<()> {
+    if !report.findings.is_empty() {
+        let mut t = table(color);
+        t.set_header(vec![
+            "severity",
+            "code",
+            "broker",
+            "partition",
+            "file",
+            "position",
+            "offset",
+            "message",
+        ]);
+        for f in &report.findings {
+            let sev = if f.baselined {
+                format!("{} (baseline)", f.severity.name())
+            } else {
+                f.severity.name().to_string()
+            };
+            let partition = match (&f.location.topic, f.location.partition) {
+                (Some(t), Some(p)) => format!("{t}-{p}"),
+                _ => String::new(),
+            };
+            let file = f
+                .location
+                .file
+                .as_deref()
+                .map(|p| {
+                    std::path::Path::new(p)
+                        .file_name()
+                        .map(|n| n.to_string_lossy().into_owned())
+                        .unwrap_or_else(|| p.to_string())
+                })
+                .unwrap_or_default();
+            let paint = match f.severity {
+                _ if f.baselined => None,
+                Severity::Error => Some(Paint::Bad),
+                Severity::Warning => Some(Paint::Warn),
+                _ => None,
+            };
+            t.add_row(vec![
+                cell(color, sev, paint),
+                cell(color, f.code.clone(), None),
+                cell(color, opt(&f.location.broker), None),
+                cell(color, sanitize(&partition).into_owned(), None),
+                cell(color, sanitize(&file).into_owned(), None),
+                cell(color, opt(&f.location.position), None),
+                cell(color, opt(&f.location.offset), None),
+                cell(color, sanitize(&f.message).into_owned(), None),
+            ]);
+        }
+        writeln!(w, "{t}")?;
+        let mut hints: BTreeMap<&str, &str> = BTreeMap::new();
+        for f in &report.findings {
+            hints.entry(f.code.as_str()).or_insert(f.hint.as_str());
+        }
+        for (code, hint) in hints {
+            writeln!(w, "{code}: {}", sanitize(hint))?;
+        }
+    }
+    let s = &report.summary;
+    let failing = report.failing(level).count();
+    writeln!(
+        w,
+        "{} partitions, {} replicas, {} segments, {} batches checked: {} errors, {} warnings, {} infos{}; {}",
+        s.partitions,
+        s.replicas,
+        s.segments,
+        s.batches,
+        s.errors,
+        s.warnings,
+        s.infos,
+        if s.baselined > 0 {
+            format!(" ({} accepted by the baseline)", s.baselined)
+        } else {
+            String::new()
+        },
+        if failing == 0 {
+            paint(color, "PASS", Paint::Good)
+        } else {
+            paint(
+                color,
+                &format!("FAIL ({failing} at or above {})", level.name()),
+                Paint::Bad,
+            )
+        }
+    )
+}
+
+/// JUnit XML: one test case per replica and check family (per partition
+/// for replication), failing where a finding is at or above `level`.
+pub fn write_junit(
+    report: &CheckReport,
+    level: Severity,
+    w: &mut impl Write,
+) -> std::io::Result<()> {
+    // Test cases: (suite = topic-partition, name = broker N / partition, family).
+    type Key = (String, i32, Option<i32>, Family);
+    let mut cases: BTreeMap<Key, Vec<&Finding>> = BTreeMap::new();
+    for s in &report.subjects {
+        let families: &[Family] = if s.broker.is_some() {
+            &[
+                Family::Segments,
+                Family::Indexes,
+                Family::Epochs,
+                Family::Offsets,
+            ]
+        } else {
+            &[Family::Replication]
+        };
+        for f in families {
+            cases
+                .entry((s.topic.clone(), s.partition, s.broker, *f))
+                .or_default();
+        }
+    }
+    let mut capture_level: Vec<&Finding> = Vec::new();
+    for f in &report.findings {
+        match (&f.location.topic, f.location.partition) {
+            (Some(t), Some(p)) => {
+                let broker = if f.family == Family::Replication {
+                    None
+                } else {
+                    f.location.broker
+                };
+                cases
+                    .entry((t.clone(), p, broker, f.family))
+                    .or_default()
+                    .push(f);
+            }
+            _ => capture_level.push(f),
+        }
+    }
+    let fails = |fs: &[&Finding]| fs.iter().any(|f| f.severity >= level && !f.baselined);
+    let mut suites: BTreeMap<String, Vec<(String, Vec<&Finding>)>> = BTreeMap::new();
+    for ((t, p, b, fam), fs) in cases {
+        let name = match b {
+            Some(b) => format!("broker {b} {}", fam.name()),
+            None => format!("partition {}", fam.name()),
+        };
+        suites
+            .entry(format!("{t}-{p}"))
+            .or_default()
+            .push((name, fs));
+    }
+    suites
+        .entry("capture".to_string())
+        .or_default()
+        .push(("capture".to_string(), capture_level));
+    let total: usize = suites.values().map(Vec::len).sum();
+    let failures: usize = suites
+        .values()
+        .flatten()
+        .filter(|(_, fs)| fails(fs))
+        .count();
+    writeln!(w, r#"<?xml version="1.0" encoding="UTF-8"?>"#)?;
+    writeln!(
+        w,
+        r#"<testsuites name="klf check" tests="{total}" failures="{failures}" errors="0">"#
+    )?;
+    for (suite, cases) in &suites {
+        let sf = cases.iter().filter(|(_, fs)| fails(fs)).count();
+        writeln!(
+            w,
+            r#"  <testsuite name="{}" tests="{}" failures="{sf}" errors="0">"#,
+            markup(suite),
+            cases.len()
+        )?;
+        for (name, fs) in cases {
+            let classname = format!("klf.check.{suite}");
+            write!(
+                w,
+                r#"    <testcase classname="{}" name="{}""#,
+                markup(&classname),
+                markup(name)
+            )?;
+            if fs.is_empty() {
+                writeln!(w, "/>")?;
+                continue;
+            }
+            writeln!(w, ">")?;
+            let failing: Vec<&&Finding> = fs
+                .iter()
+                .filter(|f| f.severity >= level && !f.baselined)
+                .collect();
+            if !failing.is_empty() {
+                let codes: Vec<&str> = failing.iter().map(|f| f.code.as_str()).collect();
+                writeln!(
+                    w,
+                    r#"      <failure type="{}" message="{}">"#,
+                    markup(codes[0]),
+                    markup(&format!(
+                        "{} finding(s): {}",
+                        failing.len(),
+                        codes.join(", ")
+                    ))
+                )?;
+                for f in &failing {
+                    writeln!(w, "{}", markup(&finding_line(f)))?;
+                }
+                writeln!(w, "      </failure>")?;
+            }
+            let rest: Vec<&&Finding> = fs
+                .iter()
+                .filter(|f| f.severity < level || f.baselined)
+                .collect();
+            if !rest.is_empty() {
+                write!(w, "      <system-out>")?;
+                for f in rest {
+                    writeln!(w, "{}", markup(&finding_line(f)))?;
+                }
+                writeln!(w, "</system-out>")?;
+            }
+            writeln!(w, "    </testcase>")?;
+        }
+        writeln!(w, "  </testsuite>")?;
+    }
+    writeln!(w, "</testsuites>")
+}
+
+fn finding_line(f: &Finding) -> String {
+    let mut where_ = String::new();
+    if let Some(file) = &f.location.file {
+        where_.push_str(file);
+        if let Some(p) = f.location.position {
+            where_.push_str(&format!(":{p}"));
+        }
+        where_.push_str(": ");
+    }
+    let off = f
+        .location
+        .offset
+        .map(|o| format!(" (offset {o})"))
+        .unwrap_or_default();
+    format!(
+        "[{}] {}: {where_}{}{off}{}; hint: {}",
+        f.severity.name(),
+        f.code,
+        f.message,
+        if f.baselined { " (baseline)" } else { "" },
+        f.hint
+    )
+}

@@ -1,0 +1,292 @@
+//! `klf timeline` output: the tables, and the JSON wire types (the schema
+//! of `--format json` and `jsonl`).
+
+use std::io::Write;
+
+use serde::Serialize;
+
+use crate::analysis::timeline::{Disagreement, EpochSpan, Timeline};
+use crate::engine::timeline::PartitionTimelines;
+use crate::model::Election;
+use crate::render::style::{cell, paint, table, Paint};
+use crate::render::text::{sanitize, JsonSafe};
+
+/// `{"partitions": [...]}`.
+#[derive(Serialize)]
+pub struct TimelineDocument<'a> {
+    /// One per partition.
+    pub partitions: Vec<TimelinePartition<'a>>,
+}
+
+/// One partition.
+#[derive(Serialize)]
+pub struct TimelinePartition<'a> {
+    /// Topic.
+    pub topic: &'a str,
+    /// Partition.
+    pub partition: i32,
+    /// One per replica.
+    pub replicas: Vec<ReplicaTimeline<'a>>,
+    /// The controller's view from the metadata log; `null` without one.
+    pub controller: Option<Controller<'a>>,
+}
+
+/// One replica's timeline (a `jsonl` line has `"type": "replica"`, the
+/// topic and the partition first).
+#[derive(Serialize)]
+pub struct ReplicaTimeline<'a> {
+    /// `"replica"` in `jsonl`.
+    #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
+    pub kind: Option<&'static str>,
+    /// Topic (`jsonl` only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub topic: Option<&'a str>,
+    /// Partition (`jsonl` only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub partition: Option<i32>,
+    /// Broker id.
+    pub broker: i32,
+    /// Epoch spans from the batch headers.
+    pub from_batches: &'a [EpochSpan],
+    /// `[epoch, start_offset]` entries of `leader-epoch-checkpoint`; `null`
+    /// when missing or unreadable.
+    pub checkpoint: Option<&'a [(i32, i64)]>,
+    /// Log start offset.
+    pub log_start_offset: i64,
+    /// Log end offset.
+    pub log_end_offset: i64,
+    /// High watermark.
+    pub high_watermark: Option<i64>,
+    /// Recovery point.
+    pub recovery_point: Option<i64>,
+    /// Disagreements between batches and checkpoint.
+    pub disagreements: Vec<DisagreementOut<'a>>,
+}
+
+/// One disagreement.
+#[derive(Serialize)]
+pub struct DisagreementOut<'a> {
+    /// The code.
+    pub code: &'static str,
+    /// The epoch concerned; `null` when none.
+    pub epoch: Option<i32>,
+    /// In words.
+    pub message: &'a str,
+}
+
+/// The controller's view (a `jsonl` line has `"type": "controller"`, the
+/// topic and the partition first).
+#[derive(Serialize)]
+pub struct Controller<'a> {
+    /// `"controller"` in `jsonl`.
+    #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
+    pub kind: Option<&'static str>,
+    /// Topic (`jsonl` only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub topic: Option<&'a str>,
+    /// Partition (`jsonl` only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub partition: Option<i32>,
+    /// Assigned replicas.
+    pub replicas: &'a [i32],
+    /// Whether the history starts at the partition's creation.
+    pub from_creation: bool,
+    /// Every PartitionRecord and PartitionChangeRecord, in log order.
+    pub changes: &'a [Election],
+}
+
+fn replica<'a>(t: &'a Timeline, line: Option<(&'a str, i32)>) -> ReplicaTimeline<'a> {
+    ReplicaTimeline {
+        kind: line.map(|_| "replica"),
+        topic: line.map(|l| l.0),
+        partition: line.map(|l| l.1),
+        broker: t.broker,
+        from_batches: &t.from_batches,
+        checkpoint: t.checkpoint.as_deref(),
+        log_start_offset: t.log_start_offset,
+        log_end_offset: t.log_end_offset,
+        high_watermark: t.high_watermark,
+        recovery_point: t.recovery_point,
+        disagreements: t.disagreements.iter().map(disagreement).collect(),
+    }
+}
+
+fn disagreement(d: &Disagreement) -> DisagreementOut<'_> {
+    DisagreementOut {
+        code: d.code,
+        epoch: d.epoch,
+        message: &d.message,
+    }
+}
+
+fn controller(p: &PartitionTimelines, line: bool) -> Option<Controller<'_>> {
+    p.controller.as_ref().map(|h| Controller {
+        kind: line.then_some("controller"),
+        topic: line.then_some(p.topic.as_str()),
+        partition: line.then_some(p.partition),
+        replicas: &h.replicas,
+        from_creation: h.from_creation,
+        changes: &h.changes,
+    })
+}
+
+/// `--format json` (one pretty document) or `jsonl` (per partition, its
+/// controller's view, then a line per replica).
+pub fn write_json(
+    parts: &[PartitionTimelines],
+    lines: bool,
+    w: &mut impl Write,
+) -> std::io::Result<()> {
+    let w = &mut JsonSafe(w);
+    let io = std::io::Error::from;
+    if lines {
+        for p in parts {
+            if let Some(c) = controller(p, true) {
+                serde_json::to_writer(&mut *w, &c).map_err(io)?;
+                writeln!(w)?;
+            }
+            for t in &p.replicas {
+                serde_json::to_writer(&mut *w, &replica(t, Some((&p.topic, p.partition))))
+                    .map_err(io)?;
+                writeln!(w)?;
+            }
+        }
+        return Ok(());
+    }
+    let doc = TimelineDocument {
+        partitions: parts
+            .iter()
+            .map(|p| TimelinePartition {
+                topic: &p.topic,
+                partition: p.partition,
+                replicas: p.replicas.iter().map(|t| replica(t, None)).collect(),
+                controller: controller(p, false),
+            })
+            .collect(),
+    };
+    serde_json::to_writer_pretty(&mut *w, &doc).map_err(io)?;
+    writeln!(w)
+}
+
+/// The tables of `klf timeline`: the controller's view, then per replica
+/// its epochs from the batches beside the checkpoint, and the
+/// disagreements.
+pub fn write_table(
+    parts: &[PartitionTimelines],
+    color: bool,
+    w: &mut impl Write,
+) -> std::io::Result<()> {
+    for p in parts {
+        if let Some(h) = &p.controller {
+            writeln!(
+                w,
+                "{}-{}: controller's view (metadata log), replicas {:?}",
+                sanitize(&p.topic),
+                p.partition,
+                h.replicas
+            )?;
+            let mut t = table(color);
+            t.set_header(vec![
+                "metadata offset",
+                "leader",
+                "leader epoch",
+                "ISR",
+                "recovery",
+                "note",
+            ]);
+            for e in &h.changes {
+                let note = if e.unclean {
+                    "UNCLEAN election"
+                } else if e.leader_changed {
+                    "leader elected"
+                } else {
+                    "ISR change"
+                };
+                t.add_row(vec![
+                    cell(color, e.metadata_offset.to_string(), None),
+                    cell(color, e.leader.to_string(), None),
+                    cell(color, e.leader_epoch.to_string(), None),
+                    cell(color, format!("{:?}", e.isr), None),
+                    cell(
+                        color,
+                        if e.leader_recovery_state == 1 {
+                            "recovering"
+                        } else {
+                            "recovered"
+                        },
+                        None,
+                    ),
+                    cell(color, note, e.unclean.then_some(Paint::Bad)),
+                ]);
+            }
+            writeln!(w, "{t}")?;
+        }
+        for r in &p.replicas {
+            writeln!(
+                w,
+                "{}-{} broker {}: log start {}, log end {}, high watermark {}, recovery point {}",
+                sanitize(&p.topic),
+                p.partition,
+                r.broker,
+                r.log_start_offset,
+                r.log_end_offset,
+                r.high_watermark.map_or("-".into(), |h| h.to_string()),
+                r.recovery_point.map_or("-".into(), |h| h.to_string())
+            )?;
+            let mut t = table(color);
+            t.set_header(vec![
+                "epoch",
+                "start",
+                "end",
+                "batches",
+                "records",
+                "first ts",
+                "last ts",
+                "checkpoint start",
+            ]);
+            for s in &r.from_batches {
+                let cp = r
+                    .checkpoint
+                    .as_ref()
+                    .and_then(|c| c.iter().find(|(e, _)| *e == s.epoch))
+                    .map_or("-".into(), |(_, o)| o.to_string());
+                t.add_row(vec![
+                    s.epoch.to_string(),
+                    s.start_offset.to_string(),
+                    s.end_offset.to_string(),
+                    s.batches.to_string(),
+                    s.records.to_string(),
+                    s.first_timestamp.to_string(),
+                    s.last_timestamp.to_string(),
+                    cp,
+                ]);
+            }
+            for (e, o) in r.checkpoint.iter().flatten() {
+                if !r.from_batches.iter().any(|s| s.epoch == *e) {
+                    t.add_row(vec![
+                        e.to_string(),
+                        "-".into(),
+                        "-".into(),
+                        "0".into(),
+                        "0".into(),
+                        "-".into(),
+                        "-".into(),
+                        o.to_string(),
+                    ]);
+                }
+            }
+            writeln!(w, "{t}")?;
+            for d in &r.disagreements {
+                writeln!(
+                    w,
+                    "  {} {}: {}",
+                    paint(color, "!", Paint::Warn),
+                    d.code,
+                    sanitize(&d.message)
+                )?;
+            }
+            writeln!(w)?;
+        }
+    }
+    Ok(())
+}
