@@ -1,13 +1,34 @@
 //! klf: offline forensics for Apache Kafka log directories.
 //!
-//! The library reads what a broker wrote to disk (segments, indexes,
-//! checkpoints, snapshots) without a running cluster, and answers what is in a
-//! file, which leader epochs wrote which offsets, where replicas diverge and
-//! what Kafka's truncation will cut.
+//! The library reads what brokers wrote to disk (segments, indexes,
+//! checkpoints, snapshots, the metadata log) without a running cluster, and
+//! answers what is in a file, which leader epochs wrote which offsets, where
+//! replicas part, what Kafka's truncation will cut, and what the cluster
+//! loses with it: counted once, with how sure we can be that it had been
+//! committed.
 //!
-//! Layout: [`format`] holds pure parsers over byte slices; [`capture`] finds
-//! files on disk and maps them read-only; [`analysis`] turns parsed data into
-//! facts; [`render`] turns facts into text; [`report`] into an HTML page.
+//! ```
+//! use klf::engine::{diff_capture, DiffRequest};
+//!
+//! // A capture: the log directories of a cluster's brokers, copied after
+//! // an unclean leader election (committed with klf's tests).
+//! let capture = klf::discover(&[concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/kafka/unclean")]);
+//! let run = diff_capture(&capture, &DiffRequest::default(), &|| {});
+//! let p = &run.partitions[0];
+//! assert_eq!(p.diff.reference.broker, 3); // the leader the metadata log names
+//! assert_eq!(p.loss.records, 150); // on no replica once all follow it
+//! assert_eq!(p.loss.committed_proven, 150); // below a checkpointed high watermark
+//! assert_eq!(p.loss.held_by, [1, 2]); // copy these before they rejoin
+//! ```
+//!
+//! Layers, each using only those before it: [`mod@format`] (pure parsers
+//! over byte slices and file names), [`model`] (plain data), [`capture`]
+//! (paths to model values: discovery, mapping files read-only, archives,
+//! the metadata log, consumer group commits) and [`analysis`] (pure
+//! functions over the model: diff, truncation, loss, timeline, check rules),
+//! [`engine`] (every pipeline: what the commands run), [`render`] and
+//! [`report`] (facts to text, JSON, JUnit and HTML). `tests/layers.rs`
+//! keeps it so.
 
 pub mod analysis;
 pub mod capture;
@@ -16,3 +37,9 @@ pub mod format;
 pub mod model;
 pub mod render;
 pub mod report;
+
+pub use capture::discover::discover;
+pub use engine::check::check;
+pub use engine::timeline::timelines;
+pub use engine::{diff_capture, DiffRequest, DiffRun, PartitionResult, ReadMode};
+pub use model::Capture;

@@ -7,6 +7,9 @@
 //! Archives whose entries would land outside their root are refused whole
 //! (exit 2), as are unreadable archives and ones over `--archive-limit`.
 
+// A test asserts by panicking: unwrap is how it says "this must hold".
+#![allow(clippy::unwrap_used)]
+
 use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};

@@ -12,6 +12,9 @@
 //! Layout: `testdata/kafka/<scenario>/<broker>/<partition dir>/<file>` with
 //! golden text in `testdata/kafka/<scenario>/golden/<same relative path>.<mode>.txt`.
 
+// A test asserts by panicking: unwrap is how it says "this must hold".
+#![allow(clippy::unwrap_used)]
+
 use std::collections::HashMap;
 use std::fs;
 use std::path::{Path, PathBuf};

@@ -2,6 +2,9 @@
 //! written by a real Kafka cluster, with `scenario.json` saying what exists)
 //! and against copies and synthetic log directories with broken bits.
 
+// A test asserts by panicking: unwrap is how it says "this must hold".
+#![allow(clippy::unwrap_used)]
+
 use std::collections::hash_map::DefaultHasher;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;

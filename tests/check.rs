@@ -5,6 +5,9 @@
 //! right code and location. testdata is never written: corruptions are made
 //! to copies under the system temporary directory.
 
+// A test asserts by panicking: unwrap is how it says "this must hold".
+#![allow(clippy::unwrap_used)]
+
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;

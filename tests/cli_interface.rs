@@ -2,6 +2,9 @@
 //! shell completions, `--quiet`, `--color` and NO_COLOR, results on stdout
 //! and diagnostics on stderr, errors that name the path and the fix.
 
+// A test asserts by panicking: unwrap is how it says "this must hold".
+#![allow(clippy::unwrap_used)]
+
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::process::{Command, Output};

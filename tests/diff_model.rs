@@ -2,6 +2,9 @@
 //! scenarios L1–L3 of the notes (§5), the returning old leader (§4.8), the
 //! reference rules, disagreement findings and malformed input.
 
+// A test asserts by panicking: unwrap is how it says "this must hold".
+#![allow(clippy::unwrap_used)]
+
 use klf::analysis::diff::{
     diff_partition, diff_partitions, BatchSummary, DiffOptions, DivergenceKind, FindingKind,
     PartitionDiff, PartitionReplicas, ReferenceHint, ReferenceReason, ReplicaDiff, ReplicaLog,

@@ -1,6 +1,9 @@
 //! The diff's default read (only the window where replicas can differ)
 //! against the full read (`--verify`), on every committed real-Kafka capture.
 
+// A test asserts by panicking: unwrap is how it says "this must hold".
+#![allow(clippy::unwrap_used)]
+
 use std::path::{Path, PathBuf};
 
 use klf::analysis::diff::{PartitionDiff, ScanMode};

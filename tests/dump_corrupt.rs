@@ -1,6 +1,9 @@
 //! `klf dump` on damaged copies of real captured segments: exit status 1, a
 //! `file:byte: reason` diagnostic, no panic, and inputs left untouched.
 
+// A test asserts by panicking: unwrap is how it says "this must hold".
+#![allow(clippy::unwrap_used)]
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 

@@ -6,6 +6,9 @@
 //! the built `klf` the same way and demands byte-identical stdout. Golden
 //! files of kinds klf's dump does not cover yet are skipped and counted.
 
+// A test asserts by panicking: unwrap is how it says "this must hold".
+#![allow(clippy::unwrap_used)]
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;

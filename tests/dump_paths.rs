@@ -13,6 +13,9 @@
 //!   kafka-dump-log printed with the decoder flag), not in kafka format;
 //! - exit statuses: 0 clean, 1 corruption, 2 usage or I/O error.
 
+// A test asserts by panicking: unwrap is how it says "this must hold".
+#![allow(clippy::unwrap_used)]
+
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

@@ -4,6 +4,9 @@
 //! created or removed). And the source opens nothing for writing but the
 //! baseline file the user names.
 
+// A test asserts by panicking: unwrap is how it says "this must hold".
+#![allow(clippy::unwrap_used)]
+
 use std::collections::BTreeMap;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};

@@ -9,6 +9,9 @@
 //! say so with the file, the byte position (inside the damaged batch) and a
 //! reason. Case counts are bounded so the file runs in seconds in debug.
 
+// A test asserts by panicking: unwrap is how it says "this must hold".
+#![allow(clippy::unwrap_used)]
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};

@@ -4,6 +4,11 @@
 //! Each gets a clear message naming it, klf never hangs or dies, and the
 //! real segment next to them is still read.
 
+// A test asserts by panicking: unwrap is how it says "this must hold".
+#![allow(clippy::unwrap_used)]
+// mkfifo(3): the one call the standard library does not offer.
+#![allow(unsafe_code)]
+
 use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::PermissionsExt;
@@ -23,8 +28,8 @@ const SEG: &str = "00000000000000000000.log";
 
 fn mkfifo(p: &Path) {
     let c = std::ffi::CString::new(p.as_os_str().as_bytes()).unwrap();
-    // SAFETY: valid NUL-terminated path.
     assert_eq!(
+        // SAFETY: `c` is a valid NUL-terminated path that outlives the call.
         unsafe { libc::mkfifo(c.as_ptr(), 0o644) },
         0,
         "mkfifo {}",

@@ -7,6 +7,9 @@
 //! sets KLF_FRESH_CAPTURES to a folder of captures its own fresh Kafka run
 //! just made.
 
+// A test asserts by panicking: unwrap is how it says "this must hold".
+#![allow(clippy::unwrap_used)]
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 

@@ -6,6 +6,9 @@
 //! leaving out comments and unit tests; a new arrow that runs back up, or a
 //! new circle, fails here with the files and lines that make it.
 
+// A test asserts by panicking: unwrap is how it says "this must hold".
+#![allow(clippy::unwrap_used)]
+
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
@@ -22,6 +25,9 @@ fn allowed(layer: &str) -> &'static [&'static str] {
         _ => &[],
     }
 }
+
+/// Module path -> the modules it names -> where it first names each.
+type Edges = BTreeMap<Vec<String>, BTreeMap<Vec<String>, (PathBuf, usize)>>;
 
 struct Module {
     path: Vec<String>,
@@ -161,7 +167,7 @@ fn layers_point_one_way_and_files_make_no_circle() {
             .find(|q| known.contains(q))
     };
     let mut wrong = Vec::new();
-    let mut edges: BTreeMap<Vec<String>, BTreeMap<Vec<String>, (PathBuf, usize)>> = BTreeMap::new();
+    let mut edges: Edges = BTreeMap::new();
     for m in &mods {
         let layer = m.path[0].as_str();
         for (target, line) in references(m) {
@@ -192,7 +198,7 @@ fn layers_point_one_way_and_files_make_no_circle() {
     // Circles between files: a depth-first search for a back edge.
     fn visit(
         n: &Vec<String>,
-        edges: &BTreeMap<Vec<String>, BTreeMap<Vec<String>, (PathBuf, usize)>>,
+        edges: &Edges,
         state: &mut BTreeMap<Vec<String>, u8>,
         stack: &mut Vec<Vec<String>>,
         found: &mut Vec<String>,

@@ -3,6 +3,9 @@
 //! check and report, an exit status a closed pipe does not change, and
 //! output files that never land in the evidence.
 
+// A test asserts by panicking: unwrap is how it says "this must hold".
+#![allow(clippy::unwrap_used)]
+
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};

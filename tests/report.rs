@@ -4,6 +4,9 @@
 //! json` and `klf timeline --format json` say of the same capture, and the
 //! page is self-contained.
 
+// A test asserts by panicking: unwrap is how it says "this must hold".
+#![allow(clippy::unwrap_used)]
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;

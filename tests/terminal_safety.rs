@@ -3,6 +3,9 @@
 //! right-to-left override comes out escaped from every command, in every
 //! format, on stdout and on stderr.
 
+// A test asserts by panicking: unwrap is how it says "this must hold".
+#![allow(clippy::unwrap_used)]
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 

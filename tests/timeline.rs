@@ -2,6 +2,9 @@
 //! agree with Kafka's own leader-epoch-checkpoint files, and the leader's
 //! latest epoch is the one Kafka logged when it became leader.
 
+// A test asserts by panicking: unwrap is how it says "this must hold".
+#![allow(clippy::unwrap_used)]
+
 use std::path::Path;
 use std::process::Command;
 

@@ -6,6 +6,9 @@
 //! outside the model; `NOT_MODELLED` lists the rows with no pure part and why.
 //! The final test checks that the tables cover every §7 ID exactly once.
 
+// A test asserts by panicking: unwrap is how it says "this must hold".
+#![allow(clippy::unwrap_used)]
+
 use std::collections::BTreeSet;
 
 use klf::analysis::epochs::{EpochCache, EpochEndOffset, EpochEntry, UNDEFINED_EPOCH};

@@ -429,8 +429,9 @@ fn normalize(r: &ReplicaLog) -> Normalized<'_> {
         findings.push(finding(
             FindingKind::BatchLayout,
             format!(
-                "batch {}..={} extends to or beyond the log end offset {leo}",
-                b.base_offset, b.last_offset
+                "batch [{}, {}) extends beyond the log end offset {leo}",
+                b.base_offset,
+                b.last_offset.saturating_add(1)
             ),
         ));
     }
@@ -853,8 +854,9 @@ pub fn diff_partition(input: &PartitionReplicas, options: &DiffOptions) -> Parti
             rf.push(finding(
                 FindingKind::TruncationInsideBatch,
                 format!(
-                    "truncation offset {truncation_offset} falls inside batch {}..={}; Kafka removes the whole batch",
-                    b.base_offset, b.last_offset
+                    "truncation offset {truncation_offset} falls inside batch [{}, {}); Kafka removes the whole batch",
+                    b.base_offset,
+                    b.last_offset.saturating_add(1)
                 ),
             ));
         }

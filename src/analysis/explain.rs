@@ -202,15 +202,15 @@ pub fn loss_story(loss: &PartitionLoss) -> Vec<String> {
             )
         };
         let seq = if p.first_sequence >= 0 {
-            format!(", sequences {}..={}", p.first_sequence, p.last_sequence)
+            format!(", sequences {} to {}", p.first_sequence, p.last_sequence)
         } else {
             String::new()
         };
         lines.push(format!(
-            "{who}: {} lost, offsets {}..={}{seq}{}",
+            "{who}: {} lost, offsets [{}, {}){seq}{}",
             plural(p.records, "record", "records"),
             p.first_offset,
-            p.last_offset,
+            p.last_offset.saturating_add(1),
             if p.transactional {
                 " (transactional)"
             } else {

@@ -152,8 +152,10 @@ fn compare(spans: &[EpochSpan], cp: &[(i32, i64)], log: &ReplicaLog, out: &mut V
                 code: "epoch-missing-from-checkpoint",
                 epoch: Some(s.epoch),
                 message: format!(
-                    "batches of epoch {} (offsets {}..={}) have no checkpoint entry",
-                    s.epoch, s.start_offset, s.end_offset
+                    "batches of epoch {} (offsets [{}, {})) have no checkpoint entry",
+                    s.epoch,
+                    s.start_offset,
+                    s.end_offset.saturating_add(1)
                 ),
             }),
             Some(&(_, start)) => {

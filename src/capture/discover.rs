@@ -974,7 +974,7 @@ impl Discovery {
         let Ok(meta) = fs::metadata(path) else {
             return;
         };
-        if meta.len() != 0 || pending.is_some() {
+        if !meta.is_empty() || pending.is_some() {
             return;
         }
         match kind {

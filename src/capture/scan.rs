@@ -19,8 +19,6 @@
 //! also compares the shared prefix batch by batch, which the window takes on
 //! trust from the checkpoints.
 
-use std::path::PathBuf;
-
 use rayon::prelude::*;
 
 use crate::capture::discover::Replica;
@@ -45,11 +43,7 @@ pub fn tail_end(r: &Replica) -> Result<(i64, u64), String> {
     let Some(seg) = r.segments.iter().rev().find(|s| s.log.is_some()) else {
         return Ok((r.log_start_offset.unwrap_or(0), 0));
     };
-    let path = seg
-        .log
-        .as_ref()
-        .map(PathBuf::as_path)
-        .unwrap_or(std::path::Path::new(""));
+    let path = seg.log.as_deref().unwrap_or(std::path::Path::new(""));
     let bytes = crate::capture::vfs::open(path)
         .map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
     let start = start_position(seg, &bytes, i64::MAX);

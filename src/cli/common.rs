@@ -404,21 +404,6 @@ pub fn missing_hint(p: &Path, e: &io::Error) -> String {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn colour_follows_flag_terminal_and_no_color() {
-        assert!(ColorChoice::Auto.enabled(true, None));
-        assert!(ColorChoice::Auto.enabled(true, Some("")));
-        assert!(!ColorChoice::Auto.enabled(true, Some("1")));
-        assert!(!ColorChoice::Auto.enabled(false, None));
-        assert!(ColorChoice::Always.enabled(false, Some("1")));
-        assert!(!ColorChoice::Never.enabled(true, None));
-    }
-}
-
 /// The `Inputs:` section of the `--help` (and man page) of every command
 /// that reads captures, for `concat!` into their `AFTER_HELP`.
 macro_rules! inputs_help {
@@ -439,3 +424,18 @@ Inputs:
     };
 }
 pub(crate) use inputs_help;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn colour_follows_flag_terminal_and_no_color() {
+        assert!(ColorChoice::Auto.enabled(true, None));
+        assert!(ColorChoice::Auto.enabled(true, Some("")));
+        assert!(!ColorChoice::Auto.enabled(true, Some("1")));
+        assert!(!ColorChoice::Auto.enabled(false, None));
+        assert!(ColorChoice::Always.enabled(false, Some("1")));
+        assert!(!ColorChoice::Never.enabled(true, None));
+    }
+}

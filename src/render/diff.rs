@@ -435,12 +435,12 @@ fn write_lost(
     for p in &summary.by_producer {
         writeln!(
             w,
-            "    producer {} (epochs {:?}): {} records, offsets {}..={}, sequences {}..={}",
+            "    producer {} (epochs {:?}): {} records, offsets [{}, {}), sequences {} to {}",
             p.producer_id,
             p.producer_epochs,
             p.records,
             p.first_offset,
-            p.last_offset,
+            p.last_offset.saturating_add(1),
             p.first_sequence,
             p.last_sequence
         )?;

@@ -1250,7 +1250,7 @@ impl ChecksumsAhead {
         let done: Vec<(u64, bool)> = window
             .par_iter()
             .with_min_len(8)
-            .map(|b| (b.position as u64, b.is_valid()))
+            .map(|b| (b.position, b.is_valid()))
             .collect();
         self.ready.extend(done);
         self.ready

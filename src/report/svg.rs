@@ -358,8 +358,8 @@ fn lane(
             e.start_offset,
             e.records,
             markup(&format!(
-                "broker {broker}: epoch {} wrote offsets {}..{} ({} records, {} batches)",
-                e.epoch, e.start_offset, e.end_offset, e.records, e.batches
+                "broker {broker}: epoch {} wrote offsets [{}, {end}) ({} records, {} batches)",
+                e.epoch, e.start_offset, e.records, e.batches
             )),
             epoch_colour(e.epoch)
         );
@@ -386,7 +386,7 @@ fn lane(
             c.start,
             c.end,
             markup(&format!(
-                "broker {broker}: leader-epoch-checkpoint says epoch {} covers {}..{}, the batches disagree",
+                "broker {broker}: leader-epoch-checkpoint says epoch {} covers [{}, {}), the batches disagree",
                 c.epoch, c.start, c.end
             )),
             bar_y + bar_h + 13.0,
@@ -404,9 +404,9 @@ fn lane(
                 r.log_end_offset,
                 r.records_to_truncate,
                 markup(&format!(
-                    "broker {broker} loses offsets {}..{}: {} records, {} of them committed",
+                    "broker {broker} loses offsets [{}, {}): {} records, {} of them committed",
                     r.truncation_offset,
-                    r.log_end_offset - 1,
+                    r.log_end_offset,
                     r.records_to_truncate,
                     r.committed_records_to_truncate
                 )),
@@ -424,10 +424,10 @@ fn lane(
                 c.end,
                 c.records,
                 markup(&format!(
-                    "broker {broker}: {} COMMITTED records at offsets {}..{} are cut (acknowledged writes lost)",
+                    "broker {broker}: {} COMMITTED records at offsets [{}, {}) are cut (acknowledged writes lost)",
                     c.records,
                     c.start,
-                    c.end - 1
+                    c.end
                 )),
                 bar_y + bar_h + 2.0,
                 7.0

@@ -135,7 +135,7 @@ fn file_name_of(f: &str) -> &str {
 /// One finding.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Finding {
-    /// Stable code (see [`CHECKS`]).
+    /// Stable code (see [`CHECKS`](crate::analysis::check::CHECKS)).
     pub code: String,
     /// Severity.
     pub severity: Severity,
@@ -148,7 +148,7 @@ pub struct Finding {
     pub message: String,
     /// What it means and what to do.
     pub hint: String,
-    /// Accepted by the baseline (set by [`apply_baseline`]).
+    /// Accepted by the baseline (set by [`apply_baseline`](crate::analysis::check::apply_baseline)).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub baselined: bool,
 }

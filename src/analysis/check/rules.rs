@@ -286,7 +286,7 @@ pub fn check_offsets(replica: &Replica, base: &Location, r: &mut ReplicaResult) 
                     ..cp_file(rp_file)
                 },
                 format!(
-                    "recovery point {rp} is below the log end offset {leo}: offsets {rp}..{leo} were not known flushed"
+                    "recovery point {rp} is below the log end offset {leo}: offsets [{rp}, {leo}) were not known flushed"
                 ),
             ));
         }
@@ -411,9 +411,9 @@ pub fn check_partition(
                             l.file = r.files.get(b.file).map(|p| display(p));
                             l.position = Some(b.position);
                             format!(
-                                "batch {}..={} (epoch {}, crc {:#010x})",
+                                "batch [{}, {}) (epoch {}, crc {:#010x})",
                                 b.summary.base_offset,
-                                b.summary.last_offset,
+                                b.summary.last_offset.saturating_add(1),
                                 b.summary.partition_leader_epoch,
                                 b.summary.crc
                             )
@@ -422,7 +422,10 @@ pub fn check_partition(
                     };
                     let theirs = match best {
                         Some((b, last, e, crc)) => {
-                            format!("batch {b}..={last} (epoch {e}, crc {crc:#010x})")
+                            format!(
+                                "batch [{b}, {}) (epoch {e}, crc {crc:#010x})",
+                                last.saturating_add(1)
+                            )
                         }
                         None => "no batch starting there".to_string(),
                     };

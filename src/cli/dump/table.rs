@@ -129,7 +129,7 @@ fn log_tables(
                 }
                 batches.add_row(vec![
                     v.position.to_string(),
-                    format!("{}..{}", v.base_offset(), v.last_offset()),
+                    format!("[{}, {})", v.base_offset(), v.last_offset().saturating_add(1)),
                     v.records_count().to_string(),
                     b.size_in_bytes().to_string(),
                     v.magic().to_string(),

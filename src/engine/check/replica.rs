@@ -588,8 +588,9 @@ fn check_indexes(
                                 s,
                                 Some(offset),
                                 format!(
-                                    "entry {n}: offset {offset} does not fit the batch at position {position} (offsets {}..={})",
-                                    b.base_offset, b.last_offset
+                                    "entry {n}: offset {offset} does not fit the batch at position {position} (offsets [{}, {}))",
+                                    b.base_offset,
+                                    b.last_offset.saturating_add(1)
                                 ),
                             );
                         }
