@@ -14,6 +14,7 @@
 //! many bytes it skipped. CRC mismatches do not stop iteration (Kafka prints
 //! them as `isvalid: false`); [`Batch::check_crc`] reports them.
 
+use super::bytes;
 use super::codec::{self, Codec};
 pub use super::framing::{TimestampType, LOG_OVERHEAD};
 use super::legacy::LegacyEntry;
@@ -30,19 +31,20 @@ pub const MIN_SIZE_FIELD: i32 = 14;
 /// timestamp delta, offset delta, key length, value length and header count.
 pub const MIN_RECORD_SIZE: usize = 7;
 
+// Fields of a slice already known to hold them (the 61-byte header, an
+// entry whose size was checked), read through the one checked reader: the
+// fallback is never taken.
 #[inline]
 fn be_i64(b: &[u8], at: usize) -> i64 {
-    let mut a = [0u8; 8];
-    a.copy_from_slice(&b[at..at + 8]);
-    i64::from_be_bytes(a)
+    bytes::be_i64(b, at).unwrap_or(-1)
 }
 #[inline]
 fn be_i32(b: &[u8], at: usize) -> i32 {
-    i32::from_be_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]])
+    bytes::be_i32(b, at).unwrap_or(-1)
 }
 #[inline]
 fn be_i16(b: &[u8], at: usize) -> i16 {
-    i16::from_be_bytes([b[at], b[at + 1]])
+    bytes::be_i16(b, at).unwrap_or(-1)
 }
 
 /// A v2 record batch: a view over its 61-byte header and its bytes.

@@ -193,7 +193,7 @@ fn snappy(input: &[u8], out: &mut Vec<u8>, cap: usize) -> Result<(), ParseError>
             // Fewer than 4 bytes left: end of stream (trailing bytes ignored).
             return Ok(());
         };
-        let len = i32::from_be_bytes([len_bytes[0], len_bytes[1], len_bytes[2], len_bytes[3]]);
+        let len = super::bytes::be_i32(len_bytes, 0).unwrap_or(-1);
         if len_bytes == &SNAPPY_MAGIC[..4] {
             // A concatenated stream: a new 16-byte header starts here.
             let Some(header) = input.get(pos..pos + 16) else {
@@ -205,7 +205,7 @@ fn snappy(input: &[u8], out: &mut Vec<u8>, cap: usize) -> Result<(), ParseError>
             if header[..8] != SNAPPY_MAGIC {
                 return Ok(());
             }
-            let version = i32::from_be_bytes([header[8], header[9], header[10], header[11]]);
+            let version = super::bytes::be_i32(header, 8).unwrap_or(-1);
             if version < 1 {
                 return Err(ParseError::new(
                     pos as u64,

@@ -14,21 +14,7 @@ pub const OFFSET_ENTRY_SIZE: usize = 8;
 /// Size of a time index entry.
 pub const TIME_ENTRY_SIZE: usize = 12;
 
-#[inline]
-fn be_i32(b: &[u8], at: usize) -> i32 {
-    match b.get(at..at + 4) {
-        Some(s) => i32::from_be_bytes([s[0], s[1], s[2], s[3]]),
-        None => 0,
-    }
-}
-
-#[inline]
-fn be_i64(b: &[u8], at: usize) -> i64 {
-    match b.get(at..at + 8) {
-        Some(s) => i64::from_be_bytes(s.try_into().unwrap_or([0; 8])),
-        None => 0,
-    }
-}
+use super::bytes::{be_i32, be_i64};
 
 /// An offset index entry: absolute offset and position in the `.log`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -114,20 +100,18 @@ impl<'a> OffsetIndex<'a> {
     pub fn entries(&self) -> usize {
         self.data.len() / OFFSET_ENTRY_SIZE
     }
-    /// Stored relative offset of slot `n`.
-    pub fn relative_offset(&self, n: usize) -> i32 {
-        be_i32(self.data, n * OFFSET_ENTRY_SIZE)
+    /// Stored relative offset of slot `n` (`None` past the end).
+    pub fn relative_offset(&self, n: usize) -> Option<i32> {
+        be_i32(self.data, n.checked_mul(OFFSET_ENTRY_SIZE)?)
     }
     /// Slot `n` (`None` past the end).
     pub fn entry(&self, n: usize) -> Option<OffsetPosition> {
-        if n >= self.entries() {
-            return None;
-        }
+        let at = n.checked_mul(OFFSET_ENTRY_SIZE)?;
         Some(OffsetPosition {
             offset: self
                 .base_offset
-                .wrapping_add(self.relative_offset(n) as i64),
-            position: be_i32(self.data, n * OFFSET_ENTRY_SIZE + 4),
+                .wrapping_add(i64::from(self.relative_offset(n)?)),
+            position: be_i32(self.data, at.checked_add(4)?)?,
         })
     }
     /// All slots.
@@ -176,8 +160,9 @@ impl<'a> OffsetIndex<'a> {
     pub fn valid_entries(&self, log_len: Option<u64>) -> usize {
         let mut prev: Option<i64> = None;
         for n in 0..self.entries() {
-            let rel = self.relative_offset(n);
-            let Some(e) = self.entry(n) else { break };
+            let (Some(rel), Some(e)) = (self.relative_offset(n), self.entry(n)) else {
+                break;
+            };
             if rel < 1 || e.position < 0 {
                 return n;
             }
@@ -214,20 +199,17 @@ impl<'a> TimeIndex<'a> {
     pub fn entries(&self) -> usize {
         self.data.len() / TIME_ENTRY_SIZE
     }
-    /// Stored relative offset of slot `n`.
-    pub fn relative_offset(&self, n: usize) -> i32 {
-        be_i32(self.data, n * TIME_ENTRY_SIZE + 8)
+    /// Stored relative offset of slot `n` (`None` past the end).
+    pub fn relative_offset(&self, n: usize) -> Option<i32> {
+        be_i32(self.data, n.checked_mul(TIME_ENTRY_SIZE)?.checked_add(8)?)
     }
     /// Slot `n` (`None` past the end).
     pub fn entry(&self, n: usize) -> Option<TimestampOffset> {
-        if n >= self.entries() {
-            return None;
-        }
         Some(TimestampOffset {
-            timestamp: be_i64(self.data, n * TIME_ENTRY_SIZE),
+            timestamp: be_i64(self.data, n.checked_mul(TIME_ENTRY_SIZE)?)?,
             offset: self
                 .base_offset
-                .wrapping_add(self.relative_offset(n) as i64),
+                .wrapping_add(i64::from(self.relative_offset(n)?)),
         })
     }
     /// All slots.
@@ -282,8 +264,9 @@ impl<'a> TimeIndex<'a> {
     pub fn valid_entries(&self) -> usize {
         let mut prev: Option<TimestampOffset> = None;
         for n in 0..self.entries() {
-            let Some(e) = self.entry(n) else { break };
-            let rel = self.relative_offset(n);
+            let (Some(e), Some(rel)) = (self.entry(n), self.relative_offset(n)) else {
+                break;
+            };
             if rel < 0 || (n > 0 && rel == 0) {
                 return n;
             }

@@ -19,11 +19,7 @@ pub const HEADER_SIZE_V1: usize = 14;
 /// Smallest valid message (v0 overhead).
 pub const RECORD_OVERHEAD_V0: usize = 14;
 
-#[inline]
-fn be_i32(b: &[u8], at: usize) -> Option<i32> {
-    let s = b.get(at..at.checked_add(4)?)?;
-    Some(i32::from_be_bytes([s[0], s[1], s[2], s[3]]))
-}
+use super::bytes::{be_i32, be_i64};
 
 /// One legacy message (the bytes after the entry's offset and size).
 #[derive(Debug, Clone, Copy)]
@@ -88,9 +84,7 @@ impl<'a> LegacyRecord<'a> {
         if let Some((ts, TimestampType::LogAppendTime)) = self.wrapper {
             return ts;
         }
-        self.buf
-            .get(6..14)
-            .map_or(-1, |s| i64::from_be_bytes(s.try_into().unwrap_or([0; 8])))
+        self.buf.get(6..14).and_then(|s| be_i64(s, 0)).unwrap_or(-1)
     }
     fn key_size_offset(&self) -> usize {
         if self.magic() == 0 {
@@ -259,8 +253,8 @@ impl<'a> LegacyEntry<'a> {
         let mut p = 0usize;
         let mut last_inner: Option<i64> = None;
         while let Some(h) = buf.get(p..p + LOG_OVERHEAD) {
-            let off = i64::from_be_bytes(h[..8].try_into().unwrap_or([0; 8]));
-            let size = i32::from_be_bytes([h[8], h[9], h[10], h[11]]);
+            let off = be_i64(h, 0).unwrap_or(-1);
+            let size = be_i32(h, 8).unwrap_or(-1);
             if size < RECORD_OVERHEAD_V0 as i32 {
                 return Err(ParseError::new(
                     pos,
@@ -346,8 +340,8 @@ impl<'a> Iterator for LegacyRecords<'a> {
             return None;
         }
         let h = self.buf.get(self.cur..self.cur + LOG_OVERHEAD)?;
-        let off = i64::from_be_bytes(h[..8].try_into().unwrap_or([0; 8]));
-        let size = i32::from_be_bytes([h[8], h[9], h[10], h[11]]) as usize;
+        let off = be_i64(h, 0).unwrap_or(-1);
+        let size = be_i32(h, 8).unwrap_or(-1) as usize;
         let start = self.cur + LOG_OVERHEAD;
         let msg = self.buf.get(start..start + size)?;
         self.cur = start + size;

@@ -9,6 +9,7 @@ pub use error::ParseError;
 
 // Log segments.
 pub mod batch;
+pub mod bytes;
 pub mod codec;
 pub mod framing;
 pub mod legacy;

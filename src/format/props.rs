@@ -275,11 +275,8 @@ impl Uuid {
 
     /// The two 64-bit halves, as Kafka prints them in some logs.
     pub fn halves(&self) -> (i64, i64) {
-        let mut hi = [0u8; 8];
-        let mut lo = [0u8; 8];
-        hi.copy_from_slice(&self.0[..8]);
-        lo.copy_from_slice(&self.0[8..]);
-        (i64::from_be_bytes(hi), i64::from_be_bytes(lo))
+        let half = |at| crate::format::bytes::be_i64(&self.0, at).unwrap_or(0);
+        (half(0), half(8))
     }
 }
 

@@ -5,7 +5,8 @@
 //! exactly `length` bytes, header counts and header key lengths must not be
 //! negative, and a negative key or value length means null.
 
-use super::varint::{Cursor, VarintError};
+use super::bytes::Cursor;
+use super::varint::VarintError;
 
 /// What a batch contributes to the values of its records.
 #[derive(Debug, Clone, Copy)]
@@ -400,7 +401,7 @@ mod tests {
 /// Control records: the record key names the type; the value layout depends
 /// on it (transaction markers, KRaft control messages).
 pub mod control {
-    use crate::format::varint::Cursor;
+    use crate::format::bytes::Cursor;
     use std::borrow::Cow;
 
     /// Kafka's `ControlRecordType` ids.
@@ -464,11 +465,11 @@ pub mod control {
             )
             .into());
         }
-        let version = i16::from_be_bytes([key[0], key[1]]);
+        let version = crate::format::bytes::be_i16(key, 0).unwrap_or(-1);
         if version < 0 {
             return Err(format!("invalid version found for control record: {version}").into());
         }
-        Ok(i16::from_be_bytes([key[2], key[3]]))
+        Ok(crate::format::bytes::be_i16(key, 2).unwrap_or(-1))
     }
 
     /// A transaction marker's coordinator epoch (`EndTransactionMarker`):

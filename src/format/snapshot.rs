@@ -4,6 +4,7 @@
 //! i32, lastOffset i64, offsetDelta i32, timestamp i64, coordinatorEpoch
 //! i32, currentTxnFirstOffset i64).
 
+use super::bytes::{be_i16, be_i32, be_i64, be_u32};
 use crate::format::ParseError;
 
 /// Byte position where the CRC-covered part (entry count + entries) starts.
@@ -89,10 +90,9 @@ impl ProducerSnapshot {
     }
 }
 
-fn be<const N: usize>(data: &[u8], pos: usize) -> Result<[u8; N], ParseError> {
-    data.get(pos..pos + N)
-        .and_then(|s| s.try_into().ok())
-        .ok_or_else(|| ParseError::new(pos as u64, "Snapshot failed schema validation: null"))
+/// A field the schema requires: Kafka's message for a read past the end.
+fn need<T>(v: Option<T>, pos: usize) -> Result<T, ParseError> {
+    v.ok_or_else(|| ParseError::new(pos as u64, "Snapshot failed schema validation: null"))
 }
 
 /// Parses a snapshot file's structure (version, count, entries). Schema
@@ -101,15 +101,15 @@ fn be<const N: usize>(data: &[u8], pos: usize) -> Result<[u8; N], ParseError> {
 /// not enforced here; call [`ProducerSnapshot::check_crc`] (or
 /// [`read_producer_snapshot`]) for Kafka's full check.
 pub fn parse_producer_snapshot(data: &[u8]) -> Result<ProducerSnapshot, ParseError> {
-    let version = i16::from_be_bytes(be(data, 0)?);
+    let version = need(be_i16(data, 0), 0)?;
     if version != VERSION {
         return Err(ParseError::new(
             0,
             format!("Snapshot failed schema validation: Snapshot contained an unknown file version {version}"),
         ));
     }
-    let crc = u32::from_be_bytes(be(data, 2)?);
-    let count = i32::from_be_bytes(be(data, 6)?);
+    let crc = need(be_u32(data, 2), 2)?;
+    let count = need(be_i32(data, 6), 6)?;
     let body = &data[10..];
     if count < 0 {
         return Err(ParseError::new(
@@ -130,11 +130,11 @@ pub fn parse_producer_snapshot(data: &[u8]) -> Result<ProducerSnapshot, ParseErr
     let mut entries = Vec::with_capacity((count as usize).min(body.len() / ENTRY_SIZE + 1));
     let mut pos = 10usize;
     for _ in 0..count {
-        let i64_at = |o: usize| be::<8>(data, pos + o).map(i64::from_be_bytes);
-        let i32_at = |o: usize| be::<4>(data, pos + o).map(i32::from_be_bytes);
+        let i64_at = |o: usize| need(be_i64(data, pos + o), pos + o);
+        let i32_at = |o: usize| need(be_i32(data, pos + o), pos + o);
         entries.push(ProducerEntry {
             producer_id: i64_at(0)?,
-            producer_epoch: be::<2>(data, pos + 8).map(i16::from_be_bytes)?,
+            producer_epoch: need(be_i16(data, pos + 8), pos + 8)?,
             last_sequence: i32_at(10)?,
             last_offset: i64_at(14)?,
             offset_delta: i32_at(22)?,

@@ -41,15 +41,12 @@ impl AbortedTxn {
     }
 
     fn from_bytes(position: u64, b: &[u8; ENTRY_SIZE]) -> Self {
-        let be64 = |o: usize| {
-            let mut a = [0u8; 8];
-            a.copy_from_slice(&b[o..o + 8]);
-            i64::from_be_bytes(a)
-        };
+        // Fields of a whole entry: the checked reads cannot fail.
+        let be64 = |o: usize| super::bytes::be_i64(b, o).unwrap_or(-1);
         AbortedTxn {
             position,
             version: b[0] as i8,
-            raw_version: i16::from_be_bytes([b[0], b[1]]),
+            raw_version: super::bytes::be_i16(b, 0).unwrap_or(-1),
             producer_id: be64(2),
             first_offset: be64(10),
             last_offset: be64(18),
