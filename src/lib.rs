@@ -27,7 +27,7 @@
 //! the metadata log, consumer group commits) and [`analysis`] (pure
 //! functions over the model: diff, truncation, loss, timeline, check rules),
 //! [`engine`] (every pipeline: what the commands run), [`render`] and
-//! [`report`] (facts to text, JSON, JUnit and HTML). `tests/layers.rs`
+//! [`report`] (facts to text, JSON, JUnit and HTML). `tests/it/layers.rs`
 //! keeps it so.
 
 pub mod analysis;

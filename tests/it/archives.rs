@@ -10,6 +10,7 @@
 // A test asserts by panicking: unwrap is how it says "this must hold".
 #![allow(clippy::unwrap_used)]
 
+use super::common::kafka;
 use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -17,12 +18,6 @@ use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 const KLF: &str = env!("CARGO_BIN_EXE_klf");
-
-fn kafka(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("testdata/kafka")
-        .join(name)
-}
 
 fn temp_dir(tag: &str) -> PathBuf {
     static N: AtomicUsize = AtomicUsize::new(0);

@@ -13,13 +13,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+use super::common::kafka;
 use serde_json::Value;
-
-fn kafka(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("testdata/kafka")
-        .join(name)
-}
 
 struct Run {
     code: Option<i32>,

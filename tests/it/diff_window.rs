@@ -4,22 +4,12 @@
 // A test asserts by panicking: unwrap is how it says "this must hold".
 #![allow(clippy::unwrap_used)]
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
+use super::common::{captures, copy_tree};
 use klf::analysis::diff::{PartitionDiff, ScanMode};
 use klf::capture::discover::discover;
 use klf::engine::{diff_capture, DiffRequest, ReadMode};
-
-fn captures() -> Vec<PathBuf> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/kafka");
-    let mut v: Vec<PathBuf> = std::fs::read_dir(&root)
-        .unwrap()
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.join("scenario.json").exists())
-        .collect();
-    v.sort();
-    v
-}
 
 /// The diff of every partition, through the engine as `klf diff` runs it
 /// (reference from the metadata log), with its loss as JSON.
@@ -147,19 +137,4 @@ fn a_missing_checkpoint_means_a_full_read() {
     );
     assert_eq!(w[0].replicas, f[0].replicas);
     std::fs::remove_dir_all(&tmp).unwrap();
-}
-
-fn copy_tree(src: &Path, dst: &Path) {
-    std::fs::create_dir_all(dst).unwrap();
-    for e in std::fs::read_dir(src).unwrap() {
-        let e = e.unwrap();
-        let to = dst.join(e.file_name());
-        if e.file_type().unwrap().is_dir() {
-            if e.file_name() != "golden" {
-                copy_tree(&e.path(), &to);
-            }
-        } else {
-            std::fs::copy(e.path(), &to).unwrap();
-        }
-    }
 }

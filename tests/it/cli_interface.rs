@@ -5,11 +5,10 @@
 // A test asserts by panicking: unwrap is how it says "this must hold".
 #![allow(clippy::unwrap_used)]
 
+use super::common::{kafka, klf, root, text, KLF};
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::process::{Command, Output};
-
-const KLF: &str = env!("CARGO_BIN_EXE_klf");
 
 /// The subcommands `klf --help` lists; every one must have a man page.
 fn subcommands() -> Vec<String> {
@@ -28,26 +27,6 @@ fn subcommands() -> Vec<String> {
         );
     }
     v
-}
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn kafka(name: &str) -> PathBuf {
-    root().join("testdata/kafka").join(name)
-}
-
-fn klf(args: &[&str]) -> Output {
-    Command::new(KLF)
-        .args(args)
-        .env_remove("NO_COLOR")
-        .output()
-        .expect("run klf")
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
 }
 
 /// Long options in `--help` output: `--name` at the start of an option line.

@@ -7,22 +7,11 @@
 #![allow(clippy::unwrap_used)]
 
 use std::io::Read;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::path::Path;
+use std::process::{Command, Stdio};
 
+use super::common::{captures, copy_tree, kafka, klf, scratch, KLF};
 use serde_json::Value;
-
-const KLF: &str = env!("CARGO_BIN_EXE_klf");
-
-fn kafka(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("testdata/kafka")
-        .join(name)
-}
-
-fn klf(args: &[&str]) -> Output {
-    Command::new(KLF).args(args).output().expect("run klf")
-}
 
 fn json(args: &[&str]) -> (Option<i32>, Value) {
     let o = klf(args);
@@ -33,23 +22,6 @@ fn json(args: &[&str]) -> (Option<i32>, Value) {
         )
     });
     (o.status.code(), v)
-}
-
-fn captures() -> Vec<PathBuf> {
-    let mut v: Vec<PathBuf> = std::fs::read_dir(kafka(""))
-        .unwrap()
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.join("scenario.json").exists())
-        .collect();
-    v.sort();
-    v
-}
-
-fn scratch(tag: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("klf-loss-{tag}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
 }
 
 /// The unclean capture: broker 1 holds [100, 250), broker 2 a copy of
@@ -411,21 +383,6 @@ fn outputs_never_land_in_the_evidence() {
         .unwrap()
         .starts_with("<!DOCTYPE html>"));
     std::fs::remove_dir_all(&tmp).unwrap();
-}
-
-fn copy_tree(src: &Path, dst: &Path) {
-    std::fs::create_dir_all(dst).unwrap();
-    for e in std::fs::read_dir(src).unwrap() {
-        let e = e.unwrap();
-        let to = dst.join(e.file_name());
-        if e.file_type().unwrap().is_dir() {
-            if e.file_name() != "golden" {
-                copy_tree(&e.path(), &to);
-            }
-        } else {
-            std::fs::copy(e.path(), &to).unwrap();
-        }
-    }
 }
 
 fn copy_without(src: &Path, dst: &Path, skip: &dyn Fn(&Path) -> bool) {

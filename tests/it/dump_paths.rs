@@ -20,6 +20,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+use super::common::root;
 use klf::format::checkpoint::{
     parse_clean_shutdown, parse_leader_epoch_checkpoint_lenient, parse_offset_checkpoint_lenient,
     CleanShutdown, OffsetCheckpointKind,
@@ -28,10 +29,6 @@ use klf::format::props::{parse_meta_properties, parse_partition_metadata, parse_
 use serde_json::Value;
 
 const KLF: &str = env!("CARGO_BIN_EXE_klf");
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
 
 fn kafka_dir() -> PathBuf {
     root().join("testdata").join("kafka")

@@ -1,0 +1,67 @@
+//! Helpers every test module shares.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// The binary under test.
+pub const KLF: &str = env!("CARGO_BIN_EXE_klf");
+
+/// The repository root.
+pub fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// A committed real-Kafka capture: `testdata/kafka/NAME`.
+pub fn kafka(name: &str) -> PathBuf {
+    root().join("testdata/kafka").join(name)
+}
+
+/// Every committed capture (a folder with a `scenario.json`), sorted.
+pub fn captures() -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(root().join("testdata/kafka"))
+        .unwrap()
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.join("scenario.json").is_file())
+        .collect();
+    v.sort();
+    v
+}
+
+/// Runs `klf ARGS...` (colour as on a pipe) and waits for it.
+pub fn klf(args: &[&str]) -> Output {
+    Command::new(KLF)
+        .args(args)
+        .env_remove("NO_COLOR")
+        .output()
+        .expect("run klf")
+}
+
+/// A new, empty folder under the system's temporary directory, unique to
+/// this process and `tag`.
+pub fn scratch(tag: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("klf-test-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// A copy of the tree at `src` in `dst`, without `golden/` folders.
+pub fn copy_tree(src: &Path, dst: &Path) {
+    std::fs::create_dir_all(dst).unwrap();
+    for e in std::fs::read_dir(src).unwrap() {
+        let e = e.unwrap();
+        let to = dst.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            if e.file_name() != "golden" {
+                copy_tree(&e.path(), &to);
+            }
+        } else {
+            std::fs::copy(e.path(), &to).unwrap();
+        }
+    }
+}
+
+/// Bytes as text, lossily.
+pub fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}

@@ -1,0 +1,32 @@
+//! klf's integration tests, one binary: the real binary run against the
+//! real-Kafka captures under `testdata/kafka/` (and, in CI, the captures a
+//! fresh Kafka run just made, `KLF_FRESH_CAPTURES`), the library's
+//! pipelines, hostile inputs, and the source's own structure. Shared
+//! helpers are in `common`. Run one module with `cargo test --test it
+//! MODULE::`.
+
+// A test asserts by panicking: unwrap is how it says "this must hold".
+#![allow(clippy::unwrap_used)]
+
+mod common;
+
+mod archives;
+mod aux_golden;
+mod capture_discovery;
+mod check;
+mod cli_interface;
+mod diff_model;
+mod diff_window;
+mod dump_corrupt;
+mod dump_golden;
+mod dump_paths;
+mod evidence_untouched;
+mod hostile_input;
+mod hostile_paths;
+mod kafka_truncation;
+mod layers;
+mod loss;
+mod report;
+mod terminal_safety;
+mod timeline;
+mod truncation_vectors;
