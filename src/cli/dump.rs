@@ -41,7 +41,9 @@ use super::common::{Output, Status};
 pub enum Format {
     /// kafka-dump-log's text, byte for byte.
     Kafka,
-    /// JSON Lines: one object per file, batch, record, index entry or problem.
+    /// JSON Lines: one object per file, batch, record, index entry or problem
+    /// (`jsonl` is the same).
+    #[value(alias = "jsonl")]
     Json,
     /// Human-readable tables.
     Table,

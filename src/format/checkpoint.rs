@@ -779,13 +779,13 @@ fn java_ws_split(line: &str, base: u64) -> Vec<(u64, &str)> {
 
 /// Java's `Integer.parseInt(s)` for ASCII digits: optional `+`/`-`, then at
 /// least one digit, in range.
-pub(crate) fn java_parse_int(s: &str) -> Result<i32, &'static str> {
+pub fn java_parse_int(s: &str) -> Result<i32, &'static str> {
     let v = java_parse_long(s)?;
     i32::try_from(v).map_err(|_| "out of 32-bit range")
 }
 
 /// Java's `Long.parseLong(s)` for ASCII digits.
-pub(crate) fn java_parse_long(s: &str) -> Result<i64, &'static str> {
+pub fn java_parse_long(s: &str) -> Result<i64, &'static str> {
     let bytes = s.as_bytes();
     let (neg, digits) = match bytes.first() {
         None => return Err("empty"),

@@ -222,3 +222,24 @@ pub fn node_id_from_folder_name(name: &str) -> Option<i32> {
     }
     name[digits_start..].parse().ok()
 }
+
+/// The base offset Kafka reads from a segment file name: the text before the
+/// first `.`, as a long.
+pub fn base_offset_of(name: &str) -> Option<i64> {
+    crate::format::checkpoint::java_parse_long(name.split('.').next().unwrap_or("")).ok()
+}
+
+/// (end offset, epoch) of a KRaft snapshot name, `<20 digits>-<10
+/// digits>.checkpoint`.
+pub fn parse_checkpoint_name(file_name: &str) -> Option<(i64, i32)> {
+    let stem = file_name.strip_suffix(".checkpoint")?;
+    let (o, e) = stem.split_once('-')?;
+    if o.len() != 20
+        || e.len() != 10
+        || !o.bytes().all(|b| b.is_ascii_digit())
+        || !e.bytes().all(|b| b.is_ascii_digit())
+    {
+        return None;
+    }
+    Some((o.parse().ok()?, e.parse().ok()?))
+}

@@ -265,21 +265,7 @@ pub fn java_file_display(path: &str) -> String {
     out
 }
 
-/// `java.lang.Long.parseLong` for ASCII input: optional sign, decimal digits,
-/// no overflow.
-pub fn java_parse_long(s: &str) -> Option<i64> {
-    let digits = s.strip_prefix(['+', '-']).unwrap_or(s);
-    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
-    }
-    s.parse::<i64>().ok()
-}
-
-/// The base offset Kafka reads from a segment file name: the text before the
-/// first `.`, as a long.
-pub fn base_offset_of(name: &str) -> Option<i64> {
-    java_parse_long(name.split('.').next().unwrap_or(""))
-}
+use crate::format::names::base_offset_of;
 
 // ------------------------------------------------------------------ writing
 
@@ -1120,7 +1106,7 @@ pub fn max_record_timestamp(
 /// `<20-digit offset>-<10-digit epoch>.checkpoint`, parsed as Kafka's
 /// `Snapshots.parse` does.
 pub fn snapshot_id(name: &str) -> Option<(i64, i32)> {
-    let offset = java_parse_long(name.get(..20)?)?;
+    let offset = crate::format::checkpoint::java_parse_long(name.get(..20)?).ok()?;
     let epoch = name.get(21..31)?;
     let digits = epoch.strip_prefix(['+', '-']).unwrap_or(epoch);
     if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {

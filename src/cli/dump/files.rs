@@ -15,7 +15,7 @@ use klf::format::props::{parse_partition_metadata, parse_properties, MetaPropert
 use klf::format::snapshot::parse_producer_snapshot;
 use klf::format::txnindex::{parse_txn_index, CURRENT_VERSION, ENTRY_SIZE};
 use klf::format::ParseError;
-use klf::render::kafka::base_offset_of;
+use klf::format::names::base_offset_of;
 
 use super::{Kind, TextKind};
 

@@ -13,7 +13,8 @@ use klf::capture::mmap::FileBytes;
 use klf::format::batch::{Batch, SegmentIter, TailKind};
 use klf::format::index::{OffsetIndex, TimeIndex};
 use klf::format::ParseError;
-use klf::render::kafka::{base64_std, base_offset_of, control_record_text, FileNames, Options};
+use klf::format::names::base_offset_of;
+use klf::render::kafka::{base64_std, control_record_text, FileNames, Options};
 
 use klf::render::kafka_aux::AuxDecoder;
 

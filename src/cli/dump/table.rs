@@ -10,7 +10,8 @@ use comfy_table::{presets::UTF8_FULL_CONDENSED, ContentArrangement, Table};
 use klf::format::batch::{Batch, SegmentIter};
 use klf::format::index::{OffsetIndex, TimeIndex};
 use klf::format::ParseError;
-use klf::render::kafka::{base_offset_of, FileNames, Options};
+use klf::format::names::base_offset_of;
+use klf::render::kafka::{FileNames, Options};
 use klf::render::kafka_aux::AuxDecoder;
 use serde_json::{Map, Value};
 

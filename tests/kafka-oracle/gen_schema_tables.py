@@ -1,0 +1,394 @@
+#!/usr/bin/env python3
+"""Generates klf's message schema tables from Kafka's own JSON schemas.
+
+klf decodes `__cluster_metadata` records, KRaft control records,
+`__consumer_offsets`, `__transaction_state` and the consumer protocol's
+subscription and assignment with a small schema interpreter
+(src/format/metadata/schema.rs) driven by field tables. This script writes
+those tables,
+
+    src/format/metadata/tables.rs   metadata records, KRaft control records
+    src/format/internal/tables.rs   group and transaction coordinator records,
+                                    consumer protocol
+
+reading the JSON message schemas (`common/metadata/*.json`,
+`common/message/*.json`) straight out of the Kafka jars that
+`oracle.py setup` puts in tests/kafka-oracle/.cache/lib/ (the version pinned
+in pom.xml). Standard library only.
+
+    python3 tests/kafka-oracle/gen_schema_tables.py           rewrite the files
+    python3 tests/kafka-oracle/gen_schema_tables.py --check   exit 1 with a diff
+                                                              when they differ
+"""
+
+import argparse
+import difflib
+import json
+import os
+import re
+import sys
+import zipfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(HERE))
+LIB = os.path.join(HERE, ".cache", "lib")
+SCRIPT = "tests/kafka-oracle/gen_schema_tables.py"
+
+
+def kafka_version():
+    pom = open(os.path.join(HERE, "pom.xml"), encoding="utf-8").read()
+    return re.search(r"<kafka.version>([^<]+)</kafka.version>", pom).group(1)
+
+
+# ---------------------------------------------------------------- reading
+
+def strip_comments(text):
+    """Kafka's schema files are JSON with `//` line comments (outside strings)."""
+    out = []
+    i, n, in_string = 0, len(text), False
+    while i < n:
+        c = text[i]
+        if in_string:
+            out.append(c)
+            if c == "\\" and i + 1 < n:
+                out.append(text[i + 1])
+                i += 2
+                continue
+            if c == '"':
+                in_string = False
+            i += 1
+        elif c == '"':
+            in_string = True
+            out.append(c)
+            i += 1
+        elif text.startswith("//", i):
+            j = text.find("\n", i)
+            i = n if j < 0 else j
+        else:
+            out.append(c)
+            i += 1
+    return "".join(out)
+
+
+class Jar:
+    def __init__(self, lib, artifact, version):
+        self.file = f"{artifact}-{version}.jar"
+        path = os.path.join(lib, self.file)
+        if not os.path.exists(path):
+            print(f"{SCRIPT}: {path} is missing; run "
+                  "`python3 tests/kafka-oracle/oracle.py setup` first", file=sys.stderr)
+            sys.exit(2)
+        self.zip = zipfile.ZipFile(path)
+
+    def schemas(self, folder, names=None):
+        """The message schemas in `folder` of the jar (all, or those named),
+        sorted by message name."""
+        out = []
+        for entry in self.zip.namelist():
+            d, _, base = entry.rpartition("/")
+            if d != folder or not base.endswith(".json"):
+                continue
+            msg = json.loads(strip_comments(self.zip.read(entry).decode("utf-8")))
+            if names is None or msg["name"] in names:
+                out.append(msg)
+        if names is not None:
+            missing = set(names) - {m["name"] for m in out}
+            if missing:
+                raise ValueError(f"{self.file} has no {folder}/ schema for "
+                                 + ", ".join(sorted(missing)))
+        return sorted(out, key=lambda m: m["name"])
+
+
+# ---------------------------------------------------------------- mapping
+
+PRIMITIVES = {
+    "bool": "Bool", "int8": "I8", "int16": "I16", "uint16": "U16",
+    "int32": "I32", "uint32": "U32", "int64": "I64", "float64": "F64",
+    "uuid": "Uuid", "string": "Str", "bytes": "Bytes",
+}
+INTEGERS = {"int8", "int16", "uint16", "int32", "uint32", "int64"}
+
+
+def versions(spec):
+    """A Kafka version spec ("3", "0-2", "4+", "none") as a Rust `Vr`."""
+    if spec is None or spec == "none":
+        return "NONE"
+    spec = str(spec)
+    if spec.endswith("+"):
+        return f"Vr({int(spec[:-1])}, MAX)"
+    lo, _, hi = spec.partition("-")
+    return f"Vr({int(lo)}, {int(hi or lo)})"
+
+
+def rust_str(s):
+    out = []
+    for c in s:
+        if c in '"\\':
+            out.append("\\" + c)
+        elif c.isprintable():
+            out.append(c)
+        else:
+            out.append(f"\\u{{{ord(c):x}}}")
+    return '"' + "".join(out) + '"'
+
+
+def json_name(name):
+    """The key the generated JSON converters write: first letter lower-cased."""
+    return name[:1].lower() + name[1:]
+
+
+def constant(name):
+    """`KRaftVersionRecord` -> `KRAFT_VERSION_RECORD`: `_` before a capital
+    that follows a lower-case letter or digit (MetadataRecordType's rule)."""
+    out, prev_lower = [], False
+    for c in name:
+        if c.isupper() and prev_lower:
+            out.append("_")
+        prev_lower = c.islower() or c.isdigit()
+        out.append(c.upper())
+    return "".join(out)
+
+
+def default(field, type_name, is_array, is_struct):
+    """The Rust `Def` of a field, as the generated constructor initialises it:
+    only the string "null" means null; otherwise the type's zero unless the
+    schema gives a value (a JSON `null` there counts as no value)."""
+    value = field.get("default")
+    if value == "null":
+        return "Def::Null"
+    if is_array:
+        return "Def::Empty"
+    if is_struct:
+        return "Def::Struct"
+    if type_name == "bytes":
+        return "Def::Empty"
+    if type_name == "string":
+        return f"Def::Str({rust_str('' if value is None else str(value))})"
+    if type_name == "bool":
+        return "Def::Bool(true)" if str(value).lower() == "true" else "Def::Bool(false)"
+    if type_name in INTEGERS:
+        if value is None or value == "":
+            return "Def::Int(0)"
+        return f"Def::Int({value if isinstance(value, int) else int(str(value), 0)})"
+    if type_name == "float64":
+        return f"Def::F64({float(value or 0)!r})"
+    if type_name == "uuid":
+        if value not in (None, "", "AAAAAAAAAAAAAAAAAAAAAA"):
+            raise ValueError(f"field {field['name']}: uuid default {value!r} not supported")
+        return "Def::ZeroUuid"
+    raise ValueError(f"field {field['name']}: no default for type {type_name}")
+
+
+class Tables:
+    """Numbers the field tables of one group (`M_F1`, `M_F2`, ...): a
+    structure's nested structures come before it (depth first, in field
+    order), and a common structure gets its own copy at every use."""
+
+    def __init__(self, prefix):
+        self.prefix = prefix
+        self.statics = []  # (name, [field lines])
+
+    def struct(self, fields, common):
+        lines = [self.field(f, common) for f in fields]
+        name = f"{self.prefix}_F{len(self.statics) + 1}"
+        self.statics.append((name, lines))
+        return name
+
+    def field(self, f, common):
+        t = f["type"]
+        is_array = t.startswith("[]")
+        elem = t[2:] if is_array else t
+        is_struct = elem not in PRIMITIVES
+        if is_struct:
+            nested = f.get("fields")
+            if nested is None:
+                if elem not in common:
+                    raise ValueError(f"field {f['name']}: type {t} is neither a primitive "
+                                     "the interpreter knows nor a structure of the schema")
+                nested = common[elem]["fields"]
+            ty = f"Ty::Struct({self.struct(nested, common)})"
+        else:
+            ty = f"Ty::{PRIMITIVES[elem]}"
+        if is_array:
+            ty = f"Ty::Arr(&{ty})"
+        # A field without "versions" exists in its tagged versions (Kafka's
+        # FieldSpec rule).
+        ver = versions(f.get("versions", f.get("taggedVersions")))
+        tagged = versions(f.get("taggedVersions"))
+        tag = f.get("tag", 0) if tagged != "NONE" else 0
+        flex = f.get("flexibleVersions")
+        flex = "None" if flex is None else f"Some({versions(flex)})"
+        return (f"Field {{ name: {rust_str(json_name(f['name']))}, ty: {ty}, ver: {ver}, "
+                f"nullable: {versions(f.get('nullableVersions'))}, tagged: {tagged}, "
+                f"tag: {tag}, default: {default(f, elem, is_array, is_struct)}, flex: {flex} }},")
+
+    def message(self, msg):
+        common = {c["name"]: c for c in msg.get("commonStructs", [])}
+        return self.struct(msg["fields"], common)
+
+    def render(self):
+        out = []
+        for name, lines in self.statics:
+            if not lines:
+                out.append(f"static {name}: &[Field] = &[];")
+                continue
+            out.append(f"static {name}: &[Field] = &[")
+            out.extend("    " + line for line in lines)
+            out.append("];")
+        return out
+
+
+def schema_value(msg, fields):
+    return (f"Schema {{ name: {rust_str(msg['name'])}, api_key: {msg.get('apiKey', -1)}, "
+            f"valid: {versions(msg['validVersions'])}, "
+            f"flex: {versions(msg['flexibleVersions'])}, fields: {fields} }}")
+
+
+def schema_list(doc, name, entries):
+    """A `&[Schema]` static of (message, fields) pairs, by api key."""
+    out = [f"/// {doc}", f"pub(crate) static {name}: &[Schema] = &["]
+    for msg, fields in sorted(entries, key=lambda e: e[0]["apiKey"]):
+        out.append(f"    {schema_value(msg, fields)},")
+    out.append("];")
+    return out
+
+
+def named_schemas(entries):
+    """One `Schema` static per message, named after it, alphabetically."""
+    return [f"pub(crate) static {constant(msg['name'])}: Schema = {schema_value(msg, fields)};"
+            for msg, fields in sorted(entries, key=lambda e: e[0]["name"])]
+
+
+def wrap_comment(text, width=79):
+    words, lines, cur = text.split(), [], "//"
+    for w in words:
+        if len(cur) + 1 + len(w) > width and cur != "//":
+            lines.append(cur)
+            cur = "//"
+        cur += " " + w
+    lines.append(cur)
+    return lines
+
+
+# ---------------------------------------------------------------- the two files
+
+def metadata_tables(lib, version):
+    series = ".".join(version.split(".")[:2])
+    meta = Jar(lib, "kafka-metadata", version)
+    clients = Jar(lib, "kafka-clients", version)
+    records = meta.schemas("common/metadata")
+    control = clients.schemas("common/message", {
+        "KRaftVersionRecord", "LeaderChangeMessage", "SnapshotFooterRecord",
+        "SnapshotHeaderRecord", "VotersRecord"})
+
+    out = wrap_comment(
+        f"@generated by {SCRIPT} from the JSON message schemas in {meta.file} "
+        f"(common/metadata/*.json) and {clients.file} (common/message/"
+        + ", ".join(f"{m['name']}.json" for m in control)
+        + f"). Do not edit by hand: change the script and run it; CI runs it "
+        "with --check, which fails when this file differs from its output.")
+    out += [
+        "",
+        f"//! Field tables of the Kafka {series} metadata record schemas",
+        "//! (`metadata/src/main/resources/common/metadata/*.json`).",
+        "use super::schema::{Def, Field, Schema, Ty, Vr, MAX, NONE};",
+        "",
+    ]
+    m = Tables("M")
+    entries = [(msg, m.message(msg)) for msg in records]
+    out += m.render()
+    out += schema_list("Metadata record schemas, by api key.", "METADATA_SCHEMAS", entries)
+    c = Tables("C")
+    entries = [(msg, c.message(msg)) for msg in control]
+    out += c.render()
+    out += named_schemas(entries)
+    return "\n".join(out) + "\n"
+
+
+def internal_tables(lib, version):
+    series = ".".join(version.split(".")[:2])
+    group = Jar(lib, "kafka-group-coordinator", version)
+    txn = Jar(lib, "kafka-transaction-coordinator", version)
+    clients = Jar(lib, "kafka-clients", version)
+    group_msgs = group.schemas("common/message")
+    other = sorted(
+        clients.schemas("common/message", {"ConsumerProtocolAssignment",
+                                           "ConsumerProtocolSubscription"})
+        + txn.schemas("common/message"),
+        key=lambda msg: msg["name"])
+
+    out = wrap_comment(
+        f"@generated by {SCRIPT} from the JSON message schemas in {group.file} "
+        f"(common/message/*.json), {txn.file} (common/message/*.json) and "
+        f"{clients.file} (common/message/ConsumerProtocolAssignment.json, "
+        "ConsumerProtocolSubscription.json). Do not edit by hand: change the "
+        "script and run it; CI runs it with --check, which fails when this file "
+        "differs from its output.")
+    out += [
+        "",
+        f"//! Field tables of the Kafka {series} group-coordinator and",
+        "//! transaction-coordinator record schemas, and of the consumer embedded",
+        "//! protocol's subscription and assignment.",
+        "use crate::format::metadata::schema::{Def, Field, Schema, Ty, Vr, MAX, NONE};",
+        "",
+    ]
+    g = Tables("G")
+    group_entries = [(msg, g.message(msg)) for msg in group_msgs]
+    out += g.render()
+    t = Tables("T")
+    other_entries = [(msg, t.message(msg)) for msg in other]
+    out += t.render()
+    for kind, doc, name in [
+        ("coordinator-key", "`__consumer_offsets` record keys, by record type.", "GROUP_KEYS"),
+        ("coordinator-value", "`__consumer_offsets` record values, by record type.", "GROUP_VALUES"),
+    ]:
+        out += schema_list(doc, name, [e for e in group_entries if e[0]["type"] == kind])
+    out += named_schemas(other_entries)
+    return "\n".join(out) + "\n"
+
+
+OUTPUTS = [
+    ("src/format/metadata/tables.rs", metadata_tables),
+    ("src/format/internal/tables.rs", internal_tables),
+]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--check", action="store_true",
+                    help="write nothing; exit 1 with a diff when a file differs")
+    ap.add_argument("--lib", default=LIB, help="folder holding the Kafka jars")
+    args = ap.parse_args()
+    version = kafka_version()
+    stale = 0
+    for rel, generate in OUTPUTS:
+        try:
+            text = generate(args.lib, version)
+        except ValueError as e:
+            print(f"{SCRIPT}: {rel}: {e}", file=sys.stderr)
+            sys.exit(2)
+        path = os.path.join(REPO, rel)
+        try:
+            with open(path, encoding="utf-8", newline="") as f:
+                current = f.read()
+        except FileNotFoundError:
+            current = ""
+        if current == text:
+            continue
+        if args.check:
+            stale += 1
+            sys.stdout.writelines(difflib.unified_diff(
+                current.splitlines(keepends=True), text.splitlines(keepends=True),
+                f"a/{rel}", f"b/{rel} (generated)"))
+        else:
+            with open(path, "w", encoding="utf-8", newline="") as f:
+                f.write(text)
+            print(f"wrote {rel}")
+    if stale:
+        print(f"{SCRIPT}: {stale} file(s) differ from what the Kafka {version} schemas "
+              f"generate; run `python3 {SCRIPT}`", file=sys.stderr)
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()
