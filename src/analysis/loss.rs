@@ -537,19 +537,10 @@ pub fn partition_loss(
             });
         }
         if !ctx.commits_searched {
-            evidence.push(Evidence {
-                kind: EvidenceKind::NoConsumerOffsets,
-                broker: None,
-                group: None,
-                offset: None,
-                leader_epoch: None,
-                isr: None,
-                metadata_offset: None,
-                time: None,
-                file: None,
-                records: 0,
-                detail: "the capture holds no __consumer_offsets replica: consumer group commits could not be used as proof".into(),
-            });
+            evidence.push(note(
+                EvidenceKind::NoConsumerOffsets,
+                "the capture holds no __consumer_offsets replica: consumer group commits could not be used as proof".into(),
+            ));
         }
     }
 

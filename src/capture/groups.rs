@@ -17,16 +17,13 @@ use std::collections::{BTreeMap, BTreeSet};
 use rayon::prelude::*;
 
 use crate::capture::discover::{Capture, Replica};
-use crate::capture::replica::ReplicaProblem;
+use crate::capture::replica::{for_each_record, ReplicaProblem};
 use crate::format::batch::{Batch, SegmentIter};
 use crate::format::internal::decode_group_record;
 use crate::model::GroupCommit;
 
 /// The internal topic of the group coordinator.
 pub const CONSUMER_OFFSETS: &str = "__consumer_offsets";
-
-/// Cap on the decompressed size of one `__consumer_offsets` batch.
-const MAX_BATCH_BYTES: usize = 64 << 20;
 
 /// What the capture's `__consumer_offsets` replicas say.
 #[derive(Debug, Clone, Default)]
@@ -150,39 +147,18 @@ fn read_replica(
                 });
                 continue;
             }
-            let records = match batch.records(&mut scratch, MAX_BATCH_BYTES) {
-                Ok(r) => r,
-                Err(e) => {
-                    problems.push(ReplicaProblem {
-                        path: path.clone(),
-                        position: Some(e.pos),
-                        message: e.reason.to_string(),
-                    });
-                    continue;
-                }
-            };
-            for rec in records {
-                let rec = match rec {
-                    Ok(r) => r,
-                    Err(e) => {
-                        problems.push(ReplicaProblem {
-                            path: path.clone(),
-                            position: Some(e.pos),
-                            message: e.reason.to_string(),
-                        });
-                        break;
-                    }
-                };
-                let Some(key) = rec.key else { continue };
+            let mut undecoded = Vec::new();
+            for_each_record(&batch, &mut scratch, path, &mut problems, &mut |rec| {
+                let Some(key) = rec.key else { return true };
                 // Only offset commits (record types 0 and 1) with a value
                 // (a tombstone deletes an offset, it proves nothing).
                 if key.len() < 2 || !matches!(key[..2], [0, 0] | [0, 1]) || rec.value.is_none() {
-                    continue;
+                    return true;
                 }
                 let decoded = match decode_group_record(key, rec.value) {
                     Ok(d) => d,
                     Err(e) => {
-                        problems.push(ReplicaProblem {
+                        undecoded.push(ReplicaProblem {
                             path: path.clone(),
                             position: Some(position),
                             message: format!(
@@ -190,18 +166,18 @@ fn read_replica(
                                 rec.offset
                             ),
                         });
-                        continue;
+                        return true;
                     }
                 };
                 let Some((group, topic, partition)) = decoded.offset_commit_key() else {
-                    continue;
+                    return true;
                 };
                 if !wanted.contains(&(topic.clone(), partition)) {
-                    continue;
+                    return true;
                 }
-                let Some(v) = &decoded.value else { continue };
+                let Some(v) = &decoded.value else { return true };
                 let Some(offset) = v.msg.int("offset") else {
-                    continue;
+                    return true;
                 };
                 let leader_epoch = v
                     .msg
@@ -225,7 +201,9 @@ fn read_replica(
                         position,
                     },
                 );
-            }
+                true
+            });
+            problems.append(&mut undecoded);
         }
         if let Some(tail) = it.tail() {
             // A torn tail of a killed coordinator: what came before is read.

@@ -273,6 +273,49 @@ pub fn start_position(seg: &SegmentFiles, log: &[u8], from: i64) -> usize {
     }
 }
 
+/// The records of one v2 batch, decompressed into `scratch` when compressed
+/// (at most 64 MiB); a problem (a batch that does not decompress, a record
+/// that does not parse) is pushed with `path` and its byte position, and
+/// ends the batch. `visit` returns `false` to stop; the result is `false`
+/// when it did.
+pub fn for_each_record(
+    b: &crate::format::batch::RecordBatch<'_>,
+    scratch: &mut Vec<u8>,
+    path: &std::path::Path,
+    problems: &mut Vec<ReplicaProblem>,
+    visit: &mut dyn FnMut(crate::format::record::Record<'_>) -> bool,
+) -> bool {
+    let records = match b.records(scratch, MAX_BATCH_BYTES) {
+        Ok(r) => r,
+        Err(e) => {
+            problems.push(ReplicaProblem {
+                path: path.to_path_buf(),
+                position: Some(e.pos),
+                message: e.reason.to_string(),
+            });
+            return true;
+        }
+    };
+    for r in records {
+        match r {
+            Ok(r) => {
+                if !visit(r) {
+                    return false;
+                }
+            }
+            Err(e) => {
+                problems.push(ReplicaProblem {
+                    path: path.to_path_buf(),
+                    position: Some(e.pos),
+                    message: e.reason.to_string(),
+                });
+                break;
+            }
+        }
+    }
+    true
+}
+
 /// Cap on the decompressed size of one batch read for its records.
 const MAX_BATCH_BYTES: usize = 64 << 20;
 
@@ -354,31 +397,9 @@ pub fn visit_records(
                     if b.base_offset() >= to {
                         break;
                     }
-                    let records = match b.records(&mut scratch, MAX_BATCH_BYTES) {
-                        Ok(r) => r,
-                        Err(e) => {
-                            problems.push(ReplicaProblem {
-                                path: path.clone(),
-                                position: Some(e.pos),
-                                message: e.reason.to_string(),
-                            });
-                            continue;
-                        }
-                    };
-                    for r in records {
-                        let r = match r {
-                            Ok(r) => r,
-                            Err(e) => {
-                                problems.push(ReplicaProblem {
-                                    path: path.clone(),
-                                    position: Some(e.pos),
-                                    message: e.reason.to_string(),
-                                });
-                                break;
-                            }
-                        };
+                    let go_on = for_each_record(&b, &mut scratch, path, &mut problems, &mut |r| {
                         if r.offset < from || r.offset >= to {
-                            continue;
+                            return true;
                         }
                         let rec = LostRecord {
                             offset: r.offset,
@@ -394,9 +415,10 @@ pub fn visit_records(
                             committed: None,
                             held_by: None,
                         };
-                        if !visit(key, rec) {
-                            return problems;
-                        }
+                        visit(key, rec)
+                    });
+                    if !go_on {
+                        return problems;
                     }
                 }
                 Batch::Legacy(e) => {
