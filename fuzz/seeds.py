@@ -178,6 +178,39 @@ def main(out):
                     body = re.sub(rb"(?m)^" + re.escape(topic.encode()) + rb" ", b"t ", body)
                 enc += bytes([sel]) + struct.pack("<H", len(body)) + body
             add("tree", enc)
+    # Archives for the archive target: a tar (plain, gzip, zstd when the
+    # module is there) of one partition of each capture, plus small ones
+    # with PAX and GNU long names, links and duplicates.
+    import io, tarfile, gzip
+    for scen in sorted(os.listdir(DATA)):
+        part = os.path.join(DATA, scen, "broker-1")
+        if not os.path.isdir(part):
+            continue
+        for fmt in (tarfile.PAX_FORMAT, tarfile.GNU_FORMAT):
+            buf = io.BytesIO()
+            with tarfile.open(fileobj=buf, mode="w", format=fmt) as t:
+                for root, dirs, fs in os.walk(part):
+                    dirs.sort()
+                    for n in sorted(fs)[:6]:
+                        p = os.path.join(root, n)
+                        data = read(p, 8 * 1024)
+                        ti = tarfile.TarInfo(os.path.relpath(p, os.path.dirname(part)))
+                        ti.size = len(data)
+                        t.addfile(ti, io.BytesIO(data))
+                long = tarfile.TarInfo("broker-1/" + "x" * 150 + "/" + "y" * 120)
+                long.size = 3
+                t.addfile(long, io.BytesIO(b"abc"))
+                link = tarfile.TarInfo("broker-1/link")
+                link.type = tarfile.SYMTYPE
+                link.linkname = "meta.properties"
+                t.addfile(link)
+                dup = tarfile.TarInfo("broker-1/link")
+                dup.size = 1
+                t.addfile(dup, io.BytesIO(b"z"))
+            raw = buf.getvalue()
+            add("archive", raw[: 64 * 1024])
+            add("archive", gzip.compress(raw[: 64 * 1024]))
+        break
     for target, d in seeds.items():
         os.makedirs(os.path.join(out, target), exist_ok=True)
         for h, data in d.items():

@@ -78,6 +78,7 @@ pub fn mmap_disabled() -> bool {
 enum Inner {
     Mapped(memmap2::Mmap),
     Owned(Vec<u8>),
+    Shared(std::sync::Arc<Vec<u8>>),
 }
 
 /// The bytes of a file, mapped or read.
@@ -143,6 +144,14 @@ impl FileBytes {
     pub fn from_vec(bytes: Vec<u8>) -> FileBytes {
         FileBytes {
             inner: Inner::Owned(bytes),
+        }
+    }
+
+    /// Bytes held elsewhere (a file of a mounted archive), shared, not
+    /// copied.
+    pub fn shared(bytes: std::sync::Arc<Vec<u8>>) -> FileBytes {
+        FileBytes {
+            inner: Inner::Shared(bytes),
         }
     }
 
@@ -216,6 +225,7 @@ impl Deref for FileBytes {
         match &self.inner {
             Inner::Mapped(m) => m,
             Inner::Owned(v) => v,
+            Inner::Shared(v) => v,
         }
     }
 }

@@ -172,18 +172,51 @@ pub struct Mounted {
     pub skipped: Vec<(String, String)>,
 }
 
+/// A file of an archive: its bytes (shared by every name that links to it,
+/// never copied) and the modification time its header records.
+#[derive(Debug, Clone)]
+struct FileEntry {
+    bytes: Arc<Vec<u8>>,
+    mtime: Option<u64>,
+}
+
+/// A directory of an archive: its subdirectories and the names of its files.
+/// A trie, so memory grows with the names an archive holds, not with their
+/// depth times their length.
+#[derive(Debug, Default)]
+struct Dir {
+    dirs: BTreeMap<OsString, Dir>,
+    files: BTreeSet<OsString>,
+}
+
+impl Dir {
+    fn find(&self, rel: &Path) -> Option<&Dir> {
+        let mut d = self;
+        for c in rel.components() {
+            d = d.dirs.get(c.as_os_str())?;
+        }
+        Some(d)
+    }
+
+    fn make(&mut self, rel: &Path) -> &mut Dir {
+        let mut d = self;
+        for c in rel.components() {
+            d = d.dirs.entry(c.as_os_str().to_owned()).or_default();
+        }
+        d
+    }
+}
+
 #[derive(Debug)]
 struct Tree {
     /// Virtual root as given (`capture.tar.gz!`).
     root: PathBuf,
     /// The same, absolute (lexically), to match absolute spellings.
     abs_root: PathBuf,
-    /// Relative path → content.
-    files: BTreeMap<PathBuf, Arc<Vec<u8>>>,
-    /// Relative directory paths, the root (`""`) included.
-    dirs: BTreeSet<PathBuf>,
-    /// Relative path → modification time the tar header records (s).
-    mtimes: BTreeMap<PathBuf, u64>,
+    /// Relative path → file.
+    files: BTreeMap<PathBuf, FileEntry>,
+    /// Every directory, the root included.
+    dirs: Dir,
 }
 
 impl Tree {
@@ -193,6 +226,37 @@ impl Tree {
         }
         let abs = std::path::absolute(p).ok()?;
         abs.strip_prefix(&self.abs_root).ok().map(normal)
+    }
+
+    fn is_dir(&self, rel: &Path) -> bool {
+        self.dirs.find(rel).is_some()
+    }
+
+    fn add_file(&mut self, rel: PathBuf, entry: FileEntry) {
+        if let (Some(parent), Some(name)) = (rel.parent(), rel.file_name()) {
+            self.dirs.make(parent).files.insert(name.to_owned());
+        }
+        self.files.insert(rel, entry);
+    }
+
+    fn forget_file(&mut self, rel: &Path) {
+        if self.files.remove(rel).is_some() {
+            if let (Some(parent), Some(name)) = (rel.parent(), rel.file_name()) {
+                if let Some(d) = self.dirs.find_mut(parent) {
+                    d.files.remove(name);
+                }
+            }
+        }
+    }
+}
+
+impl Dir {
+    fn find_mut(&mut self, rel: &Path) -> Option<&mut Dir> {
+        let mut d = self;
+        for c in rel.components() {
+            d = d.dirs.get_mut(c.as_os_str())?;
+        }
+        Some(d)
     }
 }
 
@@ -248,6 +312,24 @@ pub fn mount(archive: &Path, limit: u64) -> Result<Mounted, ArchiveError> {
     mount_with_progress(archive, limit, &mut |_| {})
 }
 
+/// Largest body of a PAX extended header or a GNU long name or long link
+/// entry klf reads; a bigger claim is refused before anything is read.
+pub const MAX_EXTENSION: u64 = 64 << 10;
+
+/// Longest entry name (bytes), as Linux's `PATH_MAX`.
+pub const MAX_NAME: usize = 4096;
+
+/// Deepest entry (path components). A capture is a handful of levels deep
+/// (`capture/broker-1/orders-0/00000000000000000000.log`); a name a
+/// thousand directories deep is an attack on memory, not a capture.
+pub const MAX_DEPTH: usize = 64;
+
+/// How far the decompressed tar stream may run past `limit` (headers,
+/// padding, entries left out) before the archive is refused.
+fn stream_budget(limit: u64) -> u64 {
+    limit.saturating_add(limit / 8).saturating_add(64 << 20)
+}
+
 /// [`mount`], calling `progress` with the number of archive (compressed)
 /// bytes consumed so far.
 pub fn mount_with_progress(
@@ -261,10 +343,19 @@ pub fn mount_with_progress(
         pos,
         reason,
     };
-    let mut file = std::fs::File::open(archive).map_err(|e| read_err(None, e.to_string()))?;
-    if file.metadata().map(|m| m.is_dir()).unwrap_or(false) {
+    // A pipe, socket or device named like an archive would block or never
+    // end: only a regular file is opened.
+    let meta = std::fs::metadata(archive).map_err(|e| read_err(None, e.to_string()))?;
+    if meta.is_dir() {
         return Err(read_err(None, "it is a directory".into()));
     }
+    if !meta.is_file() {
+        return Err(read_err(
+            None,
+            "not a regular file (a pipe, socket or device); not read".into(),
+        ));
+    }
+    let mut file = std::fs::File::open(archive).map_err(|e| read_err(None, e.to_string()))?;
     let mut magic = [0u8; 4];
     let n = read_up_to(&mut file, &mut magic).map_err(|e| read_err(None, e.to_string()))?;
     let compression = match &magic[..n] {
@@ -277,7 +368,7 @@ pub fn mount_with_progress(
         count: 0,
         progress,
     };
-    let reader: Box<dyn Read + '_> = match compression {
+    let decoded: Box<dyn Read + '_> = match compression {
         Compression::None => Box::new(counted),
         Compression::Gzip => Box::new(flate2::read::MultiGzDecoder::new(counted)),
         Compression::Zstd => Box::new(
@@ -285,25 +376,119 @@ pub fn mount_with_progress(
                 .map_err(|e| read_err(None, format!("zstd: {e}")))?,
         ),
     };
+    // Every decompressed byte counts: a small archive that expands without
+    // end is refused once it has run past the budget.
+    let position = std::rc::Rc::new(std::cell::Cell::new(0u64));
+    let budget = stream_budget(limit);
+    let reader = Budget {
+        inner: decoded,
+        read: std::rc::Rc::clone(&position),
+        budget,
+    };
     let mut ar = tar::Archive::new(reader);
-    let mut files: BTreeMap<PathBuf, Arc<Vec<u8>>> = BTreeMap::new();
-    let mut dirs: BTreeSet<PathBuf> = BTreeSet::new();
-    let mut mtimes: BTreeMap<PathBuf, u64> = BTreeMap::new();
-    dirs.insert(PathBuf::new());
+    let mut tree = Tree {
+        abs_root: std::path::absolute(&root).unwrap_or_else(|_| root.clone()),
+        root: root.clone(),
+        files: BTreeMap::new(),
+        dirs: Dir::default(),
+    };
     let mut links: Vec<(PathBuf, PathBuf, String)> = Vec::new();
     let mut skipped = Vec::new();
+    // Where each name was last defined, for the duplicate policy.
+    let mut seen: BTreeMap<PathBuf, u64> = BTreeMap::new();
     let mut total: u64 = 0;
     let entries = ar.entries().map_err(|e| read_err(Some(0), e.to_string()))?;
     let mut entries_seen = 0usize;
-    for entry in entries {
-        let mut entry = entry.map_err(|e| read_err(None, e.to_string()))?;
+    // Extensions that apply to the next entry.
+    let mut long_name: Option<Vec<u8>> = None;
+    let mut long_link: Option<Vec<u8>> = None;
+    let mut pax_size: Option<u64> = None;
+    for entry in entries.raw(true) {
+        let mut entry = entry.map_err(|e| read_err(Some(position.get()), tar_reason(&e)))?;
         entries_seen += 1;
         let pos = entry.raw_header_position();
-        let raw_name = String::from_utf8_lossy(&entry.path_bytes()).into_owned();
-        let path = entry
-            .path()
-            .map_err(|e| read_err(Some(pos), format!("entry {raw_name:?}: {e}")))?
-            .into_owned();
+        let kind = entry.header().entry_type();
+        let size = entry
+            .header()
+            .entry_size()
+            .map_err(|e| read_err(Some(pos), format!("header size: {}", tar_reason(&e))))?;
+        // Extension entries: their body, capped, applies to the next entry.
+        if kind.is_gnu_longname()
+            || kind.is_gnu_longlink()
+            || kind.is_pax_local_extensions()
+            || kind.is_pax_global_extensions()
+        {
+            if size > MAX_EXTENSION {
+                return Err(read_err(
+                    Some(pos),
+                    format!(
+                        "an extension header (long name, long link or PAX) of {size} bytes; klf reads at most {MAX_EXTENSION}"
+                    ),
+                ));
+            }
+            let body = read_capped(&mut entry, size, &mut total, limit)
+                .map_err(|e| read_err(Some(pos), e))?;
+            if kind.is_gnu_longname() {
+                long_name = Some(trim_nul(body));
+            } else if kind.is_gnu_longlink() {
+                long_link = Some(trim_nul(body));
+            } else if kind.is_pax_local_extensions() {
+                for (key, value) in pax_records(&body).map_err(|e| read_err(Some(pos), e))? {
+                    match key.as_slice() {
+                        b"path" => long_name = Some(value),
+                        b"linkpath" => long_link = Some(value),
+                        b"size" => {
+                            let v = std::str::from_utf8(&value)
+                                .ok()
+                                .and_then(|v| v.trim().parse::<u64>().ok())
+                                .ok_or_else(|| {
+                                    read_err(Some(pos), "PAX size is not a number".into())
+                                })?;
+                            pax_size = Some(v);
+                        }
+                        _ => {}
+                    }
+                }
+            }
+            continue;
+        }
+        let raw_name_bytes = long_name
+            .take()
+            .unwrap_or_else(|| entry.path_bytes().into_owned());
+        let link_bytes = long_link
+            .take()
+            .or_else(|| entry.link_name_bytes().map(|b| b.into_owned()));
+        let declared = pax_size.take();
+        let raw_name = String::from_utf8_lossy(&raw_name_bytes).into_owned();
+        // What an entry costs in memory besides its content (its name in
+        // the maps, the maps' nodes) counts against the budget too.
+        total = total.saturating_add(3 * raw_name_bytes.len() as u64 + 512);
+        if total > limit {
+            return Err(ArchiveError::TooLarge {
+                archive: archive.to_path_buf(),
+                limit,
+                entry: raw_name,
+            });
+        }
+        if raw_name_bytes.len() > MAX_NAME {
+            return Err(read_err(
+                Some(pos),
+                format!(
+                    "an entry name of {} bytes; names longer than {MAX_NAME} bytes are refused",
+                    raw_name_bytes.len()
+                ),
+            ));
+        }
+        if let Some(d) = declared {
+            if d != size {
+                return Err(read_err(
+                    Some(pos),
+                    format!("entry {raw_name:?}: a PAX size of {d} bytes over a header size of {size}; klf reads entries whose header gives their size"),
+                ));
+            }
+        }
+        let path = path_of(&raw_name_bytes)
+            .map_err(|e| read_err(Some(pos), format!("entry {raw_name:?}: {e}")))?;
         let escapes = |reason: &str| ArchiveError::Escapes {
             archive: archive.to_path_buf(),
             pos,
@@ -311,20 +496,53 @@ pub fn mount_with_progress(
             reason: reason.to_string(),
         };
         let rel = inside(&path).map_err(escapes)?;
-        let kind = entry.header().entry_type();
+        if rel.components().count() > MAX_DEPTH {
+            return Err(read_err(
+                Some(pos),
+                format!("entry {raw_name:?} is more than {MAX_DEPTH} directories deep; refused"),
+            ));
+        }
         if kind.is_dir() {
-            add_dirs(&mut dirs, &rel);
+            if tree.files.contains_key(&rel) {
+                // As extraction does: the later entry replaces the earlier.
+                tree.forget_file(&rel);
+                note_replaced(&mut skipped, &rel, seen.get(&rel), pos);
+            }
+            tree.dirs.make(&rel);
+            seen.insert(rel, pos);
             continue;
         }
         if rel.as_os_str().is_empty() {
             continue;
         }
+        if let Some(prev) = seen.get(&rel).copied() {
+            if tree.is_dir(&rel)
+                && tree
+                    .dirs
+                    .find(&rel)
+                    .is_some_and(|d| !d.dirs.is_empty() || !d.files.is_empty())
+            {
+                skipped.push((
+                    raw_name.clone(),
+                    format!(
+                        "a file named like a directory that holds entries (byte {prev}); left out"
+                    ),
+                ));
+                continue;
+            }
+            tree.forget_file(&rel);
+            links.retain(|(l, _, _)| l != &rel);
+            note_replaced(&mut skipped, &rel, Some(&prev), pos);
+        }
+        seen.insert(rel.clone(), pos);
         if kind.is_symlink() || kind.is_hard_link() {
-            let target = entry
-                .link_name()
+            let target = link_bytes
+                .map(|b| path_of(&b))
+                .transpose()
                 .map_err(|e| read_err(Some(pos), format!("entry {raw_name:?}: {e}")))?
-                .ok_or_else(|| read_err(Some(pos), format!("link {raw_name:?} without a target")))?
-                .into_owned();
+                .ok_or_else(|| {
+                    read_err(Some(pos), format!("link {raw_name:?} without a target"))
+                })?;
             // A symlink's target is relative to the link's directory; a hard
             // link's names another entry from the archive root.
             let resolved = if kind.is_symlink() {
@@ -350,52 +568,52 @@ pub fn mount_with_progress(
                 ))
             })?;
             if let Some(p) = rel.parent() {
-                add_dirs(&mut dirs, p);
+                tree.dirs.make(p);
             }
             links.push((rel, t, raw_name));
             continue;
         }
-        if !(kind.is_file()
-            || kind == tar::EntryType::Continuous
-            || kind == tar::EntryType::GNUSparse)
-        {
+        if kind == tar::EntryType::GNUSparse {
+            // Its map of holes may continue in headers after this one: read
+            // as plain data it would desynchronise the stream.
+            return Err(read_err(
+                Some(pos),
+                format!("entry {raw_name:?} is a GNU sparse file (tar -S); klf does not read sparse entries: re-create the archive without --sparse, or extract it"),
+            ));
+        }
+        if !(kind.is_file() || kind == tar::EntryType::Continuous) {
             skipped.push((
                 raw_name,
                 format!("{kind:?} entry (not a file or directory)"),
             ));
             continue;
         }
-        let size = entry.header().size().unwrap_or(0);
-        let room = limit.saturating_sub(total);
-        if size > room {
+        if size > limit.saturating_sub(total) {
             return Err(ArchiveError::TooLarge {
                 archive: archive.to_path_buf(),
                 limit,
                 entry: raw_name,
             });
         }
-        // `size` is bounded by `room` above; the read is capped as well in
-        // case the header lies.
-        let mut buf = Vec::with_capacity(size.min(1 << 26) as usize);
-        (&mut entry)
-            .take(room + 1)
-            .read_to_end(&mut buf)
-            .map_err(|e| read_err(Some(pos), format!("entry {raw_name:?}: {e}")))?;
-        if buf.len() as u64 > room {
-            return Err(ArchiveError::TooLarge {
-                archive: archive.to_path_buf(),
-                limit,
-                entry: raw_name,
-            });
-        }
-        total += buf.len() as u64;
-        if let Some(p) = rel.parent() {
-            add_dirs(&mut dirs, p);
-        }
-        if let Ok(t) = entry.header().mtime() {
-            mtimes.insert(rel.clone(), t);
-        }
-        files.insert(rel, Arc::new(buf));
+        let buf = read_capped(&mut entry, size, &mut total, limit).map_err(|e| {
+            if e.contains("more than the cap") {
+                ArchiveError::TooLarge {
+                    archive: archive.to_path_buf(),
+                    limit,
+                    entry: raw_name.clone(),
+                }
+            } else {
+                read_err(Some(pos), format!("entry {raw_name:?}: {e}"))
+            }
+        })?;
+        let mtime = entry.header().mtime().ok();
+        tree.add_file(
+            rel,
+            FileEntry {
+                bytes: Arc::new(buf),
+                mtime,
+            },
+        );
     }
     if entries_seen == 0 {
         return Err(read_err(Some(0), "no tar entries in it".into()));
@@ -405,9 +623,9 @@ pub fn mount_with_progress(
     let mut pending = links;
     for _ in 0..16 {
         let before = pending.len();
-        pending.retain(|(link, target, _)| match files.get(target).cloned() {
-            Some(bytes) => {
-                files.insert(link.clone(), bytes);
+        pending.retain(|(link, target, _)| match tree.files.get(target).cloned() {
+            Some(f) => {
+                tree.add_file(link.clone(), f);
                 false
             }
             None => true,
@@ -416,9 +634,12 @@ pub fn mount_with_progress(
             break;
         }
     }
+    let unresolved: BTreeSet<PathBuf> = pending.iter().map(|(l, _, _)| l.clone()).collect();
     for (_, t, raw) in pending {
-        let why = if dirs.contains(&t) {
+        let why = if tree.is_dir(&t) {
             "link to a directory; not followed".to_string()
+        } else if unresolved.contains(&t) {
+            "a chain of links more than 16 deep, or a circle of links; not followed".to_string()
         } else {
             format!(
                 "link to {}, which is not a file in the archive",
@@ -427,13 +648,6 @@ pub fn mount_with_progress(
         };
         skipped.push((raw, why));
     }
-    let tree = Tree {
-        abs_root: std::path::absolute(&root).unwrap_or_else(|_| root.clone()),
-        root: root.clone(),
-        files,
-        dirs,
-        mtimes,
-    };
     let mounted = Mounted {
         root,
         compression,
@@ -447,6 +661,101 @@ pub fn mount_with_progress(
         m.push(Arc::new(tree));
     }
     Ok(mounted)
+}
+
+fn note_replaced(skipped: &mut Vec<(String, String)>, rel: &Path, prev: Option<&u64>, pos: u64) {
+    skipped.push((
+        rel.display().to_string(),
+        format!(
+            "the entry at byte {} is replaced by a later entry of the same name at byte {pos} (as extraction would)",
+            prev.map_or("-".to_string(), u64::to_string)
+        ),
+    ));
+}
+
+/// The tar crate's error, without raw header bytes.
+fn tar_reason(e: &io::Error) -> String {
+    let s = e.to_string();
+    // The crate quotes the field it could not read; keep the message short
+    // and printable (the caller's diagnostics are sanitised too).
+    s.chars().take(200).collect()
+}
+
+/// A name from a header or an extension as a path.
+fn path_of(b: &[u8]) -> Result<PathBuf, String> {
+    if b.contains(&0) {
+        return Err("a NUL byte in the name".into());
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        Ok(PathBuf::from(std::ffi::OsStr::from_bytes(b)))
+    }
+    #[cfg(not(unix))]
+    {
+        Ok(PathBuf::from(String::from_utf8_lossy(b).into_owned()))
+    }
+}
+
+fn trim_nul(mut b: Vec<u8>) -> Vec<u8> {
+    while b.last() == Some(&0) {
+        b.pop();
+    }
+    b
+}
+
+/// `size` bytes of an entry, counted against `limit` in `total`; never
+/// allocates or reads more than the budget left.
+fn read_capped(
+    r: &mut impl Read,
+    size: u64,
+    total: &mut u64,
+    limit: u64,
+) -> Result<Vec<u8>, String> {
+    let room = limit.saturating_sub(*total);
+    if size > room {
+        return Err("the files add up to more than the cap".into());
+    }
+    let mut buf = Vec::new();
+    buf.try_reserve_exact(
+        usize::try_from(size).map_err(|_| "too large for this machine".to_string())?,
+    )
+    .map_err(|e| format!("cannot allocate {size} bytes: {e}"))?;
+    r.take(size)
+        .read_to_end(&mut buf)
+        .map_err(|e| tar_reason(&e))?;
+    *total = total.saturating_add(buf.len() as u64);
+    Ok(buf)
+}
+
+/// One `key=value` record of a PAX extended header.
+type PaxRecord = (Vec<u8>, Vec<u8>);
+
+/// The `key=value` records of a PAX extended header (`"%d %s=%s\n"`).
+fn pax_records(mut body: &[u8]) -> Result<Vec<PaxRecord>, String> {
+    let mut out = Vec::new();
+    while !body.is_empty() {
+        let sp = body
+            .iter()
+            .position(|&b| b == b' ')
+            .ok_or("a PAX record without a length")?;
+        let len: usize = std::str::from_utf8(&body[..sp])
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .ok_or("a PAX record length that is not a number")?;
+        if len <= sp + 1 || len > body.len() {
+            return Err("a PAX record length past the header".into());
+        }
+        let rec = &body[sp + 1..len];
+        let rec = rec.strip_suffix(b"\n").unwrap_or(rec);
+        let eq = rec
+            .iter()
+            .position(|&b| b == b'=')
+            .ok_or("a PAX record without '='")?;
+        out.push((rec[..eq].to_vec(), rec[eq + 1..].to_vec()));
+        body = &body[len..];
+    }
+    Ok(out)
 }
 
 fn read_up_to(r: &mut impl Read, buf: &mut [u8]) -> io::Result<usize> {
@@ -475,13 +784,26 @@ impl<R: Read> Read for Counting<'_, R> {
     }
 }
 
-fn add_dirs(dirs: &mut BTreeSet<PathBuf>, rel: &Path) {
-    let mut p = rel.to_path_buf();
-    loop {
-        dirs.insert(p.clone());
-        if !p.pop() {
-            break;
+/// The decompressed stream, refused once it runs past its budget.
+struct Budget<R> {
+    inner: R,
+    read: std::rc::Rc<std::cell::Cell<u64>>,
+    budget: u64,
+}
+
+impl<R: Read> Read for Budget<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        let total = self.read.get().saturating_add(n as u64);
+        self.read.set(total);
+        if total > self.budget {
+            return Err(io::Error::other(format!(
+                "the archive expands to more than {} ({} bytes); raise --archive-limit or extract it",
+                human_bytes(self.budget),
+                self.budget
+            )));
         }
+        Ok(n)
     }
 }
 
@@ -610,9 +932,9 @@ pub fn metadata(p: &Path) -> io::Result<Metadata> {
                         file: true,
                         symlink: false,
                     },
-                    len: f.len() as u64,
+                    len: f.bytes.len() as u64,
                 })
-            } else if t.dirs.contains(&rel) {
+            } else if t.is_dir(&rel) {
                 Ok(Metadata {
                     ft: FileType {
                         dir: true,
@@ -641,9 +963,10 @@ pub fn modified_ms(p: &Path) -> Option<i64> {
             i64::try_from(d.as_secs()).ok()?.checked_mul(1000)
         }
         Some((t, rel)) => t
-            .mtimes
+            .files
             .get(&rel)
-            .and_then(|s| i64::try_from(*s).ok())
+            .and_then(|f| f.mtime)
+            .and_then(|s| i64::try_from(s).ok())
             .and_then(|s| s.checked_mul(1000)),
     }
 }
@@ -653,7 +976,7 @@ pub fn canonicalize(p: &Path) -> io::Result<PathBuf> {
     match lookup(p) {
         None => std::fs::canonicalize(p),
         Some((t, rel)) => {
-            if t.files.contains_key(&rel) || t.dirs.contains(&rel) {
+            if t.files.contains_key(&rel) || t.is_dir(&rel) {
                 Ok(if rel.as_os_str().is_empty() {
                     t.abs_root.clone()
                 } else {
@@ -704,51 +1027,33 @@ pub fn read_dir(p: &Path) -> io::Result<std::vec::IntoIter<io::Result<DirEntry>>
             })
             .collect(),
         Some((t, rel)) => {
-            if !t.dirs.contains(&rel) {
+            let Some(d) = t.dirs.find(&rel) else {
                 return Err(if t.files.contains_key(&rel) {
                     io::Error::other("Not a directory")
                 } else {
                     not_found(p)
                 });
-            }
-            let mut names: BTreeMap<OsString, FileType> = BTreeMap::new();
-            let child = |q: &Path| -> Option<OsString> {
-                let r = q.strip_prefix(&rel).ok()?;
-                let mut c = r.components();
-                let first = c.next()?;
-                c.next().is_none().then(|| first.as_os_str().to_owned())
             };
-            // Paths order component by component, so a directory's
-            // descendants follow it in one run.
-            let below = |k: &&PathBuf| k.starts_with(&rel);
-            for d in t.dirs.range(rel.clone()..).take_while(below) {
-                if let Some(n) = child(d) {
-                    names.insert(
-                        n,
-                        FileType {
-                            dir: true,
-                            file: false,
-                            symlink: false,
-                        },
-                    );
-                }
+            let mut names: BTreeMap<OsString, FileType> = BTreeMap::new();
+            for n in d.dirs.keys() {
+                names.insert(
+                    n.clone(),
+                    FileType {
+                        dir: true,
+                        file: false,
+                        symlink: false,
+                    },
+                );
             }
-            for f in t
-                .files
-                .range(rel.clone()..)
-                .map(|(k, _)| k)
-                .take_while(below)
-            {
-                if let Some(n) = child(f) {
-                    names.insert(
-                        n,
-                        FileType {
-                            dir: false,
-                            file: true,
-                            symlink: false,
-                        },
-                    );
-                }
+            for n in &d.files {
+                names.insert(
+                    n.clone(),
+                    FileType {
+                        dir: false,
+                        file: true,
+                        symlink: false,
+                    },
+                );
             }
             names
                 .into_iter()
@@ -774,14 +1079,17 @@ pub enum File {
 }
 
 impl File {
-    /// Opens read-only.
+    /// Opens read-only (never a pipe, socket or device).
     pub fn open(p: impl AsRef<Path>) -> io::Result<File> {
         let p = p.as_ref();
         match lookup(p) {
-            None => std::fs::File::open(p).map(File::Disk),
+            None => {
+                refuse_special_path(p)?;
+                std::fs::File::open(p).map(File::Disk)
+            }
             Some((t, rel)) => match t.files.get(&rel) {
-                Some(b) => Ok(File::Memory(io::Cursor::new(Arc::clone(b)))),
-                None if t.dirs.contains(&rel) => Err(io::Error::other("Is a directory")),
+                Some(f) => Ok(File::Memory(io::Cursor::new(Arc::clone(&f.bytes)))),
+                None if t.is_dir(&rel) => Err(io::Error::other("Is a directory")),
                 None => Err(not_found(p)),
             },
         }
@@ -804,13 +1112,13 @@ impl Read for File {
     }
 }
 
-/// [`FileBytes::open`] for real paths; a copy of the bytes for paths inside
-/// an archive.
+/// [`FileBytes::open`] for real paths; for a path inside an archive, the
+/// bytes the archive holds (shared, not copied).
 pub fn open(p: &Path) -> io::Result<FileBytes> {
     match lookup(p) {
         None => FileBytes::open(p),
         Some((t, rel)) => match t.files.get(&rel) {
-            Some(b) => Ok(FileBytes::from_vec(b.as_ref().clone())),
+            Some(f) => Ok(FileBytes::shared(Arc::clone(&f.bytes))),
             None => Err(not_found(p)),
         },
     }
@@ -819,13 +1127,28 @@ pub fn open(p: &Path) -> io::Result<FileBytes> {
 /// `std::fs::read`.
 pub fn read(p: &Path) -> io::Result<Vec<u8>> {
     match lookup(p) {
-        None => std::fs::read(p),
+        None => {
+            refuse_special_path(p)?;
+            std::fs::read(p)
+        }
         Some((t, rel)) => t
             .files
             .get(&rel)
-            .map(|b| b.as_ref().clone())
+            .map(|f| f.bytes.as_ref().clone())
             .ok_or_else(|| not_found(p)),
     }
+}
+
+/// A pipe, socket or device is never opened (it can block or never end).
+fn refuse_special_path(p: &Path) -> io::Result<()> {
+    let m = std::fs::metadata(p)?;
+    if m.is_file() || m.is_dir() {
+        return Ok(());
+    }
+    Err(io::Error::new(
+        io::ErrorKind::InvalidInput,
+        "not a regular file (a pipe, socket or device); not read",
+    ))
 }
 
 #[cfg(test)]

@@ -233,6 +233,13 @@ impl Output {
             return Ok(p.to_path_buf());
         }
         match std::fs::metadata(p) {
+            Ok(m) if !m.is_file() && !m.is_dir() => {
+                self.diag(format_args!(
+                    "klf: {}: not a regular file (a pipe, socket or device); not read",
+                    p.display()
+                ));
+                Err(Status::Failure)
+            }
             Ok(m) if m.is_file() && vfs::is_archive_name(p) => self.mount(p),
             Ok(m) if m.is_file() => {
                 let parent = p

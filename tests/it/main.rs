@@ -10,6 +10,7 @@
 
 mod common;
 
+mod archive_bounds;
 mod archives;
 mod aux_golden;
 mod capture_discovery;
