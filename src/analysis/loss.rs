@@ -3,6 +3,9 @@
 //! follower's predicted truncation applied, the reference's log kept), and
 //! how sure we can be that they had been committed.
 //!
+//! Records below the reference's log start offset are past retention
+//! (gone whatever happened) and not counted.
+//!
 //! A record is identified by its offset and the batch holding it
 //! (`(base, last, epoch, crc)`): two replicas holding the identical batch
 //! hold the same records, counted once; two replicas holding different
@@ -360,6 +363,12 @@ pub fn partition_loss(
     let reference = diff.reference.broker;
     let ref_keys: Option<&HashSet<_>> =
         reps.iter().find(|r| r.broker == reference).map(|r| &r.keys);
+    // Below the reference's log start, records are past retention: gone
+    // from the partition whatever the incident, not lost by it.
+    let ref_start = reps
+        .iter()
+        .find(|r| r.broker == reference)
+        .map_or(i64::MIN, |r| r.log_start);
 
     // Lost batches: cut on every replica holding them, absent from the reference.
     let mut lost: BTreeMap<(i64, i64, i32, u32), LostBatch> = BTreeMap::new();
@@ -378,7 +387,8 @@ pub fn partition_loss(
                 .map(|h| h.truncation_offset)
                 .max()
                 .unwrap_or(r.truncation_offset)
-                .max(b.base_offset);
+                .max(b.base_offset)
+                .max(ref_start);
             if from > b.last_offset || b.records_in(from, i64::MAX) == 0 {
                 continue;
             }
