@@ -207,7 +207,7 @@ fn recently_modified(meta: &std::fs::Metadata) -> bool {
 /// A pipe, socket or device is not read: opening a FIFO blocks until a
 /// writer appears, and a device can be endless. Directories are left to
 /// the OS (reading one fails with "Is a directory").
-fn refuse_special(path: &Path) -> io::Result<()> {
+pub fn refuse_special(path: &Path) -> io::Result<()> {
     let meta = std::fs::metadata(path)?;
     if meta.is_file() || meta.is_dir() {
         return Ok(());

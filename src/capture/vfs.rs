@@ -1084,7 +1084,7 @@ impl File {
         let p = p.as_ref();
         match lookup(p) {
             None => {
-                refuse_special_path(p)?;
+                super::mmap::refuse_special(p)?;
                 std::fs::File::open(p).map(File::Disk)
             }
             Some((t, rel)) => match t.files.get(&rel) {
@@ -1128,7 +1128,7 @@ pub fn open(p: &Path) -> io::Result<FileBytes> {
 pub fn read(p: &Path) -> io::Result<Vec<u8>> {
     match lookup(p) {
         None => {
-            refuse_special_path(p)?;
+            super::mmap::refuse_special(p)?;
             std::fs::read(p)
         }
         Some((t, rel)) => t
@@ -1137,18 +1137,6 @@ pub fn read(p: &Path) -> io::Result<Vec<u8>> {
             .map(|f| f.bytes.as_ref().clone())
             .ok_or_else(|| not_found(p)),
     }
-}
-
-/// A pipe, socket or device is never opened (it can block or never end).
-fn refuse_special_path(p: &Path) -> io::Result<()> {
-    let m = std::fs::metadata(p)?;
-    if m.is_file() || m.is_dir() {
-        return Ok(());
-    }
-    Err(io::Error::new(
-        io::ErrorKind::InvalidInput,
-        "not a regular file (a pipe, socket or device); not read",
-    ))
 }
 
 #[cfg(test)]
