@@ -86,6 +86,9 @@ def main(out):
     for p in logs:
         seg = read(p)
         add("segment_v2", seg)
+        # Window sizes 1, 17, 61 and 256 over the segment's start.
+        for w in (0, 16, 60, 255):
+            add("windows", bytes([w]) + seg[: 64 * 1024])
         if "legacy" in p:
             add("legacy", b"\x00" + seg)
             # The same message set as the inner set of a gzip (mode 2) and a

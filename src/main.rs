@@ -82,8 +82,9 @@ mod man;
 struct Cli {
     #[command(flatten)]
     global: cli::common::GlobalArgs,
-    /// Read every file into memory instead of memory-mapping it (files of a
-    /// log directory a running broker holds are never mapped anyway)
+    /// Never memory-map a file: segments are read a window at a time (8 MiB,
+    /// KLF_READ_WINDOW), other files whole up to 256 MiB (files of a log
+    /// directory a running broker holds are never mapped anyway)
     #[arg(long, global = true)]
     no_mmap: bool,
     #[command(subcommand)]

@@ -40,7 +40,7 @@ fuzz_target!(|data: &[u8]| {
             let _ = (ix.valid_entries(None), ix.valid_entries(Some(log.len() as u64)));
             let mut d = Dumper::new(opts, &mut fmt);
             let names = FileNames::new("t-0/00000000000000000000.index", "/");
-            let _ = d.dump_index(&mut std::io::sink(), &names, idx, log);
+            let _ = d.dump_index(&mut std::io::sink(), &names, idx, &log);
         }
         1 => {
             let ix = TimeIndex::new(idx, base);
@@ -54,8 +54,8 @@ fuzz_target!(|data: &[u8]| {
             let (log, oidx) = log.split_at(log.len() / 2);
             let mut d = Dumper::new(opts, &mut fmt);
             let names = FileNames::new("t-0/00000000000000000000.timeindex", "/");
-            let _ = d.dump_time_index(&mut std::io::sink(), &names, idx, Some(oidx), log);
-            let _ = d.dump_time_index(&mut std::io::sink(), &names, idx, None, log);
+            let _ = d.dump_time_index(&mut std::io::sink(), &names, idx, Some(oidx), &log);
+            let _ = d.dump_time_index(&mut std::io::sink(), &names, idx, None, &log);
         }
         _ => {
             let txn = &data[1..];

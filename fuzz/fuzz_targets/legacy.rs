@@ -38,7 +38,7 @@ fn walk(data: &[u8]) {
     };
     let mut d = Dumper::new(opts, &mut fmt);
     let names = FileNames::new("t-0/00000000000000000000.log", "/");
-    let _ = d.dump_log(&mut std::io::sink(), &names, data, &mut Vec::new());
+    let _ = d.dump_log(&mut std::io::sink(), &names, &data, &mut Vec::new());
 }
 
 fn compress(codec: u8, data: &[u8]) -> Option<Vec<u8>> {

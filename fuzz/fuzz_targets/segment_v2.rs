@@ -63,5 +63,5 @@ fuzz_target!(|data: &[u8]| {
     let mut d = Dumper::new(opts, &mut fmt);
     let names = FileNames::new("t-0/00000000000000000000.log", "/");
     let mut problems = Vec::new();
-    let _ = d.dump_log(&mut std::io::sink(), &names, data, &mut problems);
+    let _ = d.dump_log(&mut std::io::sink(), &names, &data, &mut problems);
 });

@@ -9,7 +9,8 @@
 use std::collections::BTreeMap;
 
 use crate::capture::discover::{Capture, Replica};
-use crate::format::batch::{Batch, SegmentIter};
+use crate::capture::segment::SegmentFile;
+use crate::format::batch::{Batch, EntryError};
 use crate::format::metadata::leader_epoch_after_partition_change;
 use crate::format::metadata::{decode_metadata_record, TypedMetadata, LEADER_UNCHANGED};
 pub use crate::model::{ControllerView, Election, PartitionHistory};
@@ -43,7 +44,7 @@ pub fn controller_view(capture: &Capture) -> Option<ControllerView> {
     let mut scratch = Vec::new();
     for seg in &best.segments {
         let Some(path) = &seg.log else { continue };
-        let bytes = match crate::capture::vfs::open(path) {
+        let seg_file = match SegmentFile::open(path) {
             Ok(b) => b,
             Err(e) => {
                 view.problems
@@ -51,13 +52,19 @@ pub fn controller_view(capture: &Capture) -> Option<ControllerView> {
                 continue;
             }
         };
-        for item in SegmentIter::new(&bytes) {
+        let mut it = seg_file.entries();
+        while let Some(item) = it.next_entry() {
             let batch = match item {
                 Ok(Batch::V2(b)) => b,
                 Ok(Batch::Legacy(_)) => continue,
-                Err(e) => {
+                Err(EntryError::Bad(e)) => {
                     view.problems
                         .push(format!("{}:{}: {}", path.display(), e.pos, e.reason));
+                    break;
+                }
+                Err(EntryError::Io(e)) => {
+                    view.problems
+                        .push(format!("{}: cannot read: {e}", path.display()));
                     break;
                 }
             };

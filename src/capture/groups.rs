@@ -18,7 +18,8 @@ use rayon::prelude::*;
 
 use crate::capture::discover::{Capture, Replica};
 use crate::capture::replica::{for_each_record, ReplicaProblem};
-use crate::format::batch::{Batch, SegmentIter};
+use crate::capture::segment::SegmentFile;
+use crate::format::batch::{Batch, EntryError};
 use crate::format::internal::decode_group_record;
 use crate::model::GroupCommit;
 
@@ -104,38 +105,34 @@ fn read_replica(
     let mut scratch = Vec::new();
     for seg in &replica.segments {
         let Some(path) = &seg.log else { continue };
-        let bytes = match crate::capture::vfs::open(path) {
+        let seg_file = match SegmentFile::open(path) {
             Ok(b) => b,
             Err(e) => {
-                problems.push(ReplicaProblem {
-                    path: path.clone(),
-                    position: None,
-                    message: format!("cannot read: {e}"),
-                });
+                problems.push(ReplicaProblem::unreadable(path, None, &e));
                 continue;
             }
         };
         let file = path.display().to_string();
-        let mut released = 0;
-        let mut it = SegmentIter::new(&bytes);
-        for item in it.by_ref() {
+        let mut it = seg_file.entries();
+        while let Some(item) = it.next_entry() {
             let batch = match item {
                 Ok(Batch::V2(b)) => b,
                 Ok(Batch::Legacy(_)) => continue,
-                Err(e) => {
+                Err(EntryError::Bad(e)) => {
                     problems.push(ReplicaProblem {
                         path: path.clone(),
                         position: Some(e.pos),
                         message: format!("{}; the rest of the segment is not read", e.reason),
+                        io: false,
                     });
+                    break;
+                }
+                Err(EntryError::Io(e)) => {
+                    problems.push(ReplicaProblem::unreadable(path, None, &e));
                     break;
                 }
             };
             let position = batch.position;
-            bytes.consumed(
-                usize::try_from(position).unwrap_or(usize::MAX),
-                &mut released,
-            );
             if batch.is_control() {
                 continue;
             }
@@ -144,6 +141,7 @@ fn read_replica(
                     path: path.clone(),
                     position: Some(position),
                     message: "batch checksum mismatch; its commits are not used".into(),
+                    io: false,
                 });
                 continue;
             }
@@ -165,6 +163,7 @@ fn read_replica(
                                 "offset commit at offset {} does not decode: {e}",
                                 rec.offset
                             ),
+                            io: false,
                         });
                         return true;
                     }
@@ -211,6 +210,7 @@ fn read_replica(
                 path: path.clone(),
                 position: Some(tail.position),
                 message: format!("torn tail: {}", tail.describe()),
+                io: false,
             });
         }
     }

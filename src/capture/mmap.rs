@@ -1,9 +1,12 @@
 //! Opening a file read-only and getting at its bytes.
 //!
 //! Regular files above [`MMAP_THRESHOLD`] bytes are memory-mapped (read-only,
-//! private); smaller files, and anything that is not a regular file, are read
-//! into memory. Both paths give the same bytes; [`FileBytes::read`] forces the
-//! plain read.
+//! private); smaller files are read into memory. A file that may not be
+//! mapped (below) is read whole when it is not a segment, up to
+//! [`MAX_WHOLE_READ`] bytes; a segment is left to
+//! [`crate::capture::segment`], which reads it a window at a time
+//! ([`FileBytes::open_segment`]). Every way gives the same bytes;
+//! [`FileBytes::read`] forces the plain read.
 //!
 //! # Live log directories and SIGBUS
 //!
@@ -30,8 +33,8 @@
 //! - a file whose size or modification time changes between the first look
 //!   and the mapping is read instead.
 //!
-//! A read copy cannot fault: a file that shrinks while it is read simply
-//! gives fewer bytes, and one that vanishes gives an I/O error naming it.
+//! A read cannot fault: a file that shrinks while it is read simply gives
+//! fewer bytes, and one that vanishes gives an I/O error naming it.
 //! As a last resort, [`install_sigbus_handler`] turns a SIGBUS that still
 //! happens (a file rewritten outside any locked log directory) into a
 //! message and exit status 2 instead of a crash.
@@ -47,6 +50,28 @@ use std::io::{self, Read};
 use std::ops::Deref;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
+
+/// Default most bytes read at once from a file that is not mapped (see
+/// [`crate::capture::segment`]).
+pub const DEFAULT_READ_WINDOW: usize = 8 << 20;
+
+/// Most bytes read at once from a segment that is not mapped:
+/// `KLF_READ_WINDOW` when set to a valid byte count of at least one byte
+/// (`K`, `M`, `G` suffixes allowed), else [`DEFAULT_READ_WINDOW`]. A
+/// segment larger than this that is not mapped is read a window at a time
+/// whatever its size; a small value makes every segment go that way (for
+/// tests of the unmapped path on small files).
+pub fn read_window() -> usize {
+    static W: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *W.get_or_init(|| {
+        std::env::var("KLF_READ_WINDOW")
+            .ok()
+            .and_then(|v| crate::format::text::parse_bytes(&v).ok())
+            .and_then(|n| usize::try_from(n).ok())
+            .filter(|&n| n >= 1)
+            .unwrap_or(DEFAULT_READ_WINDOW)
+    })
+}
 
 /// Files at least this large are memory-mapped by [`FileBytes::open`].
 pub const MMAP_THRESHOLD: u64 = 64 * 1024;
@@ -89,17 +114,29 @@ pub struct FileBytes {
 impl FileBytes {
     /// Opens `path` read-only: memory-mapped when it is a regular file of at
     /// least [`MMAP_THRESHOLD`] bytes that is not in a live log directory
-    /// (see the module docs), else read.
+    /// (see the module docs), else read whole, up to [`MAX_WHOLE_READ`]
+    /// bytes (a larger file is refused with an error saying so). Segments
+    /// are opened with [`FileBytes::open_segment`] instead, which never
+    /// reads a large file whole.
     pub fn open(path: &Path) -> io::Result<FileBytes> {
+        match Self::open_segment(path)? {
+            Opened::Bytes(b) => Ok(b),
+            Opened::Unmapped { file, len } => Self::read_file(file, len),
+        }
+    }
+
+    /// Opens `path` read-only as [`FileBytes::open`] does, but a file that
+    /// is not mapped and is larger than [`MMAP_THRESHOLD`] is left unread:
+    /// [`Opened::Unmapped`], for a reader that reads it a window at a time.
+    pub fn open_segment(path: &Path) -> io::Result<Opened> {
         refuse_special(path)?;
         let file = File::open(path)?;
         let meta = file.metadata()?;
-        if meta.is_file()
-            && meta.len() >= MMAP_THRESHOLD
-            && !mmap_disabled()
-            && !(recently_modified(&meta) && in_broker_log_dir(path))
-            && !in_live_log_dir(path)
-        {
+        let small = meta.len() < MMAP_THRESHOLD;
+        if small && meta.len() <= read_window() as u64 {
+            return Self::read_file(file, meta.len()).map(Opened::Bytes);
+        }
+        if !small && may_map(path, &meta) {
             // SAFETY: the mapping is read-only and private. Its contents can
             // still change (or vanish, SIGBUS) if another process modifies
             // the file; files of live log directories are never mapped, and
@@ -112,17 +149,24 @@ impl FileBytes {
                 {
                     let _ = map.advise(memmap2::Advice::Sequential);
                 }
-                return Ok(FileBytes {
+                return Ok(Opened::Bytes(FileBytes {
                     inner: Inner::Mapped(map),
-                });
+                }));
             }
             drop(map);
-            return Self::read_file(file, after.len());
+            return Ok(Opened::Unmapped {
+                file,
+                len: after.len(),
+            });
         }
-        Self::read_file(file, meta.len())
+        Ok(Opened::Unmapped {
+            file,
+            len: meta.len(),
+        })
     }
 
-    /// Reads the whole file into memory (no mapping).
+    /// Reads the whole file into memory (no mapping), up to
+    /// [`MAX_WHOLE_READ`] bytes.
     pub fn read(path: &Path) -> io::Result<FileBytes> {
         refuse_special(path)?;
         let file = File::open(path)?;
@@ -130,13 +174,9 @@ impl FileBytes {
         Self::read_file(file, len)
     }
 
-    fn read_file(mut file: File, len_hint: u64) -> io::Result<FileBytes> {
-        // The hint only sizes the first allocation; a file that grew or
-        // shrank meanwhile is still read correctly.
-        let mut v = Vec::with_capacity(len_hint.min(1 << 30) as usize);
-        file.read_to_end(&mut v)?;
+    fn read_file(file: File, len_hint: u64) -> io::Result<FileBytes> {
         Ok(FileBytes {
-            inner: Inner::Owned(v),
+            inner: Inner::Owned(read_capped(file, len_hint)?),
         })
     }
 
@@ -191,8 +231,69 @@ impl FileBytes {
     }
 }
 
+/// A file opened by [`FileBytes::open_segment`].
+pub enum Opened {
+    /// Its bytes, mapped or (a small file) read.
+    Bytes(FileBytes),
+    /// Not mapped (see the module docs) and not read yet: `len` bytes when
+    /// opened.
+    Unmapped {
+        /// The file, open read-only.
+        file: File,
+        /// Its size when opened.
+        len: u64,
+    },
+}
+
+/// Most bytes of a file other than a segment read whole into memory when it
+/// is not mapped (an index, a snapshot, a checkpoint). Segments are read a
+/// window at a time whatever their size; a larger file of another kind is
+/// refused when it cannot be mapped.
+pub const MAX_WHOLE_READ: u64 = 256 << 20;
+
+/// `std::fs::read`, up to [`MAX_WHOLE_READ`] bytes (a larger file is an
+/// error saying so); pipes, sockets and devices refused.
+pub fn read_whole(path: &Path) -> io::Result<Vec<u8>> {
+    refuse_special(path)?;
+    let file = File::open(path)?;
+    let len = file.metadata().map(|m| m.len()).unwrap_or(0);
+    read_capped(file, len)
+}
+
+fn read_capped(file: File, len_hint: u64) -> io::Result<Vec<u8>> {
+    if len_hint > MAX_WHOLE_READ {
+        return Err(too_large_to_read(len_hint));
+    }
+    // The hint only sizes the first allocation; a file that grew or shrank
+    // meanwhile is still read correctly, up to the cap.
+    let mut v = Vec::with_capacity(len_hint as usize);
+    file.take(MAX_WHOLE_READ + 1).read_to_end(&mut v)?;
+    if v.len() as u64 > MAX_WHOLE_READ {
+        return Err(too_large_to_read(v.len() as u64));
+    }
+    Ok(v)
+}
+
+fn too_large_to_read(len: u64) -> io::Error {
+    io::Error::new(
+        io::ErrorKind::OutOfMemory,
+        format!(
+            "{len} bytes is more than klf reads into memory without a memory mapping ({MAX_WHOLE_READ} bytes); \
+             mapping is off for this file (--no-mmap, KLF_NO_MMAP, or a log directory in use or just written)"
+        ),
+    )
+}
+
 /// Granularity of [`FileBytes::consumed`] (a multiple of the page size).
 pub const RELEASE_STEP: usize = 8 << 20;
+
+/// Whether `path` may be mapped: a regular file, mapping not turned off,
+/// not in a live log directory, not just written in a broker's log
+/// directory (see the module docs).
+fn may_map(path: &Path, meta: &std::fs::Metadata) -> bool {
+    let just_written = recently_modified(meta) && in_broker_log_dir(path);
+    meta.is_file() && !mmap_disabled() && !just_written && !in_live_log_dir(path)
+}
 
 /// Modified less than [`RECENT_WRITE`] ago (or in the future).
 fn recently_modified(meta: &std::fs::Metadata) -> bool {

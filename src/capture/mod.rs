@@ -8,4 +8,5 @@ pub mod mmap;
 pub mod output;
 pub mod replica;
 pub mod scan;
+pub mod segment;
 pub mod vfs;

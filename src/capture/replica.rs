@@ -11,7 +11,8 @@
 use std::path::PathBuf;
 
 use crate::capture::discover::{Replica, SegmentFiles};
-use crate::format::batch::{Batch, SegmentIter};
+use crate::capture::segment::SegmentFile;
+use crate::format::batch::{Batch, EntryError};
 use crate::format::index::OffsetIndex;
 use crate::model::{BatchSummary, ReplicaLog};
 
@@ -24,6 +25,22 @@ pub struct ReplicaProblem {
     pub position: Option<u64>,
     /// What is wrong.
     pub message: String,
+    /// The file could not be read (the machine failed, or klf refused to
+    /// hold it): nothing is known about its bytes from there on. Not
+    /// evidence of damage.
+    pub io: bool,
+}
+
+impl ReplicaProblem {
+    /// A read of `path` that failed (at `position`, when it got that far).
+    pub fn unreadable(path: &std::path::Path, position: Option<u64>, e: &std::io::Error) -> Self {
+        ReplicaProblem {
+            path: path.to_path_buf(),
+            position,
+            message: format!("cannot read: {e}"),
+            io: true,
+        }
+    }
 }
 
 impl std::fmt::Display for ReplicaProblem {
@@ -161,28 +178,23 @@ pub fn load_replica_from(replica: &Replica, broker: i32, from: Option<i64>) -> L
                 continue;
             }
         }
-        let bytes = match crate::capture::vfs::open(path) {
+        let seg_file = match SegmentFile::open(path) {
             Ok(b) => b,
             Err(e) => {
-                problems.push(ReplicaProblem {
-                    path: path.clone(),
-                    position: None,
-                    message: format!("cannot read: {e}"),
-                });
+                problems.push(ReplicaProblem::unreadable(path, None, &e));
                 continue;
             }
         };
+        let len = seg_file.len();
         let start = match from {
-            Some(w) if w > seg.base_offset => start_position(seg, &bytes, w),
+            Some(w) if w > seg.base_offset => start_position(seg, &seg_file, w),
             _ => 0,
         };
-        bytes_read += (bytes.len() - start) as u64;
-        let mut it = SegmentIter::with_range(&bytes, start, bytes.len());
-        let mut released = 0;
-        for item in it.by_ref() {
+        bytes_read += len.saturating_sub(start);
+        let mut it = seg_file.reader(start, len);
+        while let Some(item) = it.next_entry() {
             match item {
                 Ok(batch) => {
-                    bytes.consumed(batch.position() as usize, &mut released);
                     if let Err(e) = batch.check_crc() {
                         problems.push(ReplicaProblem {
                             path: path.clone(),
@@ -190,8 +202,9 @@ pub fn load_replica_from(replica: &Replica, broker: i32, from: Option<i64>) -> L
                             message: format!(
                                 "{}; the rest of the segment ({} bytes) is not used, as Kafka's recovery would truncate here",
                                 e.reason,
-                                bytes.len() as u64 - batch.position()
+                                len - batch.position()
                             ),
+                            io: false,
                         });
                         break;
                     }
@@ -202,16 +215,21 @@ pub fn load_replica_from(replica: &Replica, broker: i32, from: Option<i64>) -> L
                     }
                     batches.push(summarize(&batch));
                 }
-                Err(e) => {
+                Err(EntryError::Bad(e)) => {
                     problems.push(ReplicaProblem {
                         path: path.clone(),
                         position: Some(e.pos),
                         message: format!(
                             "{}; the rest of the segment ({} bytes) is not used",
                             e.reason,
-                            (bytes.len() as u64).saturating_sub(e.pos)
+                            len.saturating_sub(e.pos)
                         ),
+                        io: false,
                     });
+                    break;
+                }
+                Err(EntryError::Io(e)) => {
+                    problems.push(ReplicaProblem::unreadable(path, Some(it.position()), &e));
                     break;
                 }
             }
@@ -221,6 +239,7 @@ pub fn load_replica_from(replica: &Replica, broker: i32, from: Option<i64>) -> L
                 path: path.clone(),
                 position: Some(tail.position),
                 message: format!("torn tail: {}", tail.describe()),
+                io: false,
             });
         }
     }
@@ -242,7 +261,7 @@ pub fn load_replica_from(replica: &Replica, broker: i32, from: Option<i64>) -> L
 /// index exists, its entry leads to a well-framed batch there whose offsets
 /// start at or before the entry's, and the entries before it are sane;
 /// otherwise 0, the start of the segment.
-pub fn start_position(seg: &SegmentFiles, log: &[u8], from: i64) -> usize {
+pub fn start_position(seg: &SegmentFiles, log: &SegmentFile, from: i64) -> u64 {
     let Some(index_path) = &seg.index else {
         return 0;
     };
@@ -252,7 +271,7 @@ pub fn start_position(seg: &SegmentFiles, log: &[u8], from: i64) -> usize {
     let index = OffsetIndex::new(&index_bytes, seg.base_offset);
     // Only the leading run of real entries (preallocated zeros and garbage
     // after it are not used), searched for the greatest offset <= from.
-    let valid = index.valid_entries(Some(log.len() as u64));
+    let valid = index.valid_entries(Some(log.len()));
     let (mut lo, mut hi) = (0usize, valid);
     while lo < hi {
         let mid = lo + (hi - lo) / 2;
@@ -264,10 +283,10 @@ pub fn start_position(seg: &SegmentFiles, log: &[u8], from: i64) -> usize {
     let Some(entry) = lo.checked_sub(1).and_then(|n| index.entry(n)) else {
         return 0;
     };
-    let Ok(pos) = usize::try_from(entry.position) else {
+    let Ok(pos) = u64::try_from(entry.position) else {
         return 0;
     };
-    match SegmentIter::with_range(log, pos, log.len()).next() {
+    match log.reader(pos, log.len()).next_entry() {
         Some(Ok(b)) if b.offset_field() <= entry.offset => pos,
         _ => 0,
     }
@@ -292,6 +311,7 @@ pub fn for_each_record(
                 path: path.to_path_buf(),
                 position: Some(e.pos),
                 message: e.reason.to_string(),
+                io: false,
             });
             return true;
         }
@@ -308,6 +328,7 @@ pub fn for_each_record(
                     path: path.to_path_buf(),
                     position: Some(e.pos),
                     message: e.reason.to_string(),
+                    io: false,
                 });
                 break;
             }
@@ -365,29 +386,31 @@ pub fn visit_records(
         if seg.base_offset >= to {
             break;
         }
-        let bytes = match crate::capture::vfs::open(path) {
+        let seg_file = match SegmentFile::open(path) {
             Ok(b) => b,
             Err(e) => {
-                problems.push(ReplicaProblem {
-                    path: path.clone(),
-                    position: None,
-                    message: format!("cannot read: {e}"),
-                });
+                problems.push(ReplicaProblem::unreadable(path, None, &e));
                 continue;
             }
         };
         let start = if from > seg.base_offset {
-            start_position(seg, &bytes, from)
+            start_position(seg, &seg_file, from)
         } else {
             0
         };
-        let mut released = 0;
-        for item in SegmentIter::with_range(&bytes, start, bytes.len()) {
-            let Ok(batch) = item else { break };
+        let mut it = seg_file.reader(start, seg_file.len());
+        while let Some(item) = it.next_entry() {
+            let batch = match item {
+                Ok(b) => b,
+                Err(EntryError::Io(e)) => {
+                    problems.push(ReplicaProblem::unreadable(path, None, &e));
+                    break;
+                }
+                Err(EntryError::Bad(_)) => break,
+            };
             if batch.check_crc().is_err() {
                 break;
             }
-            bytes.consumed(batch.position() as usize, &mut released);
             if batch.last_offset() < from {
                 continue;
             }

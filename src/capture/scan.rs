@@ -23,7 +23,8 @@ use rayon::prelude::*;
 
 use crate::capture::discover::Replica;
 use crate::capture::replica::{load_replica_from, start_position, LoadedReplica};
-use crate::format::batch::SegmentIter;
+use crate::capture::segment::SegmentFile;
+use crate::format::batch::EntryError;
 
 /// Reads every replica (`ids[i]` is the broker id of `replicas[i]`), in
 /// parallel: every batch, or from the batch holding `from` on.
@@ -44,13 +45,16 @@ pub fn tail_end(r: &Replica) -> Result<(i64, u64), String> {
         return Ok((r.log_start_offset.unwrap_or(0), 0));
     };
     let path = seg.log.as_deref().unwrap_or(std::path::Path::new(""));
-    let bytes = crate::capture::vfs::open(path)
-        .map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
-    let start = start_position(seg, &bytes, i64::MAX);
+    let seg_file =
+        SegmentFile::open(path).map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
+    let start = start_position(seg, &seg_file, i64::MAX);
     let mut end = seg.base_offset;
-    let mut it = SegmentIter::with_range(&bytes, start, bytes.len());
-    for item in it.by_ref() {
-        let b = item.map_err(|e| format!("{}:{}: {}", path.display(), e.pos, e.reason))?;
+    let mut it = seg_file.reader(start, seg_file.len());
+    while let Some(item) = it.next_entry() {
+        let b = item.map_err(|e| match e {
+            EntryError::Bad(e) => format!("{}:{}: {}", path.display(), e.pos, e.reason),
+            EntryError::Io(e) => format!("{}: cannot read: {e}", path.display()),
+        })?;
         b.check_crc()
             .map_err(|e| format!("{}:{}: {}", path.display(), e.pos, e.reason))?;
         end = end.max(b.last_offset().saturating_add(1));
@@ -58,5 +62,5 @@ pub fn tail_end(r: &Replica) -> Result<(i64, u64), String> {
     if it.tail().is_some() {
         return Err(format!("{}: torn tail", path.display()));
     }
-    Ok((end, (bytes.len() - start) as u64))
+    Ok((end, seg_file.len().saturating_sub(start)))
 }

@@ -52,7 +52,8 @@ pub const AFTER_HELP: &str = concat!(
 Exit status:
   0  nothing at or above --fail-on (after the baseline)
   1  findings at or above --fail-on
-  2  usage or I/O error (a missing PATH, an unreadable archive or baseline)
+  2  usage or I/O error (a missing PATH, an unreadable archive or baseline,
+     a file-unreadable finding, whatever --fail-on and the baseline say)
 
 Output:
   table  findings with severity, code, location and message, the hint of
@@ -207,6 +208,14 @@ pub fn run(args: Args, out: &mut Output) -> Status {
     };
     let status = if let Some(s) = status_override {
         s
+    } else if report
+        .findings
+        .iter()
+        .any(|f| f.code == klf::analysis::check::code::FILE_UNREADABLE)
+    {
+        // A file that could not be read is the machine's failure, not
+        // evidence about the data: exit 2 whatever the baseline says.
+        Status::Failure
     } else if report.failing(level).next().is_some() {
         Status::Corruption
     } else {

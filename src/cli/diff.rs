@@ -55,10 +55,10 @@ Exit status:
   0  nothing lost that --fail-on counts (default: no lost record was or may
      have been committed)
   1  a loss that --fail-on counts (default committed: committed_possible > 0,
-     or lost records whose commitment cannot be bounded), or a segment could
-     not be read whole (each problem on stderr as FILE:BYTE: reason)
+     or lost records whose commitment cannot be bounded), or a damaged
+     segment (each problem on stderr as FILE:BYTE: reason)
   2  usage or I/O error (a missing PATH, an unreadable archive, no partition
-     with two or more replicas)
+     with two or more replicas, a file whose read failed)
   A closed stdout (klf diff ... | head) does not change the status.
 
 What is lost:
@@ -199,14 +199,18 @@ pub fn run(args: Args, out: &mut Output) -> Status {
         }
     }
     let mut problems = false;
+    // A read that failed (the machine, not the data): exit 2.
+    let mut unreadable = false;
     for p in &run.partitions {
         for pr in &p.problems {
             problems = true;
+            unreadable |= pr.io;
             out.diag(format_args!("klf: {pr}"));
         }
     }
     if let Some(g) = run.evidence.groups_read() {
         for pr in &g.problems {
+            unreadable |= pr.io;
             out.diag(format_args!("klf: __consumer_offsets: {pr}"));
         }
     }
@@ -219,6 +223,7 @@ pub fn run(args: Args, out: &mut Output) -> Status {
         }
         let rec = partition_records(run.replicas(p), p, args.records_limit);
         for pr in rec.lost.problems.iter().chain(rec.cut.values().flat_map(|c| &c.problems)) {
+            unreadable |= pr.io;
             out.diag(format_args!("klf: {pr}"));
         }
         records.push(Some(rec));
@@ -226,7 +231,9 @@ pub fn run(args: Args, out: &mut Output) -> Status {
     // The status is settled before anything is written: a reader that
     // closes the pipe early does not change it.
     let lossy = run.partitions.iter().any(|p| args.fail_on.fails(&p.loss));
-    let status = if lossy || problems {
+    let status = if unreadable {
+        Status::Failure
+    } else if lossy || problems {
         Status::Corruption
     } else {
         Status::Clean

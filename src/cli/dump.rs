@@ -20,6 +20,8 @@ use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
 use klf::capture::mmap::FileBytes;
+use klf::capture::segment::SegmentFile;
+use klf::format::batch::SegmentSource;
 use klf::capture::vfs;
 use std::borrow::Cow;
 
@@ -397,13 +399,29 @@ pub fn kind_name(kind: Kind, name: &str) -> &'static str {
 
 /// The file bytes a dump of one file needs.
 pub struct Inputs {
-    /// The file itself.
+    /// The file itself, unless it is a `.log` (read through `log`, a
+    /// window at a time when it is not mapped): then empty.
     pub main: FileBytes,
-    /// The `.log` of the same base offset (index kinds).
-    pub log: Option<FileBytes>,
+    /// The `.log`: the file itself (a `.log` or a KRaft `.checkpoint`), or
+    /// the `.log` of the same base offset (index kinds).
+    pub log: Option<SegmentFile>,
     /// The `.index` of the same base offset (time index; `None` if absent).
     pub index: Option<FileBytes>,
+    /// Size of the file itself.
+    pub size: u64,
 }
+
+impl Inputs {
+    /// The `.log` (none: no bytes).
+    pub fn log(&self) -> &dyn SegmentSource {
+        match &self.log {
+            Some(l) => l,
+            None => &EMPTY,
+        }
+    }
+}
+
+const EMPTY: [u8; 0] = [];
 
 fn sibling(names: &FileNames, suffix: &str) -> PathBuf {
     let prefix = names.name.split('.').next().unwrap_or("");
@@ -448,8 +466,8 @@ pub fn open_item(
 /// Reads the file and the siblings its kind needs.
 pub fn load(names: &FileNames, kind: Kind) -> Result<Inputs, (String, std::io::Error)> {
     // An index is read with its segment's .log: say so when that is missing.
-    let open = |p: &Path| {
-        vfs::open(p).map_err(|e| {
+    let open_log = |p: &Path| {
+        SegmentFile::open(p).map_err(|e| {
             let hint = if e.kind() == std::io::ErrorKind::NotFound {
                 format!(
                     " ({} is read with its segment's .log: copy the .log beside it, or dump the .log alone)",
@@ -462,9 +480,9 @@ pub fn load(names: &FileNames, kind: Kind) -> Result<Inputs, (String, std::io::E
         })
     };
     let (log, index) = match kind {
-        Kind::Index => (Some(open(&sibling(names, ".log"))?), None),
+        Kind::Index => (Some(open_log(&sibling(names, ".log"))?), None),
         Kind::TimeIndex => {
-            let log = open(&sibling(names, ".log"))?;
+            let log = open_log(&sibling(names, ".log"))?;
             let ip = sibling(names, ".index");
             let index = match vfs::open(&ip) {
                 Ok(b) => Some(b),
@@ -473,11 +491,28 @@ pub fn load(names: &FileNames, kind: Kind) -> Result<Inputs, (String, std::io::E
             };
             (Some(log), index)
         }
+        Kind::Log => {
+            let log = SegmentFile::open(Path::new(&names.display))
+                .map_err(|e| (names.display.clone(), e))?;
+            let size = log.len();
+            return Ok(Inputs {
+                main: FileBytes::from_vec(Vec::new()),
+                log: Some(log),
+                index: None,
+                size,
+            });
+        }
         _ => (None, None),
     };
     let main =
         vfs::open(Path::new(&names.display)).map_err(|e| (names.display.clone(), e))?;
-    Ok(Inputs { main, log, index })
+    let size = main.len() as u64;
+    Ok(Inputs {
+        main,
+        log,
+        index,
+        size,
+    })
 }
 
 /// The file list: PATHs, then each `--files` value split at commas (empty
@@ -643,6 +678,10 @@ pub fn conclude(
             out.problem(&names.display, e.pos, &e.reason);
             Status::Corruption
         }
+        Err(DumpError::Read(e)) => {
+            out.diag(format_args!("{}: cannot read: {e}", names.display));
+            Status::Failure
+        }
     }
 }
 
@@ -694,25 +733,14 @@ fn dump_kafka_file(
     };
     let mut problems = Vec::new();
     let r = match kind {
-        Kind::Log => {
-            let mut released = 0;
-            let main = &inputs.main;
-            dumper.dump_log_with(out.out(), names, main, &mut problems, &mut |pos| {
-                main.consumed(pos, &mut released)
-            })
-        }
-        Kind::Index => dumper.dump_index(
-            out.out(),
-            names,
-            &inputs.main,
-            inputs.log.as_deref().unwrap_or(&[]),
-        ),
+        Kind::Log => dumper.dump_log(out.out(), names, inputs.log(), &mut problems),
+        Kind::Index => dumper.dump_index(out.out(), names, &inputs.main, inputs.log()),
         Kind::TimeIndex => dumper.dump_time_index(
             out.out(),
             names,
             &inputs.main,
             inputs.index.as_deref(),
-            inputs.log.as_deref().unwrap_or(&[]),
+            inputs.log(),
         ),
         Kind::Aux => {
             let suffix = names.name.rfind('.').map_or("", |i| &names.name[i..]);

@@ -24,9 +24,9 @@ pub const AFTER_HELP: &str = concat!(
     "\
 Exit status:
   0  no disagreement
-  1  a disagreement between batches and leader-epoch-checkpoint, or an
-     unreadable segment
-  2  usage or I/O error
+  1  a disagreement between batches and leader-epoch-checkpoint, or a
+     damaged segment
+  2  usage or I/O error (including a file whose read failed)
 
 JSON output:
   With --format json, one document:
@@ -96,10 +96,15 @@ pub fn run(args: Args, out: &mut Output) -> Status {
     for p in &parts {
         for pr in &p.problems {
             out.diag(format_args!("klf: {pr}"));
-            status = Status::Corruption;
+            // A read that failed is the machine's, not the data's.
+            status = status.worst(if pr.io {
+                Status::Failure
+            } else {
+                Status::Corruption
+            });
         }
         if p.replicas.iter().any(|t| !t.disagreements.is_empty()) {
-            status = Status::Corruption;
+            status = status.worst(Status::Corruption);
         }
     }
     let res = match args.format {

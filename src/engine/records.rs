@@ -117,6 +117,7 @@ pub fn lost_records(replicas: &[Replica], loss: &PartitionLoss, limit: usize) ->
             message: format!(
                 "{unread} lost batches are held by no replica of the capture that can be read"
             ),
+            io: false,
         });
     }
     finish(all, summary, problems)

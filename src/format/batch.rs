@@ -81,6 +81,23 @@ impl<'a> RecordBatch<'a> {
         })
     }
 
+    /// The batch at segment position `pos` of `w`, `entry_len` bytes in
+    /// total; as [`RecordBatch::new`], positions counted in the segment.
+    pub fn in_window(w: &Window<'a>, pos: u64, entry_len: usize) -> Result<Self, ParseError> {
+        let header = w
+            .get(pos, V2_HEADER_SIZE)
+            .and_then(|h| <&[u8; V2_HEADER_SIZE]>::try_from(h).ok())
+            .ok_or_else(|| ParseError::new(pos, "file ends inside the 61-byte batch header"))?;
+        let bytes = w
+            .get(pos, entry_len)
+            .ok_or_else(|| ParseError::new(pos, "file ends inside the batch"))?;
+        Ok(RecordBatch {
+            position: pos,
+            header,
+            bytes,
+        })
+    }
+
     /// The whole entry (log overhead included).
     pub fn bytes(&self) -> &'a [u8] {
         self.bytes
@@ -510,45 +527,105 @@ pub struct Skipped {
     pub to: u64,
 }
 
-/// Iterates the entries of a segment held in memory; see the module docs.
+/// A stretch of a segment's bytes held in memory: `data[0]` is byte `base`
+/// of the segment. `complete` when the segment's bytes end where `data`
+/// ends (a mapped or read file, a file of an archive); `false` for a window
+/// of a file read a piece at a time, which has more bytes after `data`.
+#[derive(Debug, Clone, Copy)]
+pub struct Window<'a> {
+    /// The bytes.
+    pub data: &'a [u8],
+    /// Segment position of `data[0]`.
+    pub base: u64,
+    /// Whether the segment ends where `data` ends.
+    pub complete: bool,
+}
+
+impl<'a> Window<'a> {
+    /// All of a segment held in memory.
+    pub fn whole(data: &'a [u8]) -> Self {
+        Window {
+            data,
+            base: 0,
+            complete: true,
+        }
+    }
+
+    /// Segment position one past the last byte held.
+    pub fn end(&self) -> u64 {
+        self.base.saturating_add(self.data.len() as u64)
+    }
+
+    /// Bytes `[pos, pos + len)` of the segment, when all are held.
+    pub fn get(&self, pos: u64, len: usize) -> Option<&'a [u8]> {
+        let local = usize::try_from(pos.checked_sub(self.base)?).ok()?;
+        self.data.get(local..local.checked_add(len)?)
+    }
+
+    /// Whether bytes `[pos, pos + len)` are not all held although the
+    /// segment may have them: reading more of the file could supply them. A
+    /// complete window that holds `pos` lacks nothing: past its end the
+    /// segment has no bytes.
+    pub fn lacks(&self, pos: u64, len: usize) -> bool {
+        if pos < self.base {
+            return true;
+        }
+        if self.get(pos, len).is_some() {
+            return false;
+        }
+        !self.complete
+    }
+}
+
+/// Where an iteration over the entries of a segment stands, apart from the
+/// bytes: [`SegmentIter`] pairs it with a [`Window`] of a segment in
+/// memory; a reader of files not held in memory pairs it with the window it
+/// has read, reading more when [`Scan::needs`] says so. Either way the same
+/// entries, errors, tails and skips come out for the same bytes.
 #[derive(Debug, Clone)]
-pub struct SegmentIter<'a> {
-    data: &'a [u8],
-    pos: usize,
-    end: usize,
+pub struct Scan {
+    pos: u64,
+    end: u64,
     done: bool,
     strict: bool,
-    error_at: Option<usize>,
+    error_at: Option<u64>,
+    /// Next candidate position of a resync not yet finished for lack of
+    /// bytes.
+    resync_at: Option<u64>,
     tail: Option<Tail>,
 }
 
-impl<'a> SegmentIter<'a> {
-    /// Iterates all of `data`.
-    pub fn new(data: &'a [u8]) -> Self {
-        Self::with_range(data, 0, data.len())
-    }
+/// The outcome of [`Scan::resync`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Resync {
+    /// The iteration had not failed: nothing to skip.
+    NotFailed,
+    /// Skipped this range; the iteration resumes at its end.
+    Skipped(Skipped),
+    /// The window lacks bytes `[at, at + len)`: supply them and call again.
+    Needs {
+        /// First byte needed.
+        at: u64,
+        /// How many.
+        len: usize,
+    },
+}
 
-    /// Iterates entries starting in `[start, end)` (Kafka's
-    /// `FileRecords.slice`). Headers of entries are still read from `data`
-    /// beyond `end` when needed, as Kafka does.
-    pub fn with_range(data: &'a [u8], start: usize, end: usize) -> Self {
-        let end = end.min(data.len());
-        SegmentIter {
-            data,
+impl Scan {
+    /// Entries starting in `[start, end)` (Kafka's `FileRecords.slice`).
+    pub fn new(start: u64, end: u64) -> Self {
+        Scan {
             pos: start.min(end),
             end,
             done: false,
             strict: false,
             error_at: None,
+            resync_at: None,
             tail: None,
         }
     }
 
-    /// Strict mode: besides framing errors, a CRC mismatch, a magic other
-    /// than 0, 1 or 2, and a tail (short or truncated) are errors, each
-    /// ending the iteration at the entry's position (see [`Self::resync`]).
-    /// The default mode follows Kafka: such entries are yielded and a tail
-    /// ends the iteration quietly.
+    /// See [`SegmentIter::strict`].
     pub fn strict(mut self) -> Self {
         self.strict = true;
         self
@@ -556,7 +633,12 @@ impl<'a> SegmentIter<'a> {
 
     /// Position of the next entry.
     pub fn position(&self) -> u64 {
-        self.pos as u64
+        self.pos
+    }
+
+    /// End of the iterated range.
+    pub fn end(&self) -> u64 {
+        self.end
     }
 
     /// The tail that ended the iteration, if it ended on one.
@@ -564,83 +646,58 @@ impl<'a> SegmentIter<'a> {
         self.tail
     }
 
-    /// After an error: scans forward from the failing position for the next
-    /// plausible entry (a framing that fits in the data, a known magic and a
-    /// matching checksum) and resumes iteration there. Returns the skipped
-    /// range, or `None` when the iteration had not failed.
-    pub fn resync(&mut self) -> Option<Skipped> {
-        let from = self.error_at.take()?;
-        let mut p = from + 1;
-        while p + HEADER_SIZE_UP_TO_MAGIC < self.end {
-            if plausible_entry_at(self.data, p, self.end) {
-                self.pos = p;
-                self.done = false;
-                return Some(Skipped {
-                    from: from as u64,
-                    to: p as u64,
-                });
-            }
-            p += 1;
-        }
-        self.pos = self.end;
-        self.done = true;
-        Some(Skipped {
-            from: from as u64,
-            to: self.end as u64,
-        })
+    /// Whether the iteration has ended (an error, a tail, the end).
+    pub fn is_done(&self) -> bool {
+        self.done
     }
 
-    fn fail(&mut self, e: ParseError) -> Option<Result<Batch<'a>, ParseError>> {
-        self.done = true;
-        self.error_at = Some(self.pos);
-        Some(Err(e))
-    }
-}
-
-/// Whether a CRC-valid entry with a known magic starts at `p` and fits before
-/// `end`.
-pub fn plausible_entry_at(data: &[u8], p: usize, end: usize) -> bool {
-    let Some(h) = data.get(p..p + HEADER_SIZE_UP_TO_MAGIC) else {
-        return false;
-    };
-    let size = be_i32(h, 8);
-    if size < MIN_SIZE_FIELD {
-        return false;
-    }
-    let Some(total) = (size as usize).checked_add(LOG_OVERHEAD) else {
-        return false;
-    };
-    if p.checked_add(total).is_none_or(|e| e > end) {
-        return false;
-    }
-    let Some(entry) = data.get(p..p + total) else {
-        return false;
-    };
-    match h[16] {
-        2 => {
-            total >= V2_HEADER_SIZE
-                && be_i32(entry, 17) as u32 == crc32c::crc32c(&entry[21..])
-                && be_i32(entry, 57) >= 0
-        }
-        0 | 1 => {
-            let crc = be_i32(entry, 12) as u32;
-            crc == crc32fast::hash(&entry[16..])
-        }
-        _ => false,
-    }
-}
-
-impl<'a> Iterator for SegmentIter<'a> {
-    type Item = Result<Batch<'a>, ParseError>;
-
-    fn next(&mut self) -> Option<Self::Item> {
+    /// The bytes `(at, len)` that [`Scan::next`] needs and `w` lacks, or
+    /// `None` when `w` holds all it needs.
+    pub fn needs(&self, w: &Window<'_>) -> Option<(u64, usize)> {
         if self.done {
             return None;
         }
         let pos = self.pos;
-        // Kafka: `position >= end - HEADER_SIZE_UP_TO_MAGIC` ends the data.
-        let header = if pos + HEADER_SIZE_UP_TO_MAGIC < self.end {
-            self.data.get(pos..pos + HEADER_SIZE_UP_TO_MAGIC)
+        if !self.header_fits(pos) {
+            return None;
+        }
+        if w.lacks(pos, HEADER_SIZE_UP_TO_MAGIC) {
+            return Some((pos, HEADER_SIZE_UP_TO_MAGIC));
+        }
+        let h = w.get(pos, HEADER_SIZE_UP_TO_MAGIC)?;
+        let size = be_i32(h, 8);
+        if size < MIN_SIZE_FIELD {
+            return None;
+        }
+        let total = size as u64 + LOG_OVERHEAD as u64;
+        if total > self.end - pos {
+            return None;
+        }
+        // A v2 batch's 61-byte header is read even when the entry is
+        // shorter (from the bytes after it, as Kafka does).
+        let len = if h[16] as i8 >= 2 {
+            total.max(V2_HEADER_SIZE as u64)
+        } else {
+            total
+        } as usize;
+        w.lacks(pos, len).then_some((pos, len))
+    }
+
+    /// Kafka: `position >= end - HEADER_SIZE_UP_TO_MAGIC` ends the data.
+    fn header_fits(&self, pos: u64) -> bool {
+        pos.saturating_add(HEADER_SIZE_UP_TO_MAGIC as u64) < self.end
+    }
+
+    /// The next entry, from the bytes of `w`. Ends (`None`) when `w` lacks
+    /// bytes it needs ([`Scan::needs`]); the scan is then unchanged and can
+    /// go on with a window that has them.
+    pub fn next<'a>(&mut self, w: Window<'a>) -> Option<Result<Batch<'a>, ParseError>> {
+        if self.done || self.needs(&w).is_some() {
+            return None;
+        }
+        let pos = self.pos;
+        let header = if self.header_fits(pos) {
+            w.get(pos, HEADER_SIZE_UP_TO_MAGIC)
         } else {
             None
         };
@@ -648,8 +705,8 @@ impl<'a> Iterator for SegmentIter<'a> {
             self.done = true;
             if self.end > pos {
                 let tail = Tail {
-                    position: pos as u64,
-                    len: (self.end - pos) as u64,
+                    position: pos,
+                    len: self.end - pos,
                     kind: TailKind::Short,
                 };
                 self.tail = Some(tail);
@@ -664,21 +721,21 @@ impl<'a> Iterator for SegmentIter<'a> {
         let magic = h[16] as i8;
         if size < MIN_SIZE_FIELD {
             return self.fail(ParseError::new(
-                pos as u64,
+                pos,
                 format!("found record size {size} smaller than minimum record overhead (14)"),
             ));
         }
         let total = size as usize + LOG_OVERHEAD;
-        let entry = if total <= self.end - pos {
-            self.data.get(pos..pos + total)
+        let entry = if total as u64 <= self.end - pos {
+            w.get(pos, total)
         } else {
             None
         };
         let Some(entry) = entry else {
             self.done = true;
             let tail = Tail {
-                position: pos as u64,
-                len: (self.end - pos) as u64,
+                position: pos,
+                len: self.end - pos,
                 kind: TailKind::Truncated {
                     declared: total as i64,
                 },
@@ -690,26 +747,273 @@ impl<'a> Iterator for SegmentIter<'a> {
             return None;
         };
         if self.strict && !(0..=2).contains(&magic) {
-            return self.fail(ParseError::new(
-                pos as u64 + 16,
-                format!("bad magic {magic}"),
-            ));
+            return self.fail(ParseError::new(pos + 16, format!("bad magic {magic}")));
         }
         let item = if magic >= 2 {
-            match RecordBatch::new(self.data, pos, total) {
+            match RecordBatch::in_window(&w, pos, total) {
                 Ok(b) => Batch::V2(b),
                 Err(e) => return self.fail(e),
             }
         } else {
-            Batch::Legacy(LegacyEntry::new(pos as u64, offset, magic, entry))
+            Batch::Legacy(LegacyEntry::new(pos, offset, magic, entry))
         };
         if self.strict {
             if let Err(e) = item.check_crc() {
                 return self.fail(e);
             }
         }
-        self.pos = pos + total;
+        self.pos = pos + total as u64;
         Some(Ok(item))
+    }
+
+    fn fail<'a>(&mut self, e: ParseError) -> Option<Result<Batch<'a>, ParseError>> {
+        self.done = true;
+        self.error_at = Some(self.pos);
+        Some(Err(e))
+    }
+
+    /// After an error: scans forward from the failing position for the
+    /// next plausible entry (a framing that fits in the range, a known magic
+    /// and a matching checksum) and resumes iteration there (see
+    /// [`SegmentIter::resync`]). When `w` lacks bytes the scan needs, says
+    /// which; called again with them, it goes on where it stopped.
+    pub fn resync(&mut self, w: &Window<'_>) -> Resync {
+        let Some(from) = self.error_at else {
+            return Resync::NotFailed;
+        };
+        let mut p = self.resync_at.unwrap_or(from + 1);
+        while self.header_fits(p) {
+            match plausible_in(w, p, self.end) {
+                Plausible::Yes => {
+                    self.error_at = None;
+                    self.resync_at = None;
+                    self.pos = p;
+                    self.done = false;
+                    return Resync::Skipped(Skipped { from, to: p });
+                }
+                Plausible::No => p += 1,
+                Plausible::Needs(len) => {
+                    self.resync_at = Some(p);
+                    return Resync::Needs { at: p, len };
+                }
+            }
+        }
+        self.error_at = None;
+        self.resync_at = None;
+        self.pos = self.end;
+        self.done = true;
+        Resync::Skipped(Skipped { from, to: self.end })
+    }
+}
+
+enum Plausible {
+    Yes,
+    No,
+    Needs(usize),
+}
+
+/// Whether a CRC-valid entry with a known magic starts at `p` and fits
+/// before `end`, from the bytes of `w`.
+fn plausible_in(w: &Window<'_>, p: u64, end: u64) -> Plausible {
+    if w.lacks(p, HEADER_SIZE_UP_TO_MAGIC) {
+        return Plausible::Needs(HEADER_SIZE_UP_TO_MAGIC);
+    }
+    let Some(h) = w.get(p, HEADER_SIZE_UP_TO_MAGIC) else {
+        return Plausible::No;
+    };
+    let size = be_i32(h, 8);
+    if size < MIN_SIZE_FIELD {
+        return Plausible::No;
+    }
+    let total = size as usize + LOG_OVERHEAD;
+    if p.saturating_add(total as u64) > end {
+        return Plausible::No;
+    }
+    if w.lacks(p, total) {
+        return Plausible::Needs(total);
+    }
+    let Some(entry) = w.get(p, total) else {
+        return Plausible::No;
+    };
+    let ok = match h[16] {
+        2 => {
+            total >= V2_HEADER_SIZE
+                && be_i32(entry, 17) as u32 == crc32c::crc32c(&entry[21..])
+                && be_i32(entry, 57) >= 0
+        }
+        0 | 1 => {
+            let crc = be_i32(entry, 12) as u32;
+            crc == crc32fast::hash(&entry[16..])
+        }
+        _ => false,
+    };
+    if ok {
+        Plausible::Yes
+    } else {
+        Plausible::No
+    }
+}
+
+/// Whether a CRC-valid entry with a known magic starts at `p` and fits before
+/// `end`.
+pub fn plausible_entry_at(data: &[u8], p: usize, end: usize) -> bool {
+    matches!(
+        plausible_in(&Window::whole(data), p as u64, end.min(data.len()) as u64),
+        Plausible::Yes
+    )
+}
+
+/// Iterates the entries of a segment held in memory; see the module docs.
+#[derive(Debug, Clone)]
+pub struct SegmentIter<'a> {
+    w: Window<'a>,
+    scan: Scan,
+}
+
+impl<'a> SegmentIter<'a> {
+    /// Iterates all of `data`.
+    pub fn new(data: &'a [u8]) -> Self {
+        Self::with_range(data, 0, data.len())
+    }
+
+    /// Iterates entries starting in `[start, end)` (Kafka's
+    /// `FileRecords.slice`). Headers of entries are still read from `data`
+    /// beyond `end` when needed, as Kafka does.
+    pub fn with_range(data: &'a [u8], start: usize, end: usize) -> Self {
+        let end = end.min(data.len());
+        SegmentIter {
+            w: Window::whole(data),
+            scan: Scan::new(start as u64, end as u64),
+        }
+    }
+
+    /// Iterates the entries of `w` from `scan`'s position. When `w` is not
+    /// complete, iteration ends quietly (no tail) at the first entry it does
+    /// not hold whole.
+    pub fn in_window(w: Window<'a>, scan: Scan) -> Self {
+        SegmentIter { w, scan }
+    }
+
+    /// Strict mode: besides framing errors, a CRC mismatch, a magic other
+    /// than 0, 1 or 2, and a tail (short or truncated) are errors, each
+    /// ending the iteration at the entry's position (see [`Self::resync`]).
+    /// The default mode follows Kafka: such entries are yielded and a tail
+    /// ends the iteration quietly.
+    pub fn strict(mut self) -> Self {
+        self.scan = self.scan.strict();
+        self
+    }
+
+    /// Position of the next entry.
+    pub fn position(&self) -> u64 {
+        self.scan.position()
+    }
+
+    /// The tail that ended the iteration, if it ended on one.
+    pub fn tail(&self) -> Option<Tail> {
+        self.scan.tail()
+    }
+
+    /// After an error: scans forward from the failing position for the next
+    /// plausible entry (a framing that fits in the data, a known magic and a
+    /// matching checksum) and resumes iteration there. Returns the skipped
+    /// range, or `None` when the iteration had not failed (or, in a window
+    /// that is not complete, could not finish the scan).
+    pub fn resync(&mut self) -> Option<Skipped> {
+        match self.scan.resync(&self.w) {
+            Resync::Skipped(s) => Some(s),
+            Resync::NotFailed | Resync::Needs { .. } => None,
+        }
+    }
+}
+
+impl<'a> Iterator for SegmentIter<'a> {
+    type Item = Result<Batch<'a>, ParseError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        self.scan.next(self.w)
+    }
+}
+
+/// Why reading an entry failed: the bytes (a framing or checksum error at a
+/// position), or the machine (a read that failed, a refusal to hold an
+/// entry in memory). Only the first is evidence about the data.
+#[derive(Debug)]
+pub enum EntryError {
+    /// The bytes are bad there.
+    Bad(ParseError),
+    /// Reading failed; nothing is known about the bytes.
+    Io(std::io::Error),
+}
+
+impl From<ParseError> for EntryError {
+    fn from(e: ParseError) -> Self {
+        EntryError::Bad(e)
+    }
+}
+
+/// The entries of a segment, however its bytes are held: a
+/// [`SegmentIter`] over bytes in memory, or a reader that reads a file a
+/// window at a time. The same bytes give the same entries either way.
+pub trait Entries {
+    /// The next entry (see [`SegmentIter`]).
+    fn next_entry(&mut self) -> Option<Result<Batch<'_>, EntryError>>;
+    /// See [`SegmentIter::resync`].
+    fn resync(&mut self) -> Result<Option<Skipped>, EntryError>;
+    /// The tail that ended the iteration, if it ended on one.
+    fn tail(&self) -> Option<Tail>;
+    /// Position of the next entry.
+    fn position(&self) -> u64;
+    /// The entries from the current position that are already in memory,
+    /// to look ahead (the iteration itself does not move).
+    fn ahead(&self) -> SegmentIter<'_>;
+}
+
+impl Entries for SegmentIter<'_> {
+    fn next_entry(&mut self) -> Option<Result<Batch<'_>, EntryError>> {
+        self.next().map(|r| r.map_err(EntryError::Bad))
+    }
+    fn resync(&mut self) -> Result<Option<Skipped>, EntryError> {
+        Ok(SegmentIter::resync(self))
+    }
+    fn tail(&self) -> Option<Tail> {
+        SegmentIter::tail(self)
+    }
+    fn position(&self) -> u64 {
+        SegmentIter::position(self)
+    }
+    fn ahead(&self) -> SegmentIter<'_> {
+        let mut scan = Scan::new(self.scan.position(), self.scan.end());
+        if self.scan.is_done() {
+            scan.done = true;
+        }
+        SegmentIter::in_window(self.w, scan)
+    }
+}
+
+/// A segment's bytes, however they are held, from which [`Entries`] are
+/// read: bytes in memory, or a file read a window at a time.
+pub trait SegmentSource {
+    /// Size in bytes.
+    fn len(&self) -> u64;
+    /// Whether it has no bytes.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    /// The entries starting in `[start, end)` (see
+    /// [`SegmentIter::with_range`]).
+    fn entries(&self, start: u64, end: u64) -> Box<dyn Entries + '_>;
+}
+
+/// Bytes in memory (a slice, a vector, a mapped file).
+impl<T: AsRef<[u8]>> SegmentSource for T {
+    fn len(&self) -> u64 {
+        self.as_ref().len() as u64
+    }
+    fn entries(&self, start: u64, end: u64) -> Box<dyn Entries + '_> {
+        let end = usize::try_from(end).unwrap_or(usize::MAX);
+        let start = usize::try_from(start).unwrap_or(usize::MAX);
+        Box::new(SegmentIter::with_range(self.as_ref(), start, end))
     }
 }
 

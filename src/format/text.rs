@@ -50,6 +50,43 @@ pub fn base64(data: &[u8], alphabet: &[u8; 64], pad: bool) -> String {
     out
 }
 
+/// `1.5 GiB`-style size.
+pub fn human_bytes(n: u64) -> String {
+    const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
+    let mut v = n as f64;
+    let mut u = 0;
+    while v >= 1024.0 && u + 1 < UNITS.len() {
+        v /= 1024.0;
+        u += 1;
+    }
+    if u == 0 {
+        format!("{n} B")
+    } else {
+        format!("{v:.1} {}", UNITS[u])
+    }
+}
+
+/// Parses a byte count: digits with an optional `K`, `M`, `G` or `T`
+/// suffix (powers of 1024, `KiB`/`KB` spellings accepted).
+pub fn parse_bytes(s: &str) -> Result<u64, String> {
+    let t = s.trim();
+    let split = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
+    let (num, unit) = t.split_at(split);
+    let n: u64 = num
+        .parse()
+        .map_err(|_| format!("{s:?} is not a byte count (e.g. 512M, 4G, 1000000)"))?;
+    let shift = match unit.trim().to_ascii_uppercase().as_str() {
+        "" | "B" => 0,
+        "K" | "KB" | "KIB" => 10,
+        "M" | "MB" | "MIB" => 20,
+        "G" | "GB" | "GIB" => 30,
+        "T" | "TB" | "TIB" => 40,
+        _ => return Err(format!("{s:?}: unknown unit {unit:?} (use K, M, G or T)")),
+    };
+    n.checked_mul(1u64 << shift)
+        .ok_or_else(|| format!("{s:?} is too large"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

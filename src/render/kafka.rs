@@ -14,7 +14,7 @@
 use std::borrow::Cow;
 use std::io::{self, Write};
 
-use crate::format::batch::{Batch, RecordBatch, SegmentIter};
+use crate::format::batch::{Batch, EntryError, RecordBatch, SegmentIter, SegmentSource};
 use crate::format::codec::DEFAULT_DECOMPRESSED_CAP;
 use crate::format::index::{OffsetIndex, TimeIndex};
 use crate::format::legacy::{LegacyEntry, LegacyRecord};
@@ -108,6 +108,8 @@ pub enum DumpError {
     Write(io::Error),
     /// The input made Kafka's tool stop here (an exception in Kafka).
     Abort(ParseError),
+    /// Reading the input failed (the machine, not the data).
+    Read(io::Error),
 }
 
 impl From<io::Error> for DumpError {
@@ -487,28 +489,14 @@ impl<'o> Dumper<'o> {
         w.write_all(b"\n")
     }
 
-    /// Dumps a `.log` (or KRaft `.checkpoint`) file held in `data`.
+    /// Dumps a `.log` (or KRaft `.checkpoint`) file: its bytes in memory, or
+    /// any other [`SegmentSource`] (a file read a window at a time).
     pub fn dump_log<W: Write>(
         &mut self,
         w: &mut W,
         names: &FileNames,
-        data: &[u8],
+        log: &dyn SegmentSource,
         problems: &mut dyn Problems,
-    ) -> Result<(), DumpError> {
-        self.dump_log_with(w, names, data, problems, &mut |_| {})
-    }
-
-    /// [`Self::dump_log`], calling `consumed(position)` after each entry
-    /// with the position of the next one: the bytes before it are not read
-    /// again (a mapped file can release them, see
-    /// [`crate::capture::mmap::FileBytes::consumed`]).
-    pub fn dump_log_with<W: Write>(
-        &mut self,
-        w: &mut W,
-        names: &FileNames,
-        data: &[u8],
-        problems: &mut dyn Problems,
-        consumed: &mut dyn FnMut(usize),
     ) -> Result<(), DumpError> {
         let w = &mut LineTracker {
             inner: w,
@@ -540,9 +528,9 @@ impl<'o> Dumper<'o> {
                 writeln!(w, "Snapshot end offset: {offset}, epoch: {epoch}")?;
             }
         }
-        let slice_end = (self.opts.max_bytes.max(0) as usize).min(data.len());
+        let slice_end = (self.opts.max_bytes.max(0) as u64).min(log.len());
         let full = self.opts.max_bytes == i32::MAX;
-        let mut iter = SegmentIter::with_range(data, 0, slice_end);
+        let mut iter = log.entries(0, slice_end);
         let mut crcs = ChecksumsAhead::default();
         let mut valid_bytes: u64 = 0;
         let mut state = LogState {
@@ -550,27 +538,34 @@ impl<'o> Dumper<'o> {
             last_offset: -1,
         };
         loop {
-            let batch = match iter.next() {
+            crcs.prepare(iter.ahead());
+            let batch = match iter.next_entry() {
                 None => break,
                 Some(Ok(b)) => b,
-                Some(Err(e)) if self.opts.resync => {
+                Some(Err(EntryError::Io(e))) => return Err(DumpError::Read(e)),
+                Some(Err(EntryError::Bad(e))) if self.opts.resync => {
                     problems.problem(e);
-                    if let Some(s) = iter.resync() {
-                        problems.problem(ParseError::new(
-                            s.from,
-                            format!(
-                                "resync: skipped {} bytes, resuming at {}",
-                                s.to - s.from,
-                                s.to
-                            ),
-                        ));
-                        valid_bytes = s.to;
+                    match iter.resync() {
+                        Ok(Some(s)) => {
+                            problems.problem(ParseError::new(
+                                s.from,
+                                format!(
+                                    "resync: skipped {} bytes, resuming at {}",
+                                    s.to - s.from,
+                                    s.to
+                                ),
+                            ));
+                            valid_bytes = s.to;
+                        }
+                        Ok(None) => {}
+                        Err(EntryError::Io(e)) => return Err(DumpError::Read(e)),
+                        Err(EntryError::Bad(e)) => return Err(DumpError::Abort(e)),
                     }
                     continue;
                 }
-                Some(Err(e)) => return Err(DumpError::Abort(e)),
+                Some(Err(EntryError::Bad(e))) => return Err(DumpError::Abort(e)),
             };
-            let valid = crcs.valid(&iter, &batch);
+            let valid = crcs.valid(&batch);
             match self.write_batch_line(w, &batch, valid_bytes, valid) {
                 Err(DumpError::Abort(e)) if self.opts.resync => {
                     w.end_line()?;
@@ -597,9 +592,8 @@ impl<'o> Dumper<'o> {
                 }
             }
             valid_bytes += batch.size_in_bytes();
-            consumed(iter.position() as usize);
         }
-        let trailing = (slice_end as u64).saturating_sub(valid_bytes);
+        let trailing = slice_end.saturating_sub(valid_bytes);
         if trailing > 0 && full {
             w.write_all(b"Found ")?;
             num(w, trailing)?;
@@ -837,7 +831,7 @@ impl<'o> Dumper<'o> {
         w: &mut W,
         names: &FileNames,
         index: &[u8],
-        log: &[u8],
+        log: &dyn SegmentSource,
     ) -> Result<(), DumpError> {
         let base = base_offset_of(&names.name).ok_or_else(|| {
             abort(
@@ -864,8 +858,8 @@ impl<'o> Dumper<'o> {
                 return Ok(());
             }
             let slot_pos = (i * 8) as u64;
-            let first =
-                first_batch_at(log, entry.position, self.opts.max_message_size).map_err(|r| {
+            let last = first_last_offset_at(log, entry.position, self.opts.max_message_size)?
+                .map_err(|r| {
                     abort(
                         slot_pos,
                         format!(
@@ -874,7 +868,6 @@ impl<'o> Dumper<'o> {
                         ),
                     )
                 })?;
-            let last = first.last_offset();
             if last != entry.offset {
                 push_finding(
                     &mut self.findings.index_mismatches,
@@ -902,7 +895,7 @@ impl<'o> Dumper<'o> {
         names: &FileNames,
         time_index: &[u8],
         index: Option<&[u8]>,
-        log: &[u8],
+        log: &dyn SegmentSource,
     ) -> Result<(), DumpError> {
         let base = base_offset_of(&names.name).ok_or_else(|| {
             abort(
@@ -938,18 +931,37 @@ impl<'o> Dumper<'o> {
                         ),
                     )
                 };
-                if position < 0 || position as usize > log.len() {
+                if position < 0 || position as u64 > log.len() {
                     return Err(ctx(format!(
                         "position {position} is outside the log ({} bytes)",
                         log.len()
                     )
                     .into()));
                 }
+                // The first batch from the slot's position holding its
+                // offset: its last offset and its greatest record timestamp.
                 let mut found = None;
-                for b in SegmentIter::with_range(log, position as usize, log.len()) {
-                    let b = b.map_err(|e| ctx(format!("byte {}: {}", e.pos, e.reason).into()))?;
+                let mut entries = log.entries(position as u64, log.len());
+                while let Some(b) = entries.next_entry() {
+                    let b = match b {
+                        Ok(b) => b,
+                        Err(EntryError::Bad(e)) => {
+                            return Err(ctx(format!("byte {}: {}", e.pos, e.reason).into()))
+                        }
+                        Err(EntryError::Io(e)) => return Err(DumpError::Read(e)),
+                    };
                     if b.last_offset() >= entry.offset {
-                        found = Some(b);
+                        let max_ts = if b.last_offset() == entry.offset {
+                            Some(
+                                max_record_timestamp(&b, &mut scratch, self.opts.decompress_cap)
+                                    .map_err(|e| {
+                                        ctx(format!("byte {}: {}", e.pos, e.reason).into())
+                                    })?,
+                            )
+                        } else {
+                            None
+                        };
+                        found = Some((b.last_offset(), max_ts));
                         break;
                     }
                 }
@@ -959,15 +971,13 @@ impl<'o> Dumper<'o> {
                         &names.absolute,
                         (entry.offset, -1),
                     ),
-                    Some(b) if b.last_offset() != entry.offset => push_finding(
+                    Some((last, _)) if last != entry.offset => push_finding(
                         &mut self.findings.not_found,
                         &names.absolute,
-                        (entry.offset, b.last_offset()),
+                        (entry.offset, last),
                     ),
-                    Some(b) => {
-                        let max_ts =
-                            max_record_timestamp(&b, &mut scratch, self.opts.decompress_cap)
-                                .map_err(|e| ctx(format!("byte {}: {}", e.pos, e.reason).into()))?;
+                    Some((_, max_ts)) => {
+                        let max_ts = max_ts.unwrap_or(-1);
                         if max_ts != entry.timestamp {
                             push_finding(
                                 &mut self.findings.time_mismatches,
@@ -1051,32 +1061,36 @@ fn write_legacy_metadata<W: Write>(
     Ok(())
 }
 
-/// The first entry of `log` at `position` within `max_size` bytes, as
-/// kafka-dump-log reads it for an index slot.
-fn first_batch_at(
-    log: &[u8],
+/// The last offset of the first entry of `log` at `position` within
+/// `max_size` bytes, as kafka-dump-log reads it for an index slot; the
+/// inner error says why there is none. A failed read is the outer error.
+fn first_last_offset_at(
+    log: &dyn SegmentSource,
     position: i32,
     max_size: i32,
-) -> Result<Batch<'_>, Cow<'static, str>> {
+) -> Result<Result<i64, Cow<'static, str>>, DumpError> {
     if position < 0 {
-        return Err(format!("invalid position {position}").into());
+        return Ok(Err(format!("invalid position {position}").into()));
     }
-    let p = position as usize;
+    let p = position as u64;
     if p > log.len() {
-        return Err(format!(
+        return Ok(Err(format!(
             "position {position} is beyond the end of the log ({} bytes)",
             log.len()
         )
-        .into());
+        .into()));
     }
-    let end = p.saturating_add(max_size.max(0) as usize).min(log.len());
-    match SegmentIter::with_range(log, p, end).next() {
-        Some(Ok(b)) => Ok(b),
-        Some(Err(e)) => Err(format!("byte {}: {}", e.pos, e.reason).into()),
+    let end = p.saturating_add(max_size.max(0) as u64).min(log.len());
+    let mut entries = log.entries(p, end);
+    let r = match entries.next_entry() {
+        Some(Ok(b)) => Ok(b.last_offset()),
+        Some(Err(EntryError::Bad(e))) => Err(format!("byte {}: {}", e.pos, e.reason).into()),
+        Some(Err(EntryError::Io(e))) => return Err(DumpError::Read(e)),
         None => {
             Err(format!("no complete batch at position {position} within {max_size} bytes").into())
         }
-    }
+    };
+    Ok(r)
 }
 
 /// Max record timestamp of a batch (-1 without records), iterating records
@@ -1152,7 +1166,7 @@ mod tests {
         let mut out = Vec::new();
         let mut problems = Vec::new();
         d.write_dumping(&mut out, &names).unwrap();
-        d.dump_log(&mut out, &names, seg, &mut problems).unwrap();
+        d.dump_log(&mut out, &names, &seg, &mut problems).unwrap();
         (String::from_utf8(out).unwrap(), problems)
     }
 
@@ -1201,10 +1215,45 @@ struct ChecksumsAhead {
 const CHECKSUM_WINDOW: u64 = 16 << 20;
 
 impl ChecksumsAhead {
+    /// Works out, on every core, the checksums of the v2 batches of `ahead`
+    /// (the entries from the next one on that are already in memory), up to
+    /// [`CHECKSUM_WINDOW`] bytes, unless the next entry's is known already.
+    fn prepare(&mut self, ahead: SegmentIter<'_>) {
+        let pos = ahead.position();
+        while let Some(&(p, _)) = self.ready.front() {
+            if p >= pos {
+                return;
+            }
+            self.ready.pop_front();
+        }
+        let mut window = Vec::new();
+        let mut bytes = 0u64;
+        for item in ahead {
+            match item {
+                Ok(Batch::V2(n)) => {
+                    bytes += n.size_in_bytes() as u64;
+                    window.push(n);
+                }
+                Ok(l @ Batch::Legacy(_)) => bytes += l.size_in_bytes(),
+                Err(_) => break,
+            }
+            if bytes >= CHECKSUM_WINDOW {
+                break;
+            }
+        }
+        use rayon::prelude::*;
+        let done: Vec<(u64, bool)> = window
+            .par_iter()
+            .with_min_len(8)
+            .map(|b| (b.position, b.is_valid()))
+            .collect();
+        self.ready.extend(done);
+    }
+
     /// Whether `batch`'s checksum matches (legacy entries: `true`, they are
-    /// checked where they are printed). `after` is the iterator that yielded
-    /// `batch`, positioned after it.
-    fn valid(&mut self, after: &SegmentIter<'_>, batch: &Batch<'_>) -> bool {
+    /// checked where they are printed): worked out ahead by
+    /// [`Self::prepare`], or now.
+    fn valid(&mut self, batch: &Batch<'_>) -> bool {
         let Batch::V2(b) = batch else {
             return true;
         };
@@ -1218,29 +1267,6 @@ impl ChecksumsAhead {
                 return v;
             }
         }
-        // Work out this batch's and those of the next window together.
-        let mut window = vec![*b];
-        let mut bytes = batch.size_in_bytes();
-        let mut look = after.clone();
-        while bytes < CHECKSUM_WINDOW {
-            match look.next() {
-                Some(Ok(Batch::V2(n))) => {
-                    bytes += n.size_in_bytes() as u64;
-                    window.push(n);
-                }
-                Some(Ok(l @ Batch::Legacy(_))) => bytes += l.size_in_bytes(),
-                _ => break,
-            }
-        }
-        use rayon::prelude::*;
-        let done: Vec<(u64, bool)> = window
-            .par_iter()
-            .with_min_len(8)
-            .map(|b| (b.position, b.is_valid()))
-            .collect();
-        self.ready.extend(done);
-        self.ready
-            .pop_front()
-            .map_or_else(|| b.is_valid(), |(_, v)| v)
+        b.is_valid()
     }
 }

@@ -10,9 +10,9 @@
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 
-use super::common::{kafka, scratch, KLF};
+use super::common::{kafka, klf_measured, scratch, Run, KLF};
 
 /// A 512-byte ustar header: `name` (at most 100 bytes), `typeflag`, `size`
 /// (octal, or base-256 when it does not fit in 11 octal digits).
@@ -64,42 +64,6 @@ fn pax(records: &[(&str, &[u8])]) -> Vec<u8> {
 fn finish(mut v: Vec<u8>) -> Vec<u8> {
     v.extend(std::iter::repeat_n(0u8, 1024));
     v
-}
-
-struct Run {
-    code: Option<i32>,
-    stderr: String,
-    max_rss_kib: i64,
-}
-
-/// Runs klf, with its peak resident memory. The run is started by a small
-/// Python process, not by this test binary: a child's peak memory counts
-/// the pages of the process it was forked from, and this one holds other
-/// tests' buffers.
-fn klf_measured(args: &[&str]) -> Run {
-    const MEASURE: &str = "import resource, subprocess, sys\n\
-        p = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL)\n\
-        print('klf-test-maxrss', resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, file=sys.stderr)\n\
-        sys.exit(p.returncode if p.returncode >= 0 else 128 - p.returncode)\n";
-    let o = Command::new("python3")
-        .arg("-c")
-        .arg(MEASURE)
-        .arg(KLF)
-        .args(args)
-        .stdout(Stdio::null())
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&o.stderr).into_owned();
-    let max_rss_kib = stderr
-        .lines()
-        .find_map(|l| l.strip_prefix("klf-test-maxrss "))
-        .and_then(|v| v.trim().parse().ok())
-        .unwrap_or(i64::MAX);
-    Run {
-        code: o.status.code(),
-        stderr,
-        max_rss_kib,
-    }
 }
 
 fn write(dir: &Path, name: &str, bytes: &[u8]) -> PathBuf {

@@ -1,7 +1,7 @@
 //! Helpers every test module shares.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::{Command, Output, Stdio};
 
 /// The binary under test.
 pub const KLF: &str = env!("CARGO_BIN_EXE_klf");
@@ -64,4 +64,47 @@ pub fn copy_tree(src: &Path, dst: &Path) {
 /// Bytes as text, lossily.
 pub fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
+}
+
+/// A klf run measured by [`klf_measured`].
+pub struct Run {
+    pub code: Option<i32>,
+    pub stderr: String,
+    pub max_rss_kib: i64,
+}
+
+/// Runs klf, with its peak resident memory. The run is started by a small
+/// Python process, not by this test binary: a child's peak memory counts
+/// the pages of the process it was forked from, and this one holds other
+/// tests' buffers.
+pub fn klf_measured(args: &[&str]) -> Run {
+    klf_measured_env(args, &[])
+}
+
+/// [`klf_measured`] with environment variables set for klf.
+pub fn klf_measured_env(args: &[&str], env: &[(&str, &str)]) -> Run {
+    const MEASURE: &str = "import resource, subprocess, sys\n\
+        p = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL)\n\
+        print('klf-test-maxrss', resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, file=sys.stderr)\n\
+        sys.exit(p.returncode if p.returncode >= 0 else 128 - p.returncode)\n";
+    let o = Command::new("python3")
+        .arg("-c")
+        .arg(MEASURE)
+        .arg(KLF)
+        .args(args)
+        .envs(env.iter().copied())
+        .stdout(Stdio::null())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&o.stderr).into_owned();
+    let max_rss_kib = stderr
+        .lines()
+        .find_map(|l| l.strip_prefix("klf-test-maxrss "))
+        .and_then(|v| v.trim().parse().ok())
+        .unwrap_or(i64::MAX);
+    Run {
+        code: o.status.code(),
+        stderr,
+        max_rss_kib,
+    }
 }

@@ -27,6 +27,7 @@ mod hostile_paths;
 mod kafka_truncation;
 mod layers;
 mod loss;
+mod read_paths;
 mod report;
 mod terminal_safety;
 mod timeline;

@@ -9,8 +9,7 @@ use std::io::Write;
 
 use serde_json::{json, Map, Value};
 
-use klf::capture::mmap::FileBytes;
-use klf::format::batch::{Batch, SegmentIter, TailKind};
+use klf::format::batch::{Batch, EntryError, SegmentSource, TailKind};
 use klf::format::index::{OffsetIndex, TimeIndex};
 use klf::format::ParseError;
 use klf::format::names::base_offset_of;
@@ -249,25 +248,37 @@ fn records_json(
 fn dump_log(
     ctx: &mut Ctx<'_>,
     w: &mut impl Write,
-    data: &FileBytes,
+    log: &dyn SegmentSource,
     errs: &mut Vec<ParseError>,
+    read_error: &mut Option<std::io::Error>,
 ) -> std::io::Result<()> {
-    let end = (ctx.opts.max_bytes.max(0) as usize).min(data.len());
-    let mut iter = SegmentIter::with_range(data, 0, end);
-    let mut released = 0;
+    let end = (ctx.opts.max_bytes.max(0) as u64).min(log.len());
+    let mut iter = log.entries(0, end);
     loop {
-        data.consumed(iter.position() as usize, &mut released);
-        let b = match iter.next() {
+        let b = match iter.next_entry() {
             None => break,
             Some(Ok(b)) => b,
-            Some(Err(e)) => {
+            Some(Err(EntryError::Io(e))) => {
+                *read_error = Some(e);
+                return Ok(());
+            }
+            Some(Err(EntryError::Bad(e))) => {
                 problem(ctx, w, errs, e)?;
                 if ctx.opts.resync {
-                    if let Some(s) = iter.resync() {
-                        emit(
+                    match iter.resync() {
+                        Ok(Some(s)) => emit(
                             w,
                             &json!({"type": "skipped", "file": ctx.file, "from": s.from, "to": s.to, "bytes": s.to - s.from}),
-                        )?;
+                        )?,
+                        Ok(None) => {}
+                        Err(EntryError::Io(e)) => {
+                            *read_error = Some(e);
+                            return Ok(());
+                        }
+                        Err(EntryError::Bad(e)) => {
+                            problem(ctx, w, errs, e)?;
+                            break;
+                        }
                     }
                     continue;
                 }
@@ -370,6 +381,7 @@ pub fn dump_item(
         decoder: decoder.map(DecoderKind::aux),
     };
     let mut errs = Vec::new();
+    let mut read_error = None;
     let base = match kind {
         Kind::Log | Kind::Index | Kind::TimeIndex | Kind::Aux => base_offset_of(&names.name),
         _ => None,
@@ -383,14 +395,14 @@ pub fn dump_item(
         emit(
             w,
             &json!({"type": "file", "file": names.display, "kind": kind_name(kind, &names.name),
-                    "size": inputs.main.len(), "base_offset": base, "topic": topic,
+                    "size": inputs.size, "base_offset": base, "topic": topic,
                     "partition": partition, "decoder": decoder.map(DecoderKind::name)}),
         )?;
         match kind {
-            Kind::Log => dump_log(&mut ctx, w, &inputs.main, &mut errs)?,
+            Kind::Log => dump_log(&mut ctx, w, inputs.log(), &mut errs, &mut read_error)?,
             Kind::Index => {
                 let idx = OffsetIndex::new(&inputs.main, base.unwrap_or(0));
-                let log_len = inputs.log.as_ref().map(|l| l.len() as u64);
+                let log_len = inputs.log.as_ref().map(|l| l.len());
                 let valid = idx.valid_entries(log_len);
                 sanity(&mut ctx, w, &mut errs, idx.sanity_check().map_err(|e| e.0))?;
                 if !ctx.opts.index_sanity_only {
@@ -441,6 +453,10 @@ pub fn dump_item(
     }
     for e in &errs {
         out.problem(&names.display, e.pos, &e.reason);
+    }
+    if let Some(e) = read_error {
+        out.diag(format_args!("{}: cannot read: {e}", names.display));
+        return Status::Failure;
     }
     if ctx.problems > 0 {
         Status::Corruption

@@ -7,7 +7,7 @@ use std::io::Write;
 
 use comfy_table::{presets::UTF8_FULL_CONDENSED, ContentArrangement, Table};
 
-use klf::format::batch::{Batch, SegmentIter};
+use klf::format::batch::{Batch, EntryError, SegmentSource};
 use klf::format::index::{OffsetIndex, TimeIndex};
 use klf::format::ParseError;
 use klf::format::names::base_offset_of;
@@ -72,10 +72,11 @@ fn key_value_cells(
 }
 
 fn log_tables(
-    data: &[u8],
+    log: &dyn SegmentSource,
     opts: &Options,
     decoder: Option<AuxDecoder>,
     errs: &mut Vec<ParseError>,
+    read_error: &mut Option<std::io::Error>,
 ) -> (Table, Option<Table>) {
     let mut batches = new_table(&[
         "position",
@@ -97,17 +98,26 @@ fn log_tables(
             new_table(&["offset", "timestamp", "key size", "value size", "headers"])
         }
     });
-    let end = (opts.max_bytes.max(0) as usize).min(data.len());
-    let mut iter = SegmentIter::with_range(data, 0, end);
+    let end = (opts.max_bytes.max(0) as u64).min(log.len());
+    let mut iter = log.entries(0, end);
     let mut scratch = Vec::new();
     loop {
-        let b = match iter.next() {
+        let b = match iter.next_entry() {
             None => break,
             Some(Ok(b)) => b,
-            Some(Err(e)) => {
+            Some(Err(EntryError::Io(e))) => {
+                *read_error = Some(e);
+                break;
+            }
+            Some(Err(EntryError::Bad(e))) => {
                 errs.push(e);
-                if opts.resync && iter.resync().is_some() {
-                    continue;
+                if opts.resync {
+                    match iter.resync() {
+                        Ok(Some(_)) => continue,
+                        Ok(None) => {}
+                        Err(EntryError::Io(e)) => *read_error = Some(e),
+                        Err(EntryError::Bad(e)) => errs.push(e),
+                    }
                 }
                 break;
             }
@@ -340,16 +350,23 @@ pub fn dump_item(
     };
     let base = base_offset_of(&names.name).unwrap_or(0);
     let mut errs = Vec::new();
+    let mut read_error = None;
     let tables: Vec<(String, Table)> = match kind {
         Kind::Log => {
-            let (b, r) = log_tables(&inputs.main, opts, decoder.map(DecoderKind::aux), &mut errs);
+            let (b, r) = log_tables(
+                inputs.log(),
+                opts,
+                decoder.map(DecoderKind::aux),
+                &mut errs,
+                &mut read_error,
+            );
             std::iter::once(("batches".to_string(), b))
                 .chain(r.map(|r| ("records".to_string(), r)))
                 .collect()
         }
         Kind::Index => {
             let idx = OffsetIndex::new(&inputs.main, base);
-            let valid = idx.valid_entries(inputs.log.as_ref().map(|l| l.len() as u64));
+            let valid = idx.valid_entries(inputs.log.as_ref().map(|l| l.len()));
             if let Err(e) = idx.sanity_check() {
                 if opts.index_sanity_only {
                     errs.push(ParseError::new(0, e.0));
@@ -425,6 +442,10 @@ pub fn dump_item(
     }
     for e in &errs {
         out.problem(&names.display, e.pos, &e.reason);
+    }
+    if let Some(e) = read_error {
+        out.diag(format_args!("{}: cannot read: {e}", names.display));
+        return Status::Failure;
     }
     if errs.is_empty() {
         Status::Clean

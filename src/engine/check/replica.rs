@@ -12,7 +12,8 @@ use crate::analysis::check::{
     check_epochs, check_offsets, code, display, finding, BatchLoc, Finding, Location, ReplicaResult,
 };
 use crate::capture::replica::{replica_log, summarize};
-use crate::format::batch::{Batch, SegmentIter, TailKind, V2_HEADER_SIZE};
+use crate::capture::segment::SegmentFile;
+use crate::format::batch::{Batch, EntryError, TailKind, V2_HEADER_SIZE};
 use crate::format::index::{OFFSET_ENTRY_SIZE, TIME_ENTRY_SIZE};
 use crate::format::names::ReplicaKind;
 use crate::format::snapshot::read_producer_snapshot;
@@ -121,7 +122,7 @@ fn scan_segment(
         offset,
         ..base.clone()
     };
-    let data = match crate::capture::vfs::open(path) {
+    let data = match SegmentFile::open(path) {
         Ok(b) => b,
         Err(e) => {
             findings.push(finding(
@@ -138,15 +139,25 @@ fn scan_segment(
             };
         }
     };
-    let mut released = 0usize;
-    let mut it = SegmentIter::new(&data);
+    let log_len = data.len();
+    let mut it = data.entries();
     let mut prev_in_seg: Option<i64> = None;
     // Where reading stopped on damage: index entries past it are not judged.
     let mut stopped: Option<u64> = None;
-    for item in it.by_ref() {
+    while let Some(item) = it.next_entry() {
         let batch = match item {
             Ok(b) => b,
-            Err(e) => {
+            Err(EntryError::Io(e)) => {
+                let pos = it.position();
+                findings.push(finding(
+                    code::FILE_UNREADABLE,
+                    at(Some(pos), None),
+                    format!("cannot read: {e}"),
+                ));
+                stopped = Some(pos);
+                break;
+            }
+            Err(EntryError::Bad(e)) => {
                 let code = if e.reason.contains("magic") {
                     code::BATCH_BAD_MAGIC
                 } else {
@@ -158,7 +169,7 @@ fn scan_segment(
                     format!(
                         "{}; the rest of the segment ({} bytes) cannot be read",
                         e.reason,
-                        (data.len() as u64).saturating_sub(e.pos)
+                        log_len.saturating_sub(e.pos)
                     ),
                 ));
                 stopped = Some(e.pos);
@@ -166,7 +177,7 @@ fn scan_segment(
             }
         };
         let pos = batch.position();
-        let rest = (data.len() as u64).saturating_sub(pos);
+        let rest = log_len.saturating_sub(pos);
         let magic = batch.magic();
         if !(0..=2).contains(&magic) {
             findings.push(finding(
@@ -195,7 +206,6 @@ fn scan_segment(
             stopped = Some(pos);
             break;
         }
-        data.consumed(pos as usize, &mut released);
         let summary = summarize(&batch);
         if let Batch::V2(b) = batch {
             let delta = b.last_offset_delta();
@@ -268,13 +278,21 @@ fn scan_segment(
             ));
         }
     }
-    check_indexes(seg, &data, &batches, is_last, stopped, base, &mut findings);
+    check_indexes(
+        seg,
+        log_len,
+        &batches,
+        is_last,
+        stopped,
+        base,
+        &mut findings,
+    );
     SegmentScan {
         findings,
         batches,
         first: first_batch,
         last: prev_in_seg,
-        bytes_read: data.len() as u64,
+        bytes_read: log_len,
     }
 }
 
@@ -385,14 +403,13 @@ fn all_zero(b: &[u8]) -> bool {
 /// `.index` and `.timeindex` of one segment, against the batches read from it.
 fn check_indexes(
     seg: &crate::capture::discover::SegmentFiles,
-    log: &[u8],
+    log_len: u64,
     batches: &[BatchLoc],
     is_last: bool,
     stopped: Option<u64>,
     base: &Location,
     findings: &mut Vec<Finding>,
 ) {
-    let log_len = log.len() as u64;
     let seg_last = batches.iter().map(|b| b.summary.last_offset).max();
     if let Some(path) = &seg.txnindex {
         check_txn_index(
