@@ -73,6 +73,7 @@ fn write(dir: &Path, name: &str, bytes: &[u8]) -> PathBuf {
 }
 
 fn refused(run: &Run, why: &str) {
+    eprintln!("refused ({why}): peak {} KiB", run.max_rss_kib);
     assert_eq!(run.code, Some(2), "{}", run.stderr);
     assert!(run.stderr.contains(why), "{}", run.stderr);
     assert!(
@@ -233,6 +234,7 @@ fn hard_links_share_one_copy() {
     }
     let p = write(&tmp, "links.tar", &finish(v));
     let run = klf_measured(&["--archive-limit", "30M", "check", p.to_str().unwrap()]);
+    eprintln!("20 MiB segment and 30 hard links: peak {} KiB", run.max_rss_kib);
     assert!(matches!(run.code, Some(0) | Some(1)), "{}", run.stderr);
     assert!(
         run.max_rss_kib < 128 * 1024,
