@@ -17,7 +17,11 @@ fuzz_target!(|data: &[u8]| {
     assert!(starts.len() <= data.len() + 1);
     let _ = parse_offset_checkpoint(data);
     let cp = parse_offset_checkpoint_lenient(data);
-    let _ = (cp.kafka_accepts(), cp.first_rejection().map(|p| p.to_string()), cp.offsets());
+    let _ = (
+        cp.kafka_accepts(),
+        cp.first_rejection().map(|p| p.to_string()),
+        cp.offsets(),
+    );
     let _ = parse_leader_epoch_checkpoint(data);
     let ep = parse_leader_epoch_checkpoint_lenient(data);
     let _ = epoch_cache_problems(&ep.entries, &starts);

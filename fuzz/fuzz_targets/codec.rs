@@ -31,10 +31,18 @@ fuzz_target!(|data: &[u8]| {
     let input = &data[3..];
     let mut out = Vec::new();
     if decompress(codec, input, magic, &mut out, cap).is_ok() {
-        assert!(out.len() <= cap, "{codec:?} produced {} bytes over the cap {cap}", out.len());
+        assert!(
+            out.len() <= cap,
+            "{codec:?} produced {} bytes over the cap {cap}",
+            out.len()
+        );
     } else {
         // A failed decode stops at most one byte past the cap.
-        assert!(out.len() <= cap.saturating_add(1), "{codec:?} error after {} bytes, cap {cap}", out.len());
+        assert!(
+            out.len() <= cap.saturating_add(1),
+            "{codec:?} error after {} bytes, cap {cap}",
+            out.len()
+        );
     }
     // Round trip through a reference encoder when the top bit asks for it.
     if sel & 0x80 != 0 {

@@ -35,9 +35,17 @@ fuzz_target!(|data: &[u8]| {
             for e in ix.iter() {
                 let _ = ix.lookup(e.offset);
             }
-            let _ = (ix.entry(n), ix.entry(n.wrapping_sub(1)), ix.lookup(base), ix.lookup(i64::MAX));
+            let _ = (
+                ix.entry(n),
+                ix.entry(n.wrapping_sub(1)),
+                ix.lookup(base),
+                ix.lookup(i64::MAX),
+            );
             let _ = ix.sanity_check();
-            let _ = (ix.valid_entries(None), ix.valid_entries(Some(log.len() as u64)));
+            let _ = (
+                ix.valid_entries(None),
+                ix.valid_entries(Some(log.len() as u64)),
+            );
             let mut d = Dumper::new(opts, &mut fmt);
             let names = FileNames::new("t-0/00000000000000000000.index", "/");
             let _ = d.dump_index(&mut std::io::sink(), &names, idx, &log);
@@ -47,7 +55,11 @@ fuzz_target!(|data: &[u8]| {
             for e in ix.iter() {
                 let _ = ix.lookup(e.timestamp);
             }
-            let _ = (ix.lookup(i64::MIN), ix.lookup(i64::MAX), ix.entry(ix.entries()));
+            let _ = (
+                ix.lookup(i64::MIN),
+                ix.lookup(i64::MAX),
+                ix.entry(ix.entries()),
+            );
             let _ = ix.sanity_check();
             let _ = ix.valid_entries();
             // Second half of the log part doubles as the offset index.

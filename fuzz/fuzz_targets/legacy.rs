@@ -23,7 +23,12 @@ fn walk(data: &[u8]) {
             if let Ok(msgs) = e.records(&mut scratch, CAP) {
                 for m in msgs {
                     let Ok(m) = m else { break };
-                    let _ = (m.offset, m.record.key(), m.record.value(), m.record.compression());
+                    let _ = (
+                        m.offset,
+                        m.record.key(),
+                        m.record.value(),
+                        m.record.compression(),
+                    );
                 }
             }
             assert!(scratch.len() <= CAP);
@@ -58,7 +63,9 @@ fn compress(codec: u8, data: &[u8]) -> Option<Vec<u8>> {
 }
 
 fuzz_target!(|data: &[u8]| {
-    let Some((&mode, rest)) = data.split_first() else { return };
+    let Some((&mode, rest)) = data.split_first() else {
+        return;
+    };
     match mode & 3 {
         // The raw bytes as a segment.
         0 | 1 => walk(data),
@@ -66,7 +73,9 @@ fuzz_target!(|data: &[u8]| {
         _ => {
             let magic = (mode >> 2) & 1;
             let codec = 1 + ((mode >> 3) & 1);
-            let Some(value) = compress(codec, rest) else { return };
+            let Some(value) = compress(codec, rest) else {
+                return;
+            };
             let offset = i64::from(mode >> 4) * 1000;
             let wrapper = encode_entry(offset, magic, codec, 1_700_000_000_000, None, Some(&value));
             walk(&wrapper);

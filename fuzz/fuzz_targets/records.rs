@@ -14,7 +14,9 @@ use klf::format::record::control;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
-    let Some((&sel, rest)) = data.split_first() else { return };
+    let Some((&sel, rest)) = data.split_first() else {
+        return;
+    };
     // Coordinator records: a u16 LE key length, the key, then the value
     // (null when bit 2 of the selector is set).
     let (key, value) = match rest {

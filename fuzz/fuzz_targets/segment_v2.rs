@@ -14,10 +14,20 @@ fuzz_target!(|data: &[u8]| {
     let mut it = SegmentIter::new(data);
     for b in &mut it {
         let Ok(b) = b else { break };
-        let _ = (b.position(), b.offset_field(), b.last_offset(), b.size_in_bytes());
+        let _ = (
+            b.position(),
+            b.offset_field(),
+            b.last_offset(),
+            b.size_in_bytes(),
+        );
         let _ = b.check_crc();
         if let Batch::V2(rb) = b {
-            let _ = (rb.producer_id(), rb.last_sequence(), rb.delete_horizon_ms(), rb.is_valid());
+            let _ = (
+                rb.producer_id(),
+                rb.last_sequence(),
+                rb.delete_horizon_ms(),
+                rb.is_valid(),
+            );
             if let Ok(recs) = rb.records(&mut scratch, CAP) {
                 for r in recs {
                     let Ok(r) = r else { break };
@@ -49,7 +59,10 @@ fuzz_target!(|data: &[u8]| {
             None => break,
         }
         rounds += 1;
-        assert!(rounds <= data.len() + 2, "strict iteration does not progress");
+        assert!(
+            rounds <= data.len() + 2,
+            "strict iteration does not progress"
+        );
     }
     // The kafka-dump-log renderer, deep with payloads, resyncing.
     let mut fmt = StringFormatter;

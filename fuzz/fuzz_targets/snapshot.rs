@@ -10,7 +10,11 @@ fuzz_target!(|data: &[u8]| {
         let _ = s.check_crc();
         assert!(s.entries.len() <= data.len() / klf::format::snapshot::ENTRY_SIZE + 1);
         for e in &s.entries {
-            let _ = (e.first_sequence(), e.first_offset(), e.current_txn_first_offset());
+            let _ = (
+                e.first_sequence(),
+                e.first_offset(),
+                e.current_txn_first_offset(),
+            );
             let _ = producer_snapshot_line(e);
         }
     }

@@ -24,7 +24,12 @@ fn steps(e: &mut dyn Entries) -> (Vec<Step>, String) {
                     Batch::V2(r) => r.bytes(),
                     Batch::Legacy(l) => l.bytes(),
                 };
-                v.push(Step::Entry(b.position(), b.offset_field(), b.size_in_bytes(), crc32c::crc32c(bytes)));
+                v.push(Step::Entry(
+                    b.position(),
+                    b.offset_field(),
+                    b.size_in_bytes(),
+                    crc32c::crc32c(bytes),
+                ));
             }
             Err(EntryError::Bad(p)) => {
                 v.push(Step::Error(p.pos, p.reason.to_string()));
@@ -41,7 +46,9 @@ fn steps(e: &mut dyn Entries) -> (Vec<Step>, String) {
 }
 
 fuzz_target!(|data: &[u8]| {
-    let Some((&w, seg)) = data.split_first() else { return };
+    let Some((&w, seg)) = data.split_first() else {
+        return;
+    };
     let window = usize::from(w) + 1;
     let path = std::env::temp_dir().join(format!("klf-fuzz-windows-{}.log", std::process::id()));
     std::fs::write(&path, seg).unwrap();
@@ -53,10 +60,18 @@ fuzz_target!(|data: &[u8]| {
             whole = whole.strict();
             read = read.strict();
         }
-        assert_eq!(steps(&mut read), steps(&mut whole), "window {window}, strict {strict}");
+        assert_eq!(
+            steps(&mut read),
+            steps(&mut whole),
+            "window {window}, strict {strict}"
+        );
     }
     let mid = seg.len() as u64 / 2;
     let mut whole = SegmentIter::with_range(seg, 1, mid as usize);
     let mut read = file.reader(1, mid).window_size(window);
-    assert_eq!(steps(&mut read), steps(&mut whole), "range [1, {mid}), window {window}");
+    assert_eq!(
+        steps(&mut read),
+        steps(&mut whole),
+        "range [1, {mid}), window {window}"
+    );
 });

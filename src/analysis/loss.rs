@@ -133,7 +133,7 @@ pub struct EpochLoss {
 
 /// Lost data records of one producer, from the batch headers.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct ProducerLoss {
+pub struct ProducerBatchLoss {
     /// Producer id (`-1`: written without one).
     pub producer_id: i64,
     /// Producer epochs seen.
@@ -267,7 +267,7 @@ pub struct PartitionLoss {
     /// Lost data records per leader epoch.
     pub leader_epochs: Vec<EpochLoss>,
     /// Lost data records per producer.
-    pub producers: Vec<ProducerLoss>,
+    pub producers: Vec<ProducerBatchLoss>,
     /// Earliest batch timestamp among the lost batches (ms).
     pub first_timestamp: Option<i64>,
     /// Latest batch timestamp among the lost batches (ms).
@@ -753,7 +753,7 @@ fn summarize(
     let (mut records, mut control, mut proven, mut possible, mut unknown_n) =
         (0u64, 0u64, 0u64, 0u64, 0u64);
     let mut epochs: BTreeMap<i32, u64> = BTreeMap::new();
-    let mut producers: BTreeMap<i64, ProducerLoss> = BTreeMap::new();
+    let mut producers: BTreeMap<i64, ProducerBatchLoss> = BTreeMap::new();
     let mut held: BTreeSet<i32> = BTreeSet::new();
     for l in &batches {
         let b = &l.batch;
@@ -815,7 +815,7 @@ fn summarize(
             let s = i64::from(b.base_sequence) + i64::from(delta);
             i32::try_from(s % (i64::from(i32::MAX) + 1)).unwrap_or(-1)
         };
-        let p = producers.entry(b.producer_id).or_insert(ProducerLoss {
+        let p = producers.entry(b.producer_id).or_insert(ProducerBatchLoss {
             producer_id: b.producer_id,
             producer_epochs: Vec::new(),
             records: 0,

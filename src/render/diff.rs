@@ -11,7 +11,7 @@ use crate::analysis::diff::{Finding, FindingKind, PartitionDiff, ReplicaDiff, Sc
 use crate::analysis::epochs::EpochEntry;
 use crate::analysis::explain::{loss_headline, loss_story, story};
 use crate::analysis::loss::{
-    EpochLoss, Evidence, LostRange, PartitionLoss, ProducerLoss, UnknownBound, Verdict,
+    EpochLoss, Evidence, LostRange, PartitionLoss, ProducerBatchLoss, UnknownBound, Verdict,
 };
 use crate::analysis::lost::{LossSummary, LostRecord};
 use crate::analysis::truncation::Round;
@@ -95,7 +95,7 @@ pub struct Loss<'a> {
     /// Per leader epoch.
     pub leader_epochs: &'a [EpochLoss],
     /// Per producer.
-    pub producers: &'a [ProducerLoss],
+    pub producers: &'a [ProducerBatchLoss],
     /// Earliest batch timestamp.
     pub first_timestamp: Option<i64>,
     /// Latest batch timestamp.

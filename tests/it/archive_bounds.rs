@@ -234,7 +234,10 @@ fn hard_links_share_one_copy() {
     }
     let p = write(&tmp, "links.tar", &finish(v));
     let run = klf_measured(&["--archive-limit", "30M", "check", p.to_str().unwrap()]);
-    eprintln!("20 MiB segment and 30 hard links: peak {} KiB", run.max_rss_kib);
+    eprintln!(
+        "20 MiB segment and 30 hard links: peak {} KiB",
+        run.max_rss_kib
+    );
     assert!(matches!(run.code, Some(0) | Some(1)), "{}", run.stderr);
     assert!(
         run.max_rss_kib < 128 * 1024,
