@@ -47,6 +47,8 @@ subcommands! {
     Dump => dump,
     /// Compare the replicas of each partition: divergence, predicted truncation, records lost
     Diff => diff,
+    /// Who a loss hurts: consumer groups, transactions, idempotent producers, and the settings behind it
+    Impact => impact,
     /// Leader-epoch timeline of every replica, from batch headers and leader-epoch-checkpoint
     Timeline => timeline,
     /// Check captured log directories: framing, checksums, indexes, epochs, checkpoints, replicas

@@ -85,7 +85,41 @@ pub fn controller_view(capture: &Capture) -> Option<ControllerView> {
                 let Ok(decoded) = decode_metadata_record(value) else {
                     continue;
                 };
+                if decoded.api_key == 4 {
+                    // ConfigRecord: resource type 2 topic, 4 broker
+                    let b = &decoded.body;
+                    let name = b.str("name").unwrap_or_default();
+                    if crate::model::history::IMPACT_CONFIGS.contains(&name) {
+                        let scope = match b.int("resourceType") {
+                            Some(2) => "topic",
+                            Some(4) => "broker",
+                            _ => "other",
+                        };
+                        view.configs.push(crate::model::ConfigFact {
+                            scope: scope.to_string(),
+                            resource: b.str("resourceName").unwrap_or_default().to_string(),
+                            name: name.to_string(),
+                            value: b.str("value").map(str::to_string),
+                            metadata_offset: rec.offset,
+                            timestamp: rec.timestamp,
+                        });
+                    }
+                    continue;
+                }
                 match decoded.typed() {
+                    Some(TypedMetadata::FeatureLevel {
+                        name,
+                        feature_level,
+                    }) => {
+                        view.configs.push(crate::model::ConfigFact {
+                            scope: "feature".to_string(),
+                            resource: String::new(),
+                            name,
+                            value: Some(feature_level.to_string()),
+                            metadata_offset: rec.offset,
+                            timestamp: rec.timestamp,
+                        });
+                    }
                     Some(TypedMetadata::Topic(t)) => {
                         topics.insert(t.topic_id, t.name);
                     }

@@ -3,6 +3,7 @@
 //! follows the reference), and whether that had been committed.
 
 use std::collections::BTreeMap;
+use std::io::Write;
 use std::path::PathBuf;
 
 use clap::ValueEnum;
@@ -228,6 +229,17 @@ pub fn run(args: Args, out: &mut Output) -> Status {
         }
         records.push(Some(rec));
     }
+    // With --explain, who the losses hurt (klf impact's tables).
+    let impacts = if args.explain && args.format == Format::Table {
+        let (impacts, probs) = klf::engine::impact::impacts_of(&run);
+        for pr in &probs {
+            unreadable |= pr.io;
+            out.diag(format_args!("klf: {pr}"));
+        }
+        impacts
+    } else {
+        Vec::new()
+    };
     // The status is settled before anything is written: a reader that
     // closes the pipe early does not change it.
     let lossy = run.partitions.iter().any(|p| args.fail_on.fails(&p.loss));
@@ -248,7 +260,13 @@ pub fn run(args: Args, out: &mut Output) -> Status {
                 .map(|p| epoch_leaders(run.evidence.history(&p.diff.topic, p.diff.partition)))
                 .collect();
             let color = out.color;
-            write_table(&run.partitions, args.explain, &leaders, &records, color, out.out())
+            write_table(&run.partitions, args.explain, &leaders, &records, color, out.out()).and_then(|()| {
+                if impacts.is_empty() {
+                    return Ok(());
+                }
+                writeln!(out.out(), "Who the losses hurt (klf impact):")?;
+                klf::render::impact::write_table(&impacts, color, out.out())
+            })
         }
     };
     if let Err(e) = res {

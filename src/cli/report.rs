@@ -4,7 +4,7 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use super::common::{Output, Status};
-use klf::engine::{diff_capture, DiffRequest, ReadMode};
+use klf::engine::{DiffRequest, ReadMode};
 use klf::report::{build, html};
 
 /// `--help` and man page text after the options.
@@ -91,19 +91,24 @@ pub fn run(args: Args, out: &mut Output) -> Status {
         mode: ReadMode::Full,
         options: Default::default(),
     };
-    let run = diff_capture(&capture, &req, &|| {});
+    let impact = klf::engine::impact::impact_capture(&capture, &req, &|| {});
+    let run = &impact.diff;
     let inputs = args
         .paths
         .iter()
         .map(|p| p.display().to_string())
         .collect();
-    let report = match build(&run, inputs) {
+    let mut report = match build(run, inputs) {
         Ok(r) => r,
         Err(e) => {
             out.diag(format_args!("klf: {e}"));
             return Status::Failure;
         }
     };
+    for p in &impact.problems {
+        out.diag(format_args!("klf: {p}"));
+    }
+    report.attach_impacts(impact.partitions.clone());
     for p in &report.problems {
         out.diag(format_args!("klf: {p}"));
     }

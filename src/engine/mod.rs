@@ -8,6 +8,7 @@
 pub mod check;
 pub mod diff;
 pub mod evidence;
+pub mod impact;
 pub mod records;
 pub mod timeline;
 

@@ -78,4 +78,16 @@ pub struct ControllerView {
     pub partitions: BTreeMap<(String, i32), PartitionHistory>,
     /// Problems met while reading.
     pub problems: Vec<String>,
+    /// The settings that decide whether a loss can happen
+    /// ([`IMPACT_CONFIGS`]) and every feature level, in log order.
+    pub configs: Vec<crate::model::impact::ConfigFact>,
 }
+
+/// The configuration names the metadata log is searched for: the ones that
+/// decide whether an acknowledged write can be lost.
+pub const IMPACT_CONFIGS: [&str; 4] = [
+    "unclean.leader.election.enable",
+    "min.insync.replicas",
+    "replica.lag.time.max.ms",
+    "default.replication.factor",
+];

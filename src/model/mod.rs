@@ -15,3 +15,5 @@ pub use evidence::{GroupCommit, HighWatermarkFact};
 pub use history::{ControllerView, Election, PartitionHistory};
 pub use log::{BatchSummary, ReplicaLog};
 pub use records::{Bytes, LostRecord};
+pub mod impact;
+pub use impact::{ConfigFact, CoordinatorTxn, LatestCommit, ProducerStateView, ProducerView};

@@ -300,6 +300,9 @@ fn partition(h: &mut String, p: &PartitionReport, i: usize) {
         h.push_str("</ul>\n");
     }
     // The story.
+    if let Some(i) = &p.impact {
+        impact(h, i);
+    }
     h.push_str("<h3>What happened (<code>klf diff --explain</code>)</h3>\n<pre class=\"story\">");
     for line in &p.story {
         h.push_str(&markup(line));
@@ -362,4 +365,101 @@ fn partition(h: &mut String, p: &PartitionReport, i: usize) {
         h.push_str("</ul>\n");
     }
     h.push_str("</section>\n");
+}
+
+/// Who the loss hurts (`klf impact`): groups, transactions, producers.
+fn impact(h: &mut String, i: &crate::analysis::impact::PartitionImpact) {
+    let name = |v: serde_json::Result<serde_json::Value>| {
+        v.ok()
+            .and_then(|v| v.as_str().map(str::to_string))
+            .unwrap_or_default()
+    };
+    let _ = writeln!(
+        h,
+        "<h3>Who it hurts (<code>klf impact</code>)</h3>\n<div class=\"impact\" data-kind=\"impact\" data-affected=\"{}\" data-lso=\"{}\">",
+        i.affected,
+        opt(i.last_stable_offset)
+    );
+    match &i.groups_unknown {
+        Some(why) => {
+            let _ = writeln!(h, "<p>Consumer groups: unknown ({})</p>", markup(why));
+        }
+        None if i.groups.is_empty() => {
+            h.push_str("<p>No consumer group has a commit for this partition.</p>\n")
+        }
+        None => {
+            h.push_str("<table class=\"groups\"><thead><tr><th>group</th><th>protocol</th><th>committed</th><th>epoch</th><th>state</th><th>restart: earliest</th><th>latest</th><th>none</th><th>phantom records</th></tr></thead><tbody>\n");
+            for g in &i.groups {
+                let f = |o: Option<i64>, e: Option<&str>| match (o, e) {
+                    (Some(o), _) => o.to_string(),
+                    (None, Some(e)) => format!("fails: {e}"),
+                    _ => "-".into(),
+                };
+                let state = name(serde_json::to_value(g.state));
+                let _ = writeln!(
+                    h,
+                    "<tr data-kind=\"group-impact\" data-group=\"{}\" data-state=\"{}\" data-offset=\"{}\" data-records=\"{}\" title=\"{}\"><td>{}</td><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"num\">{}</td></tr>",
+                    markup(&g.group),
+                    state,
+                    opt(g.committed_offset),
+                    g.phantom_records,
+                    markup(&g.detail),
+                    markup(&g.group),
+                    markup(g.protocol.as_deref().unwrap_or("-")),
+                    opt(g.committed_offset),
+                    opt(g.committed_leader_epoch),
+                    state,
+                    f(g.next_fetch_offset.earliest, g.error.earliest),
+                    f(g.next_fetch_offset.latest, g.error.latest),
+                    f(g.next_fetch_offset.none, g.error.none),
+                    g.phantom_records
+                );
+            }
+            h.push_str("</tbody></table>\n");
+        }
+    }
+    if !i.transactions.is_empty() {
+        h.push_str("<ul class=\"findings\">\n");
+        for t in &i.transactions {
+            let _ = writeln!(
+                h,
+                "<li data-kind=\"transaction-impact\" data-state=\"{}\" data-offset=\"{}\">{}{}</li>",
+                name(serde_json::to_value(t.state)),
+                t.first_offset,
+                markup(&t.detail),
+                t.remedy
+                    .as_ref()
+                    .map_or(String::new(), |r| format!("<br>remedy: <code>{}</code>", markup(r)))
+            );
+        }
+        h.push_str("</ul>\n");
+    } else if let Some(why) = &i.transactions_unknown {
+        let _ = writeln!(h, "<p>Transactions: {}</p>", markup(why));
+    }
+    if !i.producers.is_empty() {
+        h.push_str("<ul class=\"findings\">\n");
+        for x in &i.producers {
+            let _ = writeln!(
+                h,
+                "<li data-kind=\"producer-impact\" data-state=\"{}\" data-producer=\"{}\">{}</li>",
+                x.state,
+                x.producer_id,
+                markup(&x.detail)
+            );
+        }
+        h.push_str("</ul>\n");
+    }
+    h.push_str("<ul class=\"config\">\n");
+    for c in &i.config {
+        let _ = writeln!(
+            h,
+            "<li data-kind=\"config\" data-name=\"{}\"><code>{}</code> = {} ({}): {}</li>",
+            markup(&c.name),
+            markup(&c.name),
+            markup(c.value.as_deref().unwrap_or("unknown")),
+            c.source,
+            markup(&c.effect)
+        );
+    }
+    h.push_str("</ul>\n</div>\n");
 }

@@ -97,6 +97,8 @@ pub struct PartitionReport {
     pub elections: Vec<ElectionMark>,
     /// The `klf diff --explain` story.
     pub story: Vec<String>,
+    /// Who the loss hurts (`klf impact`), when the partition loses records.
+    pub impact: Option<crate::analysis::impact::PartitionImpact>,
 }
 
 impl PartitionReport {
@@ -167,6 +169,19 @@ pub struct Report {
 }
 
 impl Report {
+    /// Attaches each partition's impact (`klf impact`) to its section.
+    pub fn attach_impacts(&mut self, impacts: Vec<crate::analysis::impact::PartitionImpact>) {
+        for i in impacts {
+            if let Some(p) = self
+                .partitions
+                .iter_mut()
+                .find(|p| p.diff.topic == i.topic && p.diff.partition == i.partition)
+            {
+                p.impact = Some(i);
+            }
+        }
+    }
+
     /// Whether a partition loses records that were or may have been
     /// committed (the default `--fail-on committed` of `klf diff`).
     pub fn committed_loss(&self) -> bool {
@@ -263,6 +278,7 @@ pub fn section(
         history,
         elections: Vec::new(),
         story: story_lines,
+        impact: None,
     };
     part.elections = election_marks(&part);
     part

@@ -92,7 +92,11 @@ fn every_subcommand_and_flag_leaves_the_capture_byte_identical() {
     let int = root.join("internal-topics");
     let before_div = snapshot(&div);
     let before_int = snapshot(&int);
-    assert!(before_div.len() > 20 && before_int.len() > 20);
+    // and the impact incident (coordinators' topics, producer snapshots)
+    let imp = root.join("impact");
+    let before_imp = snapshot(&imp);
+    assert!(before_div.len() > 20 && before_int.len() > 20 && before_imp.len() > 20);
+    let m = imp.display().to_string();
     let d = div.display().to_string();
     let i = int.display().to_string();
     let b1 = div.join("broker-1").display().to_string();
@@ -223,6 +227,10 @@ fn every_subcommand_and_flag_leaves_the_capture_byte_identical() {
             &d,
         ]);
         runs.push(vec!["timeline", "--format", fmt, &i]);
+        runs.push(vec!["impact", "--format", fmt, &d]);
+        runs.push(vec!["impact", "--format", fmt, "--fail-on", "never", &i]);
+        runs.push(vec!["impact", "--format", fmt, &m]);
+        runs.push(vec!["check", "--format", fmt, &m]);
     }
     for fmt in ["table", "json", "junit"] {
         runs.push(vec!["check", "--format", fmt, &d]);
@@ -233,6 +241,8 @@ fn every_subcommand_and_flag_leaves_the_capture_byte_identical() {
     runs.push(vec!["--no-mmap", "check", &d, &i]);
     runs.push(vec!["report", &d, "--html", &page]);
     runs.push(vec!["report", &d, "--html", "-"]);
+    runs.push(vec!["report", &m, "--html", "-"]);
+    runs.push(vec!["diff", "--explain", &m]);
     runs.push(vec![
         "diff",
         "--fail-on",
@@ -261,6 +271,7 @@ fn every_subcommand_and_flag_leaves_the_capture_byte_identical() {
         );
         assert_same(&before_div, &snapshot(&div), &format!("klf {args:?}"));
         assert_same(&before_int, &snapshot(&int), &format!("klf {args:?}"));
+        assert_same(&before_imp, &snapshot(&imp), &format!("klf {args:?}"));
     }
     assert!(
         Path::new(&baseline).exists(),

@@ -24,6 +24,7 @@ mod dump_paths;
 mod evidence_untouched;
 mod hostile_input;
 mod hostile_paths;
+mod kafka_impact;
 mod kafka_truncation;
 mod layers;
 mod loss;

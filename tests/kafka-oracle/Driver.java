@@ -54,6 +54,12 @@ public class Driver {
             case "read": out = read(); break;
             case "elect": out = elect(); break;
             case "alter-config": out = alterConfig(); break;
+            case "group-offsets": out = groupOffsets(); break;
+            case "alter-offsets": out = alterOffsets(); break;
+            case "resume": out = resume(); break;
+            case "producers": out = producers(); break;
+            case "txn-hold": out = txnHold(); break;
+            case "produce-hold": out = produceHold(); break;
             default: throw new IllegalArgumentException("unknown command " + cmd);
         }
         System.out.println(out);
@@ -323,7 +329,14 @@ public class Driver {
         p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, arg("isolation", "read_uncommitted"));
         p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
         p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        // count=-1: until the partition's end offset when the group was assigned
         int want = iarg("count", 10);
+        boolean toEnd = want < 0;
+        // until_offset=N: commit the records below N and stop
+        long until = Long.parseLong(arg("until_offset", "-1"));
+        boolean done = false;
+        if (toEnd || until >= 0) want = Integer.MAX_VALUE;
+        long endAt = -1;
         int got = 0;
         long deadline = System.currentTimeMillis() + 30000;
         // What the group commits: after each record processed, the next
@@ -337,6 +350,10 @@ public class Driver {
                 Map<TopicPartition, OffsetAndMetadata> now = new HashMap<>();
                 for (ConsumerRecord<byte[], byte[]> r : rs) {
                     if (got >= want) break;
+                    if (until >= 0 && r.offset() >= until) {
+                        done = true;
+                        break;
+                    }
                     got++;
                     now.put(new TopicPartition(r.topic(), r.partition()),
                             new OffsetAndMetadata(r.offset() + 1, r.leaderEpoch(), ""));
@@ -344,6 +361,12 @@ public class Driver {
                 if (!now.isEmpty()) {
                     c.commitSync(now);
                     last.putAll(now);
+                }
+                if (done) break;
+                if (toEnd && !c.assignment().isEmpty()) {
+                    TopicPartition tp0 = c.assignment().iterator().next();
+                    if (endAt < 0) endAt = c.endOffsets(List.of(tp0), Duration.ofSeconds(15)).get(tp0);
+                    if (c.position(tp0, Duration.ofSeconds(15)) >= endAt) break;
                 }
             }
         }
@@ -423,5 +446,207 @@ public class Driver {
             a.incrementalAlterConfigs(Map.of(res, ops)).all().get(15, TimeUnit.SECONDS);
         }
         return "{\"altered\":" + q(arg("topic")) + "}";
+    }
+
+    // What a group has committed (Admin listConsumerGroupOffsets, as
+    // kafka-consumer-groups --describe reads it) and the group's type.
+    static String groupOffsets() throws Exception {
+        String group = arg("group");
+        try (Admin a = admin()) {
+            Map<TopicPartition, OffsetAndMetadata> m = a.listConsumerGroupOffsets(group)
+                    .partitionsToOffsetAndMetadata().get(15, TimeUnit.SECONDS);
+            String type = "unknown";
+            try {
+                ConsumerGroupDescription d = a.describeConsumerGroups(List.of(group)).describedGroups().get(group).get(15, TimeUnit.SECONDS);
+                type = d.type().toString();
+            } catch (Exception e) {
+                type = "unknown: " + e.getClass().getSimpleName();
+            }
+            StringJoiner j = new StringJoiner(",", "[", "]");
+            for (Map.Entry<TopicPartition, OffsetAndMetadata> e : m.entrySet()) {
+                if (e.getValue() == null) continue;
+                j.add("{\"topic\":" + q(e.getKey().topic()) + ",\"partition\":" + e.getKey().partition()
+                        + ",\"offset\":" + e.getValue().offset()
+                        + ",\"leader_epoch\":" + e.getValue().leaderEpoch().map(String::valueOf).orElse("null") + "}");
+            }
+            return "{\"group\":" + q(group) + ",\"type\":" + q(type) + ",\"offsets\":" + j + "}";
+        }
+    }
+
+    // Sets a group's committed offset with the Admin API: no leader epoch,
+    // as kafka-consumer-groups --reset-offsets and most tooling commit.
+    static String alterOffsets() throws Exception {
+        TopicPartition tp = new TopicPartition(arg("topic"), iarg("partition", 0));
+        long offset = Long.parseLong(arg("offset"));
+        try (Admin a = admin()) {
+            a.alterConsumerGroupOffsets(arg("group"), Map.of(tp, new OffsetAndMetadata(offset)))
+                    .all().get(30, TimeUnit.SECONDS);
+        }
+        return "{\"group\":" + q(arg("group")) + ",\"offset\":" + offset + "}";
+    }
+
+    // A restarted consumer of a group: subscribes with auto.offset.reset=`reset`
+    // and reports the offset of the first record it is given (or, when none
+    // comes, the position it settled at) and any exception; commits nothing.
+    static String resume() throws Exception {
+        Properties p = new Properties();
+        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, arg("bootstrap"));
+        p.put(ConsumerConfig.GROUP_ID_CONFIG, arg("group"));
+        p.put(ConsumerConfig.GROUP_PROTOCOL_CONFIG, arg("protocol", "classic"));
+        p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, arg("reset"));
+        p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+        p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, arg("isolation", "read_uncommitted"));
+        p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        TopicPartition tp = new TopicPartition(arg("topic"), iarg("partition", 0));
+        long deadline = System.currentTimeMillis() + iarg("timeout_ms", 30000);
+        String first = "null", position = "null", error = "null", message = "null";
+        long records = 0;
+        try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(p)) {
+            c.subscribe(List.of(tp.topic()));
+            int quiet = 0;
+            while (System.currentTimeMillis() < deadline) {
+                ConsumerRecords<byte[], byte[]> rs;
+                try {
+                    rs = c.poll(Duration.ofMillis(500));
+                } catch (KafkaException e) {
+                    error = q(e.getClass().getSimpleName());
+                    message = q(String.valueOf(e.getMessage()));
+                    break;
+                }
+                for (ConsumerRecord<byte[], byte[]> r : rs.records(tp)) {
+                    if (records == 0) first = Long.toString(r.offset());
+                    records++;
+                }
+                if (records > 0) break;
+                if (c.assignment().contains(tp)) {
+                    // assigned and nothing to read: the position it fetches from
+                    quiet++;
+                    if (quiet >= 6) {
+                        position = Long.toString(c.position(tp, Duration.ofSeconds(10)));
+                        break;
+                    }
+                }
+            }
+        }
+        return "{\"group\":" + q(arg("group")) + ",\"reset\":" + q(arg("reset")) + ",\"first_offset\":" + first
+                + ",\"position_when_idle\":" + position + ",\"error\":" + error + ",\"message\":" + message + "}";
+    }
+
+    // The partition leader's producer state (Admin describeProducers, what
+    // kafka-transactions describe-producers prints).
+    static String producers() throws Exception {
+        TopicPartition tp = new TopicPartition(arg("topic"), iarg("partition", 0));
+        try (Admin a = admin()) {
+            DescribeProducersResult.PartitionProducerState st = a.describeProducers(List.of(tp))
+                    .partitionResult(tp).get(15, TimeUnit.SECONDS);
+            StringJoiner j = new StringJoiner(",", "[", "]");
+            for (ProducerState ps : st.activeProducers()) {
+                j.add("{\"producer_id\":" + ps.producerId() + ",\"producer_epoch\":" + ps.producerEpoch()
+                        + ",\"last_sequence\":" + ps.lastSequence()
+                        + ",\"current_transaction_start_offset\":" + (ps.currentTransactionStartOffset().isPresent() ? ps.currentTransactionStartOffset().getAsLong() : -1) + "}");
+            }
+            return "{\"producers\":" + j + "}";
+        }
+    }
+
+    // A transaction held open: begin, send `count` records, flush (acks=all),
+    // print {"ready":...} and wait for a line on stdin, then commit or abort
+    // (`end`) and report.
+    static String txnHold() throws Exception {
+        String topic = arg("topic");
+        int partition = iarg("partition", 0);
+        Properties p = producerProps();
+        p.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, arg("txn_id"));
+        p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
+        p.put(ProducerConfig.ACKS_CONFIG, "all");
+        p.put(ProducerConfig.RETRIES_CONFIG, "5");
+        p.put(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, arg("txn_timeout_ms", "60000"));
+        int n = iarg("count", 5);
+        long minOffset = Long.MAX_VALUE, maxOffset = -1;
+        try (KafkaProducer<byte[], byte[]> prod = new KafkaProducer<>(p)) {
+            prod.initTransactions();
+            prod.beginTransaction();
+            List<Future<RecordMetadata>> fs = new ArrayList<>();
+            for (int k = 0; k < n; k++)
+                fs.add(prod.send(new ProducerRecord<>(topic, partition, ("held-" + k).getBytes(StandardCharsets.UTF_8), value(40, k))));
+            prod.flush();
+            for (Future<RecordMetadata> f : fs) {
+                long o = f.get().offset();
+                minOffset = Math.min(minOffset, o);
+                maxOffset = Math.max(maxOffset, o);
+            }
+            System.out.println("{\"ready\":true,\"min_offset\":" + minOffset + ",\"max_offset\":" + maxOffset + "}");
+            System.out.flush();
+            new java.io.BufferedReader(new java.io.InputStreamReader(System.in)).readLine();
+            String end = arg("end", "commit");
+            if (end.equals("commit")) prod.commitTransaction();
+            else prod.abortTransaction();
+            return "{\"ended\":" + q(end) + ",\"records\":" + n + ",\"min_offset\":" + minOffset + ",\"max_offset\":" + maxOffset + "}";
+        }
+    }
+
+    // An idempotent producer that lives through an incident: sends `count`
+    // records (record numbers from `base`), prints {"ready":...} with what it
+    // was told, waits for a line on stdin, then sends `then` more, one at a
+    // time, and reports what each of those sends was told.
+    static String produceHold() throws Exception {
+        String topic = arg("topic");
+        int partition = iarg("partition", 0);
+        int then = iarg("then", 3);
+        String[] phases = arg("counts", arg("count", "10")).split(",");
+        long base = Long.parseLong(arg("base", "0"));
+        Properties p = producerProps();
+        p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
+        p.put(ProducerConfig.ACKS_CONFIG, "all");
+        p.put(ProducerConfig.RETRIES_CONFIG, arg("retries", "3"));
+        p.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, "1");
+        p.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, arg("delivery_timeout_ms", "30000"));
+        long minOffset = Long.MAX_VALUE, maxOffset = -1;
+        SortedSet<Long> ackedIds = new TreeSet<>();
+        long next = base;
+        int count = 0;
+        java.io.BufferedReader stdin = new java.io.BufferedReader(new java.io.InputStreamReader(System.in));
+        try (KafkaProducer<byte[], byte[]> prod = new KafkaProducer<>(p)) {
+            for (String ph : phases) {
+                int n = Integer.parseInt(ph.trim());
+                List<Future<RecordMetadata>> fs = new ArrayList<>();
+                long phMin = Long.MAX_VALUE, phMax = -1;
+                for (long i = next; i < next + n; i++)
+                    fs.add(prod.send(new ProducerRecord<>(topic, partition, ("key-" + i).getBytes(StandardCharsets.UTF_8), value(60, i))));
+                prod.flush();
+                long i = next;
+                for (Future<RecordMetadata> f : fs) {
+                    long o = f.get().offset();
+                    phMin = Math.min(phMin, o);
+                    phMax = Math.max(phMax, o);
+                    ackedIds.add(i++);
+                }
+                minOffset = Math.min(minOffset, phMin);
+                maxOffset = Math.max(maxOffset, phMax);
+                System.out.println("{\"ready\":true,\"acked\":" + n + ",\"min_offset\":" + phMin + ",\"max_offset\":" + phMax
+                        + ",\"acks\":\"all\",\"acked_ids\":[[" + next + "," + (next + n - 1) + "]]}");
+                System.out.flush();
+                next += n;
+                count += n;
+                stdin.readLine();
+            }
+            StringJoiner j = new StringJoiner(",", "[", "]");
+            for (long k = next; k < next + then; k++) {
+                String res;
+                try {
+                    RecordMetadata md = prod.send(new ProducerRecord<>(topic, partition, ("key-" + k).getBytes(StandardCharsets.UTF_8), value(60, k)))
+                            .get(60, TimeUnit.SECONDS);
+                    res = "{\"id\":" + k + ",\"offset\":" + md.offset() + ",\"error\":null}";
+                } catch (ExecutionException e) {
+                    Throwable c = e.getCause();
+                    res = "{\"id\":" + k + ",\"offset\":null,\"error\":" + q(c.getClass().getSimpleName())
+                            + ",\"message\":" + q(String.valueOf(c.getMessage())) + "}";
+                }
+                j.add(res);
+            }
+            return "{\"acked\":" + count + ",\"min_offset\":" + minOffset + ",\"max_offset\":" + maxOffset
+                    + ",\"acked_ids\":" + runs(ackedIds) + ",\"then\":" + j + "}";
+        }
     }
 }

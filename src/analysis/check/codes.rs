@@ -147,6 +147,18 @@ checks! {
     UNCOMMITTED_RECORDS_LOST = "uncommitted-records-lost", Warning, Replication,
         "Records no replica will keep once every replica follows the leader, none of them committed: some ISR member never held them (acks=1 or unacknowledged writes; counted once per partition).",
         "Producers with acks=1 may have been told they succeeded; expected after a leader failover.";
+    HANGING_TRANSACTION = "hanging-transaction", Error, Replication,
+        "A transaction open on the new leader that no marker will close: its COMMIT/ABORT marker is cut, or its coordinator has finished with it. read_committed consumers stop at its first offset (the last stable offset) until it is aborted.",
+        "Abort it with the command `klf impact` prints (kafka-transactions.sh abort --start-offset N). If the cut marker was COMMIT, aborting hides records the transaction committed: keep a copy of them first.";
+    CONSUMER_GROUP_RESET = "consumer-group-reset", Warning, Replication,
+        "A consumer group committed past where its lineage parts from the new log: a restarted consumer moves back to the divergence (leader epoch in the commit), resets by auto.offset.reset (none: it fails), and had consumed records no replica keeps.",
+        "`klf impact` gives each auto.offset.reset's next offset, the records skipped and re-read, and the phantom records the group's downstream still holds.";
+    CONSUMER_GROUP_SKIPS_RECORDS = "consumer-group-skips-records", Warning, Replication,
+        "A consumer group's commit without a leader epoch lies inside the new log past the divergence: a restarted consumer fetches from it with no error, never seeing the new leader's records before it.",
+        "Reset the group to the divergence offset `klf impact` names (kafka-consumer-groups --reset-offsets --to-offset N) to read them.";
+    PRODUCER_SEQUENCES_CUT = "producer-sequences-cut", Warning, Replication,
+        "An idempotent or transactional producer whose last acknowledged sequences are cut: the new leader answers its next batch with OUT_OF_ORDER_SEQUENCE_NUMBER, or, holding no state for it, accepts it and the gap goes undetected.",
+        "A client since Kafka 2.5 recovers by bumping its epoch without resending the cut records: they are lost to the application although it was told they succeeded.";
     DIVERGENT_TAIL = "divergent-tail", Info, Replication,
         "A replica holds a tail that differs from the leader's log; Kafka will truncate it (whether that loses anything is the partition's *-records-lost finding).",
         "Expected after a leader failover; the partition's loss finding says what is lost and whether it was committed.";

@@ -33,6 +33,7 @@ pub use report::{
 };
 pub use rules::{
     capture_findings, check_epochs, check_offsets, check_partition, controller_findings,
+    impact_findings,
 };
 
 #[cfg(test)]

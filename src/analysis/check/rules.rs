@@ -556,3 +556,50 @@ pub fn check_partition(
     };
     (out, summary)
 }
+
+/// The findings of one partition's impact (`klf impact`): hanging
+/// transactions, consumer groups that reset or skip records, producers
+/// whose sequences are cut.
+pub fn impact_findings(i: &crate::analysis::impact::PartitionImpact) -> Vec<Finding> {
+    use crate::analysis::impact::{GroupState, TxnState};
+    let mut out = Vec::new();
+    let at = |offset: Option<i64>| Location {
+        topic: Some(i.topic.clone()),
+        partition: Some(i.partition),
+        offset,
+        ..Location::default()
+    };
+    for t in i
+        .transactions
+        .iter()
+        .filter(|t| t.state == TxnState::Hanging)
+    {
+        out.push(finding(
+            code::HANGING_TRANSACTION,
+            at(Some(t.first_offset)),
+            t.detail.clone(),
+        ));
+    }
+    for g in &i.groups {
+        let code = match g.state {
+            GroupState::Diverged | GroupState::PastLogEnd | GroupState::EpochUnknown => {
+                code::CONSUMER_GROUP_RESET
+            }
+            GroupState::SilentSkip => code::CONSUMER_GROUP_SKIPS_RECORDS,
+            GroupState::Unaffected | GroupState::NoOffset => continue,
+        };
+        out.push(finding(
+            code,
+            at(g.committed_offset),
+            format!("group {}: {}", g.group, g.detail),
+        ));
+    }
+    for p in i.producers.iter().filter(|p| p.state != "sent-again") {
+        out.push(finding(
+            code::PRODUCER_SEQUENCES_CUT,
+            at(i.first_lost_offset),
+            p.detail.clone(),
+        ));
+    }
+    out
+}

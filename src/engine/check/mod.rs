@@ -9,10 +9,11 @@ mod replica;
 
 use rayon::prelude::*;
 
-use crate::analysis::check::{assemble, CheckReport, Checked};
+use crate::analysis::check::{assemble, impact_findings, CheckReport, Checked};
 use crate::analysis::diff::{DiffOptions, PartitionReplicas};
 use crate::capture::discover::Capture;
 use crate::engine::evidence::{broker_ids, Evidence};
+use crate::engine::impact::{coordinator, impact_of};
 
 /// Runs every check on `capture`; `progress` is called once per replica
 /// checked (from worker threads).
@@ -45,6 +46,10 @@ pub fn check(capture: &Capture, progress: &(dyn Fn() + Sync)) -> CheckReport {
             }
         })
         .collect();
+    // The impact of each loss (klf impact's): computed here, beside the
+    // diff, while the replica logs are at hand.
+    let coord = std::sync::OnceLock::new();
+    let impacts = std::sync::Mutex::new(Vec::new());
     let analyze = |topic: &str, partition: i32, logs| {
         let input = PartitionReplicas {
             topic: topic.to_string(),
@@ -52,11 +57,37 @@ pub fn check(capture: &Capture, progress: &(dyn Fn() + Sync)) -> CheckReport {
             replicas: logs,
             reference: evidence.reference(None, topic, partition),
         };
-        evidence.analyze(
-            &input,
-            capture.replicas(topic, partition),
-            &DiffOptions::default(),
-        )
+        let replicas = capture.replicas(topic, partition);
+        let (diff, loss) = evidence.analyze(&input, replicas, &DiffOptions::default());
+        if loss.any() {
+            let coord = coord.get_or_init(|| coordinator(&evidence));
+            let mut problems = Vec::new();
+            if let Some(i) = impact_of(
+                &evidence,
+                replicas,
+                &diff,
+                &loss,
+                &input.replicas,
+                coord,
+                &mut problems,
+            ) {
+                if let Ok(mut v) = impacts.lock() {
+                    v.push(i);
+                }
+            }
+        }
+        (diff, loss)
     };
-    assemble(capture, &checked, &analyze, evidence.controller.as_ref())
+    let mut report = assemble(capture, &checked, &analyze, evidence.controller.as_ref());
+    let impacts = impacts.into_inner().unwrap_or_default();
+    if !impacts.is_empty() {
+        for i in &impacts {
+            report.findings.extend(impact_findings(i));
+        }
+        report.findings.sort_by(|a, b| {
+            (&a.location, &a.code, &a.message).cmp(&(&b.location, &b.code, &b.message))
+        });
+        report.recount();
+    }
+    report
 }

@@ -1,0 +1,991 @@
+//! Who a loss hurts: consumer groups, transactions and idempotent
+//! producers, once every replica follows the reference leader, and the
+//! configuration that let it happen.
+//!
+//! Everything here follows what Kafka's own clients and brokers do (4.1):
+//! - A restarted consumer fetches its group's committed offset. When the
+//!   commit carries a leader epoch (KIP-320) the position is validated with
+//!   OffsetsForLeaderEpoch: the leader answers the end offset of that epoch
+//!   in its epoch cache; an end below the commit is a truncation, and the
+//!   consumer moves to that end under `earliest`, `latest` and `by_duration`
+//!   alike, or fails with LogTruncationException under `none`; an undefined
+//!   answer resets by the policy. A commit without an epoch is not
+//!   validated: past the log end it is OFFSET_OUT_OF_RANGE (reset by the
+//!   policy, or OffsetOutOfRangeException), inside the log it is fetched
+//!   from as is, silently skipping the new leader's records before it.
+//! - The partition leader rebuilds each producer's state from its snapshot
+//!   and log. An open transaction whose marker was cut stays open: nothing
+//!   on the partition leader aborts it, and a coordinator that completed it
+//!   never sends the marker again. read_committed consumers stop at the
+//!   last stable offset (the first offset of the earliest open transaction).
+//! - An idempotent producer's next batch carries the sequence after its last
+//!   acknowledged one. A leader that holds the producer at a lower sequence
+//!   answers OUT_OF_ORDER_SEQUENCE_NUMBER (a client since 2.5 bumps its
+//!   epoch and resends, so the records in the gap are not resent and the
+//!   application sees no error); a leader with no state for it accepts the
+//!   batch and the gap goes undetected.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde::Serialize;
+
+use crate::analysis::epochs::{EpochCache, EpochEntry};
+use crate::analysis::loss::PartitionLoss;
+use crate::format::record::control::ControlType;
+use crate::model::{
+    BatchSummary, ConfigFact, CoordinatorTxn, LatestCommit, PartitionHistory, ProducerStateView,
+    ReplicaLog,
+};
+
+/// A value under each `auto.offset.reset` policy.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Default)]
+pub struct PerReset<T> {
+    /// `auto.offset.reset=earliest` (and `by_duration`, which resets like it
+    /// to a time-based offset where a reset happens).
+    pub earliest: T,
+    /// `auto.offset.reset=latest`.
+    pub latest: T,
+    /// `auto.offset.reset=none`.
+    pub none: T,
+}
+
+/// What a group's restarted consumer meets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum GroupState {
+    /// The commit is at or below the first lost offset on the group's
+    /// lineage: the consumer goes on where it was.
+    Unaffected,
+    /// The commit carries a leader epoch whose end on the new leader is
+    /// below it: Kafka detects the truncation (KIP-320).
+    Diverged,
+    /// The commit has no leader epoch and lies past the new log end:
+    /// OFFSET_OUT_OF_RANGE, reset by the policy.
+    PastLogEnd,
+    /// The commit has no leader epoch and lies inside the new log, past the
+    /// divergence: the consumer fetches from it, skipping the new leader's
+    /// records before it, with no error.
+    SilentSkip,
+    /// The new leader knows no epoch at or above the commit's: reset by the
+    /// policy.
+    EpochUnknown,
+    /// The group's latest record deletes its offset: it starts by the
+    /// policy.
+    NoOffset,
+}
+
+/// One consumer group's impact on a partition.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct GroupImpact {
+    /// Group id.
+    pub group: String,
+    /// `classic`, `consumer`, `share`, `streams`; `None` when
+    /// `__consumer_offsets` holds no metadata record of the group (offsets
+    /// set with the Admin API).
+    pub protocol: Option<String>,
+    /// The latest committed offset (`None` when deleted).
+    pub committed_offset: Option<i64>,
+    /// Its leader epoch (`None` when the commit carries none).
+    pub committed_leader_epoch: Option<i32>,
+    /// Commit time (ms).
+    pub commit_timestamp: Option<i64>,
+    /// Broker of the `__consumer_offsets` replica read.
+    pub coordinator_broker: i32,
+    /// What the restarted consumer meets.
+    pub state: GroupState,
+    /// Where the group's lineage parts from the new log (the first offset
+    /// whose record on the new log the group has not consumed).
+    pub divergence_offset: Option<i64>,
+    /// The offset a restarted consumer fetches first (`None`: it fails).
+    pub next_fetch_offset: PerReset<Option<i64>>,
+    /// The exception a restarted consumer gets (`None`: none).
+    pub error: PerReset<Option<&'static str>>,
+    /// Records on the new log it will never see (`None`: it fails).
+    pub records_skipped: PerReset<Option<u64>>,
+    /// Records it reads again (`None`: it fails).
+    pub records_reread: PerReset<Option<u64>>,
+    /// Records it had consumed that no replica keeps.
+    pub phantom_records: u64,
+    /// Their offsets, half-open ranges.
+    pub phantom_offsets: Vec<(i64, i64)>,
+    /// Their first and last timestamps.
+    pub phantom_first_timestamp: Option<i64>,
+    /// See `phantom_first_timestamp`.
+    pub phantom_last_timestamp: Option<i64>,
+    /// The story in a sentence.
+    pub detail: String,
+}
+
+/// State of a transaction the loss touches.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TxnState {
+    /// Open on the new leader with no marker to come: its marker was cut, or
+    /// the coordinator has finished with it. read_committed consumers stall
+    /// at its first offset until it is aborted.
+    Hanging,
+    /// Open on the new leader and the coordinator still has it in progress:
+    /// it will be completed or time out.
+    Open,
+    /// Open on the new leader; whether a marker will come cannot be told
+    /// (no `__transaction_state` in the capture, and no cut marker seen).
+    OpenUnknown,
+    /// Every record of it on the lost lineage is lost, marker included.
+    Lost,
+}
+
+/// A transaction the loss touches.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct TxnImpact {
+    /// Producer id.
+    pub producer_id: i64,
+    /// Producer epoch.
+    pub producer_epoch: i16,
+    /// Transactional id, from `__transaction_state`.
+    pub transactional_id: Option<String>,
+    /// First offset of the transaction on the new leader (find-hanging's
+    /// StartOffset); for a lost one, its first lost offset.
+    pub first_offset: i64,
+    /// State.
+    pub state: TxnState,
+    /// The last stable offset read_committed consumers stop at (the
+    /// partition's, with this transaction open).
+    pub lso: Option<i64>,
+    /// The marker the loss cuts (`COMMIT`/`ABORT`), with its offset.
+    pub marker_cut: Option<&'static str>,
+    /// Offset of the cut marker.
+    pub marker_cut_offset: Option<i64>,
+    /// The coordinator's state for the producer (`CompleteCommit`...).
+    pub coordinator_state: Option<String>,
+    /// Data records of the transaction on the new leader.
+    pub records: u64,
+    /// Whether aborting it (the remedy) hides records the transaction had
+    /// committed: read_committed consumers never see them.
+    pub abort_hides_committed: bool,
+    /// The operator's remedy (printed, never run).
+    pub remedy: Option<String>,
+    /// The story in a sentence.
+    pub detail: String,
+}
+
+/// An idempotent or transactional producer whose last sequences are cut.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ProducerImpact {
+    /// Producer id.
+    pub producer_id: i64,
+    /// Producer epoch of its last lost batch.
+    pub producer_epoch: i16,
+    /// Transactional batches.
+    pub transactional: bool,
+    /// Last sequence the new leader holds for it (`None`: no state).
+    pub last_sequence_kept: Option<i32>,
+    /// Last sequence of its lost batches.
+    pub last_sequence_cut: i32,
+    /// Records lost.
+    pub records_lost: u64,
+    /// The error code the new leader answers its next batch with (`None`:
+    /// the batch is accepted).
+    pub expected_error: Option<&'static str>,
+    /// `sequence-gap`, `unknown-to-leader`, `sent-again`, `fenced`.
+    pub state: &'static str,
+    /// The story in a sentence.
+    pub detail: String,
+}
+
+/// A setting and what it allowed in this incident.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ConfigImpact {
+    /// Config or feature name.
+    pub name: String,
+    /// Effective value (`None`: unknown).
+    pub value: Option<String>,
+    /// `topic`, `cluster`, `feature`, `replicas` (from the partition's
+    /// replica list), or `unknown`.
+    pub source: &'static str,
+    /// Metadata log offset where it was set.
+    pub metadata_offset: Option<i64>,
+    /// What it allowed, or why it is unknown.
+    pub effect: String,
+}
+
+/// The impact of one partition's loss.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PartitionImpact {
+    /// Topic.
+    pub topic: String,
+    /// Partition.
+    pub partition: i32,
+    /// The reference (new) leader.
+    pub leader: i32,
+    /// Its log start offset.
+    pub log_start_offset: i64,
+    /// Its log end offset: the partition's new log end.
+    pub new_log_end: i64,
+    /// First lost offset (`None`: nothing lost).
+    pub first_lost_offset: Option<i64>,
+    /// Records lost.
+    pub records_lost: u64,
+    /// Last stable offset on the new leader (`None`: unknown).
+    pub last_stable_offset: Option<i64>,
+    /// Consumer groups with a commit for the partition.
+    pub groups: Vec<GroupImpact>,
+    /// Why the groups could not be computed (`None`: they were).
+    pub groups_unknown: Option<String>,
+    /// Transactions touched.
+    pub transactions: Vec<TxnImpact>,
+    /// What part of the transactions could not be computed, and why.
+    pub transactions_unknown: Option<String>,
+    /// Producers whose sequences are cut.
+    pub producers: Vec<ProducerImpact>,
+    /// Why the producers could not be computed.
+    pub producers_unknown: Option<String>,
+    /// The settings behind the incident.
+    pub config: Vec<ConfigImpact>,
+    /// Whether any group, transaction or producer is affected.
+    pub affected: bool,
+}
+
+/// What the impact is computed from.
+pub struct ImpactContext<'a> {
+    /// The reference leader.
+    pub leader: i32,
+    /// Its log start and end.
+    pub log_start: i64,
+    /// See `log_start`.
+    pub log_end: i64,
+    /// Its leader-epoch cache.
+    pub epochs: &'a [EpochEntry],
+    /// Every replica's log as read.
+    pub logs: &'a [ReplicaLog],
+    /// The latest commit of each group (`Err`: why there are none to read).
+    pub commits: Result<&'a [LatestCommit], String>,
+    /// Group kinds by group id.
+    pub protocols: &'a BTreeMap<String, String>,
+    /// The new leader's producer state (`Err`: why it is unknown).
+    pub producers: Result<&'a ProducerStateView, String>,
+    /// The coordinator's latest state per producer id (`Err`: why unknown).
+    pub coordinator: Result<&'a BTreeMap<i64, CoordinatorTxn>, String>,
+    /// Types of the lost control batches, by base offset.
+    pub markers: &'a BTreeMap<i64, ControlType>,
+    /// The metadata log's settings (`Err`: why there are none).
+    pub configs: Result<&'a [ConfigFact], String>,
+    /// The partition's history in the metadata log.
+    pub history: Option<&'a PartitionHistory>,
+    /// Data records on the new leader's log in `[from, to)`.
+    pub count: &'a dyn Fn(i64, i64) -> u64,
+    /// Data records of one producer on the new leader's log in `[from, to)`.
+    pub count_producer: &'a dyn Fn(i64, i64, i64) -> u64,
+}
+
+fn lost_data(b: &BatchSummary) -> bool {
+    !b.is_control
+}
+
+/// The impact of `loss` on `topic`-`partition`.
+pub fn partition_impact(
+    topic: &str,
+    partition: i32,
+    loss: &PartitionLoss,
+    ctx: &ImpactContext<'_>,
+) -> PartitionImpact {
+    let first_lost = loss.offsets.iter().map(|r| r.start).min();
+    let cache = EpochCache::from_checkpoint(ctx.epochs.iter().map(|e| (e.epoch, e.start_offset)));
+    let mut out = PartitionImpact {
+        topic: topic.to_string(),
+        partition,
+        leader: ctx.leader,
+        log_start_offset: ctx.log_start,
+        new_log_end: ctx.log_end,
+        first_lost_offset: first_lost,
+        records_lost: loss.records,
+        last_stable_offset: None,
+        groups: Vec::new(),
+        groups_unknown: None,
+        transactions: Vec::new(),
+        transactions_unknown: None,
+        producers: Vec::new(),
+        producers_unknown: None,
+        config: Vec::new(),
+        affected: false,
+    };
+    match &ctx.commits {
+        Ok(commits) => {
+            for c in *commits {
+                out.groups
+                    .push(group_impact(c, loss, first_lost, &cache, ctx));
+            }
+        }
+        Err(why) => out.groups_unknown = Some(why.clone()),
+    }
+    transactions(&mut out, loss, ctx);
+    producers(&mut out, loss, first_lost, ctx);
+    out.config = config(topic, partition, loss, ctx);
+    out.affected = out.groups.iter().any(|g| g.state != GroupState::Unaffected)
+        || out
+            .transactions
+            .iter()
+            .any(|t| matches!(t.state, TxnState::Hanging | TxnState::Lost))
+        || out.producers.iter().any(|p| p.state != "sent-again");
+    out
+}
+
+#[derive(Clone, Copy)]
+enum Fetch {
+    At(i64),
+    Fails(&'static str),
+}
+
+fn group_impact(
+    c: &LatestCommit,
+    loss: &PartitionLoss,
+    first_lost: Option<i64>,
+    cache: &EpochCache,
+    ctx: &ImpactContext<'_>,
+) -> GroupImpact {
+    let (start, end) = (ctx.log_start, ctx.log_end);
+    let protocol = ctx.protocols.get(&c.group).cloned();
+    let Some(commit) = &c.commit else {
+        return GroupImpact {
+            group: c.group.clone(),
+            protocol,
+            committed_offset: None,
+            committed_leader_epoch: None,
+            commit_timestamp: None,
+            coordinator_broker: c.broker,
+            state: GroupState::NoOffset,
+            divergence_offset: None,
+            next_fetch_offset: PerReset {
+                earliest: Some(start),
+                latest: Some(end),
+                none: None,
+            },
+            error: PerReset {
+                earliest: None,
+                latest: None,
+                none: Some("NoOffsetForPartitionException"),
+            },
+            records_skipped: PerReset::default(),
+            records_reread: PerReset::default(),
+            phantom_records: 0,
+            phantom_offsets: Vec::new(),
+            phantom_first_timestamp: None,
+            phantom_last_timestamp: None,
+            detail: format!(
+                "the group's latest record for the partition deletes its offset (__consumer_offsets-{} offset {}): a restarted consumer starts by auto.offset.reset",
+                c.offsets_partition, c.log_offset
+            ),
+        };
+    };
+    let co = commit.offset;
+    let reset = |e: &'static str| PerReset {
+        earliest: Fetch::At(start),
+        latest: Fetch::At(end),
+        none: Fetch::Fails(e),
+    };
+    let all = |f: Fetch| PerReset {
+        earliest: f,
+        latest: f,
+        none: f,
+    };
+    let (state, fetch, divergence) = match commit.leader_epoch {
+        Some(e) => {
+            let eo = cache.end_offset_for(e, end);
+            if eo.has_undefined_offset() || eo.has_undefined_epoch() {
+                (
+                    GroupState::EpochUnknown,
+                    reset("LogTruncationException"),
+                    None,
+                )
+            } else if eo.end_offset < co {
+                (
+                    GroupState::Diverged,
+                    PerReset {
+                        earliest: Fetch::At(eo.end_offset),
+                        latest: Fetch::At(eo.end_offset),
+                        none: Fetch::Fails("LogTruncationException"),
+                    },
+                    Some(eo.end_offset),
+                )
+            } else {
+                (GroupState::Unaffected, all(Fetch::At(co)), None)
+            }
+        }
+        None => {
+            if co > end || co < start {
+                (
+                    GroupState::PastLogEnd,
+                    reset("OffsetOutOfRangeException"),
+                    first_lost.filter(|f| *f < co),
+                )
+            } else if first_lost.is_some_and(|f| f < co) {
+                (GroupState::SilentSkip, all(Fetch::At(co)), first_lost)
+            } else {
+                (GroupState::Unaffected, all(Fetch::At(co)), None)
+            }
+        }
+    };
+    // Where the group's lineage parts from the new log: what it has consumed
+    // below this point is still on the new log.
+    let parted = divergence.unwrap_or(co).min(co);
+    let skipped = |f: Fetch| match f {
+        Fetch::At(p) if p > parted => Some((ctx.count)(parted, p.min(end))),
+        Fetch::At(_) => Some(0),
+        Fetch::Fails(_) => None,
+    };
+    let reread = |f: Fetch| match f {
+        Fetch::At(p) if p < parted => Some((ctx.count)(p, parted)),
+        Fetch::At(_) => Some(0),
+        Fetch::Fails(_) => None,
+    };
+    let map = |f: &dyn Fn(Fetch) -> Option<u64>| PerReset {
+        earliest: f(fetch.earliest),
+        latest: f(fetch.latest),
+        none: f(fetch.none),
+    };
+    // Records it consumed that no replica keeps: lost batches below the
+    // commit on the group's lineage (the replicas whose batch at offset
+    // commit-1 has the commit's epoch; every lineage when none is captured).
+    let lineage: BTreeSet<i32> = ctx
+        .logs
+        .iter()
+        .filter(|l| {
+            l.batches.iter().any(|b| {
+                b.base_offset < co
+                    && b.last_offset >= co - 1
+                    && commit
+                        .leader_epoch
+                        .is_none_or(|e| b.partition_leader_epoch == e)
+            })
+        })
+        .map(|l| l.broker)
+        .collect();
+    let mut phantom = 0u64;
+    let mut ranges: Vec<(i64, i64)> = Vec::new();
+    let (mut t0, mut t1) = (None::<i64>, None::<i64>);
+    if state != GroupState::Unaffected {
+        for lb in &loss.batches {
+            let b = &lb.batch;
+            if !lost_data(b) || lb.from >= co {
+                continue;
+            }
+            if let Some(e) = commit.leader_epoch {
+                if b.partition_leader_epoch > e {
+                    continue;
+                }
+            }
+            if !lineage.is_empty() && !lb.held_by.iter().any(|h| lineage.contains(h)) {
+                continue;
+            }
+            let n = b.records_in(lb.from, co).max(0) as u64;
+            if n == 0 {
+                continue;
+            }
+            phantom += n;
+            let hi = co.min(b.last_offset + 1);
+            match ranges.last_mut() {
+                Some(r) if r.1 >= lb.from => r.1 = r.1.max(hi),
+                _ => ranges.push((lb.from, hi)),
+            }
+            t0 = Some(t0.map_or(b.first_timestamp, |t| t.min(b.first_timestamp)));
+            t1 = Some(t1.map_or(b.max_timestamp, |t| t.max(b.max_timestamp)));
+        }
+    }
+    let next = PerReset {
+        earliest: at(fetch.earliest),
+        latest: at(fetch.latest),
+        none: at(fetch.none),
+    };
+    let error = PerReset {
+        earliest: err(fetch.earliest),
+        latest: err(fetch.latest),
+        none: err(fetch.none),
+    };
+    let records_skipped = map(&skipped);
+    let records_reread = map(&reread);
+    let epoch_text = commit
+        .leader_epoch
+        .map_or("no leader epoch".to_string(), |e| {
+            format!("leader epoch {e}")
+        });
+    let detail = match state {
+        GroupState::Unaffected => format!(
+            "committed {co} ({epoch_text}), at or below the first lost offset: unaffected"
+        ),
+        GroupState::Diverged => format!(
+            "committed {co} ({epoch_text}); the new leader ends that epoch at {}: a restarted consumer detects the truncation and resumes at {} under earliest and latest (none: LogTruncationException); it had consumed {phantom} records no replica keeps",
+            parted, parted
+        ),
+        GroupState::PastLogEnd => format!(
+            "committed {co} ({epoch_text}), past the new log end {end}: OFFSET_OUT_OF_RANGE; earliest re-reads from {start} ({} records), latest skips to {end} ({} records never seen), none fails; it had consumed {phantom} records no replica keeps",
+            records_reread.earliest.unwrap_or(0),
+            records_skipped.latest.unwrap_or(0)
+        ),
+        GroupState::SilentSkip => format!(
+            "committed {co} ({epoch_text}), inside the new log past the divergence at {parted}: fetched as is, with no error, skipping {} records of the new leader; it had consumed {phantom} records no replica keeps",
+            records_skipped.none.unwrap_or(0)
+        ),
+        GroupState::EpochUnknown => format!(
+            "committed {co} ({epoch_text}), an epoch the new leader has no entry at or above: reset by auto.offset.reset (none: LogTruncationException)"
+        ),
+        GroupState::NoOffset => unreachable!("handled above"),
+    };
+    GroupImpact {
+        group: c.group.clone(),
+        protocol,
+        committed_offset: Some(co),
+        committed_leader_epoch: commit.leader_epoch,
+        commit_timestamp: Some(commit.commit_timestamp),
+        coordinator_broker: c.broker,
+        state,
+        divergence_offset: divergence,
+        next_fetch_offset: next,
+        error,
+        records_skipped,
+        records_reread,
+        phantom_records: phantom,
+        phantom_offsets: ranges,
+        phantom_first_timestamp: t0,
+        phantom_last_timestamp: t1,
+        detail,
+    }
+}
+
+fn at(f: Fetch) -> Option<i64> {
+    match f {
+        Fetch::At(p) => Some(p),
+        Fetch::Fails(_) => None,
+    }
+}
+
+fn err(f: Fetch) -> Option<&'static str> {
+    match f {
+        Fetch::At(_) => None,
+        Fetch::Fails(e) => Some(e),
+    }
+}
+
+fn committed_state(s: &str) -> bool {
+    matches!(s, "PrepareCommit" | "CompleteCommit")
+}
+
+fn transactions(out: &mut PartitionImpact, loss: &PartitionLoss, ctx: &ImpactContext<'_>) {
+    let state = match &ctx.producers {
+        Ok(s) => *s,
+        Err(why) => {
+            out.transactions_unknown = Some(why.clone());
+            return;
+        }
+    };
+    let coordinator = ctx.coordinator.as_ref().ok();
+    if let Err(why) = &ctx.coordinator {
+        out.transactions_unknown = Some(format!(
+            "the coordinator's view is unknown ({why}): an open transaction whose marker was not seen cut is reported as open-unknown"
+        ));
+    }
+    let open: Vec<(i64, i16, i64)> = state
+        .producers
+        .values()
+        .filter_map(|p| {
+            p.txn_first_offset
+                .map(|f| (p.producer_id, p.producer_epoch, f))
+        })
+        .filter(|(_, _, f)| *f < ctx.log_end)
+        .collect();
+    let lso = open
+        .iter()
+        .map(|(_, _, f)| *f)
+        .min()
+        .map_or(ctx.log_end, |f| f.min(ctx.log_end))
+        .max(ctx.log_start);
+    out.last_stable_offset = Some(lso);
+    for (pid, epoch, first) in open {
+        // the marker of this transaction on a lost lineage
+        let cut = loss.batches.iter().find(|lb| {
+            lb.batch.is_control && lb.batch.producer_id == pid && lb.batch.base_offset > first
+        });
+        let marker = cut.and_then(|lb| ctx.markers.get(&lb.batch.base_offset).copied());
+        let marker_name = marker.and_then(|m| match m {
+            ControlType::Commit => Some("COMMIT"),
+            ControlType::Abort => Some("ABORT"),
+            _ => None,
+        });
+        let coord = coordinator.and_then(|c| c.get(&pid));
+        let listed = |t: &CoordinatorTxn| {
+            t.producer_epoch == epoch
+                && t.partitions
+                    .iter()
+                    .any(|(tp, ps)| tp == &out.topic && ps.contains(&out.partition))
+        };
+        // A coordinator that still lists the partition will act: in a
+        // Prepare state it (re)sends the marker to the current leader, in
+        // Ongoing it completes or times the transaction out. One that has
+        // finished (Complete*, Empty), forgot the producer, or moved to
+        // another epoch sends nothing: the transaction hangs.
+        let coord_open = coord.is_some_and(|t| {
+            listed(t)
+                && matches!(
+                    t.state.as_str(),
+                    "Ongoing" | "PrepareCommit" | "PrepareAbort" | "PrepareEpochFence"
+                )
+        });
+        let st = if coord_open {
+            TxnState::Open
+        } else if coordinator.is_some() || marker_name.is_some() {
+            TxnState::Hanging
+        } else {
+            TxnState::OpenUnknown
+        };
+        let records = (ctx.count_producer)(pid, first, ctx.log_end);
+        let hides = marker_name == Some("COMMIT")
+            || (marker_name.is_none() && coord.is_some_and(|t| committed_state(&t.state)));
+        let remedy = (st == TxnState::Hanging).then(|| {
+            format!(
+                "kafka-transactions.sh --bootstrap-server BROKER abort --topic {} --partition {} --start-offset {first}",
+                out.topic, out.partition
+            )
+        });
+        let cut_text = marker_name.map(|m| {
+            format!(
+                "its {m} marker (offset {}) is cut",
+                cut.map_or(-1, |c| c.batch.base_offset)
+            )
+        });
+        let coord_text = match coord {
+            Some(t) if coord_open => format!(
+                "the coordinator has it {} ({}) and will write its marker to the new leader",
+                t.state, t.transactional_id
+            ),
+            Some(t) => format!(
+                "the coordinator has it {} ({}): no marker will come",
+                t.state, t.transactional_id
+            ),
+            None if coordinator.is_some() => {
+                "the coordinator has no transaction for this producer: no marker will come"
+                    .to_string()
+            }
+            None => "the coordinator's state is not in the capture".to_string(),
+        };
+        let why = match cut_text {
+            Some(c) => format!("{c}; {coord_text}"),
+            None => coord_text,
+        };
+        let detail = match st {
+            TxnState::Hanging => format!(
+                "transaction of producer {pid} (epoch {epoch}) is open on the new leader from offset {first} and hangs: {why}; read_committed consumers stop at {lso} until it is aborted{}",
+                if hides { format!("; aborting hides its {records} records, which the transaction had committed") } else { String::new() }
+            ),
+            TxnState::Open => format!("transaction of producer {pid} is open from offset {first}; {why}"),
+            TxnState::OpenUnknown => format!("transaction of producer {pid} is open from offset {first}; {why}: it may hang"),
+            TxnState::Lost => unreachable!(),
+        };
+        out.transactions.push(TxnImpact {
+            producer_id: pid,
+            producer_epoch: epoch,
+            transactional_id: coord.map(|t| t.transactional_id.clone()),
+            first_offset: first,
+            state: st,
+            lso: Some(lso),
+            marker_cut: marker_name,
+            marker_cut_offset: cut.map(|c| c.batch.base_offset),
+            coordinator_state: coord.map(|t| t.state.clone()),
+            records,
+            abort_hides_committed: hides,
+            remedy,
+            detail,
+        });
+    }
+    // transactions whose data on the lost lineage is lost with their marker
+    let mut lost: BTreeMap<i64, (i16, i64, u64, Option<&'static str>)> = BTreeMap::new();
+    for lb in &loss.batches {
+        let b = &lb.batch;
+        if !b.is_transactional || b.producer_id < 0 {
+            continue;
+        }
+        if out
+            .transactions
+            .iter()
+            .any(|t| t.producer_id == b.producer_id)
+        {
+            continue;
+        }
+        let e = lost
+            .entry(b.producer_id)
+            .or_insert((b.producer_epoch, lb.from, 0, None));
+        if b.is_control {
+            e.3 = match ctx.markers.get(&b.base_offset) {
+                Some(ControlType::Commit) => Some("COMMIT"),
+                Some(ControlType::Abort) => Some("ABORT"),
+                _ => e.3,
+            };
+        } else {
+            e.2 += b.records_in(lb.from, i64::MAX).max(0) as u64;
+        }
+    }
+    for (pid, (epoch, first, records, marker)) in lost {
+        if records == 0 {
+            continue;
+        }
+        let coord = coordinator.and_then(|c| c.get(&pid));
+        out.transactions.push(TxnImpact {
+            producer_id: pid,
+            producer_epoch: epoch,
+            transactional_id: coord.map(|t| t.transactional_id.clone()),
+            first_offset: first,
+            state: TxnState::Lost,
+            lso: Some(lso),
+            marker_cut: marker,
+            marker_cut_offset: None,
+            coordinator_state: coord.map(|t| t.state.clone()),
+            records,
+            abort_hides_committed: false,
+            remedy: None,
+            detail: format!(
+                "{records} transactional records of producer {pid} from offset {first} are lost{}",
+                match marker {
+                    Some("COMMIT") => " with their COMMIT marker: a committed transaction is gone",
+                    Some(_) => " with their ABORT marker (they were never visible to read_committed consumers)",
+                    None => "",
+                }
+            ),
+        });
+    }
+}
+
+fn producers(
+    out: &mut PartitionImpact,
+    loss: &PartitionLoss,
+    first_lost: Option<i64>,
+    ctx: &ImpactContext<'_>,
+) {
+    let state = match &ctx.producers {
+        Ok(s) => *s,
+        Err(why) => {
+            out.producers_unknown = Some(why.clone());
+            return;
+        }
+    };
+    // per producer: (epoch, last sequence, records, transactional) of its
+    // last lost data batch by offset
+    let mut cut: BTreeMap<i64, (i16, i32, u64, bool)> = BTreeMap::new();
+    for lb in &loss.batches {
+        let b = &lb.batch;
+        if b.is_control || b.producer_id < 0 || b.base_sequence < 0 {
+            continue;
+        }
+        let last = crate::format::record::increment_sequence(
+            b.base_sequence,
+            i32::try_from(b.last_offset - b.base_offset).unwrap_or(i32::MAX),
+        );
+        let n = b.records_in(lb.from, i64::MAX).max(0) as u64;
+        let e = cut
+            .entry(b.producer_id)
+            .or_insert((b.producer_epoch, last, 0, b.is_transactional));
+        e.0 = b.producer_epoch;
+        e.1 = last;
+        e.2 += n;
+    }
+    for (pid, (epoch, last_cut, records, txn)) in cut {
+        let kept = state.producers.get(&pid);
+        let (st, error, detail) = match kept {
+            Some(k) if first_lost.is_some_and(|f| k.last_offset >= f) => (
+                "sent-again",
+                None,
+                format!("producer {pid} has already written to the new leader (offset {}): its sequence error, if any, has happened", k.last_offset),
+            ),
+            Some(k) if k.producer_epoch > epoch => (
+                "fenced",
+                Some("INVALID_PRODUCER_EPOCH"),
+                format!("the new leader holds producer {pid} at a later epoch {}", k.producer_epoch),
+            ),
+            Some(k) if k.producer_epoch == epoch && k.last_sequence >= 0 => (
+                "sequence-gap",
+                Some("OUT_OF_ORDER_SEQUENCE_NUMBER"),
+                format!(
+                    "the new leader holds producer {pid} at sequence {}; its next batch carries {}: OUT_OF_ORDER_SEQUENCE_NUMBER (a client since Kafka 2.5 bumps its epoch and resends from 0 with no error to the application: the {records} records of sequences {}..{} are not resent)",
+                    k.last_sequence,
+                    crate::format::record::increment_sequence(last_cut, 1),
+                    crate::format::record::increment_sequence(k.last_sequence, 1),
+                    last_cut
+                ),
+            ),
+            Some(k) => (
+                "sequence-gap",
+                Some("OUT_OF_ORDER_SEQUENCE_NUMBER"),
+                format!(
+                    "the new leader holds producer {pid} at epoch {}, its next batch has epoch {epoch} and a sequence other than 0",
+                    k.producer_epoch
+                ),
+            ),
+            None => (
+                "unknown-to-leader",
+                None,
+                format!(
+                    "the new leader holds no state for producer {pid}: its next batch (sequence {}) is accepted and the gap of {records} records goes undetected",
+                    crate::format::record::increment_sequence(last_cut, 1)
+                ),
+            ),
+        };
+        out.producers.push(ProducerImpact {
+            producer_id: pid,
+            producer_epoch: epoch,
+            transactional: txn,
+            last_sequence_kept: kept.map(|k| k.last_sequence).filter(|s| *s >= 0),
+            last_sequence_cut: last_cut,
+            records_lost: records,
+            expected_error: error,
+            state: st,
+            detail,
+        });
+    }
+}
+
+fn config(
+    topic: &str,
+    _partition: i32,
+    loss: &PartitionLoss,
+    ctx: &ImpactContext<'_>,
+) -> Vec<ConfigImpact> {
+    let facts = match &ctx.configs {
+        Ok(f) => *f,
+        Err(why) => {
+            return [
+                "unclean.leader.election.enable",
+                "min.insync.replicas",
+                "replica.lag.time.max.ms",
+            ]
+            .into_iter()
+            .map(|n| ConfigImpact {
+                name: n.to_string(),
+                value: None,
+                source: "unknown",
+                metadata_offset: None,
+                effect: format!("unknown: {why}"),
+            })
+            .collect();
+        }
+    };
+    let effective = |name: &str| -> (Option<String>, &'static str, Option<i64>) {
+        let topic_level = facts
+            .iter()
+            .rev()
+            .find(|f| f.scope == "topic" && f.resource == topic && f.name == name);
+        if let Some(f) = topic_level {
+            return (f.value.clone(), "topic", Some(f.metadata_offset));
+        }
+        let cluster = facts
+            .iter()
+            .rev()
+            .find(|f| f.scope == "broker" && f.resource.is_empty() && f.name == name);
+        match cluster {
+            Some(f) => (f.value.clone(), "cluster", Some(f.metadata_offset)),
+            None => (None, "unknown", None),
+        }
+    };
+    let mut out = Vec::new();
+    let unclean = ctx.history.and_then(|h| {
+        h.changes
+            .iter()
+            .rev()
+            .find(|e| e.unclean && e.leader == ctx.leader)
+    });
+    let (v, src, off) = effective("unclean.leader.election.enable");
+    let effect = match (unclean, v.as_deref()) {
+        (Some(e), Some("true")) => format!(
+            "let broker {}, outside the ISR, become leader (epoch {}, metadata offset {})",
+            e.leader, e.leader_epoch, e.metadata_offset
+        ),
+        (Some(e), _) => format!(
+            "broker {} was elected from outside the ISR (epoch {}, metadata offset {}) although the metadata log does not set this to true: an election forced with kafka-leader-election --election-type unclean, or a static broker setting",
+            e.leader, e.leader_epoch, e.metadata_offset
+        ),
+        (None, _) if v.is_none() => "not set in the metadata log: a static broker setting or Kafka's default (false) applies, which the capture does not hold".to_string(),
+        (None, _) => "no unclean election of this leader is recorded".to_string(),
+    };
+    out.push(ConfigImpact {
+        name: "unclean.leader.election.enable".into(),
+        value: v,
+        source: src,
+        metadata_offset: off,
+        effect,
+    });
+    let (v, src, off) = effective("min.insync.replicas");
+    let rf = ctx.history.map(|h| h.replicas.len());
+    // the smallest ISR the metadata log records while the lost records' epochs led
+    let epochs: BTreeSet<i32> = loss.leader_epochs.iter().map(|e| e.leader_epoch).collect();
+    let smallest = ctx.history.and_then(|h| {
+        h.changes
+            .iter()
+            .filter(|e| epochs.contains(&e.leader_epoch))
+            .min_by_key(|e| e.isr.len())
+    });
+    let effect = match (v.as_deref(), rf, smallest) {
+        (Some(m), Some(rf), Some(e)) if m.parse::<usize>().is_ok_and(|m| m < rf) && e.isr.len() < rf => format!(
+            "min.insync.replicas={m} with replication factor {rf} let the leader acknowledge acks=all writes with an ISR of {} ({:?} from metadata offset {})",
+            e.isr.len(), e.isr, e.metadata_offset
+        ),
+        (Some(m), Some(rf), _) => format!("min.insync.replicas={m} with replication factor {rf}"),
+        (None, _, _) => "not set in the metadata log: a static broker setting or Kafka's default (1) applies, which the capture does not hold".to_string(),
+        (Some(m), None, _) => format!("min.insync.replicas={m}; the replication factor is unknown"),
+    };
+    out.push(ConfigImpact {
+        name: "min.insync.replicas".into(),
+        value: v,
+        source: src,
+        metadata_offset: off,
+        effect,
+    });
+    if let Some(rf) = rf {
+        out.push(ConfigImpact {
+            name: "replication.factor".into(),
+            value: Some(rf.to_string()),
+            source: "replicas",
+            metadata_offset: ctx
+                .history
+                .and_then(|h| h.changes.first())
+                .map(|e| e.metadata_offset),
+            effect: format!(
+                "{rf} replicas: {:?}",
+                ctx.history.map(|h| h.replicas.clone()).unwrap_or_default()
+            ),
+        });
+    }
+    let (v, src, off) = effective("replica.lag.time.max.ms");
+    out.push(ConfigImpact {
+        name: "replica.lag.time.max.ms".into(),
+        effect: if v.is_none() {
+            "not set in the metadata log: a static broker setting (server.properties, not part of a log directory) or Kafka's default (30000) applies".into()
+        } else {
+            "how long a follower may lag before it leaves the ISR".into()
+        },
+        value: v,
+        source: src,
+        metadata_offset: off,
+    });
+    if let Some(f) = facts
+        .iter()
+        .rev()
+        .find(|f| f.scope == "feature" && f.name == "eligible.leader.replicas.version")
+    {
+        let on = f.value.as_deref().is_some_and(|v| v != "0");
+        out.push(ConfigImpact {
+            name: "eligible.leader.replicas.version".into(),
+            value: f.value.clone(),
+            source: "feature",
+            metadata_offset: Some(f.metadata_offset),
+            effect: if on {
+                "ELR on (KIP-966): replicas that left the ISR with the high watermark may still be elected cleanly".into()
+            } else {
+                "ELR off".into()
+            },
+        });
+    } else {
+        out.push(ConfigImpact {
+            name: "eligible.leader.replicas.version".into(),
+            value: None,
+            source: "unknown",
+            metadata_offset: None,
+            effect: "no FeatureLevelRecord in the metadata log read: ELR off unless set by a snapshot the capture does not replay".into(),
+        });
+    }
+    out
+}

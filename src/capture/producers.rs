@@ -1,0 +1,237 @@
+//! Batch-header scans of one replica for the impact of a loss: the producer
+//! state the replica rebuilds (as Kafka does on load: its latest producer
+//! snapshot, then every batch after it), the data records between two
+//! offsets, and the type of a transaction marker.
+//!
+//! Only batch headers are read, except for a control batch whose marker
+//! type is asked for (one record key). Nothing is kept per batch: memory is
+//! bounded by the number of producers.
+
+use crate::capture::discover::Replica;
+use crate::capture::replica::{start_position, summarize, ReplicaProblem};
+use crate::capture::segment::SegmentFile;
+use crate::format::batch::{Batch, EntryError};
+use crate::format::record::control::{parse_type_id, ControlType};
+use crate::model::{BatchSummary, ProducerStateView, ProducerView};
+
+/// Cap on the decompressed size of a control batch read for its marker.
+const MAX_CONTROL_BYTES: usize = 1 << 20;
+
+/// Calls `visit` with the summary of every batch of `replica` holding an
+/// offset in `[from, to)`, in log order, and for a control batch the type of
+/// its first record (a transaction marker's COMMIT/ABORT). Reading stops at
+/// a bad batch (as Kafka's recovery would) or when `visit` returns `false`.
+pub fn scan_batches(
+    replica: &Replica,
+    from: i64,
+    to: i64,
+    visit: &mut dyn FnMut(&BatchSummary, Option<ControlType>) -> bool,
+) -> Vec<ReplicaProblem> {
+    let mut problems = Vec::new();
+    let mut scratch = Vec::new();
+    for (i, seg) in replica.segments.iter().enumerate() {
+        let Some(path) = &seg.log else { continue };
+        if replica
+            .segments
+            .get(i + 1)
+            .is_some_and(|next| next.base_offset <= from)
+        {
+            continue;
+        }
+        if seg.base_offset >= to {
+            break;
+        }
+        let file = match SegmentFile::open(path) {
+            Ok(f) => f,
+            Err(e) => {
+                problems.push(ReplicaProblem::unreadable(path, None, &e));
+                continue;
+            }
+        };
+        let start = if from > seg.base_offset {
+            start_position(seg, &file, from)
+        } else {
+            0
+        };
+        let mut it = file.reader(start, file.len());
+        while let Some(item) = it.next_entry() {
+            let batch = match item {
+                Ok(b) => b,
+                Err(EntryError::Io(e)) => {
+                    problems.push(ReplicaProblem::unreadable(path, None, &e));
+                    break;
+                }
+                Err(EntryError::Bad(e)) => {
+                    problems.push(ReplicaProblem {
+                        path: path.clone(),
+                        position: Some(e.pos),
+                        message: format!("{}; the rest of the segment is not read", e.reason),
+                        io: false,
+                    });
+                    break;
+                }
+            };
+            if batch.check_crc().is_err() {
+                break;
+            }
+            if batch.last_offset() < from {
+                continue;
+            }
+            let summary = summarize(&batch);
+            if summary.base_offset >= to {
+                return problems;
+            }
+            let control = match &batch {
+                Batch::V2(b) if b.is_control() => Some(control_type(b, &mut scratch)),
+                _ => None,
+            };
+            if !visit(&summary, control) {
+                return problems;
+            }
+        }
+    }
+    problems
+}
+
+fn control_type(b: &crate::format::batch::RecordBatch<'_>, scratch: &mut Vec<u8>) -> ControlType {
+    let Ok(mut records) = b.records(scratch, MAX_CONTROL_BYTES) else {
+        return ControlType::Unknown;
+    };
+    match records.next() {
+        Some(Ok(r)) => parse_type_id(r.key).map_or(ControlType::Unknown, ControlType::from_id),
+        _ => ControlType::Unknown,
+    }
+}
+
+/// Data records (control records left out) of `replica` at offsets in
+/// `[from, to)`, counted from batch headers (a batch cut by the range counts
+/// the records of its offsets in it).
+pub fn count_data_records(replica: &Replica, from: i64, to: i64) -> (u64, Vec<ReplicaProblem>) {
+    let mut n = 0u64;
+    if to <= from {
+        return (0, Vec::new());
+    }
+    let problems = scan_batches(replica, from, to, &mut |b, control| {
+        if control.is_none() {
+            n += b.records_in(from, to).max(0) as u64;
+        }
+        true
+    });
+    (n, problems)
+}
+
+/// Applies one batch to a producer state, as Kafka's `ProducerAppendInfo`
+/// does on replay: a data batch sets the producer's epoch, last sequence
+/// and offset, and opens a transaction when transactional; a marker closes
+/// it.
+pub fn apply_batch(state: &mut ProducerStateView, b: &BatchSummary, control: Option<ControlType>) {
+    if b.producer_id < 0 {
+        return;
+    }
+    let e = state
+        .producers
+        .entry(b.producer_id)
+        .or_insert_with(|| ProducerView {
+            producer_id: b.producer_id,
+            producer_epoch: b.producer_epoch,
+            last_sequence: -1,
+            last_offset: -1,
+            txn_first_offset: None,
+            last_timestamp: -1,
+        });
+    e.producer_epoch = b.producer_epoch;
+    e.last_timestamp = b.max_timestamp;
+    match control {
+        Some(ControlType::Commit | ControlType::Abort) => e.txn_first_offset = None,
+        Some(_) => {}
+        None => {
+            if b.base_sequence >= 0 {
+                let delta = b.last_offset.saturating_sub(b.base_offset);
+                e.last_sequence = crate::format::record::increment_sequence(
+                    b.base_sequence,
+                    i32::try_from(delta).unwrap_or(i32::MAX),
+                );
+            }
+            e.last_offset = b.last_offset;
+            if b.is_transactional && e.txn_first_offset.is_none() {
+                e.txn_first_offset = Some(b.base_offset);
+            }
+        }
+    }
+}
+
+/// The producer state `replica` rebuilds at its log end: its latest
+/// readable producer snapshot at or below `log_end`, then every batch from
+/// the snapshot's offset on (from the log start when no snapshot serves).
+pub fn producer_state(replica: &Replica, log_end: i64) -> (ProducerStateView, Vec<ReplicaProblem>) {
+    let mut problems = Vec::new();
+    let mut state = ProducerStateView::default();
+    for snap in replica
+        .snapshots
+        .iter()
+        .rev()
+        .filter(|s| s.offset <= log_end)
+    {
+        let bytes = match crate::capture::vfs::open(&snap.path) {
+            Ok(b) => b,
+            Err(e) => {
+                problems.push(ReplicaProblem::unreadable(&snap.path, None, &e));
+                continue;
+            }
+        };
+        match crate::format::snapshot::read_producer_snapshot(&bytes) {
+            Ok(s) => {
+                for p in s.entries {
+                    state.producers.insert(
+                        p.producer_id,
+                        ProducerView {
+                            producer_id: p.producer_id,
+                            producer_epoch: p.producer_epoch,
+                            last_sequence: p.last_sequence,
+                            last_offset: p.last_offset,
+                            txn_first_offset: p.current_txn_first_offset(),
+                            last_timestamp: p.timestamp,
+                        },
+                    );
+                }
+                state.snapshot_offset = Some(snap.offset);
+                break;
+            }
+            Err(e) => problems.push(ReplicaProblem {
+                path: snap.path.clone(),
+                position: Some(e.pos),
+                message: format!("{}; an older snapshot is used", e.reason),
+                io: false,
+            }),
+        }
+    }
+    let from = state.snapshot_offset.unwrap_or(i64::MIN);
+    state.read_from = state
+        .snapshot_offset
+        .unwrap_or_else(|| replica.segments.first().map_or(0, |s| s.base_offset));
+    problems.extend(scan_batches(
+        replica,
+        from.max(0),
+        log_end,
+        &mut |b, control| {
+            if b.base_offset >= state.read_from {
+                apply_batch(&mut state, b, control);
+            }
+            true
+        },
+    ));
+    (state, problems)
+}
+
+/// The type of the marker batch of `replica` whose base offset is `offset`
+/// (`None` when the replica has no control batch there).
+pub fn marker_at(replica: &Replica, offset: i64) -> Option<ControlType> {
+    let mut found = None;
+    let _ = scan_batches(replica, offset, offset + 1, &mut |b, control| {
+        if b.base_offset == offset {
+            found = control;
+        }
+        false
+    });
+    found
+}

@@ -1,0 +1,200 @@
+//! `klf impact`: who a loss hurts. For each partition that loses records
+//! (as `klf diff` counts them), the consumer groups, transactions and
+//! idempotent producers it affects, and the settings that let it happen.
+
+use std::path::PathBuf;
+
+use clap::ValueEnum;
+
+use super::common::{Output, Status};
+use klf::analysis::impact::PartitionImpact;
+use klf::engine::impact::impact_capture;
+use klf::engine::{DiffRequest, ReadMode};
+use klf::render::impact::{write_json, write_table};
+
+/// Output formats of `klf impact`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    /// Tables per partition.
+    Table,
+    /// One JSON document: `{"partitions": [...]}`.
+    Json,
+    /// JSON Lines: one `{"type": "partition", ...}` object per line.
+    Jsonl,
+}
+
+/// What makes `klf impact` exit 1.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum FailOn {
+    /// A consumer group, transaction or producer is affected.
+    Affected,
+    /// Any lost record, affected or not.
+    Any,
+    /// Never (damaged segments still exit 1).
+    Never,
+}
+
+impl FailOn {
+    fn fails(self, p: &PartitionImpact) -> bool {
+        match self {
+            FailOn::Affected => p.affected,
+            FailOn::Any => p.affected || p.records_lost > 0,
+            FailOn::Never => false,
+        }
+    }
+}
+
+/// What `--help` and the man page tell beyond the options.
+pub const AFTER_HELP: &str = concat!(
+    "\
+Exit status:
+  0  no consumer group, transaction or producer is affected (--fail-on)
+  1  one is (default --fail-on affected), or a damaged segment or
+     coordinator record (each problem on stderr as FILE:BYTE: reason)
+  2  usage or I/O error (a missing PATH, no partition with two or more
+     replicas, a file whose read failed)
+
+What it tells:
+  For each partition that loses records once every replica follows the
+  reference leader (the loss of klf diff):
+  - consumer groups, from each group's latest commit in __consumer_offsets:
+    unaffected, diverged (the commit's leader epoch ends below it on the new
+    leader: a restarted consumer detects the truncation and resumes at that
+    end under earliest and latest, none fails with LogTruncationException),
+    past-log-end (no epoch, past the new log end: OFFSET_OUT_OF_RANGE, reset
+    by auto.offset.reset), silent-skip (no epoch, inside the new log past the
+    divergence: fetched as is, skipping records), epoch-unknown, no-offset;
+    with next_fetch_offset, records_skipped and records_reread under each
+    policy, and phantom_records (consumed, kept by no replica);
+  - transactions open on the new leader whose marker is cut or whose
+    coordinator has finished with them (hanging: read_committed consumers
+    stop at the last stable offset until it is aborted; the remedy is
+    printed, never run), and transactions lost whole;
+  - idempotent and transactional producers whose last sequences are cut:
+    the error the new leader answers their next batch with;
+  - the settings in the metadata log that let it happen, and those the
+    capture cannot show (static broker settings), named as unknown.
+  A part the capture cannot compute (no __consumer_offsets, no
+  __transaction_state, no metadata log) says so and why.
+
+JSON output:
+  {\"partitions\":[{\"topic\",\"partition\",\"leader\",\"log_start_offset\",
+  \"new_log_end\",\"first_lost_offset\",\"records_lost\",\"last_stable_offset\",
+  \"groups\":[{\"group\",\"protocol\",\"committed_offset\",
+  \"committed_leader_epoch\",\"commit_timestamp\",\"coordinator_broker\",
+  \"state\",\"divergence_offset\",\"next_fetch_offset\":{\"earliest\",\"latest\",
+  \"none\"},\"error\":{...},\"records_skipped\":{...},\"records_reread\":{...},
+  \"phantom_records\",\"phantom_offsets\",\"phantom_first_timestamp\",
+  \"phantom_last_timestamp\",\"detail\"}],\"groups_unknown\",
+  \"transactions\":[{\"producer_id\",\"producer_epoch\",\"transactional_id\",
+  \"first_offset\",\"state\",\"lso\",\"marker_cut\",\"marker_cut_offset\",
+  \"coordinator_state\",\"records\",\"abort_hides_committed\",\"remedy\",
+  \"detail\"}],\"transactions_unknown\",\"producers\":[{\"producer_id\",
+  \"producer_epoch\",\"transactional\",\"last_sequence_kept\",
+  \"last_sequence_cut\",\"records_lost\",\"expected_error\",\"state\",
+  \"detail\"}],\"producers_unknown\",\"config\":[{\"name\",\"value\",\"source\",
+  \"metadata_offset\",\"effect\"}],\"affected\"}]}
+  docs/json.md describes every field.
+
+",
+    super::common::inputs_help!(),
+    "\
+Examples:
+  klf impact capture/
+  klf impact broker-1 broker-2 broker-3 --topic orders --format json
+  klf impact capture.tar.gz --fail-on never
+"
+);
+
+/// Who a loss hurts: consumer groups, transactions, idempotent producers, and the settings behind it
+#[derive(clap::Args, Debug)]
+#[command(after_long_help = AFTER_HELP)]
+pub struct Args {
+    /// Broker log directories, partition directories, or a folder of broker directories
+    #[arg(required = true, value_name = "PATH")]
+    paths: Vec<PathBuf>,
+    /// Take broker N as the reference (new) leader (default: the leader at
+    /// capture time from the metadata log, else the highest latest epoch)
+    #[arg(long, value_name = "N")]
+    leader: Option<i32>,
+    /// Only this topic
+    #[arg(long)]
+    topic: Option<String>,
+    /// Only this partition number
+    #[arg(long)]
+    partition: Option<i32>,
+    /// Output format
+    #[arg(long, value_enum, default_value_t = Format::Table)]
+    format: Format,
+    /// What exits 1: affected (a group, transaction or producer is
+    /// affected), any (any lost record), never
+    #[arg(long, value_enum, value_name = "WHAT", default_value_t = FailOn::Affected)]
+    fail_on: FailOn,
+}
+
+/// Runs `klf impact`.
+pub fn run(args: Args, out: &mut Output) -> Status {
+    let capture = match out.open_capture(&args.paths) {
+        Ok(c) => c,
+        Err(s) => return s,
+    };
+    let req = DiffRequest {
+        leader: args.leader,
+        topic: args.topic.clone(),
+        partition: args.partition,
+        mode: ReadMode::Window,
+        options: Default::default(),
+    };
+    let candidates = capture
+        .partitions
+        .iter()
+        .filter(|((t, p), r)| {
+            r.len() >= 2
+                && args.topic.as_ref().is_none_or(|x| x == t)
+                && args.partition.is_none_or(|x| x == *p)
+        })
+        .count();
+    let bar = out.progress(candidates as u64, "{bar:40} {pos}/{len} partitions diffed");
+    let run = impact_capture(&capture, &req, &|| {
+        if let Some(b) = &bar {
+            b.inc(1);
+        }
+    });
+    if let Some(b) = &bar {
+        b.finish_and_clear();
+    }
+    if run.diff.partitions.is_empty() {
+        out.diag(format_args!(
+            "klf: no partition with two or more replicas under the given paths \
+             (give the broker directories of one capture, or the folder holding them)"
+        ));
+        return Status::Failure;
+    }
+    let mut problems = false;
+    let mut unreadable = false;
+    for pr in run.diff.partitions.iter().flat_map(|p| &p.problems).chain(&run.problems) {
+        problems = true;
+        unreadable |= pr.io;
+        out.diag(format_args!("klf: {pr}"));
+    }
+    let fails = run.partitions.iter().any(|p| args.fail_on.fails(p));
+    let status = if unreadable {
+        Status::Failure
+    } else if fails || problems {
+        Status::Corruption
+    } else {
+        Status::Clean
+    };
+    let res = match args.format {
+        Format::Json => write_json(&run.partitions, false, out.out()),
+        Format::Jsonl => write_json(&run.partitions, true, out.out()),
+        Format::Table => {
+            let color = out.color;
+            write_table(&run.partitions, color, out.out())
+        }
+    };
+    if let Err(e) = res {
+        return status.worst(out.write_failed(e));
+    }
+    status
+}
