@@ -989,3 +989,310 @@ fn config(
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    //! The rules on small hand-made facts, one per case Kafka's code
+    //! distinguishes (the real-Kafka checks are in tests/it/kafka_impact.rs).
+    use super::*;
+    use crate::analysis::loss::{LostBatch, LostRange, Verdict};
+    use crate::model::records::Committed;
+    use crate::model::{GroupCommit, ProducerView};
+
+    fn batch(
+        base: i64,
+        last: i64,
+        epoch: i32,
+        pid: i64,
+        seq: i32,
+        control: bool,
+        txn: bool,
+    ) -> BatchSummary {
+        BatchSummary {
+            base_offset: base,
+            last_offset: last,
+            partition_leader_epoch: epoch,
+            crc: 0,
+            record_count: i32::try_from(last - base + 1).unwrap_or(0),
+            is_control: control,
+            is_transactional: txn,
+            first_timestamp: 1000 + base,
+            max_timestamp: 1000 + last,
+            producer_id: pid,
+            producer_epoch: 0,
+            base_sequence: seq,
+        }
+    }
+
+    /// Offsets [100, 120) of epoch 0 are lost (held by broker 1); the new
+    /// leader 3 wrote epoch 1 from 100 to 110.
+    fn loss(batches: Vec<BatchSummary>) -> PartitionLoss {
+        let records: u64 = batches
+            .iter()
+            .filter(|b| !b.is_control)
+            .map(|b| (b.last_offset - b.base_offset + 1) as u64)
+            .sum();
+        PartitionLoss {
+            records,
+            control_records: 0,
+            offsets: vec![LostRange {
+                start: 100,
+                end: 120,
+                records,
+                control_records: 0,
+                leader_epoch: 0,
+                held_by: vec![1],
+                committed: Committed::Proven,
+            }],
+            held_by: vec![1],
+            committed_proven: records,
+            committed_possible: Some(records),
+            committed_unknown: 0,
+            verdict: Verdict::CommittedLost,
+            unknown: vec![],
+            leader_epochs: vec![],
+            producers: vec![],
+            first_timestamp: None,
+            last_timestamp: None,
+            replicas_not_captured: vec![],
+            evidence: vec![],
+            batches: batches
+                .into_iter()
+                .map(|b| LostBatch {
+                    from: b.base_offset,
+                    batch: b,
+                    held_by: vec![1],
+                    proven_to: 120,
+                    possible: Committed::Proven,
+                })
+                .collect(),
+        }
+    }
+
+    fn commit(group: &str, offset: i64, epoch: Option<i32>) -> LatestCommit {
+        LatestCommit {
+            group: group.into(),
+            commit: Some(GroupCommit {
+                group: group.into(),
+                topic: "t".into(),
+                partition: 0,
+                offset,
+                leader_epoch: epoch,
+                commit_timestamp: 5,
+                broker: 2,
+                file: "f".into(),
+                position: 0,
+            }),
+            broker: 2,
+            offsets_partition: 0,
+            log_offset: 9,
+        }
+    }
+
+    fn run(
+        loss: &PartitionLoss,
+        commits: &[LatestCommit],
+        state: &ProducerStateView,
+        coord: Result<&BTreeMap<i64, CoordinatorTxn>, String>,
+        markers: &BTreeMap<i64, ControlType>,
+    ) -> PartitionImpact {
+        let epochs = [EpochEntry::new(0, 0), EpochEntry::new(1, 100)];
+        let protocols = BTreeMap::new();
+        let count = |a: i64, b: i64| (b - a).max(0) as u64;
+        let count_producer = |_: i64, a: i64, b: i64| (b - a).max(0) as u64;
+        let ctx = ImpactContext {
+            leader: 3,
+            log_start: 0,
+            log_end: 110,
+            epochs: &epochs,
+            logs: &[],
+            commits: Ok(commits),
+            protocols: &protocols,
+            producers: Ok(state),
+            coordinator: coord,
+            markers,
+            configs: Err("no metadata log".into()),
+            history: None,
+            count: &count,
+            count_producer: &count_producer,
+        };
+        partition_impact("t", 0, loss, &ctx)
+    }
+
+    #[test]
+    fn group_states_follow_the_consumer() {
+        let l = loss(vec![batch(100, 119, 0, -1, -1, false, false)]);
+        let commits = [
+            commit("behind", 90, Some(0)),
+            commit("diverged", 115, Some(0)),
+            commit("past-no-epoch", 120, None),
+            commit("skip", 105, None),
+            commit("epoch-ahead", 105, Some(7)),
+        ];
+        let i = run(
+            &l,
+            &commits,
+            &ProducerStateView::default(),
+            Err("none".into()),
+            &BTreeMap::new(),
+        );
+        let g = |n: &str| i.groups.iter().find(|g| g.group == n).unwrap();
+        assert_eq!(g("behind").state, GroupState::Unaffected);
+        assert_eq!(g("behind").next_fetch_offset.none, Some(90));
+        let d = g("diverged");
+        assert_eq!(d.state, GroupState::Diverged);
+        assert_eq!(
+            (
+                d.next_fetch_offset.earliest,
+                d.next_fetch_offset.latest,
+                d.next_fetch_offset.none
+            ),
+            (Some(100), Some(100), None)
+        );
+        assert_eq!(d.error.none, Some("LogTruncationException"));
+        assert_eq!(d.phantom_records, 15);
+        assert_eq!(d.phantom_offsets, vec![(100, 115)]);
+        let p = g("past-no-epoch");
+        assert_eq!(p.state, GroupState::PastLogEnd);
+        assert_eq!(
+            (p.next_fetch_offset.earliest, p.next_fetch_offset.latest),
+            (Some(0), Some(110))
+        );
+        assert_eq!(p.error.none, Some("OffsetOutOfRangeException"));
+        assert_eq!(
+            (p.records_reread.earliest, p.records_skipped.latest),
+            (Some(100), Some(10))
+        );
+        let s = g("skip");
+        assert_eq!(s.state, GroupState::SilentSkip);
+        assert_eq!(s.next_fetch_offset.none, Some(105));
+        assert_eq!(s.records_skipped.none, Some(5));
+        // an epoch above every epoch the new leader has: undefined, reset
+        let e = g("epoch-ahead");
+        assert_eq!(e.state, GroupState::EpochUnknown);
+        assert_eq!(
+            (e.next_fetch_offset.earliest, e.next_fetch_offset.latest),
+            (Some(0), Some(110))
+        );
+        assert!(i.affected);
+    }
+
+    fn coordinator(
+        state: &str,
+        partitions: Vec<(String, Vec<i32>)>,
+    ) -> BTreeMap<i64, CoordinatorTxn> {
+        BTreeMap::from([(
+            7,
+            CoordinatorTxn {
+                transactional_id: "tx".into(),
+                producer_id: 7,
+                producer_epoch: 0,
+                state: state.into(),
+                partitions,
+                last_update_timestamp: 1,
+                broker: 2,
+                log_offset: 3,
+            },
+        )])
+    }
+
+    fn open_txn() -> ProducerStateView {
+        let mut s = ProducerStateView::default();
+        s.producers.insert(
+            7,
+            ProducerView {
+                producer_id: 7,
+                producer_epoch: 0,
+                last_sequence: 4,
+                last_offset: 99,
+                txn_first_offset: Some(95),
+                last_timestamp: 1,
+            },
+        );
+        s
+    }
+
+    #[test]
+    fn transaction_hangs_unless_the_coordinator_still_lists_it() {
+        let l = loss(vec![batch(100, 100, 0, 7, -1, true, true)]);
+        let markers = BTreeMap::from([(100, ControlType::Commit)]);
+        // the marker is cut and the coordinator has completed: hanging
+        let c = coordinator("CompleteCommit", vec![]);
+        let i = run(&l, &[], &open_txn(), Ok(&c), &markers);
+        let t = &i.transactions[0];
+        assert_eq!(
+            (t.state, t.first_offset, t.lso, t.marker_cut),
+            (TxnState::Hanging, 95, Some(95), Some("COMMIT"))
+        );
+        assert!(t.abort_hides_committed);
+        assert!(t.remedy.as_deref().unwrap().ends_with("--start-offset 95"));
+        // the coordinator is still in PrepareCommit with the partition: it
+        // sends the marker to the new leader
+        let c = coordinator("PrepareCommit", vec![("t".into(), vec![0])]);
+        let i = run(&l, &[], &open_txn(), Ok(&c), &markers);
+        assert_eq!(i.transactions[0].state, TxnState::Open);
+        // no coordinator view and no cut marker: cannot tell
+        let l = loss(vec![batch(100, 119, 0, -1, -1, false, false)]);
+        let i = run(
+            &l,
+            &[],
+            &open_txn(),
+            Err("no __transaction_state".into()),
+            &BTreeMap::new(),
+        );
+        assert_eq!(i.transactions[0].state, TxnState::OpenUnknown);
+        assert!(i.transactions_unknown.is_some());
+    }
+
+    #[test]
+    fn producer_sequences() {
+        // producer 5 lost sequences 10..29; producer 6 is unknown to the leader
+        let l = loss(vec![
+            batch(100, 109, 0, 5, 10, false, false),
+            batch(110, 119, 0, 6, 3, false, false),
+        ]);
+        let mut s = ProducerStateView::default();
+        s.producers.insert(
+            5,
+            ProducerView {
+                producer_id: 5,
+                producer_epoch: 0,
+                last_sequence: 9,
+                last_offset: 99,
+                txn_first_offset: None,
+                last_timestamp: 1,
+            },
+        );
+        let i = run(&l, &[], &s, Err("none".into()), &BTreeMap::new());
+        let p = |id: i64| i.producers.iter().find(|p| p.producer_id == id).unwrap();
+        assert_eq!(
+            (
+                p(5).state,
+                p(5).expected_error,
+                p(5).last_sequence_kept,
+                p(5).last_sequence_cut
+            ),
+            (
+                "sequence-gap",
+                Some("OUT_OF_ORDER_SEQUENCE_NUMBER"),
+                Some(9),
+                19
+            )
+        );
+        assert_eq!(
+            (p(6).state, p(6).expected_error, p(6).last_sequence_kept),
+            ("unknown-to-leader", None, None)
+        );
+        // a producer that already wrote to the new leader after the loss
+        s.producers.get_mut(&5).unwrap().last_offset = 105;
+        let i = run(&l, &[], &s, Err("none".into()), &BTreeMap::new());
+        assert_eq!(
+            i.producers
+                .iter()
+                .find(|p| p.producer_id == 5)
+                .unwrap()
+                .state,
+            "sent-again"
+        );
+    }
+}
