@@ -72,6 +72,9 @@ pub enum GroupState {
     /// The group's latest record deletes its offset: it starts by the
     /// policy.
     NoOffset,
+    /// The group's latest record does not decode: where it resumes is
+    /// unknown.
+    Unreadable,
 }
 
 /// One consumer group's impact on a partition.
@@ -344,6 +347,29 @@ fn group_impact(
 ) -> GroupImpact {
     let (start, end) = (ctx.log_start, ctx.log_end);
     let protocol = ctx.protocols.get(&c.group).cloned();
+    if let Some(why) = &c.unreadable {
+        return GroupImpact {
+            group: c.group.clone(),
+            protocol,
+            committed_offset: None,
+            committed_leader_epoch: None,
+            commit_timestamp: None,
+            coordinator_broker: c.broker,
+            state: GroupState::Unreadable,
+            divergence_offset: None,
+            next_fetch_offset: PerReset::default(),
+            error: PerReset::default(),
+            records_skipped: PerReset::default(),
+            records_reread: PerReset::default(),
+            phantom_records: 0,
+            phantom_offsets: Vec::new(),
+            phantom_first_timestamp: None,
+            phantom_last_timestamp: None,
+            detail: format!(
+                "the group's latest commit does not decode ({why}): where it resumes is unknown"
+            ),
+        };
+    }
     let Some(commit) = &c.commit else {
         return GroupImpact {
             group: c.group.clone(),
@@ -527,7 +553,7 @@ fn group_impact(
         GroupState::EpochUnknown => format!(
             "committed {co} ({epoch_text}), an epoch the new leader has no entry at or above: reset by auto.offset.reset (none: LogTruncationException)"
         ),
-        GroupState::NoOffset => unreachable!("handled above"),
+        GroupState::NoOffset | GroupState::Unreadable => unreachable!("handled above"),
     };
     GroupImpact {
         group: c.group.clone(),
@@ -1086,6 +1112,7 @@ mod tests {
             broker: 2,
             offsets_partition: 0,
             log_offset: 9,
+            unreadable: None,
         }
     }
 

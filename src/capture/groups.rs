@@ -279,6 +279,7 @@ fn read_replica(
                                         broker,
                                         offsets_partition,
                                         log_offset: rec.offset,
+                                        unreadable: None,
                                     },
                                 );
                             }
@@ -289,7 +290,7 @@ fn read_replica(
                 let decoded = match decode_group_record(key, rec.value) {
                     Ok(d) => d,
                     Err(e) => {
-                        undecoded.push(ReplicaProblem {
+                        let problem = ReplicaProblem {
                             path: path.clone(),
                             position: Some(position),
                             message: format!(
@@ -297,7 +298,28 @@ fn read_replica(
                                 rec.offset
                             ),
                             io: false,
-                        });
+                        };
+                        // The group's latest record is unreadable: what it
+                        // committed is unknown, not the commit before it.
+                        if let Some((group, topic, partition)) = decode_group_record(key, None)
+                            .ok()
+                            .and_then(|d| d.offset_commit_key())
+                        {
+                            if wanted.contains(&(topic.clone(), partition)) {
+                                latest.latest.insert(
+                                    (topic, partition, group.clone()),
+                                    LatestCommit {
+                                        group,
+                                        commit: None,
+                                        broker,
+                                        offsets_partition,
+                                        log_offset: rec.offset,
+                                        unreadable: Some(problem.to_string()),
+                                    },
+                                );
+                            }
+                        }
+                        undecoded.push(problem);
                         return true;
                     }
                 };
@@ -337,6 +359,7 @@ fn read_replica(
                         broker,
                         offsets_partition,
                         log_offset: rec.offset,
+                        unreadable: None,
                     },
                 );
                 keep_highest(&mut best, k, commit);

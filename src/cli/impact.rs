@@ -63,7 +63,8 @@ What it tells:
     end under earliest and latest, none fails with LogTruncationException),
     past-log-end (no epoch, past the new log end: OFFSET_OUT_OF_RANGE, reset
     by auto.offset.reset), silent-skip (no epoch, inside the new log past the
-    divergence: fetched as is, skipping records), epoch-unknown, no-offset;
+    divergence: fetched as is, skipping records), epoch-unknown, no-offset,
+    unreadable (the latest commit record does not decode);
     with next_fetch_offset, records_skipped and records_reread under each
     policy, and phantom_records (consumed, kept by no replica);
   - transactions open on the new leader whose marker is cut or whose

@@ -71,6 +71,9 @@ pub struct LatestCommit {
     pub offsets_partition: i32,
     /// Offset of the record in that partition.
     pub log_offset: i64,
+    /// When the latest record does not decode: the problem (file, byte,
+    /// reason); `commit` is then `None`.
+    pub unreadable: Option<String>,
 }
 
 /// A configuration value the metadata log sets (`ConfigRecord`), or a

@@ -302,7 +302,7 @@ pub fn write_table(
             for g in &p.groups {
                 let paint_state = match g.state {
                     GroupState::Unaffected => Some(Paint::Good),
-                    GroupState::NoOffset => None,
+                    GroupState::NoOffset | GroupState::Unreadable => None,
                     _ => Some(Paint::Bad),
                 };
                 t.add_row(vec![

@@ -516,3 +516,68 @@ fn impact_in_check_diff_explain_and_report() {
     }
     assert!(page.contains("data-kind=\"transaction-impact\" data-state=\"hanging\""));
 }
+
+/// A group's latest commit whose value has an unknown version is named
+/// with file and byte; that group's position is unknown (not its earlier
+/// commit), and every other group is still computed.
+#[test]
+fn impact_with_an_unknown_commit_value_version() {
+    let src = root().join("testdata/kafka/impact");
+    let d = scratch("impact-unknown-version");
+    copy_tree(&src, &d);
+    let group = "past-classic";
+    let seg = d.join("broker-2/__consumer_offsets-0/00000000000000000000.log");
+    let mut b = std::fs::read(&seg).unwrap();
+    // the group's offset commit key for orders-0: type 1, group, topic, partition
+    let mut key = vec![0u8, 1];
+    key.extend_from_slice(&(group.len() as i16).to_be_bytes());
+    key.extend_from_slice(group.as_bytes());
+    key.extend_from_slice(&6i16.to_be_bytes());
+    key.extend_from_slice(b"orders");
+    key.extend_from_slice(&0i32.to_be_bytes());
+    let at = b
+        .windows(key.len())
+        .rposition(|w| w == key.as_slice())
+        .expect("the group's commit");
+    // after the key: the value length (a zigzag varint), then the value's version
+    let mut j = at + key.len();
+    while b[j] & 0x80 != 0 {
+        j += 1;
+    }
+    j += 1;
+    b[j..j + 2].copy_from_slice(&99i16.to_be_bytes());
+    // the batch holding it gets a valid CRC again: only the version is wrong
+    let mut pos = 0usize;
+    let batch = loop {
+        let len = u32::from_be_bytes(b[pos + 8..pos + 12].try_into().unwrap()) as usize;
+        if at < pos + 12 + len {
+            break pos;
+        }
+        pos += 12 + len;
+    };
+    let end =
+        batch + 12 + u32::from_be_bytes(b[batch + 8..batch + 12].try_into().unwrap()) as usize;
+    let crc = crc32c::crc32c(&b[batch + 21..end]);
+    b[batch + 17..batch + 21].copy_from_slice(&crc.to_be_bytes());
+    std::fs::write(&seg, &b).unwrap();
+    let brokers = brokers(&d);
+    let args: Vec<&str> = brokers.iter().map(String::as_str).collect();
+    let (doc, stderr, code) = impact_json(&args);
+    assert_eq!(code, Some(1));
+    let name = seg.display().to_string();
+    assert!(
+        stderr.contains(&format!("{name}:{batch}: offset commit at offset"))
+            && stderr.contains("does not decode"),
+        "{stderr}"
+    );
+    let groups = doc["partitions"][0]["groups"].as_array().unwrap();
+    let g = groups.iter().find(|g| g["group"] == group).unwrap();
+    assert_eq!(g["state"], "unreadable", "{g}");
+    assert!(g["committed_offset"].is_null() && g["next_fetch_offset"]["earliest"].is_null());
+    let other = groups
+        .iter()
+        .find(|g| g["group"] == "inside-classic")
+        .unwrap();
+    assert_eq!(other["state"], "diverged");
+    let _ = std::fs::remove_dir_all(&d);
+}

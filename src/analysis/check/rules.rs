@@ -586,7 +586,7 @@ pub fn impact_findings(i: &crate::analysis::impact::PartitionImpact) -> Vec<Find
                 code::CONSUMER_GROUP_RESET
             }
             GroupState::SilentSkip => code::CONSUMER_GROUP_SKIPS_RECORDS,
-            GroupState::Unaffected | GroupState::NoOffset => continue,
+            GroupState::Unaffected | GroupState::NoOffset | GroupState::Unreadable => continue,
         };
         out.push(finding(
             code,
