@@ -49,6 +49,8 @@ subcommands! {
     Diff => diff,
     /// Who a loss hurts: consumer groups, transactions, idempotent producers, and the settings behind it
     Impact => impact,
+    /// Write the records a partition loses (read back from the replicas that hold them) into files to replay
+    Salvage => salvage,
     /// Leader-epoch timeline of every replica, from batch headers and leader-epoch-checkpoint
     Timeline => timeline,
     /// Check captured log directories: framing, checksums, indexes, epochs, checkpoints, replicas

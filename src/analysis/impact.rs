@@ -590,6 +590,15 @@ fn err(f: Fetch) -> Option<&'static str> {
     }
 }
 
+/// `COMMIT` or `ABORT` for a transaction marker, else `None`.
+fn marker_name(t: Option<&ControlType>) -> Option<&'static str> {
+    match t {
+        Some(ControlType::Commit) => Some("COMMIT"),
+        Some(ControlType::Abort) => Some("ABORT"),
+        _ => None,
+    }
+}
+
 fn committed_state(s: &str) -> bool {
     matches!(s, "PrepareCommit" | "CompleteCommit")
 }
@@ -629,12 +638,7 @@ fn transactions(out: &mut PartitionImpact, loss: &PartitionLoss, ctx: &ImpactCon
         let cut = loss.batches.iter().find(|lb| {
             lb.batch.is_control && lb.batch.producer_id == pid && lb.batch.base_offset > first
         });
-        let marker = cut.and_then(|lb| ctx.markers.get(&lb.batch.base_offset).copied());
-        let marker_name = marker.and_then(|m| match m {
-            ControlType::Commit => Some("COMMIT"),
-            ControlType::Abort => Some("ABORT"),
-            _ => None,
-        });
+        let marker_name = cut.and_then(|lb| marker_name(ctx.markers.get(&lb.batch.base_offset)));
         let coord = coordinator.and_then(|c| c.get(&pid));
         let listed = |t: &CoordinatorTxn| {
             t.producer_epoch == epoch
@@ -738,11 +742,7 @@ fn transactions(out: &mut PartitionImpact, loss: &PartitionLoss, ctx: &ImpactCon
             .entry(b.producer_id)
             .or_insert((b.producer_epoch, lb.from, 0, None));
         if b.is_control {
-            e.3 = match ctx.markers.get(&b.base_offset) {
-                Some(ControlType::Commit) => Some("COMMIT"),
-                Some(ControlType::Abort) => Some("ABORT"),
-                _ => e.3,
-            };
+            e.3 = marker_name(ctx.markers.get(&b.base_offset)).or(e.3);
         } else {
             e.2 += b.records_in(lb.from, i64::MAX).max(0) as u64;
         }

@@ -17,9 +17,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use rayon::prelude::*;
 
 use crate::capture::discover::{Capture, Replica};
-use crate::capture::replica::{for_each_record, ReplicaProblem};
-use crate::capture::segment::SegmentFile;
-use crate::format::batch::{Batch, EntryError};
+use crate::capture::replica::{for_each_data_batch, for_each_record, ReplicaProblem};
 use crate::format::internal::decode_group_record;
 use crate::model::{GroupCommit, LatestCommit};
 
@@ -202,51 +200,16 @@ fn read_replica(
     };
     let mut protocols: BTreeMap<String, (i64, String)> = BTreeMap::new();
     let mut scratch = Vec::new();
-    for seg in &replica.segments {
-        let Some(path) = &seg.log else { continue };
-        let seg_file = match SegmentFile::open(path) {
-            Ok(b) => b,
-            Err(e) => {
-                problems.push(ReplicaProblem::unreadable(path, None, &e));
-                continue;
-            }
-        };
-        let file = path.display().to_string();
-        let mut it = seg_file.entries();
-        while let Some(item) = it.next_entry() {
-            let batch = match item {
-                Ok(Batch::V2(b)) => b,
-                Ok(Batch::Legacy(_)) => continue,
-                Err(EntryError::Bad(e)) => {
-                    problems.push(ReplicaProblem {
-                        path: path.clone(),
-                        position: Some(e.pos),
-                        message: format!("{}; the rest of the segment is not read", e.reason),
-                        io: false,
-                    });
-                    break;
-                }
-                Err(EntryError::Io(e)) => {
-                    problems.push(ReplicaProblem::unreadable(path, None, &e));
-                    break;
-                }
-            };
+    for_each_data_batch(
+        replica,
+        "commits",
+        &mut problems,
+        &mut |batch, path, problems| {
+            let file = path.display().to_string();
             let position = batch.position;
-            if batch.is_control() {
-                continue;
-            }
-            if !batch.is_valid() {
-                problems.push(ReplicaProblem {
-                    path: path.clone(),
-                    position: Some(position),
-                    message: "batch checksum mismatch; its commits are not used".into(),
-                    io: false,
-                });
-                continue;
-            }
             latest.last_offset = latest.last_offset.max(batch.last_offset());
             let mut undecoded = Vec::new();
-            for_each_record(&batch, &mut scratch, path, &mut problems, &mut |rec| {
+            for_each_record(batch, &mut scratch, path, problems, &mut |rec| {
                 let Some(key) = rec.key else { return true };
                 if key.len() < 2 {
                     return true;
@@ -291,7 +254,7 @@ fn read_replica(
                     Ok(d) => d,
                     Err(e) => {
                         let problem = ReplicaProblem {
-                            path: path.clone(),
+                            path: path.to_path_buf(),
                             position: Some(position),
                             message: format!(
                                 "offset commit at offset {} does not decode: {e}",
@@ -366,17 +329,8 @@ fn read_replica(
                 true
             });
             problems.append(&mut undecoded);
-        }
-        if let Some(tail) = it.tail() {
-            // A torn tail of a killed coordinator: what came before is read.
-            problems.push(ReplicaProblem {
-                path: path.clone(),
-                position: Some(tail.position),
-                message: format!("torn tail: {}", tail.describe()),
-                io: false,
-            });
-        }
-    }
+        },
+    );
     Read {
         best,
         problems,

@@ -142,6 +142,180 @@ impl OutputTarget {
     }
 }
 
+/// A folder that passed the rule: created by klf, or (with `force`) an
+/// existing folder outside every input. Files in it are written through
+/// [`OutputDir::create`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OutputDir {
+    /// The folder as given.
+    pub path: PathBuf,
+    /// With every symlink resolved.
+    dir: PathBuf,
+    /// The inputs, for the rule on every file written.
+    inputs: Vec<PathBuf>,
+}
+
+/// Checks `dir` against `inputs` and creates it: refused inside an input
+/// (after every symlink is resolved), when it is a link or not a folder,
+/// and when it exists and is not empty unless `force`.
+pub fn check_output_dir(dir: &Path, inputs: &[PathBuf], force: bool) -> Result<OutputDir, Refused> {
+    let refuse = |reason: String| Refused {
+        path: dir.to_path_buf(),
+        reason,
+    };
+    match std::fs::symlink_metadata(dir) {
+        Ok(m) if m.file_type().is_symlink() => {
+            return Err(refuse(
+                "is a symbolic link; klf writes nothing through a link".into(),
+            ))
+        }
+        Ok(m) if !m.is_dir() => return Err(refuse("exists and is not a folder".into())),
+        Ok(_) => {
+            let empty = std::fs::read_dir(dir)
+                .map_err(|e| refuse(format!("cannot be read: {e}")))?
+                .next()
+                .is_none();
+            if !empty && !force {
+                return Err(refuse(
+                    "exists and is not empty; give --force to write into it (files klf writes there are replaced)".into(),
+                ));
+            }
+        }
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {
+            // the rule first, on the folder it would be created in
+            let probe = dir.join("probe");
+            let parent_ok = match dir.parent() {
+                Some(p) if !p.as_os_str().is_empty() => std::fs::canonicalize(p).is_ok(),
+                _ => true,
+            };
+            if !parent_ok {
+                return Err(refuse("its parent folder does not exist".into()));
+            }
+            check_inside(dir, &probe, inputs).map_err(refuse)?;
+            std::fs::create_dir(dir).map_err(|e| refuse(format!("cannot be created: {e}")))?;
+        }
+        Err(e) => return Err(refuse(format!("cannot be examined: {e}"))),
+    }
+    let canon =
+        std::fs::canonicalize(dir).map_err(|e| refuse(format!("cannot be resolved: {e}")))?;
+    check_inside(dir, &canon.join("probe"), inputs).map_err(refuse)?;
+    Ok(OutputDir {
+        path: dir.to_path_buf(),
+        dir: canon,
+        inputs: inputs.to_vec(),
+    })
+}
+
+/// Whether `target` (a path whose folder is `dir`) lies inside an input.
+fn check_inside(dir: &Path, target: &Path, inputs: &[PathBuf]) -> Result<(), String> {
+    let resolved = match dir.parent() {
+        Some(p) if !p.as_os_str().is_empty() => std::fs::canonicalize(p)
+            .map(|p| p.join(dir.file_name().unwrap_or_default()))
+            .unwrap_or_else(|_| target.to_path_buf()),
+        _ => std::env::current_dir()
+            .map(|c| c.join(dir))
+            .unwrap_or_else(|_| dir.to_path_buf()),
+    };
+    for input in inputs {
+        let Ok(canon) = std::fs::canonicalize(input) else {
+            continue;
+        };
+        if std::fs::metadata(&canon).is_ok_and(|m| m.is_dir()) && resolved.starts_with(&canon) {
+            return Err(format!(
+                "lies inside the input {}; the evidence is never written to (choose a path outside it)",
+                input.display()
+            ));
+        }
+    }
+    Ok(())
+}
+
+impl OutputDir {
+    /// A new file `name` in the folder, written to a temporary file and
+    /// renamed into place by [`StreamFile::finish`]. `name` may hold one
+    /// subfolder (`orders-0/00000000000000000100.log`), created here.
+    pub fn create(&self, name: &str) -> io::Result<StreamFile> {
+        let path = self.path.join(name);
+        if let Some(sub) = Path::new(name)
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+        {
+            let d = self.dir.join(sub);
+            match std::fs::symlink_metadata(&d) {
+                Ok(m) if m.is_dir() && !m.file_type().is_symlink() => {}
+                Ok(_) => {
+                    return Err(io::Error::other(format!(
+                        "{}: exists and is not a folder",
+                        d.display()
+                    )))
+                }
+                Err(_) => std::fs::create_dir(&d)?,
+            }
+        }
+        let target =
+            check_output(&path, &self.inputs).map_err(|e| io::Error::other(e.to_string()))?;
+        let mut tmp_name = OsString::from(".");
+        tmp_name.push(&target.name);
+        tmp_name.push(format!(".klf-{}.tmp", std::process::id()));
+        let tmp = target.dir.join(tmp_name);
+        let file = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&tmp)?;
+        Ok(StreamFile {
+            out: io::BufWriter::new(file),
+            tmp,
+            target: target.dir.join(&target.name),
+            bytes: 0,
+        })
+    }
+}
+
+/// A file being written: bytes go to a temporary file, renamed into place
+/// by [`StreamFile::finish`]; dropped unfinished, the temporary file is
+/// removed.
+pub struct StreamFile {
+    out: io::BufWriter<std::fs::File>,
+    tmp: PathBuf,
+    target: PathBuf,
+    bytes: u64,
+}
+
+impl Write for StreamFile {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let n = self.out.write(buf)?;
+        self.bytes += n as u64;
+        Ok(n)
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        self.out.flush()
+    }
+}
+
+impl StreamFile {
+    /// Bytes written so far.
+    pub fn bytes(&self) -> u64 {
+        self.bytes
+    }
+
+    /// Flushes, syncs and renames the file into place.
+    pub fn finish(mut self) -> io::Result<()> {
+        self.out.flush()?;
+        self.out.get_ref().sync_all()?;
+        std::fs::rename(&self.tmp, &self.target)?;
+        self.tmp = PathBuf::new();
+        Ok(())
+    }
+}
+
+impl Drop for StreamFile {
+    fn drop(&mut self) {
+        if !self.tmp.as_os_str().is_empty() {
+            let _ = std::fs::remove_file(&self.tmp);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -8,9 +8,8 @@
 //! bounded by the number of producers.
 
 use crate::capture::discover::Replica;
-use crate::capture::replica::{start_position, summarize, ReplicaProblem};
-use crate::capture::segment::SegmentFile;
-use crate::format::batch::{Batch, EntryError};
+use crate::capture::replica::{for_each_batch_in, summarize, ReplicaProblem};
+use crate::format::batch::Batch;
 use crate::format::record::control::{parse_type_id, ControlType};
 use crate::model::{BatchSummary, ProducerStateView, ProducerView};
 
@@ -27,70 +26,15 @@ pub fn scan_batches(
     to: i64,
     visit: &mut dyn FnMut(&BatchSummary, Option<ControlType>) -> bool,
 ) -> Vec<ReplicaProblem> {
-    let mut problems = Vec::new();
     let mut scratch = Vec::new();
-    for (i, seg) in replica.segments.iter().enumerate() {
-        let Some(path) = &seg.log else { continue };
-        if replica
-            .segments
-            .get(i + 1)
-            .is_some_and(|next| next.base_offset <= from)
-        {
-            continue;
-        }
-        if seg.base_offset >= to {
-            break;
-        }
-        let file = match SegmentFile::open(path) {
-            Ok(f) => f,
-            Err(e) => {
-                problems.push(ReplicaProblem::unreadable(path, None, &e));
-                continue;
-            }
+    for_each_batch_in(replica, from, to, true, &mut |batch, _| {
+        let summary = summarize(batch);
+        let control = match batch {
+            Batch::V2(b) if b.is_control() => Some(control_type(b, &mut scratch)),
+            _ => None,
         };
-        let start = if from > seg.base_offset {
-            start_position(seg, &file, from)
-        } else {
-            0
-        };
-        let mut it = file.reader(start, file.len());
-        while let Some(item) = it.next_entry() {
-            let batch = match item {
-                Ok(b) => b,
-                Err(EntryError::Io(e)) => {
-                    problems.push(ReplicaProblem::unreadable(path, None, &e));
-                    break;
-                }
-                Err(EntryError::Bad(e)) => {
-                    problems.push(ReplicaProblem {
-                        path: path.clone(),
-                        position: Some(e.pos),
-                        message: format!("{}; the rest of the segment is not read", e.reason),
-                        io: false,
-                    });
-                    break;
-                }
-            };
-            if batch.check_crc().is_err() {
-                break;
-            }
-            if batch.last_offset() < from {
-                continue;
-            }
-            let summary = summarize(&batch);
-            if summary.base_offset >= to {
-                return problems;
-            }
-            let control = match &batch {
-                Batch::V2(b) if b.is_control() => Some(control_type(b, &mut scratch)),
-                _ => None,
-            };
-            if !visit(&summary, control) {
-                return problems;
-            }
-        }
-    }
-    problems
+        visit(&summary, control)
+    })
 }
 
 fn control_type(b: &crate::format::batch::RecordBatch<'_>, scratch: &mut Vec<u8>) -> ControlType {

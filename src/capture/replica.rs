@@ -337,6 +337,150 @@ pub fn for_each_record(
     true
 }
 
+/// Calls `visit` with every valid data (non-control) v2 batch of every
+/// segment of `replica`, in log order, with its segment's path. What cannot
+/// be read goes to `problems`: a bad entry or a failed read ends its
+/// segment, a batch whose checksum fails is skipped (its `what` are not
+/// used), a torn tail is reported. `visit` gets `problems` for its own.
+pub fn for_each_data_batch(
+    replica: &Replica,
+    what: &str,
+    problems: &mut Vec<ReplicaProblem>,
+    visit: &mut dyn FnMut(
+        &crate::format::batch::RecordBatch<'_>,
+        &std::path::Path,
+        &mut Vec<ReplicaProblem>,
+    ),
+) {
+    for seg in &replica.segments {
+        let Some(path) = &seg.log else { continue };
+        let file = match SegmentFile::open(path) {
+            Ok(f) => f,
+            Err(e) => {
+                problems.push(ReplicaProblem::unreadable(path, None, &e));
+                continue;
+            }
+        };
+        let mut it = file.entries();
+        while let Some(item) = it.next_entry() {
+            let b = match item {
+                Ok(Batch::V2(b)) => b,
+                Ok(Batch::Legacy(_)) => continue,
+                Err(EntryError::Bad(e)) => {
+                    problems.push(ReplicaProblem {
+                        path: path.clone(),
+                        position: Some(e.pos),
+                        message: format!("{}; the rest of the segment is not read", e.reason),
+                        io: false,
+                    });
+                    break;
+                }
+                Err(EntryError::Io(e)) => {
+                    problems.push(ReplicaProblem::unreadable(path, None, &e));
+                    break;
+                }
+            };
+            if b.is_control() {
+                continue;
+            }
+            if !b.is_valid() {
+                problems.push(ReplicaProblem {
+                    path: path.clone(),
+                    position: Some(b.position),
+                    message: format!("batch checksum mismatch; its {what} are not used"),
+                    io: false,
+                });
+                continue;
+            }
+            visit(&b, path, problems);
+        }
+        if let Some(tail) = it.tail() {
+            // A torn tail of a killed broker: what came before is read.
+            problems.push(ReplicaProblem {
+                path: path.clone(),
+                position: Some(tail.position),
+                message: format!("torn tail: {}", tail.describe()),
+                io: false,
+            });
+        }
+    }
+}
+
+/// Calls `visit` with every batch of `replica` holding an offset in `[from,
+/// to)`, in log order, with its segment's path (found through the offset
+/// index). Reading stops where Kafka's recovery would (a bad entry, a
+/// checksum that fails; with `report`, a bad entry is a problem too) or when
+/// `visit` returns `false`.
+pub fn for_each_batch_in(
+    replica: &Replica,
+    from: i64,
+    to: i64,
+    report: bool,
+    visit: &mut dyn FnMut(&Batch<'_>, &std::path::Path) -> bool,
+) -> Vec<ReplicaProblem> {
+    let mut problems = Vec::new();
+    for (i, seg) in replica.segments.iter().enumerate() {
+        let Some(path) = &seg.log else { continue };
+        // Skip segments that end before `from`.
+        if replica
+            .segments
+            .get(i + 1)
+            .is_some_and(|next| next.base_offset <= from)
+        {
+            continue;
+        }
+        if seg.base_offset >= to {
+            break;
+        }
+        let file = match SegmentFile::open(path) {
+            Ok(f) => f,
+            Err(e) => {
+                problems.push(ReplicaProblem::unreadable(path, None, &e));
+                continue;
+            }
+        };
+        let start = if from > seg.base_offset {
+            start_position(seg, &file, from)
+        } else {
+            0
+        };
+        let mut it = file.reader(start, file.len());
+        while let Some(item) = it.next_entry() {
+            let batch = match item {
+                Ok(b) => b,
+                Err(EntryError::Io(e)) => {
+                    problems.push(ReplicaProblem::unreadable(path, None, &e));
+                    break;
+                }
+                Err(EntryError::Bad(e)) => {
+                    if report {
+                        problems.push(ReplicaProblem {
+                            path: path.clone(),
+                            position: Some(e.pos),
+                            message: format!("{}; the rest of the segment is not read", e.reason),
+                            io: false,
+                        });
+                    }
+                    break;
+                }
+            };
+            if batch.check_crc().is_err() {
+                break;
+            }
+            if batch.last_offset() < from {
+                continue;
+            }
+            if summarize(&batch).base_offset >= to {
+                return problems;
+            }
+            if !visit(&batch, path) {
+                return problems;
+            }
+        }
+    }
+    problems
+}
+
 /// Cap on the decompressed size of one batch read for its records.
 const MAX_BATCH_BYTES: usize = 64 << 20;
 
@@ -375,101 +519,50 @@ pub fn visit_records(
     use crate::model::{Bytes, LostRecord};
     let mut problems = Vec::new();
     let mut scratch = Vec::new();
-    for (i, seg) in replica.segments.iter().enumerate() {
-        let Some(path) = &seg.log else { continue };
-        // Skip segments that end before `from`.
-        if let Some(next) = replica.segments.get(i + 1) {
-            if next.base_offset <= from {
-                continue;
+    let mut more = for_each_batch_in(replica, from, to, false, &mut |batch, path| {
+        let key = summarize(batch).key();
+        match batch {
+            Batch::V2(b) => for_each_record(b, &mut scratch, path, &mut problems, &mut |r| {
+                if r.offset < from || r.offset >= to {
+                    return true;
+                }
+                let rec = LostRecord {
+                    offset: r.offset,
+                    epoch: b.partition_leader_epoch(),
+                    timestamp: r.timestamp,
+                    producer_id: b.producer_id(),
+                    producer_epoch: b.producer_epoch(),
+                    sequence: r.sequence,
+                    key: r.key.map(Bytes::from_raw),
+                    value_size: r.value.map(<[u8]>::len),
+                    control: b.is_control(),
+                    transactional: b.is_transactional(),
+                    committed: None,
+                    held_by: None,
+                };
+                visit(key, rec)
+            }),
+            Batch::Legacy(e) => {
+                let rec = e.record();
+                let rec = LostRecord {
+                    offset: e.offset,
+                    epoch: -1,
+                    timestamp: rec.timestamp(),
+                    producer_id: -1,
+                    producer_epoch: -1,
+                    sequence: -1,
+                    key: rec.key().ok().flatten().map(Bytes::from_raw),
+                    value_size: rec.value().ok().flatten().map(<[u8]>::len),
+                    control: false,
+                    transactional: false,
+                    committed: None,
+                    held_by: None,
+                };
+                visit(key, rec)
             }
         }
-        if seg.base_offset >= to {
-            break;
-        }
-        let seg_file = match SegmentFile::open(path) {
-            Ok(b) => b,
-            Err(e) => {
-                problems.push(ReplicaProblem::unreadable(path, None, &e));
-                continue;
-            }
-        };
-        let start = if from > seg.base_offset {
-            start_position(seg, &seg_file, from)
-        } else {
-            0
-        };
-        let mut it = seg_file.reader(start, seg_file.len());
-        while let Some(item) = it.next_entry() {
-            let batch = match item {
-                Ok(b) => b,
-                Err(EntryError::Io(e)) => {
-                    problems.push(ReplicaProblem::unreadable(path, None, &e));
-                    break;
-                }
-                Err(EntryError::Bad(_)) => break,
-            };
-            if batch.check_crc().is_err() {
-                break;
-            }
-            if batch.last_offset() < from {
-                continue;
-            }
-            let key = summarize(&batch).key();
-            match batch {
-                Batch::V2(b) => {
-                    if b.base_offset() >= to {
-                        break;
-                    }
-                    let go_on = for_each_record(&b, &mut scratch, path, &mut problems, &mut |r| {
-                        if r.offset < from || r.offset >= to {
-                            return true;
-                        }
-                        let rec = LostRecord {
-                            offset: r.offset,
-                            epoch: b.partition_leader_epoch(),
-                            timestamp: r.timestamp,
-                            producer_id: b.producer_id(),
-                            producer_epoch: b.producer_epoch(),
-                            sequence: r.sequence,
-                            key: r.key.map(Bytes::from_raw),
-                            value_size: r.value.map(<[u8]>::len),
-                            control: b.is_control(),
-                            transactional: b.is_transactional(),
-                            committed: None,
-                            held_by: None,
-                        };
-                        visit(key, rec)
-                    });
-                    if !go_on {
-                        return problems;
-                    }
-                }
-                Batch::Legacy(e) => {
-                    if e.offset >= to {
-                        break;
-                    }
-                    let rec = e.record();
-                    let rec = LostRecord {
-                        offset: e.offset,
-                        epoch: -1,
-                        timestamp: rec.timestamp(),
-                        producer_id: -1,
-                        producer_epoch: -1,
-                        sequence: -1,
-                        key: rec.key().ok().flatten().map(Bytes::from_raw),
-                        value_size: rec.value().ok().flatten().map(<[u8]>::len),
-                        control: false,
-                        transactional: false,
-                        committed: None,
-                        held_by: None,
-                    };
-                    if !visit(key, rec) {
-                        return problems;
-                    }
-                }
-            }
-        }
-    }
+    });
+    problems.append(&mut more);
     problems
 }
 

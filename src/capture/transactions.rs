@@ -9,9 +9,7 @@
 use std::collections::BTreeMap;
 
 use crate::capture::discover::{Capture, Replica};
-use crate::capture::replica::{for_each_record, ReplicaProblem};
-use crate::capture::segment::SegmentFile;
-use crate::format::batch::{Batch, EntryError};
+use crate::capture::replica::{for_each_data_batch, for_each_record, ReplicaProblem};
 use crate::format::internal::{decode_transaction_record, TxnState};
 use crate::model::CoordinatorTxn;
 
@@ -91,56 +89,21 @@ fn read_replica(
     let mut ids: BTreeMap<String, Option<CoordinatorTxn>> = BTreeMap::new();
     let mut last = -1i64;
     let mut scratch = Vec::new();
-    for seg in &replica.segments {
-        let Some(path) = &seg.log else { continue };
-        let file = match SegmentFile::open(path) {
-            Ok(f) => f,
-            Err(e) => {
-                problems.push(ReplicaProblem::unreadable(path, None, &e));
-                continue;
-            }
-        };
-        let mut it = file.entries();
-        while let Some(item) = it.next_entry() {
-            let b = match item {
-                Ok(Batch::V2(b)) => b,
-                Ok(Batch::Legacy(_)) => continue,
-                Err(EntryError::Bad(e)) => {
-                    problems.push(ReplicaProblem {
-                        path: path.clone(),
-                        position: Some(e.pos),
-                        message: format!("{}; the rest of the segment is not read", e.reason),
-                        io: false,
-                    });
-                    break;
-                }
-                Err(EntryError::Io(e)) => {
-                    problems.push(ReplicaProblem::unreadable(path, None, &e));
-                    break;
-                }
-            };
-            if b.is_control() {
-                continue;
-            }
-            if !b.is_valid() {
-                problems.push(ReplicaProblem {
-                    path: path.clone(),
-                    position: Some(b.position),
-                    message: "batch checksum mismatch; its transaction records are not used".into(),
-                    io: false,
-                });
-                continue;
-            }
+    for_each_data_batch(
+        replica,
+        "transaction records",
+        problems,
+        &mut |b, path, problems| {
             last = last.max(b.last_offset());
             let position = b.position;
             let mut bad = Vec::new();
-            for_each_record(&b, &mut scratch, path, problems, &mut |rec| {
+            for_each_record(b, &mut scratch, path, problems, &mut |rec| {
                 let Some(key) = rec.key else { return true };
                 let decoded = match decode_transaction_record(key, rec.value) {
                     Ok(d) => d,
                     Err(e) => {
                         bad.push(ReplicaProblem {
-                            path: path.clone(),
+                            path: path.to_path_buf(),
                             position: Some(position),
                             message: format!(
                                 "transaction record at offset {} does not decode: {e}",
@@ -168,7 +131,7 @@ fn read_replica(
                 true
             });
             problems.append(&mut bad);
-        }
-    }
+        },
+    );
     (last, ids)
 }

@@ -446,3 +446,64 @@ mod tests {
         assert!(!ColorChoice::Never.enabled(true, None));
     }
 }
+
+/// `--leader`, `--topic`, `--partition`: the partitions a command reads and
+/// the reference leader they are followed to.
+#[derive(clap::Args, Debug, Clone)]
+pub struct Selection {
+    /// Take broker N as the reference leader (default: the leader at capture
+    /// time from the metadata log, else the highest latest epoch)
+    #[arg(long, value_name = "N")]
+    pub leader: Option<i32>,
+    /// Only this topic
+    #[arg(long)]
+    pub topic: Option<String>,
+    /// Only this partition number
+    #[arg(long)]
+    pub partition: Option<i32>,
+}
+
+impl Selection {
+    /// The engine's request for this selection.
+    pub fn request(&self, mode: klf::engine::ReadMode) -> klf::engine::DiffRequest {
+        klf::engine::DiffRequest {
+            leader: self.leader,
+            topic: self.topic.clone(),
+            partition: self.partition,
+            mode,
+            options: Default::default(),
+        }
+    }
+
+    /// The partitions of `capture` it selects that have two or more replicas.
+    pub fn candidates(&self, capture: &klf::capture::discover::Capture) -> usize {
+        capture
+            .partitions
+            .iter()
+            .filter(|((t, p), r)| {
+                r.len() >= 2
+                    && self.topic.as_ref().is_none_or(|x| x == t)
+                    && self.partition.is_none_or(|x| x == *p)
+            })
+            .count()
+    }
+}
+
+/// Says why there is nothing to compare: one replica of a partition only
+/// (`single`, the first is named), or no partition at all.
+pub fn no_replicated_partition(out: &mut Output, single: &[(String, i32)]) -> Status {
+    if let Some((t, p)) = single.first() {
+        let name = format!("{t}-{p}");
+        out.diag(format_args!(
+            "klf: only one replica of {name} found; klf compares the replicas of a partition: \
+             pass the same partition directory from each broker (broker-1/{name} broker-2/{name} ...), \
+             the broker directories, or the folder holding them"
+        ));
+    } else {
+        out.diag(format_args!(
+            "klf: no partition with two or more replicas under the given paths \
+             (give the broker directories of one capture, or the folder holding them)"
+        ));
+    }
+    Status::Failure
+}

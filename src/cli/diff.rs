@@ -12,7 +12,7 @@ use super::common::{Output, Status};
 use klf::analysis::explain::epoch_leaders;
 use klf::analysis::loss::PartitionLoss;
 use klf::engine::records::{partition_records, PartitionRecords};
-use klf::engine::{diff_capture, DiffRequest, ReadMode};
+use klf::engine::{diff_capture, ReadMode};
 use klf::render::diff::{write_json, write_table};
 
 /// Output formats of `klf diff`.
@@ -111,16 +111,8 @@ pub struct Args {
     /// Broker log directories, partition directories, or a folder of broker directories
     #[arg(required = true, value_name = "PATH")]
     paths: Vec<PathBuf>,
-    /// Take broker N as the reference leader (default: the leader at capture
-    /// time from the metadata log, else the highest latest epoch)
-    #[arg(long, value_name = "N")]
-    leader: Option<i32>,
-    /// Only this topic
-    #[arg(long)]
-    topic: Option<String>,
-    /// Only this partition number
-    #[arg(long)]
-    partition: Option<i32>,
+    #[command(flatten)]
+    select: super::common::Selection,
     /// Output format
     #[arg(long, value_enum, default_value_t = Format::Table)]
     format: Format,
@@ -154,21 +146,8 @@ pub fn run(args: Args, out: &mut Output) -> Status {
         Ok(c) => c,
         Err(s) => return s,
     };
-    let req = DiffRequest {
-        leader: args.leader,
-        topic: args.topic.clone(),
-        partition: args.partition,
-        mode: if args.verify { ReadMode::Full } else { ReadMode::Window },
-        options: Default::default(),
-    };
-    let candidates = capture
-        .partitions
-        .keys()
-        .filter(|(t, p)| {
-            args.topic.as_ref().is_none_or(|x| x == t) && args.partition.is_none_or(|x| x == *p)
-        })
-        .filter(|k| capture.partitions.get(*k).is_some_and(|r| r.len() >= 2))
-        .count();
+    let req = args.select.request(if args.verify { ReadMode::Full } else { ReadMode::Window });
+    let candidates = args.select.candidates(&capture);
     let bar = out.progress(candidates as u64, "{bar:40} {pos}/{len} partitions diffed");
     let run = diff_capture(&capture, &req, &|| {
         if let Some(b) = &bar {
@@ -179,20 +158,7 @@ pub fn run(args: Args, out: &mut Output) -> Status {
         b.finish_and_clear();
     }
     if run.partitions.is_empty() {
-        if let Some((t, p)) = run.single_replica.first() {
-            let name = format!("{t}-{p}");
-            out.diag(format_args!(
-                "klf: only one replica of {name} found; diff compares the replicas of a partition: \
-                 pass the same partition directory from each broker (broker-1/{name} broker-2/{name} ...), \
-                 the broker directories, or the folder holding them"
-            ));
-        } else {
-            out.diag(format_args!(
-                "klf: no partition with two or more replicas under the given paths \
-                 (give the broker directories of one capture, or the folder holding them)"
-            ));
-        }
-        return Status::Failure;
+        return super::common::no_replicated_partition(out, &run.single_replica);
     }
     if let Some(c) = &run.evidence.controller {
         for p in &c.problems {

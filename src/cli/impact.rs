@@ -9,7 +9,7 @@ use clap::ValueEnum;
 use super::common::{Output, Status};
 use klf::analysis::impact::PartitionImpact;
 use klf::engine::impact::impact_capture;
-use klf::engine::{DiffRequest, ReadMode};
+use klf::engine::ReadMode;
 use klf::render::impact::{write_json, write_table};
 
 /// Output formats of `klf impact`.
@@ -114,16 +114,8 @@ pub struct Args {
     /// Broker log directories, partition directories, or a folder of broker directories
     #[arg(required = true, value_name = "PATH")]
     paths: Vec<PathBuf>,
-    /// Take broker N as the reference (new) leader (default: the leader at
-    /// capture time from the metadata log, else the highest latest epoch)
-    #[arg(long, value_name = "N")]
-    leader: Option<i32>,
-    /// Only this topic
-    #[arg(long)]
-    topic: Option<String>,
-    /// Only this partition number
-    #[arg(long)]
-    partition: Option<i32>,
+    #[command(flatten)]
+    select: super::common::Selection,
     /// Output format
     #[arg(long, value_enum, default_value_t = Format::Table)]
     format: Format,
@@ -139,22 +131,8 @@ pub fn run(args: Args, out: &mut Output) -> Status {
         Ok(c) => c,
         Err(s) => return s,
     };
-    let req = DiffRequest {
-        leader: args.leader,
-        topic: args.topic.clone(),
-        partition: args.partition,
-        mode: ReadMode::Window,
-        options: Default::default(),
-    };
-    let candidates = capture
-        .partitions
-        .iter()
-        .filter(|((t, p), r)| {
-            r.len() >= 2
-                && args.topic.as_ref().is_none_or(|x| x == t)
-                && args.partition.is_none_or(|x| x == *p)
-        })
-        .count();
+    let req = args.select.request(ReadMode::Window);
+    let candidates = args.select.candidates(&capture);
     let bar = out.progress(candidates as u64, "{bar:40} {pos}/{len} partitions diffed");
     let run = impact_capture(&capture, &req, &|| {
         if let Some(b) = &bar {
@@ -165,11 +143,7 @@ pub fn run(args: Args, out: &mut Output) -> Status {
         b.finish_and_clear();
     }
     if run.diff.partitions.is_empty() {
-        out.diag(format_args!(
-            "klf: no partition with two or more replicas under the given paths \
-             (give the broker directories of one capture, or the folder holding them)"
-        ));
-        return Status::Failure;
+        return super::common::no_replicated_partition(out, &run.diff.single_replica);
     }
     let mut problems = false;
     let mut unreadable = false;

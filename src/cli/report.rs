@@ -4,7 +4,7 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use super::common::{Output, Status};
-use klf::engine::{DiffRequest, ReadMode};
+use klf::engine::ReadMode;
 use klf::report::{build, html};
 
 /// `--help` and man page text after the options.
@@ -50,16 +50,8 @@ pub struct Args {
     /// evidence is never written to.
     #[arg(long, required = true, value_name = "OUT.html")]
     html: PathBuf,
-    /// Take broker N as the reference leader (default: the leader at capture
-    /// time from the metadata log, else the highest latest epoch)
-    #[arg(long, value_name = "N")]
-    leader: Option<i32>,
-    /// Only this topic
-    #[arg(long)]
-    topic: Option<String>,
-    /// Only this partition number
-    #[arg(long)]
-    partition: Option<i32>,
+    #[command(flatten)]
+    select: super::common::Selection,
 }
 
 /// Runs `klf report`.
@@ -84,13 +76,7 @@ pub fn run(args: Args, out: &mut Output) -> Status {
             return s;
         }
     }
-    let req = DiffRequest {
-        leader: args.leader,
-        topic: args.topic,
-        partition: args.partition,
-        mode: ReadMode::Full,
-        options: Default::default(),
-    };
+    let req = args.select.request(ReadMode::Full);
     let impact = klf::engine::impact::impact_capture(&capture, &req, &|| {});
     let run = &impact.diff;
     let inputs = args

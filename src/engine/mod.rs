@@ -10,6 +10,7 @@ pub mod diff;
 pub mod evidence;
 pub mod impact;
 pub mod records;
+pub mod salvage;
 pub mod timeline;
 
 pub use diff::{

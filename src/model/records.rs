@@ -84,3 +84,42 @@ pub struct LostRecord {
     /// replica's own list.
     pub held_by: Option<Vec<i32>>,
 }
+
+/// One lost record, salvaged whole from a replica that holds it (`klf
+/// salvage`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SalvagedRecord {
+    /// Original offset.
+    pub offset: i64,
+    /// Leader epoch of its batch.
+    pub leader_epoch: i32,
+    /// Timestamp (ms).
+    pub timestamp: i64,
+    /// `CreateTime` or `LogAppendTime`.
+    pub timestamp_type: &'static str,
+    /// Key (`None`: null).
+    pub key: Option<Bytes>,
+    /// Value (`None`: null, a tombstone).
+    pub value: Option<Bytes>,
+    /// Headers: key (UTF-8, lossily), value.
+    pub headers: Vec<(String, Option<Bytes>)>,
+    /// Producer id, epoch and sequence (`-1` when none).
+    pub producer_id: i64,
+    /// See `producer_id`.
+    pub producer_epoch: i16,
+    /// See `producer_id`.
+    pub sequence: i32,
+    /// From a transactional batch.
+    pub transactional: bool,
+    /// For a control record: the marker type (`COMMIT`, `ABORT`, ...).
+    pub control: Option<&'static str>,
+    /// For transactional data: `committed`, `aborted` (its marker in the
+    /// loss says so), or `open` (no marker for it among the lost batches).
+    pub transaction: Option<&'static str>,
+    /// Brokers holding it.
+    pub held_by: Vec<i32>,
+    /// Whether it was committed.
+    pub committed: Committed,
+    /// Base offset of its batch.
+    pub batch_base_offset: i64,
+}

@@ -8,6 +8,7 @@ pub mod diff;
 pub mod impact;
 pub mod kafka;
 pub mod kafka_aux;
+pub mod salvage;
 pub mod style;
 pub mod text;
 pub mod timeline;

@@ -108,3 +108,44 @@ pub fn klf_measured_env(args: &[&str], env: &[(&str, &str)]) -> Run {
         max_rss_kib,
     }
 }
+
+/// The data records (control batches left out) of a captured replica as
+/// Kafka's own kafka-dump-log printed them (`golden/BROKER/PARTITION/*.log.deep.txt`):
+/// (offset, key, payload), in file order.
+pub fn golden_records(dir: &Path, broker: &str, part: &str) -> Vec<(i64, String, String)> {
+    let g = dir.join("golden").join(broker).join(part);
+    let Ok(rd) = std::fs::read_dir(&g) else {
+        return Vec::new();
+    };
+    let mut files: Vec<PathBuf> = rd
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.to_string_lossy().ends_with(".log.deep.txt"))
+        .collect();
+    files.sort();
+    let mut out = Vec::new();
+    for f in files {
+        let mut control = false;
+        for line in std::fs::read_to_string(f).unwrap().lines() {
+            if line.starts_with("baseOffset:") {
+                control = line.contains("isControl: true");
+            } else if let Some(rest) = line.strip_prefix("| offset: ") {
+                if control {
+                    continue;
+                }
+                let off: i64 = rest.split(' ').next().unwrap().parse().unwrap();
+                let key = rest
+                    .split(" key: ")
+                    .nth(1)
+                    .and_then(|k| k.split(" payload: ").next());
+                let payload = rest.split(" payload: ").nth(1);
+                out.push((
+                    off,
+                    key.unwrap_or("").to_string(),
+                    payload.unwrap_or("").to_string(),
+                ));
+            }
+        }
+    }
+    out
+}

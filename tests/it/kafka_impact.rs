@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::common::{copy_tree, klf, root, scratch, text};
+use crate::common::{copy_tree, golden_records, klf, root, scratch, text};
 
 fn impact_dirs() -> Vec<PathBuf> {
     let mut roots = vec![root().join("testdata/kafka")];
@@ -74,35 +74,10 @@ fn fetched(r: &Value) -> Option<i64> {
 /// Offsets -> record numbers (keys key-N) of a replica's data records, as
 /// Kafka's own kafka-dump-log printed them (golden output).
 fn golden_ids(dir: &Path, broker: &str, part: &str) -> Vec<(i64, Option<i64>)> {
-    let g = dir.join("golden").join(broker).join(part);
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&g)
-        .unwrap()
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.to_string_lossy().ends_with(".log.deep.txt"))
-        .collect();
-    files.sort();
-    let mut out = Vec::new();
-    for f in files {
-        let mut control = false;
-        for line in std::fs::read_to_string(f).unwrap().lines() {
-            if line.starts_with("baseOffset:") {
-                control = line.contains("isControl: true");
-            } else if let Some(rest) = line.strip_prefix("| offset: ") {
-                if control {
-                    continue;
-                }
-                let off: i64 = rest.split(' ').next().unwrap().parse().unwrap();
-                let id = rest
-                    .split(" key: key-")
-                    .nth(1)
-                    .and_then(|s| s.split(' ').next())
-                    .and_then(|s| s.parse().ok());
-                out.push((off, id));
-            }
-        }
-    }
-    out
+    golden_records(dir, broker, part)
+        .into_iter()
+        .map(|(o, k, _)| (o, k.strip_prefix("key-").and_then(|n| n.parse().ok())))
+        .collect()
 }
 
 fn runs(v: &Value) -> BTreeSet<i64> {

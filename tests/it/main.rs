@@ -30,6 +30,7 @@ mod layers;
 mod loss;
 mod read_paths;
 mod report;
+mod salvage;
 mod terminal_safety;
 mod timeline;
 mod truncation_vectors;

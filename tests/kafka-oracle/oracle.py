@@ -40,6 +40,7 @@ LIB = os.path.join(CACHE, "lib")
 CLASSES = os.path.join(CACHE, "classes")
 WORK = os.path.join(HERE, ".work")
 CONTROLLER_ID = 100
+KLF = [None]  # a klf binary (run --klf): salvage is then checked by replaying it
 BROKERS = (1, 2, 3)
 
 # Small files so committed captures stay small: several segments per
@@ -1289,6 +1290,7 @@ def s_unclean_stale_hw(c, out):
     third = {t: c.driver("produce", topic=t, count=20, base=200, acks="all") for t in topics}
     time.sleep(1)
     capture(c, out)
+    sal = salvage_now(out, "unclean-stale-hw")
     parts = []
     for t in topics:
         p = partition_facts(c, t, 0, [1, 2, 3], 3, acked_summary(first[t], second[t], third[t]), nodes=(3,),
@@ -1308,6 +1310,10 @@ def s_unclean_stale_hw(c, out):
         p["after_rejoin"] = c.driver("offsets", topic=t)
         p["after_recovery"] = c.driver("read", topic=t)
     capture(c, out, sub="after")
+    for t, p in zip(topics, parts):
+        r = salvage_replay(c, sal, t, 0)
+        if r is not None:
+            p["salvage_replay"] = r
     write_scenario(out, {
         "description": "unclean.leader.election.enable=true, replica.high.watermark.checkpoint.interval.ms=60000. "
                        "3 stops; 1 leads with ISR {1,2}; once both checkpoints say 100, 100 more acks=all writes "
@@ -1343,6 +1349,34 @@ def find_hanging(c, broker):
         for l in lines[1:]:
             rows.append(dict(zip(head, l.split())))
     return {"exit": r.returncode, "stdout": r.stdout, "stderr": r.stderr[-1000:], "rows": rows}
+
+
+def salvage_now(out, name):
+    """Runs `klf salvage` on the capture just taken (before any rejoin)."""
+    if KLF[0] is None:
+        return None
+    dst = os.path.join(WORK, f"salvage-{name}")
+    shutil.rmtree(dst, ignore_errors=True)
+    r = subprocess.run([KLF[0], "salvage", out, "--out", dst], capture_output=True, text=True)
+    if r.returncode not in (0, 1):
+        raise RuntimeError(f"klf salvage failed ({r.returncode}): {r.stderr[-2000:]}")
+    return dst
+
+
+def salvage_replay(c, sal, topic, partition):
+    """Replays what klf salvaged for topic-partition into the recovered
+    cluster with Kafka's own producer (Driver replay), then reads the
+    partition back."""
+    if sal is None:
+        return None
+    m = json.load(open(os.path.join(sal, "manifest.json")))
+    part = next((x for x in m["partitions"] if x["topic"] == topic and x["partition"] == partition), None)
+    if part is None:
+        return {"salvaged": 0}
+    rep = c.driver("replay", topic=topic, partition=partition, file=os.path.join(sal, part["files"]["records"]))
+    after = c.driver("read", topic=topic, partition=partition)
+    return {"salvaged": part["records"], "replayed": rep["replayed"], "skipped": rep["skipped"],
+            "after_replay": after}
 
 
 @scenario("impact")
@@ -1398,6 +1432,7 @@ def s_impact(c, out):
     r_new = c.driver("produce", topic=t, count=20, base=4000, acks="all")
     time.sleep(1)
     capture(c, out)
+    sal = salvage_now(out, "impact")
     p = partition_facts(c, t, 0, [1, 3], 3, acked_summary(r1, p1_first, p1_second, p2_first, r_lost, r_new),
                         nodes=(3,), captured_dir=out)
     p["replica_state"]["1"] = {"source": "killed (SIGKILL) before capture",
@@ -1440,6 +1475,9 @@ def s_impact(c, out):
     p["after_rejoin"] = c.driver("offsets", topic=t)
     p["after_recovery"] = c.driver("read", topic=t)
     capture(c, out, sub="after")
+    r = salvage_replay(c, sal, t, 0)
+    if r is not None:
+        p["salvage_replay"] = r
     internal = []
     for it in ("__consumer_offsets", "__transaction_state"):
         d = c.describe(it)
@@ -1734,6 +1772,7 @@ def main():
     r = sub.add_parser("run")
     r.add_argument("--out", default=os.path.join(REPO, "testdata", "kafka"))
     r.add_argument("--no-golden", action="store_true", help="skip the kafka-dump-log golden files")
+    r.add_argument("--klf", help="a klf binary: salvage the capture and replay it into the recovered cluster")
     r.add_argument("scenarios", nargs="*")
     g = sub.add_parser("golden")
     g.add_argument("dirs", nargs="+")
@@ -1751,6 +1790,8 @@ def main():
         setup()
     elif a.cmd == "run":
         setup()
+        if a.klf:
+            KLF[0] = os.path.abspath(a.klf)
         names = a.scenarios or list(SCENARIOS) + ["legacy-formats"]
         for n in names:
             if n not in SCENARIOS and n != "legacy-formats":

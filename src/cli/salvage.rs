@@ -1,0 +1,272 @@
+//! `klf salvage`: the records a partition loses, read back from the
+//! replicas that hold them, into files a person can replay.
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use super::common::{Output, Status};
+use klf::capture::output::{check_output_dir, StreamFile};
+use klf::engine::salvage::{salvage_partition, SalvageSink};
+use klf::engine::{diff_capture, ReadMode};
+use klf::model::SalvagedRecord;
+use klf::render::salvage::{
+    replay_line, write_manifest, write_record, Damage, Files, InputRead, Manifest, NotSalvaged,
+    PartitionManifest, Range, ReplaySkipped,
+};
+
+/// What `--help` and the man page tell beyond the options.
+pub const AFTER_HELP: &str = concat!(
+    "\
+Exit status:
+  0  every lost record was salvaged (or nothing is lost)
+  1  a lost batch could not be salvaged (the manifest's \"unsalvaged\" says
+     which, with file, byte and reason), or damaged input
+  2  usage or I/O error (a missing PATH, an output folder inside the
+     evidence or not empty without --force, a write that failed)
+
+What it writes (in DIR, one set per partition that loses records):
+  TOPIC-PARTITION.jsonl        every lost record, deduplicated across the
+                               replicas holding it, in offset order: offset,
+                               leader_epoch, timestamp, timestamp_type, key,
+                               value, headers, producer id/epoch, sequence,
+                               transactional, control, transaction, held_by,
+                               committed, batch_base_offset
+  TOPIC-PARTITION.replay.txt   KEY<TAB>VALUE lines of the records plain text
+                               can carry; markers, aborted data and records
+                               of transactions with no marker are never in it
+  TOPIC-PARTITION/BASE.log     with --log: the original batches, bytes
+                               untouched (kafka-dump-log and klf dump read it)
+  manifest.json                counts, offset ranges, what was left out of
+                               the replay file and why, what could not be
+                               salvaged, and the size and CRC-32C of every
+                               segment file read
+
+Replay:
+  kcat -P -b BROKER -t TOPIC -p PARTITION -K '\\t' -l TOPIC-PARTITION.replay.txt
+  or Kafka's console producer with the properties parse.key=true and
+  key.separator=TAB (it partitions by key; kcat -p keeps the partition).
+  Binary data, headers and null keys or values: replay the JSON Lines with
+  any client (README: \"Replaying salvaged records\").
+
+",
+    super::common::inputs_help!(),
+    "\
+Examples:
+  klf salvage capture/ --out salvaged/
+  klf salvage broker-1 broker-2 broker-3 --topic orders --out salvaged/ --log
+"
+);
+
+/// Write the records a partition loses (read back from the replicas that hold them) into files to replay
+#[derive(clap::Args, Debug)]
+#[command(after_long_help = AFTER_HELP)]
+pub struct Args {
+    /// Broker log directories, partition directories, or a folder of broker directories
+    #[arg(required = true, value_name = "PATH")]
+    paths: Vec<PathBuf>,
+    /// The folder to write (created; never inside a PATH)
+    #[arg(long, required = true, value_name = "DIR")]
+    out: PathBuf,
+    /// Write into DIR although it exists and is not empty (the files klf
+    /// writes there are replaced)
+    #[arg(long)]
+    force: bool,
+    /// Also write the original batches, bytes untouched, as a .log
+    #[arg(long)]
+    log: bool,
+    #[command(flatten)]
+    select: super::common::Selection,
+}
+
+struct Sink {
+    records: StreamFile,
+    replay: StreamFile,
+    log: Option<StreamFile>,
+    replayed: u64,
+    skipped: ReplaySkipped,
+}
+
+impl SalvageSink for Sink {
+    fn batch(&mut self, raw: &[u8]) -> std::io::Result<()> {
+        match &mut self.log {
+            Some(l) => l.write_all(raw),
+            None => Ok(()),
+        }
+    }
+    fn record(&mut self, r: &SalvagedRecord) -> std::io::Result<()> {
+        write_record(r, &mut self.records)?;
+        match replay_line(r) {
+            Ok(line) => {
+                self.replayed += 1;
+                self.replay.write_all(line.as_bytes())
+            }
+            Err(why) => {
+                self.skipped.add(why);
+                Ok(())
+            }
+        }
+    }
+}
+
+fn crc_of(path: &std::path::Path) -> InputRead {
+    let bytes = klf::capture::vfs::metadata(path).map_or(0, |m| m.len());
+    let crc = klf::capture::vfs::open(path)
+        .ok()
+        .map(|b| format!("{:08x}", crc32c::crc32c(&b)));
+    InputRead {
+        file: path.display().to_string(),
+        bytes,
+        crc32c: crc,
+    }
+}
+
+/// Runs `klf salvage`.
+pub fn run(args: Args, out: &mut Output) -> Status {
+    // The output rule before any work: never into the evidence.
+    if let Err(e) = klf::capture::output::check_output_dir(&args.out, &args.paths, args.force).map(|_| ()) {
+        out.diag(format_args!("klf: {e}"));
+        return Status::Failure;
+    }
+    let capture = match out.open_capture(&args.paths) {
+        Ok(c) => c,
+        Err(s) => return s,
+    };
+    let found = super::check::found_inputs(&capture, &args.paths);
+    let dir = match check_output_dir(&args.out, &found, true) {
+        Ok(d) => d,
+        Err(e) => {
+            out.diag(format_args!("klf: {e}"));
+            return Status::Failure;
+        }
+    };
+    let req = args.select.request(ReadMode::Window);
+    let run = diff_capture(&capture, &req, &|| {});
+    if run.partitions.is_empty() {
+        return super::common::no_replicated_partition(out, &run.single_replica);
+    }
+    let mut status = Status::Clean;
+    for p in run.partitions.iter() {
+        for pr in &p.problems {
+            status = status.worst(if pr.io { Status::Failure } else { Status::Corruption });
+            out.diag(format_args!("klf: {pr}"));
+        }
+    }
+    let mut manifest = Manifest {
+        klf_version: env!("CARGO_PKG_VERSION"),
+        inputs: args.paths.iter().map(|p| p.display().to_string()).collect(),
+        partitions: Vec::new(),
+    };
+    for p in run.partitions.iter().filter(|p| p.loss.any()) {
+        let name = format!("{}-{}", p.diff.topic, p.diff.partition);
+        // a name from the capture: one path component, nothing else
+        if name.contains('/') || name.starts_with('.') {
+            out.diag(format_args!("klf: {name}: not a name klf writes a file under; skipped"));
+            status = status.worst(Status::Corruption);
+            continue;
+        }
+        let base = p.loss.batches.first().map_or(0, |b| b.batch.base_offset).max(0);
+        let files = Files {
+            records: format!("{name}.jsonl"),
+            replay: format!("{name}.replay.txt"),
+            log: args.log.then(|| format!("{name}/{base:020}.log")),
+        };
+        let opened = (|| -> std::io::Result<Sink> {
+            Ok(Sink {
+                records: dir.create(&files.records)?,
+                replay: dir.create(&files.replay)?,
+                log: match &files.log {
+                    Some(l) => Some(dir.create(l)?),
+                    None => None,
+                },
+                replayed: 0,
+                skipped: ReplaySkipped::default(),
+            })
+        })();
+        let mut sink = match opened {
+            Ok(s) => s,
+            Err(e) => {
+                out.diag(format_args!("klf: {}: cannot write: {e}", args.out.display()));
+                return Status::Failure;
+            }
+        };
+        let summary = match salvage_partition(&run, p, &mut sink) {
+            Ok(s) => s,
+            Err(e) => {
+                out.diag(format_args!("klf: {}: cannot write: {e}", args.out.display()));
+                return Status::Failure;
+            }
+        };
+        for pr in &summary.problems {
+            status = status.worst(if pr.io { Status::Failure } else { Status::Corruption });
+            out.diag(format_args!("klf: {pr}"));
+        }
+        if !summary.unsalvaged.is_empty() {
+            status = status.worst(Status::Corruption);
+        }
+        let (replayed, skipped) = (sink.replayed, sink.skipped);
+        let finished = (|| -> std::io::Result<()> {
+            sink.records.finish()?;
+            sink.replay.finish()?;
+            if let Some(l) = sink.log {
+                l.finish()?;
+            }
+            Ok(())
+        })();
+        if let Err(e) = finished {
+            out.diag(format_args!("klf: {}: cannot write: {e}", args.out.display()));
+            return Status::Failure;
+        }
+        out.note(format_args!(
+            "klf: {name}: salvaged {} of {} lost records ({} in the replay file)",
+            summary.records, p.loss.records, replayed
+        ));
+        manifest.partitions.push(PartitionManifest {
+            topic: p.diff.topic.clone(),
+            partition: p.diff.partition,
+            leader: p.diff.reference.broker,
+            records_lost: p.loss.records,
+            committed_proven: p.loss.committed_proven,
+            committed_possible: p.loss.committed_possible,
+            offsets: p.loss.offsets.iter().map(|r| Range { start: r.start, end: r.end }).collect(),
+            records: summary.records,
+            control_records: summary.control_records,
+            batches: summary.batches,
+            files,
+            replay_records: replayed,
+            replay_skipped: skipped,
+            unsalvaged: summary
+                .unsalvaged
+                .iter()
+                .map(|u| NotSalvaged {
+                    start: u.start,
+                    end: u.end,
+                    file: u.file.clone(),
+                    position: u.position,
+                    reason: u.reason.clone(),
+                })
+                .collect(),
+            damaged: p
+                .problems
+                .iter()
+                .map(|pr| Damage {
+                    file: pr.path.display().to_string(),
+                    position: pr.position,
+                    reason: pr.message.clone(),
+                })
+                .collect(),
+            inputs_read: summary.files.iter().map(|f| crc_of(f)).collect(),
+        });
+    }
+    let res = dir.create("manifest.json").and_then(|mut f| {
+        write_manifest(&manifest, &mut f)?;
+        f.finish()
+    });
+    if let Err(e) = res {
+        out.diag(format_args!("klf: {}: cannot write: {e}", args.out.display()));
+        return Status::Failure;
+    }
+    if manifest.partitions.is_empty() {
+        out.note(format_args!("klf: no partition loses records: nothing to salvage"));
+    }
+    status
+}
