@@ -51,6 +51,8 @@ subcommands! {
     Impact => impact,
     /// Write the records a partition loses (read back from the replicas that hold them) into files to replay
     Salvage => salvage,
+    /// Which replica to elect when the ISR is gone: every candidate's loss, ranked, with Kafka's own pick
+    Elect => elect,
     /// Leader-epoch timeline of every replica, from batch headers and leader-epoch-checkpoint
     Timeline => timeline,
     /// Check captured log directories: framing, checksums, indexes, epochs, checkpoints, replicas

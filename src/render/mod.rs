@@ -5,6 +5,7 @@
 
 pub mod check;
 pub mod diff;
+pub mod elect;
 pub mod impact;
 pub mod kafka;
 pub mod kafka_aux;

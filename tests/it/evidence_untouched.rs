@@ -243,6 +243,8 @@ fn every_subcommand_and_flag_leaves_the_capture_byte_identical() {
     runs.push(vec!["report", &d, "--html", "-"]);
     runs.push(vec!["report", &m, "--html", "-"]);
     runs.push(vec!["diff", "--explain", &m]);
+    runs.push(vec!["elect", &m]);
+    runs.push(vec!["elect", "--format", "json", &d]);
     let salvaged = out.join("salvaged").display().to_string();
     runs.push(vec!["salvage", &m, "--out", &salvaged, "--log"]);
     runs.push(vec!["salvage", &d, "--out", &salvaged, "--force"]);

@@ -21,6 +21,7 @@ mod diff_window;
 mod dump_corrupt;
 mod dump_golden;
 mod dump_paths;
+mod elect;
 mod evidence_untouched;
 mod hostile_input;
 mod hostile_paths;

@@ -1,0 +1,109 @@
+//! `klf elect`: which replica to elect when every in-sync one is gone.
+
+use std::path::PathBuf;
+
+use super::common::{Output, Status};
+use klf::engine::elect::elect_capture;
+use klf::engine::ReadMode;
+use klf::render::elect::{write_json, write_table};
+
+/// Output formats of `klf elect`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    /// A table per partition.
+    Table,
+    /// One JSON document: `{"partitions": [...]}`.
+    Json,
+    /// JSON Lines: one `{"type": "partition", ...}` object per line.
+    Jsonl,
+}
+
+/// What `--help` and the man page tell beyond the options.
+pub const AFTER_HELP: &str = concat!(
+    "\
+Exit status:
+  0  the candidates were ranked
+  1  damaged input (each problem on stderr as FILE:BYTE: reason)
+  2  usage or I/O error (a missing PATH, no partition with two or more
+     replicas, a file whose read failed)
+
+What it tells:
+  For each partition, every captured replica as the candidate leader: what
+  the others would truncate, what the partition would lose (counted once,
+  proven and possibly committed, as klf diff --leader N counts it), the
+  transactions it would leave hanging and the consumer groups it would
+  affect (as klf impact), ranked least committed loss first. The candidate
+  Kafka's own rule would pick (an eligible leader replica when the ELR has
+  one, else the first live replica in assignment order outside the ISR) is
+  marked, and the commands to elect the first-ranked one are printed, never
+  run: the unclean election, after a reassignment that puts it first when
+  Kafka would pick another.
+
+JSON output:
+  {\"partitions\":[{\"topic\",\"partition\",\"assignment\",\"isr\",\"elr\",
+  \"kafka_rule\",\"candidates\":[{\"broker\",\"rank\",\"loss\":{\"records\",
+  \"committed_proven\",\"committed_possible\",\"committed_unknown\"},\"cuts\":
+  [{\"broker\",\"truncation_offset\",\"records_to_truncate\",
+  \"records_only_here\"}],\"hanging_transactions\",\"groups_affected\",
+  \"kafka_would_pick\",\"reason\"}],\"commands\"}]}
+
+",
+    super::common::inputs_help!(),
+    "\
+Examples:
+  klf elect capture/ --topic orders --partition 0
+  klf elect broker-2 broker-3 --format json
+"
+);
+
+/// Which replica to elect when the ISR is gone: every candidate's loss, ranked, with Kafka's own pick
+#[derive(clap::Args, Debug)]
+#[command(after_long_help = AFTER_HELP)]
+pub struct Args {
+    /// Broker log directories, partition directories, or a folder of broker directories
+    #[arg(required = true, value_name = "PATH")]
+    paths: Vec<PathBuf>,
+    /// Only this topic
+    #[arg(long)]
+    topic: Option<String>,
+    /// Only this partition number
+    #[arg(long)]
+    partition: Option<i32>,
+    /// Output format
+    #[arg(long, value_enum, default_value_t = Format::Table)]
+    format: Format,
+}
+
+/// Runs `klf elect`.
+pub fn run(args: Args, out: &mut Output) -> Status {
+    let capture = match out.open_capture(&args.paths) {
+        Ok(c) => c,
+        Err(s) => return s,
+    };
+    let select = super::common::Selection {
+        leader: None,
+        topic: args.topic.clone(),
+        partition: args.partition,
+    };
+    let (parts, _evidence) = elect_capture(&capture, &select.request(ReadMode::Window));
+    if parts.is_empty() {
+        return super::common::no_replicated_partition(out, &[]);
+    }
+    let mut status = Status::Clean;
+    for pr in parts.iter().flat_map(|p| &p.problems) {
+        status = status.worst(if pr.io { Status::Failure } else { Status::Corruption });
+        out.diag(format_args!("klf: {pr}"));
+    }
+    let res = match args.format {
+        Format::Json => write_json(&parts, false, out.out()),
+        Format::Jsonl => write_json(&parts, true, out.out()),
+        Format::Table => {
+            let color = out.color;
+            write_table(&parts, color, out.out())
+        }
+    };
+    if let Err(e) = res {
+        return status.worst(out.write_failed(e));
+    }
+    status
+}

@@ -1,0 +1,266 @@
+//! The election pipeline: for a partition whose in-sync replicas are gone,
+//! every captured replica as the candidate leader. Each candidate is the
+//! diff's reference in turn: what the other replicas would truncate, what
+//! the partition would lose (counted once, with its commitment), and whom
+//! that loss hurts (hanging transactions, consumer groups). Candidates are
+//! ranked least loss first; the one Kafka's own rules would pick is marked.
+
+use crate::analysis::diff::ReferenceHint;
+use crate::analysis::impact::{GroupState, PartitionImpact, TxnState};
+use crate::capture::discover::Capture;
+use crate::capture::replica::ReplicaProblem;
+use crate::engine::diff::{diff_partition_replicas, DiffRequest, PartitionResult};
+use crate::engine::evidence::{broker_ids, Evidence};
+use crate::engine::impact::{coordinator, impact_of};
+
+/// One candidate leader.
+pub struct Candidate {
+    /// Its broker.
+    pub broker: i32,
+    /// The diff and loss with it as the leader.
+    pub result: PartitionResult,
+    /// Whom that loss hurts (`None` when it loses nothing).
+    pub impact: Option<PartitionImpact>,
+    /// 1 for the least loss.
+    pub rank: usize,
+    /// Whether Kafka's own rule would pick it.
+    pub kafka_would_pick: bool,
+    /// Why it ranks where it does.
+    pub reason: String,
+}
+
+impl Candidate {
+    /// Transactions its election leaves hanging.
+    pub fn hanging_transactions(&self) -> usize {
+        self.impact.as_ref().map_or(0, |i| {
+            i.transactions
+                .iter()
+                .filter(|t| t.state == TxnState::Hanging)
+                .count()
+        })
+    }
+
+    /// Consumer groups its election affects.
+    pub fn groups_affected(&self) -> usize {
+        self.impact.as_ref().map_or(0, |i| {
+            i.groups
+                .iter()
+                .filter(|g| !matches!(g.state, GroupState::Unaffected | GroupState::NoOffset))
+                .count()
+        })
+    }
+
+    /// The ranking key: the committed records it may lose (the upper bound,
+    /// or every lost record when the bound is unknown), then the proven
+    /// ones, then every lost record, then the applications it hurts.
+    fn key(&self) -> (u64, u64, u64, usize, usize, i32) {
+        let l = &self.result.loss;
+        (
+            l.committed_possible.unwrap_or(l.records),
+            l.committed_proven,
+            l.records,
+            self.hanging_transactions(),
+            self.groups_affected(),
+            self.broker,
+        )
+    }
+}
+
+/// The candidates of one partition.
+pub struct PartitionElection {
+    /// The partition.
+    pub topic: String,
+    /// See `topic`.
+    pub partition: i32,
+    /// Assigned replicas, in order (from the metadata log; else the
+    /// captured ones).
+    pub assignment: Vec<i32>,
+    /// The ISR and ELR the metadata log ends with (`None`: no metadata log).
+    pub isr: Option<Vec<i32>>,
+    /// See `isr`.
+    pub elr: Option<Vec<i32>>,
+    /// Kafka's rule, as it applies here.
+    pub kafka_rule: String,
+    /// The leader the metadata log ends with, when it has one (the
+    /// election has happened).
+    pub leader: Option<i32>,
+    /// Ranked, least loss first.
+    pub candidates: Vec<Candidate>,
+    /// Problems met reading.
+    pub problems: Vec<ReplicaProblem>,
+}
+
+/// Every selected partition with two or more replicas, each candidate in
+/// turn.
+pub fn elect_capture<'c>(
+    capture: &'c Capture,
+    req: &DiffRequest,
+) -> (Vec<PartitionElection>, Evidence<'c>) {
+    let evidence = Evidence::gather(capture);
+    let coord = coordinator(&evidence);
+    let mut out = Vec::new();
+    for ((topic, partition), reps) in &capture.partitions {
+        if reps.len() < 2
+            || req.topic.as_ref().is_some_and(|t| t != topic)
+            || req.partition.is_some_and(|p| p != *partition)
+        {
+            continue;
+        }
+        let ids = broker_ids(reps);
+        let mut problems = Vec::new();
+        let mut candidates: Vec<Candidate> = ids
+            .iter()
+            .map(|&b| {
+                let result = diff_partition_replicas(
+                    &evidence,
+                    topic,
+                    *partition,
+                    reps,
+                    ReferenceHint::Explicit { broker: b },
+                    &req.options,
+                    req.mode,
+                );
+                let impact = result.loss.any().then(|| {
+                    impact_of(
+                        &evidence,
+                        reps,
+                        &result.diff,
+                        &result.loss,
+                        &result.logs,
+                        &coord,
+                        &mut problems,
+                    )
+                });
+                Candidate {
+                    broker: b,
+                    result,
+                    impact: impact.flatten(),
+                    rank: 0,
+                    kafka_would_pick: false,
+                    reason: String::new(),
+                }
+            })
+            .collect();
+        // the reading problems are the same whoever leads: once
+        if let Some(c) = candidates.first() {
+            problems.extend(c.result.problems.iter().cloned());
+        }
+        candidates.sort_by_key(Candidate::key);
+        let best = candidates.first().map(Candidate::key);
+        for (i, c) in candidates.iter_mut().enumerate() {
+            c.rank = i + 1;
+            let l = &c.result.loss;
+            let possible = l.committed_possible.map_or_else(
+                || format!("{} whose commitment cannot be bounded", l.committed_unknown),
+                |p| p.to_string(),
+            );
+            c.reason = format!(
+                "{}loses {} records ({} proven committed, {} possibly committed){}",
+                if Some(c.key()) == best {
+                    "least loss: "
+                } else {
+                    ""
+                },
+                l.records,
+                l.committed_proven,
+                possible,
+                match (c.hanging_transactions(), c.groups_affected()) {
+                    (0, 0) => String::new(),
+                    (t, g) =>
+                        format!("; {t} transactions left hanging, {g} consumer groups affected"),
+                }
+            );
+        }
+        let history = evidence.history(topic, *partition);
+        let assignment = history.map_or_else(|| ids.clone(), |h| h.replicas.clone());
+        let current = history.and_then(|h| h.current());
+        let isr = current.map(|e| e.isr.clone());
+        let elr = current
+            .and_then(|e| e.elr.clone())
+            .filter(|e| !e.is_empty());
+        let captured = |b: &i32| ids.contains(b);
+        let leader = current
+            .map(|e| (e.leader, e.leader_epoch, e.metadata_offset))
+            .filter(|l| l.0 >= 0);
+        let (pick, rule) = match (&isr, &elr) {
+            _ if leader.is_some() => {
+                let (l, e, m) = leader.unwrap_or_default();
+                (
+                    Some(l),
+                    format!("already elected: broker {l} leads (leader epoch {e}, metadata offset {m}); the ranking says what electing another instead would cost"),
+                )
+            }
+            (_, Some(elr)) => (
+                assignment.iter().find(|b| elr.contains(b) && captured(b)).copied(),
+                format!("clean: the first eligible leader replica (ELR {elr:?}, KIP-966) in assignment order that is alive"),
+            ),
+            (Some(isr), None) => (
+                assignment.iter().find(|b| !isr.contains(b) && captured(b)).copied(),
+                format!(
+                    "no leader, the ISR {isr:?} gone: unclean, the first replica in assignment order {assignment:?} that is alive, with unclean.leader.election.enable=true or kafka-leader-election --election-type unclean"
+                ),
+            ),
+            (None, None) => (None, "unknown: the capture holds no metadata log (assignment, ISR and ELR unknown)".to_string()),
+        };
+        for c in &mut candidates {
+            c.kafka_would_pick = Some(c.broker) == pick;
+        }
+        out.push(PartitionElection {
+            topic: topic.clone(),
+            partition: *partition,
+            assignment,
+            isr,
+            elr,
+            kafka_rule: rule,
+            leader: leader.map(|l| l.0),
+            candidates,
+            problems,
+        });
+    }
+    (out, evidence)
+}
+
+/// The commands that carry out electing `chosen` (printed, never run):
+/// when Kafka's rule already picks it, the unclean election; else a
+/// reassignment that puts it first, then the election. None when the
+/// partition has a leader already.
+pub fn commands(p: &PartitionElection, chosen: i32) -> Vec<String> {
+    // Kafka's legal topic names only: anything else is printed nowhere a
+    // shell would read it.
+    if !p
+        .topic
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'))
+    {
+        return Vec::new();
+    }
+    let elect = format!(
+        "kafka-leader-election.sh --bootstrap-server BROKER --election-type unclean --topic {} --partition {}",
+        p.topic, p.partition
+    );
+    // Already elected: moving leadership is a decision with the leader up,
+    // not an election; nothing to print.
+    if p.leader.is_some() {
+        return Vec::new();
+    }
+    let picks = p
+        .candidates
+        .iter()
+        .any(|c| c.broker == chosen && c.kafka_would_pick);
+    if picks {
+        return vec![elect];
+    }
+    let mut order = vec![chosen];
+    order.extend(p.assignment.iter().copied().filter(|b| *b != chosen));
+    let json = format!(
+        "{{\"version\":1,\"partitions\":[{{\"topic\":{},\"partition\":{},\"replicas\":{:?}}}]}}",
+        serde_json::Value::String(p.topic.clone()),
+        p.partition,
+        order
+    );
+    vec![
+        format!("echo '{json}' > reorder.json"),
+        "kafka-reassign-partitions.sh --bootstrap-server BROKER --reassignment-json-file reorder.json --execute".to_string(),
+        elect,
+    ]
+}

@@ -1,0 +1,98 @@
+//! `klf elect` on real-Kafka captures: for the replica Kafka did elect,
+//! klf's prediction of what the partition loses equals what Kafka lost
+//! (`loss_truth`), and it is the one marked as Kafka's pick; every
+//! candidate's figures are those of `klf diff --leader N`; the ranking is
+//! by committed loss.
+
+use serde_json::Value;
+
+use crate::common::{captures, klf, text};
+
+#[test]
+fn elect_agrees_with_what_kafka_did_and_with_diff() {
+    let mut checked = 0;
+    for dir in captures() {
+        let s: Value =
+            serde_json::from_str(&std::fs::read_to_string(dir.join("scenario.json")).unwrap())
+                .unwrap();
+        for p in s["partitions"].as_array().unwrap() {
+            let Some(truth) = p.get("loss_truth") else {
+                continue;
+            };
+            let (t, n) = (
+                p["topic"].as_str().unwrap(),
+                p["partition"].as_i64().unwrap(),
+            );
+            let leader = p["leader_at_capture"].as_i64().unwrap();
+            let d = dir.display().to_string();
+            let out = klf(&[
+                "elect",
+                "--format",
+                "json",
+                "--topic",
+                t,
+                "--partition",
+                &n.to_string(),
+                &d,
+            ]);
+            assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+            let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+            let part = &doc["partitions"][0];
+            let cands = part["candidates"].as_array().unwrap();
+            let elected = cands.iter().find(|c| c["broker"] == leader).unwrap();
+            assert_eq!(
+                elected["loss"]["records"], truth["records_lost"],
+                "{t}-{n}: the elected replica's loss against Kafka's"
+            );
+            assert_eq!(elected["kafka_would_pick"], true, "{t}-{n}: {part}");
+            assert_eq!(
+                cands
+                    .iter()
+                    .filter(|c| c["kafka_would_pick"] == true)
+                    .count(),
+                1
+            );
+            // each candidate as klf diff --leader counts it
+            for c in cands {
+                let b = c["broker"].as_i64().unwrap().to_string();
+                let out = klf(&[
+                    "diff",
+                    "--format",
+                    "json",
+                    "--leader",
+                    &b,
+                    "--topic",
+                    t,
+                    "--partition",
+                    &n.to_string(),
+                    &d,
+                ]);
+                let diff: Value = serde_json::from_slice(&out.stdout).unwrap();
+                let loss = &diff["partitions"][0]["loss"];
+                for k in ["records", "committed_proven", "committed_possible"] {
+                    assert_eq!(c["loss"][k], loss[k], "{t}-{n} candidate {b}: {k}");
+                }
+            }
+            // ranks 1.., least committed loss first
+            let key = |c: &Value| {
+                (
+                    c["loss"]["committed_possible"]
+                        .as_u64()
+                        .unwrap_or(c["loss"]["records"].as_u64().unwrap()),
+                    c["loss"]["committed_proven"].as_u64().unwrap(),
+                )
+            };
+            assert!(
+                cands.windows(2).all(|w| key(&w[0]) <= key(&w[1])),
+                "{t}-{n}: ranking"
+            );
+            assert!(cands.iter().enumerate().all(|(i, c)| c["rank"] == i + 1));
+            println!(
+                "{t}-{n}: Kafka elected {leader} and lost {}; klf predicts {} for it, ranks it {}",
+                truth["records_lost"], elected["loss"]["records"], elected["rank"]
+            );
+            checked += 1;
+        }
+    }
+    assert!(checked >= 5, "checked {checked}");
+}
