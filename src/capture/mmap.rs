@@ -260,6 +260,23 @@ pub fn read_whole(path: &Path) -> io::Result<Vec<u8>> {
     read_capped(file, len)
 }
 
+/// CRC-32C and length of a file's content, read in chunks of 1 MiB (memory
+/// does not grow with the file).
+pub fn crc32c_streamed(path: &Path) -> io::Result<(u32, u64)> {
+    refuse_special(path)?;
+    let mut file = File::open(path)?;
+    let mut buf = vec![0u8; 1 << 20];
+    let (mut crc, mut len) = (0u32, 0u64);
+    loop {
+        let n = file.read(&mut buf)?;
+        if n == 0 {
+            return Ok((crc, len));
+        }
+        crc = crc32c::crc32c_append(crc, &buf[..n]);
+        len += n as u64;
+    }
+}
+
 fn read_capped(file: File, len_hint: u64) -> io::Result<Vec<u8>> {
     if len_hint > MAX_WHOLE_READ {
         return Err(too_large_to_read(len_hint));

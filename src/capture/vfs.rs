@@ -1103,6 +1103,18 @@ pub fn open_segment(p: &Path) -> io::Result<super::mmap::Opened> {
     }
 }
 
+/// CRC-32C and length of a file's content: streamed for a real path, of
+/// the bytes the archive holds for a path inside one.
+pub fn crc32c(p: &Path) -> io::Result<(u32, u64)> {
+    match lookup(p) {
+        None => super::mmap::crc32c_streamed(p),
+        Some((t, rel)) => match t.files.get(&rel) {
+            Some(f) => Ok((crc32c::crc32c(&f.bytes), f.bytes.len() as u64)),
+            None => Err(not_found(p)),
+        },
+    }
+}
+
 /// `std::fs::read`, up to [`super::mmap::MAX_WHOLE_READ`] bytes for a
 /// real path.
 pub fn read(p: &Path) -> io::Result<Vec<u8>> {

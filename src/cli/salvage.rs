@@ -109,14 +109,11 @@ impl SalvageSink for Sink {
 }
 
 fn crc_of(path: &std::path::Path) -> InputRead {
-    let bytes = klf::capture::vfs::metadata(path).map_or(0, |m| m.len());
-    let crc = klf::capture::vfs::open(path)
-        .ok()
-        .map(|b| format!("{:08x}", crc32c::crc32c(&b)));
+    let read = klf::capture::vfs::crc32c(path).ok();
     InputRead {
         file: path.display().to_string(),
-        bytes,
-        crc32c: crc,
+        bytes: read.map_or_else(|| klf::capture::vfs::metadata(path).map_or(0, |m| m.len()), |r| r.1),
+        crc32c: read.map(|r| format!("{:08x}", r.0)),
     }
 }
 

@@ -172,6 +172,15 @@ fn salvage_writes_exactly_what_kafka_lost() {
             {
                 let _: Value = serde_json::from_str(line).unwrap();
             }
+            // the manifest's checksums are those of the segment files read
+            for f in m["inputs_read"].as_array().unwrap() {
+                let bytes = std::fs::read(f["file"].as_str().unwrap()).unwrap();
+                assert_eq!(f["bytes"].as_u64().unwrap(), bytes.len() as u64);
+                assert_eq!(
+                    f["crc32c"].as_str().unwrap(),
+                    format!("{:08x}", crc32c::crc32c(&bytes))
+                );
+            }
             println!(
                 "{name}: {} records salvaged, {} lost by Kafka",
                 data.len(),
