@@ -192,7 +192,9 @@ pub fn elect_capture<'c>(
             }
             (_, Some(elr)) => (
                 assignment.iter().find(|b| elr.contains(b) && captured(b)).copied(),
-                format!("clean: the first eligible leader replica (ELR {elr:?}, KIP-966) in assignment order that is alive"),
+                format!(
+                    "clean: the first eligible leader replica (ELR {elr:?}, KIP-966) in assignment order that is alive; if none is, unclean: the first live replica in assignment order"
+                ),
             ),
             (Some(isr), None) => (
                 assignment.iter().find(|b| !isr.contains(b) && captured(b)).copied(),
@@ -242,6 +244,17 @@ pub fn commands(p: &PartitionElection, chosen: i32) -> Vec<String> {
     // not an election; nothing to print.
     if p.leader.is_some() {
         return Vec::new();
+    }
+    // A member of the ISR (or ELR) needs no unclean election: back up, it
+    // is elected cleanly.
+    if p.isr
+        .iter()
+        .chain(p.elr.iter())
+        .any(|s| s.contains(&chosen))
+    {
+        return vec![format!(
+            "# broker {chosen} is in the ISR/ELR: start it again and Kafka elects it cleanly, losing nothing it acknowledged"
+        )];
     }
     let picks = p
         .candidates

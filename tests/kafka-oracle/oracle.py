@@ -995,18 +995,27 @@ def s_double_divergence(c, out):
         "partitions": [p]})
 
 
+def shrink_to_leader(c, t, counts):
+    """Topic t (replicas 1, 2, 3, unclean elections allowed) takes counts[0]
+    acks=all writes with every replica in sync; 3 stops, counts[1] writes
+    with ISR {1,2}; 2 stops, counts[2] writes with leader 1 alone. Returns
+    what the three producers were told."""
+    c.driver("create", topic=t, assignment="1,2,3",
+             config=topic_config({"min.insync.replicas": 1, "unclean.leader.election.enable": "true"}))
+    r1 = c.driver("produce", topic=t, count=counts[0], acks="all")
+    c.brokers[3].stop()
+    c.wait_leader(t, 1, isr=[1, 2])
+    r2 = c.driver("produce", topic=t, count=counts[1], base=counts[0], acks="all")
+    c.brokers[2].stop()
+    c.wait_leader(t, 1, isr=[1])
+    r3 = c.driver("produce", topic=t, count=counts[2], base=counts[0] + counts[1], acks="all")
+    return r1, r2, r3
+
+
 @scenario("unclean")
 def s_unclean(c, out):
     t = "unclean"
-    c.driver("create", topic=t, assignment="1,2,3",
-             config=topic_config({"min.insync.replicas": 1, "unclean.leader.election.enable": "true"}))
-    r1 = c.driver("produce", topic=t, count=100, acks="all")
-    c.brokers[3].stop()
-    c.wait_leader(t, 1, isr=[1, 2])
-    r2 = c.driver("produce", topic=t, count=100, base=100, acks="all")
-    c.brokers[2].stop()
-    c.wait_leader(t, 1, isr=[1])
-    r3 = c.driver("produce", topic=t, count=50, base=200, acks="all")
+    r1, r2, r3 = shrink_to_leader(c, t, (100, 100, 50))
     hw1 = c.driver("offsets", topic=t)
     c.brokers[1].kill9()
     c.brokers[3].start(); c.brokers[3].wait_port()
@@ -1499,6 +1508,92 @@ def s_impact(c, out):
         "partitions": [p] + internal})
 
 
+def lost_by(before, after_ids):
+    """Record numbers on any captured replica that the recovered partition
+    no longer has."""
+    return {x for x in before if isinstance(x, int)} - after_ids
+
+
+@scenario("elect-choice")
+def s_elect_choice(c, out):
+    """The whole ISR dies and two out-of-sync replicas of different lengths
+    remain; each is then elected for real (unclean), from the same state
+    restored from a copy of every node's data, and what Kafka lost with it
+    is counted."""
+    t = "choice"
+    r1, r2, r3 = shrink_to_leader(c, t, (100, 60, 40))
+    mark = os.path.getsize(c.controller.logfile)
+    c.brokers[1].kill9()
+
+    def fenced():
+        with open(c.controller.logfile, errors="replace") as f:
+            f.seek(mark)
+            return "Fencing broker 1 at epoch" in f.read()
+    c.wait_until("the controller to fence broker 1 (the partition loses its leader)", fenced, timeout=90, interval=0.5)
+    c.controller.stop()
+    # the capture: every broker directory and the controller's (its
+    # metadata log records the partition without a leader), the ISR {1} gone
+    capture(c, out)
+    copy_dir(c.controller.data, os.path.join(out, f"controller-{CONTROLLER_ID}"))
+    saved = os.path.join(WORK, "elect-choice-saved")
+    shutil.rmtree(saved, ignore_errors=True)
+    for n in [c.controller, *c.brokers.values()]:
+        shutil.copytree(n.data, os.path.join(saved, str(n.id)), symlinks=True)
+    before = {}
+    for n in BROKERS:
+        recs = dump_records(os.path.join(out, f"broker-{n}", f"{t}-0"))
+        before[n] = {record_id(kp) for kp in (recs or {}).values()}
+    captured = set().union(*before.values())
+    acked = set()
+    for r in (r1, r2, r3):
+        acked |= from_runs(r["acked_ids"])
+    outcomes = {}
+    for cand in (2, 3):
+        for n in [c.controller, *c.brokers.values()]:
+            shutil.rmtree(n.data, ignore_errors=True)
+            shutil.copytree(os.path.join(saved, str(n.id)), n.data, symlinks=True)
+        c.controller.start()
+        c.controller.wait_port()
+        c.brokers[cand].start()
+        c.brokers[cand].wait_port()
+
+        def elected(cand=cand):
+            c.driver("elect", topic=t, type="unclean", check=False)
+            d = c.describe(t)
+            return d if d["leader"] == cand else None
+        c.wait_until(f"unclean election of {cand}", elected, timeout=120, interval=2)
+        for n in BROKERS:
+            if n != cand:
+                c.brokers[n].start()
+        for n in BROKERS:
+            c.brokers[n].wait_port()
+        c.wait_leader(t, cand, isr=[1, 2, 3])
+        after = c.driver("read", topic=t)
+        ids = from_runs(after["ids"])
+        lost = lost_by(captured, ids)
+        outcomes[str(cand)] = {"records_lost": len(lost), "acked_all_lost": len(lost & acked),
+                               "lost_ids": runs(lost), "after_recovery": after,
+                               "kafka_truncation": rejoin_facts(c, t, 0, [n for n in BROKERS if n != cand])}
+        log(f"elect-choice: electing {cand} lost {len(lost)} records ({len(lost & acked)} acknowledged)")
+        c.stop_all()
+        c.controller.stop()
+    p = {"topic": t, "partition": 0, "replicas": [1, 2, 3], "leader_at_capture": None,
+         "leader_epoch_at_capture": None, "isr_at_capture": [1],
+         "replica_state": {str(n): {"high_watermark_checkpoint": hw_from_checkpoint(os.path.join(out, f"broker-{n}"), t, 0)}
+                           for n in BROKERS},
+         "acked": acked_summary(r1, r2, r3),
+         "acked_by_phase": phases(isr_123=(r1, 1), isr_12=(r2, 1), isr_1=(r3, 1)),
+         "election_outcomes": outcomes}
+    write_scenario(out, {
+        "description": "unclean.leader.election.enable=true. 3 stops; 1 leads with ISR {1,2}; 2 stops; 1 leads "
+                       "alone; 1 is killed: the partition has no leader, 2 and 3 are out of sync at different "
+                       "lengths. broker-*/ is captured then (every node stopped). election_outcomes: from that "
+                       "state, restored from a copy of every node's data each time, 2 and then 3 is elected "
+                       "uncleanly through the Admin API, the others return and truncate, and a consumer reads "
+                       "what survived.",
+        "partitions": [p]})
+
+
 BROKER_EXTRA_STALE = {"replica.high.watermark.checkpoint.interval.ms": 60000}
 
 
@@ -1570,6 +1665,9 @@ def validate(d, need_golden=True):
         for k in REQUIRED:
             # with every replica down at capture there is no ISR to report
             if k == "isr_at_capture" and "leader_after_restart" in p:
+                continue
+            # a partition captured without a leader, before the election
+            if k in ("leader_at_capture", "leader_epoch_at_capture") and "election_outcomes" in p:
                 continue
             if k not in p or p[k] is None:
                 problems.append(f"{sj}: partition {p.get('topic')}-{p.get('partition')} missing {k}")
