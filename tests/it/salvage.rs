@@ -149,6 +149,25 @@ fn salvage_writes_exactly_what_kafka_lost() {
             );
             // the batch copy reads back, every batch valid, the same records
             let log = target.join(m["files"]["log"].as_str().unwrap());
+            // and each batch in it is byte for byte a batch of a segment read
+            let copy = std::fs::read(&log).unwrap();
+            let sources: Vec<Vec<u8>> = m["inputs_read"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|f| std::fs::read(f["file"].as_str().unwrap()).unwrap())
+                .collect();
+            let mut pos = 0usize;
+            while pos < copy.len() {
+                let len =
+                    12 + u32::from_be_bytes(copy[pos + 8..pos + 12].try_into().unwrap()) as usize;
+                let batch = &copy[pos..pos + len];
+                assert!(
+                    sources.iter().any(|s| s.windows(len).any(|w| w == batch)),
+                    "{name}: the batch at byte {pos} of the copy is in no segment read"
+                );
+                pos += len;
+            }
             let r = klf(&[
                 "dump",
                 "--format",
