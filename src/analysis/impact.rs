@@ -244,8 +244,11 @@ pub struct PartitionImpact {
     pub producers_unknown: Option<String>,
     /// The settings behind the incident.
     pub config: Vec<ConfigImpact>,
-    /// Whether any group, transaction or producer is affected.
-    pub affected: bool,
+    /// Whether any group, transaction or producer is affected: `None` when
+    /// none is found affected but part of the impact is unknown (no
+    /// `__consumer_offsets`, an unreadable commit, an open transaction whose
+    /// fate cannot be told).
+    pub affected: Option<bool>,
 }
 
 /// What the impact is computed from.
@@ -309,7 +312,7 @@ pub fn partition_impact(
         producers: Vec::new(),
         producers_unknown: None,
         config: Vec::new(),
-        affected: false,
+        affected: Some(false),
     };
     match &ctx.commits {
         Ok(commits) => {
@@ -323,12 +326,34 @@ pub fn partition_impact(
     transactions(&mut out, loss, ctx);
     producers(&mut out, loss, first_lost, ctx);
     out.config = config(topic, partition, loss, ctx);
-    out.affected = out.groups.iter().any(|g| g.state != GroupState::Unaffected)
+    let hurt = out.groups.iter().any(|g| {
+        matches!(
+            g.state,
+            GroupState::Diverged
+                | GroupState::PastLogEnd
+                | GroupState::SilentSkip
+                | GroupState::EpochUnknown
+        )
+    }) || out
+        .transactions
+        .iter()
+        .any(|t| matches!(t.state, TxnState::Hanging | TxnState::Lost))
+        || out.producers.iter().any(|p| p.state != "sent-again");
+    // What the capture cannot show is never "nothing affected".
+    let unknown = out.groups_unknown.is_some()
+        || out.producers_unknown.is_some()
+        || out.groups.iter().any(|g| g.state == GroupState::Unreadable)
         || out
             .transactions
             .iter()
-            .any(|t| matches!(t.state, TxnState::Hanging | TxnState::Lost))
-        || out.producers.iter().any(|p| p.state != "sent-again");
+            .any(|t| t.state == TxnState::OpenUnknown);
+    out.affected = if hurt {
+        Some(true)
+    } else if unknown {
+        None
+    } else {
+        Some(false)
+    };
     out
 }
 
@@ -1201,7 +1226,7 @@ mod tests {
             (e.next_fetch_offset.earliest, e.next_fetch_offset.latest),
             (Some(0), Some(110))
         );
-        assert!(i.affected);
+        assert_eq!(i.affected, Some(true));
     }
 
     fn coordinator(

@@ -26,7 +26,8 @@ pub enum Format {
 /// What makes `klf impact` exit 1.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum FailOn {
-    /// A consumer group, transaction or producer is affected.
+    /// A consumer group, transaction or producer is affected, or the
+    /// capture cannot tell ("affected": null).
     Affected,
     /// Any lost record, affected or not.
     Any,
@@ -37,8 +38,9 @@ pub enum FailOn {
 impl FailOn {
     fn fails(self, p: &PartitionImpact) -> bool {
         match self {
-            FailOn::Affected => p.affected,
-            FailOn::Any => p.affected || p.records_lost > 0,
+            // unknown fails too: nothing klf cannot see is "unaffected"
+            FailOn::Affected => p.affected != Some(false),
+            FailOn::Any => p.affected != Some(false) || p.records_lost > 0,
             FailOn::Never => false,
         }
     }
@@ -49,7 +51,9 @@ pub const AFTER_HELP: &str = concat!(
     "\
 Exit status:
   0  no consumer group, transaction or producer is affected (--fail-on)
-  1  one is (default --fail-on affected), or a damaged segment or
+  1  one is, or whether one is cannot be told (\"affected\": null: no
+     __consumer_offsets, an unreadable commit, an open transaction whose
+     fate is unknown) (default --fail-on affected), or a damaged segment or
      coordinator record (each problem on stderr as FILE:BYTE: reason)
   2  usage or I/O error (a missing PATH, no partition with two or more
      replicas, a file whose read failed)

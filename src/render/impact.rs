@@ -29,7 +29,7 @@ struct Partition<'a> {
     producers: Vec<Producer<'a>>,
     producers_unknown: Option<&'a str>,
     config: Vec<Config<'a>>,
-    affected: bool,
+    affected: Option<bool>,
 }
 
 /// A value under each `auto.offset.reset`.
@@ -265,10 +265,14 @@ pub fn write_table(
     }
     for p in parts {
         let name = sanitize(&format!("{}-{}", p.topic, p.partition)).into_owned();
-        let verdict = if p.affected {
-            paint(color, "affected", Paint::Bad)
-        } else {
-            paint(color, "nothing affected", Paint::Good)
+        let verdict = match p.affected {
+            Some(true) => paint(color, "affected", Paint::Bad),
+            Some(false) => paint(color, "nothing affected", Paint::Good),
+            None => paint(
+                color,
+                "no affected group, transaction or producer found, but part of the impact is unknown (below)",
+                Paint::Warn,
+            ),
         };
         writeln!(
             w,

@@ -377,7 +377,7 @@ fn impact(h: &mut String, i: &crate::analysis::impact::PartitionImpact) {
     let _ = writeln!(
         h,
         "<h3>Who it hurts (<code>klf impact</code>)</h3>\n<div class=\"impact\" data-kind=\"impact\" data-affected=\"{}\" data-lso=\"{}\">",
-        i.affected,
+        i.affected.map_or("unknown".to_string(), |a| a.to_string()),
         opt(i.last_stable_offset)
     );
     match &i.groups_unknown {

@@ -414,6 +414,21 @@ fn impact_formats_and_fail_on() {
         .collect();
     assert_eq!(lines.len(), 1);
     assert_eq!(lines[0]["type"], "partition");
+    // a loss in a capture without __consumer_offsets: whether a group is
+    // hurt cannot be told, which is never "nothing affected"
+    let out = klf(&[
+        "impact",
+        "--format",
+        "json",
+        &root()
+            .join("testdata/kafka/divergence")
+            .display()
+            .to_string(),
+    ]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(doc["partitions"][0]["affected"].is_null(), "{doc}");
+    assert!(doc["partitions"][0]["groups_unknown"].is_string());
     // a capture that loses nothing: no partition, exit 0
     let out = klf(&[
         "impact",
