@@ -31,10 +31,11 @@ use klf::format::checkpoint::{
 use klf::format::props::{META_PROPERTIES_FILE, PARTITION_METADATA_FILE};
 use klf::format::ParseError;
 use klf::render::kafka::{
-    DumpError, Dumper, FileNames, Formatted, Options, Problems, RecordFormatter, RecordRef,
-    StringFormatter,
+    ClassFormatter, DecoderClass, DumpError, Dumper, FileNames, Formatted, Options, Problems,
+    RecordFormatter, RecordRef, StringFormatter,
 };
 use klf::render::kafka_aux::{self, AuxDecoder};
+use klf::render::release::Release;
 
 use super::common::{Output, Status};
 
@@ -157,10 +158,32 @@ pub struct Args {
     #[arg(long)]
     pub cluster_metadata_decoder: bool,
 
+    /// Decode every record as __share_group_state (implies
+    /// --print-data-log). json/table pick decoders from the topic without it.
+    #[arg(long)]
+    pub share_group_state_decoder: bool,
+
+    /// Decode record keys with this built-in Decoder class (implies
+    /// --print-data-log; kafka format): org.apache.kafka.tools.api.
+    /// StringDecoder (the default), DefaultDecoder, IntegerDecoder,
+    /// LongDecoder, or the kafka.serializer.* names of older releases.
+    #[arg(long, value_name = "CLASS")]
+    pub key_decoder_class: Option<String>,
+
+    /// Decode record values with this built-in Decoder class (implies
+    /// --print-data-log; kafka format), as --key-decoder-class.
+    #[arg(long, value_name = "CLASS")]
+    pub value_decoder_class: Option<String>,
+
     /// klf only: after a damaged batch, skip to the next plausible batch and
     /// go on (kafka-dump-log stops). Positions printed are then file positions.
     #[arg(long)]
     pub resync: bool,
+
+    /// Print what this Kafka release's kafka-dump-log prints (X.Y or X.Y.Z,
+    /// 2.8 to 4.4; the text changed in 4.3 and 4.4).
+    #[arg(long, value_name = "X.Y", default_value = "4.4", value_parser = Release::parse)]
+    pub kafka_version: Release,
 
     /// klf only: largest decompressed size accepted for one batch.
     #[arg(long, value_name = "BYTES", default_value_t = klf::format::codec::DEFAULT_DECOMPRESSED_CAP)]
@@ -176,6 +199,8 @@ pub enum DecoderKind {
     TransactionLog,
     /// `--cluster-metadata-decoder`.
     ClusterMetadata,
+    /// `--share-group-state-decoder`.
+    ShareGroupState,
 }
 
 impl DecoderKind {
@@ -184,6 +209,7 @@ impl DecoderKind {
             DecoderKind::Offsets => "--offsets-decoder",
             DecoderKind::TransactionLog => "--transaction-log-decoder",
             DecoderKind::ClusterMetadata => "--cluster-metadata-decoder",
+            DecoderKind::ShareGroupState => "--share-group-state-decoder",
         }
     }
 
@@ -193,6 +219,7 @@ impl DecoderKind {
             DecoderKind::Offsets => AuxDecoder::Offsets,
             DecoderKind::TransactionLog => AuxDecoder::TransactionLog,
             DecoderKind::ClusterMetadata => AuxDecoder::ClusterMetadata,
+            DecoderKind::ShareGroupState => AuxDecoder::ShareGroupState,
         }
     }
 
@@ -202,6 +229,7 @@ impl DecoderKind {
             DecoderKind::Offsets => "offsets",
             DecoderKind::TransactionLog => "transaction_log",
             DecoderKind::ClusterMetadata => "cluster_metadata",
+            DecoderKind::ShareGroupState => "share_group_state",
         }
     }
 
@@ -211,6 +239,7 @@ impl DecoderKind {
             "__consumer_offsets" => Some(DecoderKind::Offsets),
             "__transaction_state" => Some(DecoderKind::TransactionLog),
             "__cluster_metadata" => Some(DecoderKind::ClusterMetadata),
+            "__share_group_state" => Some(DecoderKind::ShareGroupState),
             _ => None,
         }
     }
@@ -236,43 +265,47 @@ pub fn decoder_for(forced: Option<DecoderKind>, item: &walk::Item) -> Option<Dec
 /// `klf::format::metadata`); an option whose decoder is not registered here
 /// is refused with a usage error.
 const DECODERS: &[(DecoderKind, MakeFormatter)] = &[
-    (DecoderKind::Offsets, || {
-        Box::new(AuxFormatter(AuxDecoder::Offsets))
+    (DecoderKind::Offsets, |r| {
+        Box::new(AuxFormatter(AuxDecoder::Offsets, r))
     }),
-    (DecoderKind::TransactionLog, || {
-        Box::new(AuxFormatter(AuxDecoder::TransactionLog))
+    (DecoderKind::TransactionLog, |r| {
+        Box::new(AuxFormatter(AuxDecoder::TransactionLog, r))
     }),
-    (DecoderKind::ClusterMetadata, || {
-        Box::new(AuxFormatter(AuxDecoder::ClusterMetadata))
+    (DecoderKind::ClusterMetadata, |r| {
+        Box::new(AuxFormatter(AuxDecoder::ClusterMetadata, r))
+    }),
+    (DecoderKind::ShareGroupState, |r| {
+        Box::new(AuxFormatter(AuxDecoder::ShareGroupState, r))
     }),
 ];
 
 /// A decoder of `klf::render::kafka_aux` as a [`RecordFormatter`].
-struct AuxFormatter(AuxDecoder);
+struct AuxFormatter(AuxDecoder, Release);
 
 impl RecordFormatter for AuxFormatter {
     fn format<'a>(&mut self, rec: &RecordRef<'a>) -> Result<Formatted<'a>, String> {
         let kp = self
             .0
-            .decode(rec.offset, rec.key, rec.value)
+            .decode(self.1, rec.offset, rec.key, rec.value)
             .map_err(|e| e.reason.into_owned())?;
         Ok((kp.key.map(Cow::Owned), kp.payload.map(Cow::Owned)))
     }
 }
 
 /// Builds a formatter for a decoder option.
-type MakeFormatter = fn() -> Box<dyn RecordFormatter>;
+type MakeFormatter = fn(Release) -> Box<dyn RecordFormatter>;
 
 /// kafka-dump-log text for file kinds parsed outside this module: one line
 /// per suffix, `(suffix, function)`. The function writes the text for the
 /// file's bytes and reports problems that do not stop it.
-type AuxDumper = fn(&FileNames, &[u8], &mut dyn Write, &mut dyn Problems) -> Result<(), DumpError>;
+type AuxDumper =
+    fn(&FileNames, &[u8], Release, &mut dyn Write, &mut dyn Problems) -> Result<(), DumpError>;
 const AUX_DUMPERS: &[(&str, AuxDumper)] = &[
-    (".txnindex", |n, d, w, p| {
+    (".txnindex", |n, d, _, w, p| {
         file_dump(n, kafka_aux::dump_txn_index(&n.display, d), w, p)
     }),
-    (".snapshot", |n, d, w, p| {
-        file_dump(n, kafka_aux::dump_producer_snapshot(&n.display, d), w, p)
+    (".snapshot", |n, d, r, w, p| {
+        file_dump(n, kafka_aux::dump_producer_snapshot(&n.display, d, r), w, p)
     }),
 ];
 
@@ -530,8 +563,12 @@ pub fn file_list(args: &Args) -> Vec<String> {
 }
 
 fn options(args: &Args) -> Options {
-    let decoder =
-        args.offsets_decoder || args.transaction_log_decoder || args.cluster_metadata_decoder;
+    let decoder = args.offsets_decoder
+        || args.transaction_log_decoder
+        || args.cluster_metadata_decoder
+        || args.share_group_state_decoder
+        || args.key_decoder_class.is_some()
+        || args.value_decoder_class.is_some();
     let print_data = args.print_data_log || decoder;
     Options {
         print_data,
@@ -543,6 +580,7 @@ fn options(args: &Args) -> Options {
         verify_only: args.verify_index_only,
         decompress_cap: args.max_decompressed_bytes,
         resync: args.resync,
+        release: args.kafka_version,
     }
 }
 
@@ -554,18 +592,46 @@ fn forced_decoder(args: &Args) -> Option<DecoderKind> {
         Some(DecoderKind::TransactionLog)
     } else if args.cluster_metadata_decoder {
         Some(DecoderKind::ClusterMetadata)
+    } else if args.share_group_state_decoder {
+        Some(DecoderKind::ShareGroupState)
     } else {
         None
     }
 }
 
-fn formatter(wanted: Option<DecoderKind>) -> Result<Box<dyn RecordFormatter>, String> {
+/// A `--key-decoder-class`/`--value-decoder-class` value: a built-in class,
+/// or the error naming a custom one (klf runs no Java code).
+fn decoder_class(flag: &str, name: Option<&str>) -> Result<DecoderClass, String> {
+    let Some(name) = name else {
+        return Ok(DecoderClass::String);
+    };
+    DecoderClass::from_class(name).ok_or_else(|| {
+        let known: Vec<&str> = DecoderClass::NAMES.iter().map(|(n, _)| *n).collect();
+        format!(
+            "{flag} {name}: klf has only Kafka's built-in Decoder classes (it runs no Java code): {}",
+            known.join(", ")
+        )
+    })
+}
+
+fn formatter(
+    wanted: Option<DecoderKind>,
+    release: Release,
+    args: &Args,
+) -> Result<Box<dyn RecordFormatter>, String> {
+    // The decoder classes are checked even when an internal-topic decoder
+    // takes precedence, so that a misspelt class is never silently unused.
+    let key = decoder_class("--key-decoder-class", args.key_decoder_class.as_deref())?;
+    let value = decoder_class("--value-decoder-class", args.value_decoder_class.as_deref())?;
     match wanted {
+        None if args.key_decoder_class.is_some() || args.value_decoder_class.is_some() => {
+            Ok(Box::new(ClassFormatter::new(key, value)))
+        }
         None => Ok(Box::new(StringFormatter)),
         Some(kind) => DECODERS
             .iter()
             .find(|(k, _)| *k == kind)
-            .map(|(_, make)| make())
+            .map(|(_, make)| make(release))
             .ok_or_else(|| format!("{} is not available in this build of klf yet", kind.flag())),
     }
 }
@@ -584,7 +650,7 @@ pub fn run(args: Args, out: &mut Output) -> Status {
         return Status::Failure;
     }
     let forced = forced_decoder(&args);
-    let mut fmt = match formatter(forced) {
+    let mut fmt = match formatter(forced, args.kafka_version, &args) {
         Ok(f) => f,
         Err(msg) => {
             out.diag(format_args!("klf dump: {msg}"));
@@ -658,7 +724,9 @@ pub fn run(args: Args, out: &mut Output) -> Status {
     }
     if !out.pipe_closed && !dumper.findings.is_empty() {
         let _ = out.out().flush();
-        let _ = dumper.findings.write_to(&mut std::io::stderr().lock());
+        let _ = dumper
+            .findings
+            .write_to(&mut std::io::stderr().lock(), dumper.opts.release);
     }
     status
 }
@@ -691,15 +759,17 @@ fn dump_kafka_item(
     item: &walk::Item,
     out: &mut Output,
 ) -> Status {
+    // kafka-dump-log prints the `Dumping` line for every file it is given,
+    // also for one it then ignores.
+    if let Err(e) = dumper.write_dumping(out.out(), names) {
+        return out.write_failed(e);
+    }
     if let Kind::Text(_) = item.kind {
         out.note(format_args!(
             "klf dump: note: {}: skipped in kafka format (kafka-dump-log has no output for it; use --format json or table)",
             names.display
         ));
         return Status::Clean;
-    }
-    if let Err(e) = dumper.write_dumping(out.out(), names) {
-        return out.write_failed(e);
     }
     dump_kafka_file(dumper, names, item.kind, out)
 }
@@ -745,7 +815,13 @@ fn dump_kafka_file(
         Kind::Aux => {
             let suffix = names.name.rfind('.').map_or("", |i| &names.name[i..]);
             match AUX_DUMPERS.iter().find(|(s, _)| *s == suffix) {
-                Some((_, f)) => f(names, &inputs.main, out.out(), &mut problems),
+                Some((_, f)) => f(
+                    names,
+                    &inputs.main,
+                    dumper.opts.release,
+                    out.out(),
+                    &mut problems,
+                ),
                 None => {
                     out.diag(format_args!(
                         "{}: dumping {suffix} files is not available in this build of klf yet",

@@ -1,6 +1,7 @@
-//! kafka-dump-log text: byte-identical to what Kafka 4.1's
-//! `kafka.tools.DumpLogSegments` prints on stdout for `.log` (and KRaft
-//! `.checkpoint`), `.index` and `.timeindex` files.
+//! kafka-dump-log text: byte-identical to what the chosen release's
+//! DumpLogSegments (`Options::release`, see [`super::release`]) prints on
+//! stdout for `.log` (and KRaft `.checkpoint`), `.index` and `.timeindex`
+//! files.
 //!
 //! The functions here take file bytes (the caller opens files) and write the
 //! text as they go, so that when Kafka's tool would stop with an exception
@@ -21,6 +22,8 @@ use crate::format::legacy::{LegacyEntry, LegacyRecord};
 use crate::format::record::control::{self, ControlType};
 use crate::format::record::{java_utf8, Record};
 use crate::format::ParseError;
+
+use super::release::Release;
 
 /// Options of a dump, named after kafka-dump-log's.
 #[derive(Debug, Clone)]
@@ -46,6 +49,8 @@ pub struct Options {
     /// batch and go on, instead of stopping. Positions then stay file
     /// positions.
     pub resync: bool,
+    /// Whose text: the kafka-dump-log release reproduced.
+    pub release: Release,
 }
 
 impl Default for Options {
@@ -60,6 +65,7 @@ impl Default for Options {
             verify_only: false,
             decompress_cap: DEFAULT_DECOMPRESSED_CAP,
             resync: false,
+            release: Release::NEWEST,
         }
     }
 }
@@ -98,6 +104,118 @@ pub struct StringFormatter;
 impl RecordFormatter for StringFormatter {
     fn format<'a>(&mut self, rec: &RecordRef<'a>) -> Result<Formatted<'a>, String> {
         Ok((rec.key.map(java_utf8), rec.value.map(java_utf8)))
+    }
+}
+
+/// A built-in `Decoder` class of kafka-dump-log's `--key-decoder-class` and
+/// `--value-decoder-class` (`org.apache.kafka.tools.api.*` from Kafka 4.0,
+/// `kafka.serializer.*` before).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DecoderClass {
+    /// `StringDecoder` (the default): UTF-8.
+    String,
+    /// `DefaultDecoder`: the bytes as a Java `byte[]`, which prints as its
+    /// identity (`[B@1b6d3586`), a number no two JVM runs share.
+    Default,
+    /// `IntegerDecoder`: the first 4 bytes, big-endian.
+    Integer,
+    /// `LongDecoder`: the first 8 bytes, big-endian.
+    Long,
+}
+
+impl DecoderClass {
+    /// The class names accepted, per decoder.
+    pub const NAMES: &'static [(&'static str, DecoderClass)] = &[
+        (
+            "org.apache.kafka.tools.api.StringDecoder",
+            DecoderClass::String,
+        ),
+        (
+            "org.apache.kafka.tools.api.DefaultDecoder",
+            DecoderClass::Default,
+        ),
+        (
+            "org.apache.kafka.tools.api.IntegerDecoder",
+            DecoderClass::Integer,
+        ),
+        ("org.apache.kafka.tools.api.LongDecoder", DecoderClass::Long),
+        ("kafka.serializer.StringDecoder", DecoderClass::String),
+        ("kafka.serializer.DefaultDecoder", DecoderClass::Default),
+        ("kafka.serializer.IntegerDecoder", DecoderClass::Integer),
+        ("kafka.serializer.LongDecoder", DecoderClass::Long),
+    ];
+
+    /// The decoder of a fully qualified class name, if it is a built-in one.
+    pub fn from_class(name: &str) -> Option<DecoderClass> {
+        Self::NAMES
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, d)| *d)
+    }
+
+    fn decode<'a>(self, bytes: &'a [u8], identity: &mut u32) -> Result<Cow<'a, str>, String> {
+        let underflow = || "java.nio.BufferUnderflowException".to_string();
+        Ok(match self {
+            DecoderClass::String => java_utf8(bytes),
+            DecoderClass::Integer => {
+                let b: [u8; 4] = bytes
+                    .get(..4)
+                    .and_then(|b| b.try_into().ok())
+                    .ok_or_else(underflow)?;
+                Cow::Owned(i32::from_be_bytes(b).to_string())
+            }
+            DecoderClass::Long => {
+                let b: [u8; 8] = bytes
+                    .get(..8)
+                    .and_then(|b| b.try_into().ok())
+                    .ok_or_else(underflow)?;
+                Cow::Owned(i64::from_be_bytes(b).to_string())
+            }
+            DecoderClass::Default => {
+                // A stand-in identity: the shape Kafka prints, a value of
+                // its own (Kafka's differs in every run too).
+                *identity = identity.wrapping_mul(1_103_515_245).wrapping_add(12_345) & 0x7fff_ffff;
+                Cow::Owned(format!("[B@{:x}", *identity))
+            }
+        })
+    }
+}
+
+/// kafka-dump-log's `DecoderMessageParser`: the key and the value decoded
+/// by their `Decoder` classes (a null key or value prints nothing). A
+/// decoder that throws (`IntegerDecoder` on fewer than 4 bytes) stops the
+/// dump, as in Kafka.
+#[derive(Debug, Clone)]
+pub struct ClassFormatter {
+    /// `--key-decoder-class`.
+    pub key: DecoderClass,
+    /// `--value-decoder-class`.
+    pub value: DecoderClass,
+    identity: u32,
+}
+
+impl ClassFormatter {
+    /// A formatter with these decoders.
+    pub fn new(key: DecoderClass, value: DecoderClass) -> ClassFormatter {
+        ClassFormatter {
+            key,
+            value,
+            identity: 0x1b6d_3586,
+        }
+    }
+}
+
+impl RecordFormatter for ClassFormatter {
+    fn format<'a>(&mut self, rec: &RecordRef<'a>) -> Result<Formatted<'a>, String> {
+        let key = match rec.key {
+            Some(k) => Some(self.key.decode(k, &mut self.identity)?),
+            None => None,
+        };
+        let value = match rec.value {
+            Some(v) => Some(self.value.decode(v, &mut self.identity)?),
+            None => None,
+        };
+        Ok((key, value))
     }
 }
 
@@ -167,22 +285,42 @@ impl Findings {
             && self.non_consecutive.is_empty()
     }
 
-    /// Writes the summaries in kafka-dump-log's wording and order (lists that
-    /// Kafka builds by prepending are printed newest first, as Kafka does).
-    pub fn write_to(&self, w: &mut dyn Write) -> io::Result<()> {
-        for (path, pairs) in &self.index_mismatches {
+    /// Writes the summaries in the wording and order of `release`'s
+    /// kafka-dump-log. The Scala tool (up to 4.1) keeps lists that it
+    /// builds by prepending, printed newest first; the Java tool (4.2 on)
+    /// keeps per-file sorted maps (index mismatches by index offset,
+    /// highest first; offset gaps by offset) inside hash maps keyed by the
+    /// absolute path, printed in Java's `HashMap` iteration order.
+    pub fn write_to(&self, w: &mut dyn Write, release: Release) -> io::Result<()> {
+        let java = release.java_tool();
+        let order = |list: &Vec<(String, Vec<(i64, i64)>)>| -> Vec<usize> {
+            if java {
+                java_hash_map_order(list.iter().map(|(p, _)| p.as_str()))
+            } else {
+                (0..list.len()).collect()
+            }
+        };
+        for i in order(&self.index_mismatches) {
+            let (path, pairs) = &self.index_mismatches[i];
             writeln!(w, "Mismatches in :{path}")?;
-            for (a, b) in pairs.iter().rev() {
+            let pairs = if java {
+                sorted_map(pairs, true)
+            } else {
+                pairs.iter().rev().copied().collect()
+            };
+            for (a, b) in pairs {
                 writeln!(w, "  Index offset: {a}, log offset: {b}")?;
             }
         }
-        for (path, pairs) in &self.time_mismatches {
+        for i in order(&self.time_mismatches) {
+            let (path, pairs) = &self.time_mismatches[i];
             writeln!(w, "Found timestamp mismatch in :{path}")?;
             for (a, b) in pairs {
                 writeln!(w, "  Index timestamp: {a}, log timestamp: {b}")?;
             }
         }
-        for (path, pairs) in &self.out_of_order {
+        for i in order(&self.out_of_order) {
+            let (path, pairs) = &self.out_of_order[i];
             writeln!(w, "Found out of order timestamp in :{path}")?;
             for (a, b) in pairs {
                 writeln!(
@@ -191,20 +329,72 @@ impl Findings {
                 )?;
             }
         }
-        for (_, pairs) in &self.not_found {
-            writeln!(w, "The following indexed offsets are not found in the log.")?;
+        for i in order(&self.not_found) {
+            let (path, pairs) = &self.not_found[i];
+            if java {
+                writeln!(w, "The following indexed offsets are not found in :{path}")?;
+            } else {
+                writeln!(w, "The following indexed offsets are not found in the log.")?;
+            }
             for (a, b) in pairs {
                 writeln!(w, "Indexed offset: {a}, found log offset: {b}")?;
             }
         }
-        for (path, pairs) in &self.non_consecutive {
+        for i in order(&self.non_consecutive) {
+            let (path, pairs) = &self.non_consecutive[i];
             writeln!(w, "Non-consecutive offsets in {path}")?;
-            for (a, b) in pairs.iter().rev() {
+            let pairs = if java {
+                sorted_map(pairs, false)
+            } else {
+                pairs.iter().rev().copied().collect()
+            };
+            for (a, b) in pairs {
                 writeln!(w, "  {a} is followed by {b}")?;
             }
         }
         Ok(())
     }
+}
+
+/// `pairs` put into a Java `TreeMap` in order (a later pair with the same
+/// key replaces the value), read back ascending or, with `reverse`,
+/// descending.
+fn sorted_map(pairs: &[(i64, i64)], reverse: bool) -> Vec<(i64, i64)> {
+    let mut m = std::collections::BTreeMap::new();
+    for &(k, v) in pairs {
+        m.insert(k, v);
+    }
+    if reverse {
+        m.into_iter().rev().collect()
+    } else {
+        m.into_iter().collect()
+    }
+}
+
+/// Java's `String.hashCode` (over UTF-16 code units).
+fn java_string_hash(s: &str) -> i32 {
+    s.encode_utf16()
+        .fold(0i32, |h, c| h.wrapping_mul(31).wrapping_add(i32::from(c)))
+}
+
+/// The order in which a Java `HashMap` with these distinct keys, put in this
+/// order, iterates them: by bucket (the spread hash masked to the table
+/// size the map has grown to: 16, doubled whenever it holds more than
+/// three quarters of that), then in insertion order within a bucket (a
+/// resize keeps it). Buckets of 8 or more keys, which Java turns into
+/// trees, are not modelled: they need colliding path hashes.
+fn java_hash_map_order<'k>(keys: impl Iterator<Item = &'k str>) -> Vec<usize> {
+    let hashes: Vec<i32> = keys.map(java_string_hash).collect();
+    let mut cap: usize = 16;
+    while hashes.len() * 4 > cap * 3 {
+        cap *= 2;
+    }
+    let mut idx: Vec<usize> = (0..hashes.len()).collect();
+    idx.sort_by_key(|&i| {
+        let h = hashes[i] as u32;
+        (((h ^ (h >> 16)) as usize) & (cap - 1), i)
+    });
+    idx
 }
 
 /// How a file is named in the output.
@@ -356,8 +546,21 @@ pub fn control_record_text(
     key: Option<&[u8]>,
     value: Option<&[u8]>,
 ) -> Result<String, Cow<'static, str>> {
+    control_record_text_of(Release::NEWEST, key, value)
+}
+
+/// [`control_record_text`] as `release`'s tool prints it (before 4.1 a
+/// `LeaderChange` record is only named, `controlType: LEADER_CHANGE(2)`).
+pub fn control_record_text_of(
+    release: Release,
+    key: Option<&[u8]>,
+    value: Option<&[u8]>,
+) -> Result<String, Cow<'static, str>> {
     let type_id = control::parse_type_id(key)?;
     let ty = ControlType::from_id(type_id);
+    if ty == ControlType::LeaderChange && !release.leader_change_decoded() {
+        return Ok(format!(" controlType: {}({type_id})", ty.name()));
+    }
     let value_or_err = || value.ok_or(Cow::Borrowed("control record has a null value"));
     let mut s = String::new();
     match ty {
@@ -707,7 +910,17 @@ impl<'o> Dumper<'o> {
     }
 
     fn track_offset(&mut self, state: &mut LogState<'_>, offset: i64) {
-        if state.last_offset == -1 {
+        if self.opts.release.java_tool() {
+            // The Java tool compares from -1: a first offset other than 0
+            // is a gap too.
+            if offset != state.last_offset.wrapping_add(1) {
+                push_finding(
+                    &mut self.findings.non_consecutive,
+                    state.abs,
+                    (state.last_offset, offset),
+                );
+            }
+        } else if state.last_offset == -1 {
             state.last_offset = offset;
         } else if offset != state.last_offset.wrapping_add(1) {
             push_finding(
@@ -753,12 +966,14 @@ impl<'o> Dumper<'o> {
             if !self.opts.skip_record_metadata {
                 write_v2_metadata(w, ts_type, &rec)?;
                 if control {
-                    let t = control_record_text(rec.key, rec.value).map_err(|r| {
-                        abort(
-                            b.position,
-                            format!("control record at offset {}: {r}", rec.offset),
-                        )
-                    })?;
+                    let t = control_record_text_of(self.opts.release, rec.key, rec.value).map_err(
+                        |r| {
+                            abort(
+                                b.position,
+                                format!("control record at offset {}: {r}", rec.offset),
+                            )
+                        },
+                    )?;
                     w.write_all(t.as_bytes())?;
                 }
                 pipe = false;
@@ -812,7 +1027,8 @@ impl<'o> Dumper<'o> {
             self.track_offset(state, m.offset);
             let mut pipe = true;
             if !self.opts.skip_record_metadata {
-                write_legacy_metadata(w, ts_type, m.offset, &m.record, e.position)?;
+                let brace = self.opts.release.legacy_crc_brace();
+                write_legacy_metadata(w, ts_type, m.offset, &m.record, e.position, brace)?;
                 pipe = false;
             }
             if self.opts.print_data {
@@ -1039,6 +1255,7 @@ fn write_legacy_metadata<W: Write>(
     offset: i64,
     r: &LegacyRecord<'_>,
     pos: u64,
+    brace: bool,
 ) -> Result<(), DumpError> {
     // Kafka builds the whole piece before printing it: sizes first.
     let ks = r.key_size().map_err(|e| abort(pos, e))?;
@@ -1057,7 +1274,9 @@ fn write_legacy_metadata<W: Write>(
     w.write_all(bool_str(r.is_valid()))?;
     w.write_all(b" crc: ")?;
     num(w, r.crc())?;
-    w.write_all(b"}")?;
+    if brace {
+        w.write_all(b"}")?;
+    }
     Ok(())
 }
 

@@ -3,11 +3,15 @@
 //! (`--offsets-decoder`, `--transaction-log-decoder`,
 //! `--cluster-metadata-decoder`).
 
-use crate::format::internal::{format_offsets_record, format_transaction_log_record, KeyPayload};
+use crate::format::internal::{
+    format_offsets_record, format_share_state_record, format_transaction_log_record, KeyPayload,
+};
 use crate::format::metadata::format_metadata_payload;
 use crate::format::snapshot::{read_producer_snapshot, ProducerEntry};
 use crate::format::txnindex::{parse_txn_index, AbortedTxn, CURRENT_VERSION};
 use crate::format::ParseError;
+
+use super::release::Release;
 
 /// What the dump tool produces for one file.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -86,16 +90,20 @@ pub fn dump_txn_index(path: &str, data: &[u8]) -> FileDump {
 }
 
 /// One `.snapshot` line (without line end). Without batch metadata the line
-/// ends with `lastTimestamp: <ms> ` (trailing space), as the tool prints it.
-pub fn producer_snapshot_line(e: &ProducerEntry) -> String {
+/// ends with `lastTimestamp: <ms> ` (trailing space) where `release`'s tool
+/// prints one (up to 4.1).
+pub fn producer_snapshot_line(e: &ProducerEntry, release: Release) -> String {
     let txn = match e.current_txn_first_offset() {
         Some(o) => format!("OptionalLong[{o}]"),
         None => "OptionalLong.empty".to_string(),
     };
     let mut s = format!(
-        "producerId: {} producerEpoch: {} coordinatorEpoch: {} currentTxnFirstOffset: {} lastTimestamp: {} ",
+        "producerId: {} producerEpoch: {} coordinatorEpoch: {} currentTxnFirstOffset: {} lastTimestamp: {}",
         e.producer_id, e.producer_epoch, e.coordinator_epoch, txn, e.timestamp
     );
+    if e.has_batch_metadata() || release.snapshot_trailing_space() {
+        s.push(' ');
+    }
     if e.has_batch_metadata() {
         s.push_str(&format!(
             "firstSequence: {} lastSequence: {} lastOffset: {} offsetDelta: {} timestamp: {}",
@@ -112,7 +120,7 @@ pub fn producer_snapshot_line(e: &ProducerEntry) -> String {
 /// The whole output for a producer `.snapshot` file. A corrupt snapshot
 /// (bad version, schema failure, CRC mismatch) prints Kafka's message on
 /// stderr and the run continues.
-pub fn dump_producer_snapshot(path: &str, data: &[u8]) -> FileDump {
+pub fn dump_producer_snapshot(path: &str, data: &[u8], release: Release) -> FileDump {
     let mut d = FileDump {
         stdout: dumping_line(path),
         ..FileDump::default()
@@ -120,7 +128,7 @@ pub fn dump_producer_snapshot(path: &str, data: &[u8]) -> FileDump {
     match read_producer_snapshot(data) {
         Ok(snap) => {
             for e in &snap.entries {
-                d.stdout.push_str(&producer_snapshot_line(e));
+                d.stdout.push_str(&producer_snapshot_line(e, release));
                 d.stdout.push('\n');
             }
         }
@@ -141,23 +149,32 @@ pub enum AuxDecoder {
     TransactionLog,
     /// `--cluster-metadata-decoder` (`__cluster_metadata`, metadata snapshots).
     ClusterMetadata,
+    /// `--share-group-state-decoder` (`__share_group_state`).
+    ShareGroupState,
 }
 
 impl AuxDecoder {
-    /// The key and payload texts the tool prints for one (non-control)
+    /// The key and payload texts `release`'s tool prints for one (non-control)
     /// record at `offset` (` key: <key>` and ` payload: <payload>` pieces;
     /// a `None` piece is not printed). `Err` means the tool aborts the run
     /// at this record (the offsets and transaction-log decoders on a record
     /// without a key).
     pub fn decode(
         self,
+        release: Release,
         offset: i64,
         key: Option<&[u8]>,
         value: Option<&[u8]>,
     ) -> Result<KeyPayload, ParseError> {
         match self {
             AuxDecoder::Offsets => format_offsets_record(offset, key, value),
-            AuxDecoder::TransactionLog => format_transaction_log_record(offset, key, value),
+            AuxDecoder::TransactionLog => format_transaction_log_record(
+                offset,
+                key,
+                value,
+                release.transaction_status_names(),
+            ),
+            AuxDecoder::ShareGroupState => format_share_state_record(offset, key, value),
             AuxDecoder::ClusterMetadata => Ok(KeyPayload {
                 key: None,
                 payload: Some(format_metadata_payload(offset, value)),
@@ -189,8 +206,12 @@ mod tests {
             current_txn_first_offset: 17,
         };
         assert_eq!(
-            producer_snapshot_line(&e),
+            producer_snapshot_line(&e, Release::new(4, 1)),
             "producerId: 1 producerEpoch: 0 coordinatorEpoch: 3 currentTxnFirstOffset: OptionalLong[17] lastTimestamp: 5 "
+        );
+        assert_eq!(
+            producer_snapshot_line(&e, Release::new(4, 4)),
+            "producerId: 1 producerEpoch: 0 coordinatorEpoch: 3 currentTxnFirstOffset: OptionalLong[17] lastTimestamp: 5"
         );
     }
 
@@ -208,7 +229,11 @@ mod tests {
 
     #[test]
     fn corrupt_snapshot_goes_to_stderr() {
-        let d = dump_producer_snapshot("p/1.snapshot", &[0, 1, 0, 0, 0, 0, 0, 0, 0, 0]);
+        let d = dump_producer_snapshot(
+            "p/1.snapshot",
+            &[0, 1, 0, 0, 0, 0, 0, 0, 0, 0],
+            Release::NEWEST,
+        );
         assert_eq!(d.stdout, "Dumping p/1.snapshot\n");
         assert!(d.stderr.starts_with(
             "Snapshot is corrupt (CRC is no longer valid). Stored crc: 0. Computed crc: "

@@ -21,6 +21,7 @@ use std::path::{Path, PathBuf};
 
 use klf::format::metadata::{format_kraft_control, KraftControlType};
 use klf::render::kafka_aux::{dump_producer_snapshot, dump_txn_index, AuxDecoder};
+use klf::render::release::Release;
 
 fn testdata_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -78,24 +79,41 @@ fn txnindex_and_snapshot_goldens() {
         if !is_txn && !is_snap {
             continue;
         }
-        let golden = fs::read_to_string(&golden_path).expect("golden readable");
         let Ok(data) = fs::read(scenario.join(&rel)) else {
             failures.push(format!("{rel}: data file missing for golden {mode}"));
             continue;
         };
-        let path = dumped_path(&golden).unwrap_or(&rel).to_string();
-        let dump = if is_txn {
-            dump_txn_index(&path, &data)
-        } else {
-            dump_producer_snapshot(&path, &data)
-        };
-        compared += 1;
-        if dump.stdout != golden {
-            failures.push(format!(
-                "{} [{mode}]\n--- expected\n{golden}--- got\n{}",
-                scenario.join(&rel).display(),
-                dump.stdout
-            ));
+        // The release that made golden/, then every release compared on it.
+        let own = crate::common::golden_release(&scenario);
+        let mut lines = vec![own.clone()];
+        lines.extend(
+            crate::common::compared_releases(&scenario)
+                .into_iter()
+                .filter(|l| *l != own),
+        );
+        let name = golden_path
+            .strip_prefix(scenario.join("golden"))
+            .expect("under golden/")
+            .to_string_lossy()
+            .into_owned();
+        for line in lines {
+            let release = Release::parse(&line).expect("a known release");
+            let golden_path = crate::common::golden_file_for(&scenario, &name, &line);
+            let golden = fs::read_to_string(&golden_path).expect("golden readable");
+            let path = dumped_path(&golden).unwrap_or(&rel).to_string();
+            let dump = if is_txn {
+                dump_txn_index(&path, &data)
+            } else {
+                dump_producer_snapshot(&path, &data, release)
+            };
+            compared += 1;
+            if dump.stdout != golden {
+                failures.push(format!(
+                    "{} [{mode}] Kafka {line}\n--- expected\n{golden}--- got\n{}",
+                    scenario.join(&rel).display(),
+                    dump.stdout
+                ));
+            }
         }
     }
     assert!(
@@ -244,6 +262,7 @@ fn decoder_for(rel: &str) -> Option<AuxDecoder> {
         "__cluster_metadata" => Some(AuxDecoder::ClusterMetadata),
         "__consumer_offsets" => Some(AuxDecoder::Offsets),
         "__transaction_state" => Some(AuxDecoder::TransactionLog),
+        "__share_group_state" => Some(AuxDecoder::ShareGroupState),
         _ => None,
     }
 }
@@ -263,13 +282,14 @@ fn internal_record_decoders_match_goldens() {
         let Ok(data) = fs::read(scenario.join(&rel)) else {
             continue;
         };
+        let own = Release::parse(&crate::common::golden_release(&scenario)).expect("known release");
         let lines = record_lines(&golden);
         let (records, _skipped) = walk_records(&data);
         for r in records {
             let decoded = if r.control {
                 None
             } else {
-                Some(decoder.decode(r.offset, r.key.as_deref(), r.value.as_deref()))
+                Some(decoder.decode(own, r.offset, r.key.as_deref(), r.value.as_deref()))
             };
             if let Some(Err(e)) = &decoded {
                 // The tool aborts the run at this record: its line is cut
@@ -337,6 +357,7 @@ fn internal_record_decoders_match_goldens() {
                 AuxDecoder::ClusterMetadata => "metadata",
                 AuxDecoder::Offsets => "offsets",
                 AuxDecoder::TransactionLog => "transaction-log",
+                AuxDecoder::ShareGroupState => "share-group-state",
             };
             *compared.entry(kind).or_default() += 1;
             if tail != expected {
@@ -379,7 +400,7 @@ fn decoders_survive_truncation_and_corruption() {
             // Prefixes of a file the tool accepts: a snapshot prefix always
             // fails its checks; a txnindex prefix shows its complete entries.
             let full_ok = if is_snap {
-                dump_producer_snapshot("f.snapshot", &data)
+                dump_producer_snapshot("f.snapshot", &data, Release::NEWEST)
                     .stderr
                     .is_empty()
             } else {
@@ -388,7 +409,7 @@ fn decoders_survive_truncation_and_corruption() {
             for cut in (0..data.len()).filter(|_| full_ok) {
                 let part = &data[..cut];
                 if is_snap {
-                    let d = dump_producer_snapshot("f.snapshot", part);
+                    let d = dump_producer_snapshot("f.snapshot", part, Release::NEWEST);
                     assert!(
                         !d.stderr.is_empty(),
                         "{rel}: truncated to {cut} bytes yet no error"
@@ -404,7 +425,7 @@ fn decoders_survive_truncation_and_corruption() {
                 v[i] ^= 0xff;
                 // Must return without panicking.
                 let _ = if is_snap {
-                    dump_producer_snapshot("f.snapshot", &v)
+                    dump_producer_snapshot("f.snapshot", &v, Release::NEWEST)
                 } else {
                     dump_txn_index("f.txnindex", &v)
                 };
@@ -432,7 +453,12 @@ fn decoders_survive_truncation_and_corruption() {
             if !seen.insert(shape) {
                 continue;
             }
-            let full = decoder.decode(r.offset, r.key.as_deref(), r.value.as_deref());
+            let full = decoder.decode(
+                Release::NEWEST,
+                r.offset,
+                r.key.as_deref(),
+                r.value.as_deref(),
+            );
             // Only records that decode completely say anything about their prefixes.
             let full_ok = match &full {
                 Ok(kp) => kp
@@ -445,7 +471,12 @@ fn decoders_survive_truncation_and_corruption() {
                 continue;
             };
             for cut in (0..value.len()).filter(|_| full_ok) {
-                let got = decoder.decode(r.offset, r.key.as_deref(), Some(&value[..cut]));
+                let got = decoder.decode(
+                    Release::NEWEST,
+                    r.offset,
+                    r.key.as_deref(),
+                    Some(&value[..cut]),
+                );
                 match decoder {
                     AuxDecoder::ClusterMetadata => {
                         let p = got
@@ -474,14 +505,19 @@ fn decoders_survive_truncation_and_corruption() {
                     let mut v = value.to_vec();
                     v[i] = b;
                     // Must return without panicking; the content may or may not decode.
-                    let _ = decoder.decode(r.offset, r.key.as_deref(), Some(&v));
+                    let _ = decoder.decode(Release::NEWEST, r.offset, r.key.as_deref(), Some(&v));
                     checked += 1;
                 }
             }
             if let Some(key) = r.key.as_deref().filter(|_| full_ok) {
                 for cut in 0..key.len() {
                     let kp = decoder
-                        .decode(r.offset, Some(&key[..cut]), r.value.as_deref())
+                        .decode(
+                            Release::NEWEST,
+                            r.offset,
+                            Some(&key[..cut]),
+                            r.value.as_deref(),
+                        )
                         .expect("key present");
                     assert!(
                         kp.payload.is_none(),

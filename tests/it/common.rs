@@ -149,3 +149,52 @@ pub fn golden_records(dir: &Path, broker: &str, part: &str) -> Vec<(i64, String,
     }
     out
 }
+
+/// The release line ("4.1") whose kafka-dump-log made a capture's `golden/`:
+/// `golden_kafka_version` of its `scenario.json`, else the writer's
+/// `kafka_version`.
+pub fn golden_release(scenario: &Path) -> String {
+    let facts: serde_json::Value = serde_json::from_slice(
+        &std::fs::read(scenario.join("scenario.json")).expect("scenario.json"),
+    )
+    .expect("scenario.json is JSON");
+    let v = facts["golden_kafka_version"]
+        .as_str()
+        .or_else(|| facts["kafka_version"].as_str())
+        .expect("a kafka_version");
+    v.split('.').take(2).collect::<Vec<_>>().join(".")
+}
+
+/// The other releases' kafka-dump-log compared on a capture: the `X.Y` of
+/// each `golden-X.Y/` holding an `index.json`, sorted.
+pub fn compared_releases(scenario: &Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(scenario)
+        .map(|rd| {
+            rd.flatten()
+                .filter_map(|e| {
+                    let n = e.file_name().to_string_lossy().into_owned();
+                    let line = n.strip_prefix("golden-")?.to_string();
+                    let is_release = line.split('.').count() == 2
+                        && line.split('.').all(|p| p.parse::<u8>().is_ok());
+                    (is_release && e.path().join("index.json").is_file()).then_some(line)
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    v.sort();
+    v
+}
+
+/// The golden text of `name` (a path under `golden/`, like
+/// `broker-1/t-0/00000000000000000000.log.deep.txt`) as release `line`'s
+/// kafka-dump-log prints it: `golden-LINE/NAME` where that release printed
+/// something else, else `golden/NAME`.
+pub fn golden_file_for(scenario: &Path, name: &str, line: &str) -> PathBuf {
+    if line != golden_release(scenario) {
+        let own = scenario.join(format!("golden-{line}")).join(name);
+        if own.is_file() {
+            return own;
+        }
+    }
+    scenario.join("golden").join(name)
+}

@@ -1,10 +1,15 @@
 //! `klf dump --format kafka` against kafka-dump-log's own output.
 //!
 //! Every golden file `testdata/kafka/<scenario>/golden/<path>.<mode>.txt` is
-//! the stdout of Kafka 4.1's DumpLogSegments run from the repository root on
+//! the stdout of one release's DumpLogSegments (`golden_kafka_version` of
+//! the scenario, else its `kafka_version`) run from the repository root on
 //! `testdata/kafka/<scenario>/<path>` with the mode's flags. This test runs
-//! the built `klf` the same way and demands byte-identical stdout. Golden
-//! files of kinds klf's dump does not cover yet are skipped and counted.
+//! the built `klf` the same way, with `--kafka-version` of that release, and
+//! demands byte-identical stdout. `golden-X.Y/` holds what release X.Y's tool
+//! printed differently on the same files (a file missing there printed the
+//! same as `golden/`); every file is compared for every such release, and
+//! for klf's default (the newest release). Golden files of kinds klf's dump
+//! does not cover yet are skipped and counted.
 
 // A test asserts by panicking: unwrap is how it says "this must hold".
 #![allow(clippy::unwrap_used)]
@@ -46,6 +51,9 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
 
 /// A golden file and what it was made from.
 struct Golden {
+    scenario: PathBuf,
+    /// Path under `golden/`.
+    name: String,
     golden: PathBuf,
     /// Repository-relative path of the dumped file.
     input: String,
@@ -82,6 +90,8 @@ fn goldens() -> Vec<Golden> {
                 .to_string_lossy()
                 .into_owned();
             v.push(Golden {
+                scenario: scenario.clone(),
+                name: rel.to_string(),
                 golden: g.clone(),
                 input,
                 mode: mode.to_string(),
@@ -101,6 +111,8 @@ fn internal_decoder(input: &str) -> Option<&'static str> {
         Some("--offsets-decoder")
     } else if dir.starts_with("__transaction_state-") {
         Some("--transaction-log-decoder")
+    } else if dir.starts_with("__share_group_state-") {
+        Some("--share-group-state-decoder")
     } else {
         None
     }
@@ -156,9 +168,11 @@ fn kafka_format_matches_kafka_dump_log() {
             _ => None,
         };
         let expected = std::fs::read(&g.golden).expect("read golden");
+        let own = crate::common::golden_release(&g.scenario);
         let out = Command::new(KLF)
             .current_dir(&root)
-            .args(["dump", "--format", "kafka", "--files", &g.input])
+            .args(["dump", "--format", "kafka", "--kafka-version", &own])
+            .args(["--files", &g.input])
             .args(flags)
             .args(decoder)
             .output()
@@ -207,6 +221,273 @@ fn kafka_format_matches_kafka_dump_log() {
         failures.len(),
         failures.join("\n")
     );
+}
+
+/// Splits the stdout of one run over several files at their `Dumping` lines.
+fn split_by_file<'a>(stdout: &'a [u8], inputs: &[String]) -> BTreeMap<String, &'a [u8]> {
+    let mut out = BTreeMap::new();
+    let mut starts: Vec<(usize, String)> = Vec::new();
+    let mut pos = 0;
+    for line in stdout.split_inclusive(|&b| b == b'\n') {
+        if let Some(name) = line
+            .strip_prefix(b"Dumping ")
+            .and_then(|l| l.strip_suffix(b"\n"))
+            .and_then(|l| std::str::from_utf8(l).ok())
+        {
+            if inputs.iter().any(|i| i == name) {
+                starts.push((pos, name.to_string()));
+            }
+        }
+        pos += line.len();
+    }
+    for (i, (start, name)) in starts.iter().enumerate() {
+        let end = starts.get(i + 1).map_or(stdout.len(), |s| s.0);
+        out.insert(name.clone(), &stdout[*start..end]);
+    }
+    out
+}
+
+#[test]
+fn every_compared_release_and_the_default_match_their_kafka_dump_log() {
+    let root = repo_root();
+    let newest = "4.4";
+    // (scenario, release or None for the default, mode, decoder) -> goldens
+    type Key = (PathBuf, Option<String>, String, Option<&'static str>);
+    let mut groups: BTreeMap<Key, Vec<&Golden>> = BTreeMap::new();
+    let all = goldens();
+    for g in &all {
+        if !matches!(suffix(&g.input), ".log" | ".index" | ".timeindex")
+            || mode_flags(&g.mode).is_none()
+        {
+            continue;
+        }
+        let decoder = match (g.mode.as_str(), internal_decoder(&g.input)) {
+            ("deep", Some(d)) if suffix(&g.input) == ".log" => Some(d),
+            _ => None,
+        };
+        let own = crate::common::golden_release(&g.scenario);
+        let mut releases: Vec<Option<String>> = crate::common::compared_releases(&g.scenario)
+            .into_iter()
+            .filter(|r| *r != own)
+            .map(Some)
+            .collect();
+        releases.push(None);
+        for r in releases {
+            groups
+                .entry((g.scenario.clone(), r, g.mode.clone(), decoder))
+                .or_default()
+                .push(g);
+        }
+    }
+    let mut per_release: BTreeMap<String, (usize, usize)> = BTreeMap::new();
+    let mut failures = Vec::new();
+    for ((scenario, release, mode, decoder), gs) in &groups {
+        let line = release.clone().unwrap_or_else(|| newest.to_string());
+        if release.is_none()
+            && !scenario
+                .join(format!("golden-{newest}/index.json"))
+                .is_file()
+            && crate::common::golden_release(scenario) != newest
+        {
+            failures.push(format!(
+                "{}: no golden-{newest}/ (the default release's text is unchecked)",
+                scenario.display()
+            ));
+            continue;
+        }
+        let label = release
+            .clone()
+            .unwrap_or_else(|| format!("default ({newest})"));
+        for chunk in gs.chunks(150) {
+            let inputs: Vec<String> = chunk.iter().map(|g| g.input.clone()).collect();
+            let mut cmd = Command::new(KLF);
+            cmd.current_dir(&root)
+                .args(["dump", "--format", "kafka", "--files", &inputs.join(",")])
+                .args(mode_flags(mode).unwrap_or(&[]))
+                .args(decoder);
+            if let Some(r) = release {
+                cmd.args(["--kafka-version", r]);
+            }
+            let out = cmd.output().expect("run klf");
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            assert!(!stderr.contains("panicked"), "{stderr}");
+            let texts = split_by_file(&out.stdout, &inputs);
+            for g in chunk {
+                let expected =
+                    std::fs::read(crate::common::golden_file_for(&g.scenario, &g.name, &line))
+                        .expect("read golden");
+                let got = texts.get(&g.input).copied().unwrap_or(b"");
+                let e = per_release.entry(label.clone()).or_default();
+                e.0 += 1;
+                if got == expected.as_slice() {
+                    e.1 += 1;
+                } else {
+                    failures.push(format!(
+                        "{} [{mode}] --kafka-version {label}: {}",
+                        g.input,
+                        first_difference(&expected, got)
+                    ));
+                }
+            }
+        }
+    }
+    for (r, (n, ok)) in &per_release {
+        println!("kafka-dump-log {r}: {ok}/{n} golden files identical");
+    }
+    assert!(
+        per_release.len() > 1,
+        "no other release compared: {per_release:?}"
+    );
+    assert!(
+        failures.is_empty(),
+        "{} differ:\n{}",
+        failures.len(),
+        failures
+            .iter()
+            .take(40)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+}
+
+/// What kafka-dump-log printed on stderr for a deep dump of one segment
+/// alone (its non-consecutive offsets and index findings, absolute paths
+/// made repository-relative), against klf's stderr for the same run.
+#[test]
+fn stderr_summaries_match_each_release() {
+    let root = repo_root();
+    let prefix = format!("{}/", root.display());
+    let mut compared = 0;
+    let mut failures = Vec::new();
+    for scenario in crate::common::captures() {
+        for line in crate::common::compared_releases(&scenario) {
+            let dir = scenario.join(format!("golden-{line}"));
+            let mut files = Vec::new();
+            walk(&dir, &mut files);
+            for f in files {
+                let Some(name) = f
+                    .strip_prefix(&dir)
+                    .ok()
+                    .and_then(|r| r.to_str())
+                    .and_then(|r| r.strip_suffix(".deep.stderr.txt"))
+                else {
+                    continue;
+                };
+                let input = scenario
+                    .join(name)
+                    .strip_prefix(&root)
+                    .expect("under the repository")
+                    .to_string_lossy()
+                    .into_owned();
+                let out = Command::new(KLF)
+                    .current_dir(&root)
+                    .args([
+                        "dump",
+                        "--format",
+                        "kafka",
+                        "--kafka-version",
+                        &line,
+                        "--quiet",
+                    ])
+                    .args(["--deep-iteration", "--print-data-log"])
+                    .args(internal_decoder(&input))
+                    .arg(&input)
+                    .output()
+                    .expect("run klf");
+                let got: String = String::from_utf8_lossy(&out.stderr)
+                    .replace(&prefix, "")
+                    .lines()
+                    .filter(|l| !l.starts_with("klf "))
+                    .map(|l| format!("{l}\n"))
+                    .collect();
+                let want = std::fs::read_to_string(&f).expect("read stderr golden");
+                compared += 1;
+                if got != want {
+                    failures.push(format!("{input} --kafka-version {line}:\n  kafka-dump-log: {want:?}\n  klf:            {got:?}"));
+                }
+            }
+        }
+    }
+    println!("stderr of {compared} single-file deep dumps compared");
+    assert!(compared > 0, "no stderr golden");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// `--key-decoder-class`/`--value-decoder-class` with each of Kafka's
+/// built-in Decoder classes against Kafka 4.4's kafka-dump-log with the
+/// same options (`golden-decoders/`; `DefaultDecoder` prints Java object
+/// identities, which differ in every run, so `[B@<hex>` is compared as
+/// `[B@`). A decoder that threw in Kafka stops klf at the same record with
+/// exit 1.
+#[test]
+fn decoder_classes_match_kafka_dump_log() {
+    let root = repo_root();
+    let scenario = root.join("testdata/kafka/codecs");
+    let dir = scenario.join("golden-decoders");
+    let index: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.join("index.json")).expect("index.json"))
+            .unwrap();
+    let identity = |t: &str| -> String {
+        let mut out = String::new();
+        let mut rest = t;
+        while let Some(i) = rest.find("[B@") {
+            out.push_str(&rest[..i + 3]);
+            rest = rest[i + 3..].trim_start_matches(|c: char| c.is_ascii_hexdigit());
+        }
+        out.push_str(rest);
+        out
+    };
+    let runs = index["runs"].as_object().expect("runs");
+    assert!(runs.len() >= 8, "{runs:?}");
+    for (name, run) in runs {
+        let (file, class) = name
+            .strip_suffix(".txt")
+            .and_then(|n| n.rsplit_once('.'))
+            .expect("FILE.CLASS.txt");
+        let input = format!("testdata/kafka/codecs/{file}");
+        let full = format!("org.apache.kafka.tools.api.{class}");
+        let out = Command::new(KLF)
+            .current_dir(&root)
+            .args(["dump", "--format", "kafka", "--files", &input])
+            .args(["--key-decoder-class", &full, "--value-decoder-class", &full])
+            .output()
+            .expect("run klf");
+        let want = std::fs::read_to_string(dir.join(name)).expect("golden");
+        let got = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(
+            identity(&got),
+            identity(&want),
+            "{name}: {}",
+            first_difference(want.as_bytes(), got.as_bytes())
+        );
+        let threw = run["exception"].as_str();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        match threw {
+            Some(e) => {
+                let exception = e.rsplit(' ').next().unwrap_or(e);
+                assert_eq!(out.status.code(), Some(1), "{name}: {stderr}");
+                assert!(stderr.contains(exception), "{name}: {stderr}");
+            }
+            None => assert_eq!(out.status.code(), Some(0), "{name}: {stderr}"),
+        }
+    }
+    // A custom class is refused, naming it.
+    let out = Command::new(KLF)
+        .current_dir(&root)
+        .args([
+            "dump",
+            "--format",
+            "kafka",
+            "--value-decoder-class",
+            "com.example.AvroDecoder",
+        ])
+        .arg("testdata/kafka/codecs/broker-1/codec-none-0/00000000000000000000.log")
+        .output()
+        .expect("run klf");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("com.example.AvroDecoder"));
+    assert!(out.stdout.is_empty());
 }
 
 #[test]
@@ -534,6 +815,9 @@ fn synthetic_vectors_match_kafka_dump_log() {
                 "kafka",
                 "--files",
                 &format!("seg/{name}"),
+                // the expected texts are Kafka 4.1's kafka-dump-log output
+                "--kafka-version",
+                "4.1",
             ])
             .args(flags)
             .output()

@@ -54,6 +54,7 @@ public class Driver {
             case "read": out = read(); break;
             case "elect": out = elect(); break;
             case "alter-config": out = alterConfig(); break;
+            case "share-consume": out = shareConsume(); break;
             case "group-offsets": out = groupOffsets(); break;
             case "alter-offsets": out = alterOffsets(); break;
             case "resume": out = resume(); break;
@@ -439,7 +440,10 @@ public class Driver {
     }
 
     static String alterConfig() throws Exception {
-        ConfigResource res = new ConfigResource(ConfigResource.Type.TOPIC, arg("topic"));
+        // resource=group alters a group's configs (share groups), else the topic's
+        ConfigResource res = arg("resource", "topic").equals("group")
+                ? new ConfigResource(ConfigResource.Type.GROUP, arg("group"))
+                : new ConfigResource(ConfigResource.Type.TOPIC, arg("topic"));
         List<AlterConfigOp> ops = new ArrayList<>();
         for (String kv : arg("config").split(",")) {
             int eq = kv.indexOf('=');
@@ -448,7 +452,31 @@ public class Driver {
         try (Admin a = admin()) {
             a.incrementalAlterConfigs(Map.of(res, ops)).all().get(15, TimeUnit.SECONDS);
         }
-        return "{\"altered\":" + q(arg("topic")) + "}";
+        return "{\"altered\":" + q(res.name()) + "}";
+    }
+
+    // A share group (KIP-932) consumes `count` records and acknowledges
+    // them (commitSync after each poll): the share coordinator writes the
+    // group's state into __share_group_state, the group coordinator its
+    // metadata into __consumer_offsets.
+    static String shareConsume() throws Exception {
+        Properties p = new Properties();
+        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, arg("bootstrap"));
+        p.put(ConsumerConfig.GROUP_ID_CONFIG, arg("group"));
+        p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        int want = iarg("count", 10);
+        int got = 0;
+        long deadline = System.currentTimeMillis() + 60000;
+        try (KafkaShareConsumer<byte[], byte[]> c = new KafkaShareConsumer<>(p)) {
+            c.subscribe(List.of(arg("topic")));
+            while (got < want && System.currentTimeMillis() < deadline) {
+                ConsumerRecords<byte[], byte[]> rs = c.poll(Duration.ofMillis(500));
+                got += rs.count();
+                if (rs.count() > 0) c.commitSync();
+            }
+        }
+        return "{\"consumed\":" + got + "}";
     }
 
     // What a group has committed (Admin listConsumerGroupOffsets, as

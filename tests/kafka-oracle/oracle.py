@@ -36,8 +36,9 @@ import uuid
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 CACHE = os.path.join(HERE, ".cache")
-LIB = os.path.join(CACHE, "lib")
-CLASSES = os.path.join(CACHE, "classes")
+# The release the harness runs: pom.xml's by default, `--kafka X` for another
+# (its jars resolve into .cache/lib-X, the driver compiles into .cache/classes-X).
+RELEASE = [None]
 WORK = os.path.join(HERE, ".work")
 CONTROLLER_ID = 100
 KLF = [None]  # a klf binary (run --klf): salvage is then checked by replaying it
@@ -56,29 +57,87 @@ def log(msg):
     print(f"[oracle {time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
 
 
-def kafka_version():
+def pom_version():
     pom = open(os.path.join(HERE, "pom.xml")).read()
     return re.search(r"<kafka.version>([^<]+)</kafka.version>", pom).group(1)
+
+
+def kafka_version():
+    return RELEASE[0] or pom_version()
+
+
+def lib_dir():
+    return os.path.join(CACHE, f"lib-{kafka_version()}")
+
+
+def classes_dir():
+    return os.path.join(CACHE, f"classes-{kafka_version()}")
+
+
+def release_tuple(v=None):
+    return tuple(int(x) for x in re.findall(r"\d+", v or kafka_version())[:3])
+
+
+def dump_class():
+    """kafka-dump-log's main class: Scala in core up to 4.1, Java in
+    kafka-tools from 4.2 on (read off the jars, not assumed)."""
+    import zipfile
+    lib = lib_dir() if os.path.isdir(lib_dir()) else dump_dir()
+    for f in os.listdir(lib):
+        if f.startswith("kafka-tools-") and f.endswith(".jar"):
+            with zipfile.ZipFile(os.path.join(lib, f)) as z:
+                if "org/apache/kafka/tools/DumpLogSegments.class" in z.namelist():
+                    return "org.apache.kafka.tools.DumpLogSegments"
+    return "kafka.tools.DumpLogSegments"
 
 
 # ---------------------------------------------------------------- setup
 
 def setup():
     """Resolves the Kafka jars from Maven Central and compiles the driver."""
-    if not os.path.isdir(LIB) or not any(f.startswith("kafka_2.13-") for f in os.listdir(LIB)):
-        log("resolving Kafka jars with Maven")
+    lib = lib_dir()
+    if not os.path.isdir(lib) or not any(f.startswith("kafka_2.13-") for f in os.listdir(lib)):
+        log(f"resolving Kafka {kafka_version()} jars with Maven")
         subprocess.run(["mvn", "-B", "-q", "-f", os.path.join(HERE, "pom.xml"),
                         "-Dmaven.repo.local=" + os.path.join(CACHE, "m2"),
+                        "-Dkafka.version=" + kafka_version(),
                         "dependency:copy-dependencies"], check=True)
     src = os.path.join(HERE, "Driver.java")
-    cls = os.path.join(CLASSES, "Driver.class")
+    classes = classes_dir()
+    cls = os.path.join(classes, "Driver.class")
     if not os.path.exists(cls) or os.path.getmtime(cls) < os.path.getmtime(src):
-        os.makedirs(CLASSES, exist_ok=True)
-        subprocess.run(["javac", "-d", CLASSES, "-cp", LIB + "/*", src], check=True)
+        os.makedirs(classes, exist_ok=True)
+        subprocess.run(["javac", "-d", classes, "-cp", lib + "/*", src], check=True)
 
 
 def classpath():
-    return LIB + "/*"
+    return lib_dir() + "/*"
+
+
+def dump_dir():
+    return os.path.join(CACHE, f"dump-{kafka_version()}")
+
+
+def setup_dump_tool():
+    """Resolves just the release's kafka-dump-log (pom-dump.xml): enough for
+    golden files of a release whose brokers the harness does not run."""
+    d = dump_dir()
+    if os.path.isdir(lib_dir()) and any(f.startswith("kafka_2.13-") for f in os.listdir(lib_dir())):
+        return
+    if not os.path.isdir(d) or not any(f.startswith("kafka_2.13-") for f in os.listdir(d)):
+        log(f"resolving kafka-dump-log {kafka_version()} with Maven")
+        subprocess.run(["mvn", "-B", "-q", "-f", os.path.join(HERE, "pom-dump.xml"),
+                        "-Dmaven.repo.local=" + os.path.join(CACHE, "m2"),
+                        "-Dkafka.version=" + kafka_version(),
+                        "dependency:copy-dependencies"], check=True)
+
+
+def dump_classpath():
+    """The jars kafka-dump-log runs from: the full set when the harness ran
+    this release, else pom-dump.xml's."""
+    if os.path.isdir(lib_dir()):
+        return classpath()
+    return dump_dir() + "/*"
 
 
 def free_port():
@@ -298,7 +357,7 @@ class Cluster:
     def driver(self, cmd, check=True, **kw):
         args = ["java", "-Xmx128m", "-XX:TieredStopAtLevel=1",
                 f"-Dlog4j2.configurationFile={HERE}/log4j2-client.properties",
-                "-cp", f"{classpath()}:{CLASSES}", "Driver", cmd]
+                "-cp", f"{classpath()}:{classes_dir()}", "Driver", cmd]
         kw.setdefault("bootstrap", self.bootstrap)
         args += [f"{k}={v}" for k, v in kw.items()]
         r = subprocess.run(args, capture_output=True, text=True)
@@ -311,7 +370,7 @@ class Cluster:
     def driver_bg(self, cmd, **kw):
         args = ["java", "-Xmx128m", "-XX:TieredStopAtLevel=1",
                 f"-Dlog4j2.configurationFile={HERE}/log4j2-client.properties",
-                "-cp", f"{classpath()}:{CLASSES}", "Driver", cmd]
+                "-cp", f"{classpath()}:{classes_dir()}", "Driver", cmd]
         kw.setdefault("bootstrap", self.bootstrap)
         args += [f"{k}={v}" for k, v in kw.items()]
         p = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -322,7 +381,7 @@ class Cluster:
         """A producer that has connected and waits for go() before sending."""
         args = ["java", "-Xmx128m", "-XX:TieredStopAtLevel=1",
                 f"-Dlog4j2.configurationFile={HERE}/log4j2-client.properties",
-                "-cp", f"{classpath()}:{CLASSES}", "Driver", "produce", "wait_stdin=true"]
+                "-cp", f"{classpath()}:{classes_dir()}", "Driver", "produce", "wait_stdin=true"]
         kw.setdefault("bootstrap", self.bootstrap)
         args += [f"{k}={v}" for k, v in kw.items()]
         p = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -349,7 +408,7 @@ class Cluster:
         command's result once it ends)."""
         args = ["java", "-Xmx128m", "-XX:TieredStopAtLevel=1",
                 f"-Dlog4j2.configurationFile={HERE}/log4j2-client.properties",
-                "-cp", f"{classpath()}:{CLASSES}", "Driver", cmd]
+                "-cp", f"{classpath()}:{classes_dir()}", "Driver", cmd]
         kw.setdefault("bootstrap", self.bootstrap)
         args += [f"{k}={v}" for k, v in kw.items()]
         p = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -514,7 +573,7 @@ def leo_by_kafka_dump(broker_dir, topic, partition):
             shutil.copyfile(os.path.join(pdir, name), dst)
             r = subprocess.run(["java", "-Xmx256m", "-XX:TieredStopAtLevel=1",
                                 f"-Dlog4j2.configurationFile={HERE}/log4j2-client.properties",
-                                "-cp", classpath(), "kafka.tools.DumpLogSegments", "--files", dst],
+                                "-cp", classpath(), dump_class(), "--files", dst],
                                capture_output=True, text=True)
             last = re.findall(r"lastOffset: (-?\d+)", r.stdout)
             if last:
@@ -588,7 +647,7 @@ def dump_records(pdir):
             files.append(os.path.join(scratch, name))
         r = subprocess.run(["java", "-Xmx256m", "-XX:TieredStopAtLevel=1",
                             f"-Dlog4j2.configurationFile={HERE}/log4j2-client.properties",
-                            "-cp", classpath(), "kafka.tools.DumpLogSegments", "--deep-iteration",
+                            "-cp", classpath(), dump_class(), "--deep-iteration",
                             "--print-data-log", "--files", ",".join(files)],
                            capture_output=True, text=True)
         out, control = {}, False
@@ -697,14 +756,16 @@ def add_truth(d):
 
 INTERNAL_DECODERS = {"__consumer_offsets": "--offsets-decoder",
                      "__transaction_state": "--transaction-log-decoder",
-                     "__cluster_metadata": "--cluster-metadata-decoder"}
+                     "__cluster_metadata": "--cluster-metadata-decoder",
+                     "__share_group_state": "--share-group-state-decoder",
+                     "__remote_log_metadata": "--remote-log-metadata-decoder"}
 
 
 def dumpable_files(scenario_dir):
     out = []
     for root, dirs, files in os.walk(scenario_dir):
         dirs.sort()
-        if os.path.relpath(root, scenario_dir).split(os.sep)[0] == "golden":
+        if os.path.relpath(root, scenario_dir).split(os.sep)[0].startswith("golden"):
             continue
         for f in sorted(files):
             if f.endswith((".log", ".index", ".timeindex", ".txnindex", ".snapshot")):
@@ -730,8 +791,9 @@ def run_dump(scratch, relpaths, flags):
     the paths it prints are the repository-relative ones) and splits stdout
     into one text per file."""
     cmd = ["java", "-Xmx384m", "-XX:TieredStopAtLevel=1",
-           f"-Dlog4j2.configurationFile={HERE}/log4j2.properties",
-           "-cp", classpath(), "kafka.tools.DumpLogSegments",
+           f"-Dlog4j2.configurationFile={HERE}/log4j2-tool.properties",
+           f"-Dlog4j.configuration=file:{HERE}/log4j-tool.properties",
+           "-cp", dump_classpath(), dump_class(),
            "--files", ",".join(relpaths)] + flags
     r = subprocess.run(cmd, cwd=scratch, capture_output=True, text=True)
     texts = {}
@@ -752,10 +814,10 @@ def golden(scenario_dir):
     scratch copy laid out under the same repository-relative paths."""
     scenario_dir = os.path.abspath(scenario_dir)
     rel_scenario = os.path.relpath(scenario_dir, REPO)
-    scratch = os.path.join(WORK, "golden-scratch")
+    scratch = os.path.join(WORK, f"golden-scratch-{os.getpid()}")
     shutil.rmtree(scratch, ignore_errors=True)
     shutil.copytree(scenario_dir, os.path.join(scratch, rel_scenario),
-                    ignore=shutil.ignore_patterns("golden", "scenario.json"))
+                    ignore=shutil.ignore_patterns("golden*", "scenario.json"))
     before = tree_hash(scenario_dir)
     files = dumpable_files(scenario_dir)
     gdir = os.path.join(scenario_dir, "golden")
@@ -787,14 +849,151 @@ def golden(scenario_dir):
     if before != after:
         raise RuntimeError("the capture changed while making golden files")
     shutil.rmtree(scratch, ignore_errors=True)
+    # whose kafka-dump-log golden/ is (the capture may be another release's)
+    facts_path = os.path.join(scenario_dir, "scenario.json")
+    if os.path.exists(facts_path):
+        with open(facts_path) as fh:
+            facts = json.load(fh)
+        facts["golden_kafka_version"] = kafka_version()
+        with open(facts_path, "w") as fh:
+            json.dump(facts, fh, indent=2, sort_keys=True)
+            fh.write("\n")
     log(f"golden: {count} files for {rel_scenario}")
     return count
+
+
+def release_line(v=None):
+    """"4.4.0" -> "4.4": the per-release golden folders are per release line."""
+    return ".".join((v or kafka_version()).split(".")[:2])
+
+
+def golden_release(scenario_dir):
+    """kafka-dump-log of the release `--kafka` names, on a capture whose
+    `golden/` another release made: writes `golden-<X.Y>/` holding only the
+    files whose text differs from `golden/` (a missing file means "the same"),
+    `index.json` with what was compared, and, for segments that do not start
+    at offset 0, the deep mode's stderr of each run alone
+    (`<path>.deep.stderr.txt`, kafka-dump-log's non-consecutive offsets and
+    index findings; only where that release prints any)."""
+    scenario_dir = os.path.abspath(scenario_dir)
+    rel_scenario = os.path.relpath(scenario_dir, REPO)
+    base = os.path.join(scenario_dir, "golden")
+    if not os.path.isdir(base):
+        raise RuntimeError(f"{rel_scenario} has no golden/ to compare with")
+    with open(os.path.join(scenario_dir, "scenario.json")) as f:
+        facts = json.load(f)
+    own = facts.get("golden_kafka_version") or facts["kafka_version"]
+    line = release_line()
+    if line == release_line(own):
+        raise RuntimeError(f"{rel_scenario}: golden/ is already Kafka {own}'s")
+    scratch = os.path.join(WORK, f"golden-scratch-{os.getpid()}")
+    shutil.rmtree(scratch, ignore_errors=True)
+    shutil.copytree(scenario_dir, os.path.join(scratch, rel_scenario),
+                    ignore=shutil.ignore_patterns("golden*", "scenario.json"))
+    before = tree_hash(scenario_dir)
+    out = os.path.join(scenario_dir, f"golden-{line}")
+    shutil.rmtree(out, ignore_errors=True)
+    os.makedirs(out)
+    groups = {}
+    for f in dumpable_files(scenario_dir):
+        rel = os.path.relpath(f, REPO)
+        for mode, flags in file_modes(f):
+            groups.setdefault((mode, tuple(flags)), []).append(rel)
+    compared = differ = 0
+    stderr_files = 0
+    for (mode, flags), rels in sorted(groups.items()):
+        for i in range(0, len(rels), 300):
+            chunk = rels[i:i + 300]
+            rc, texts, _ = run_dump(scratch, chunk, list(flags))
+            for rel in chunk:
+                text = texts.get(rel)
+                if text is None or rc != 0:
+                    _, single, _ = run_dump(scratch, [rel], list(flags))
+                    text = single.get(rel, "")
+                sub = os.path.relpath(os.path.join(REPO, rel), scenario_dir)
+                name = f"{sub}.{mode}.txt"
+                with open(os.path.join(base, name)) as fh:
+                    same = fh.read() == text
+                compared += 1
+                if not same:
+                    differ += 1
+                    dst = os.path.join(out, name)
+                    os.makedirs(os.path.dirname(dst), exist_ok=True)
+                    with open(dst, "w") as fh:
+                        fh.write(text)
+                if mode == "deep" and rel.endswith(".log") and not os.path.basename(rel).startswith("0000000000000000000"):
+                    # one run alone, so stderr is this file's only
+                    _, _, err = run_dump(scratch, [rel], list(flags))
+                    err = "".join(l for l in err.splitlines(True)
+                                  if not l.startswith(("WARN", "SLF4J", "[", "log4j:")))
+                    if err:
+                        dst = os.path.join(out, f"{sub}.deep.stderr.txt")
+                        os.makedirs(os.path.dirname(dst), exist_ok=True)
+                        # absolute paths of the scratch copy: keep them repository-relative
+                        with open(dst, "w") as fh:
+                            fh.write(err.replace(scratch + "/", ""))
+                        stderr_files += 1
+    with open(os.path.join(out, "index.json"), "w") as fh:
+        json.dump({"kafka_version": kafka_version(), "golden_kafka_version": own,
+                   "compared": compared, "differ": differ, "stderr_files": stderr_files,
+                   "tool": dump_class()}, fh, indent=2, sort_keys=True)
+        fh.write("\n")
+    if tree_hash(scenario_dir, skip=("golden", f"golden-{line}")) != before:
+        raise RuntimeError("the capture changed while making golden files")
+    shutil.rmtree(scratch, ignore_errors=True)
+    log(f"golden-{line}: {differ} of {compared} files differ from golden/ ({own}) in {rel_scenario}")
+    return differ
+
+
+DECODER_CLASSES = ("StringDecoder", "DefaultDecoder", "IntegerDecoder", "LongDecoder")
+
+
+def golden_decoders(scenario_dir, files):
+    """kafka-dump-log --key-decoder-class/--value-decoder-class with each
+    built-in Decoder class (org.apache.kafka.tools.api, the release `--kafka`
+    names) on `files` (capture-relative): `golden-decoders/<file>.<Class>.txt`
+    holds stdout; index.json the release and, per output, the exit status
+    and stderr's first line (an exception stops the run)."""
+    scenario_dir = os.path.abspath(scenario_dir)
+    rel_scenario = os.path.relpath(scenario_dir, REPO)
+    scratch = os.path.join(WORK, f"golden-scratch-{os.getpid()}")
+    shutil.rmtree(scratch, ignore_errors=True)
+    shutil.copytree(scenario_dir, os.path.join(scratch, rel_scenario),
+                    ignore=shutil.ignore_patterns("golden*", "scenario.json"))
+    before = tree_hash(scenario_dir)
+    out = os.path.join(scenario_dir, "golden-decoders")
+    shutil.rmtree(out, ignore_errors=True)
+    runs = {}
+    for f in files:
+        rel = os.path.join(rel_scenario, f)
+        for cls in DECODER_CLASSES:
+            full = f"org.apache.kafka.tools.api.{cls}"
+            cmd = ["java", "-Xmx384m", "-XX:TieredStopAtLevel=1",
+                   f"-Dlog4j2.configurationFile={HERE}/log4j2-tool.properties",
+                   "-cp", dump_classpath(), dump_class(), "--files", rel,
+                   "--key-decoder-class", full, "--value-decoder-class", full]
+            r = subprocess.run(cmd, cwd=scratch, capture_output=True, text=True)
+            dst = os.path.join(out, f"{f}.{cls}.txt")
+            os.makedirs(os.path.dirname(dst), exist_ok=True)
+            with open(dst, "w") as fh:
+                fh.write(r.stdout)
+            first = next((l for l in r.stderr.splitlines() if l.startswith("Exception")), None)
+            runs[f"{f}.{cls}.txt"] = {"exit": r.returncode, "exception": first}
+    with open(os.path.join(out, "index.json"), "w") as fh:
+        json.dump({"kafka_version": kafka_version(), "tool": dump_class(), "runs": runs},
+                  fh, indent=2, sort_keys=True)
+        fh.write("\n")
+    if tree_hash(scenario_dir) != before:
+        raise RuntimeError("the capture changed while making golden files")
+    shutil.rmtree(scratch, ignore_errors=True)
+    log(f"golden-decoders: {len(runs)} runs for {rel_scenario}")
 
 
 def tree_hash(d, skip=("golden",)):
     h = hashlib.sha256()
     for root, dirs, files in os.walk(d):
-        dirs[:] = sorted(x for x in dirs if not (root == d and x in skip))
+        # golden/ and the per-release golden-X.Y/ are made from the capture, not part of it
+        dirs[:] = sorted(x for x in dirs if not (root == d and (x in skip or x.startswith("golden"))))
         for f in sorted(files):
             p = os.path.join(root, f)
             if root == d and f == "scenario.json":
@@ -1238,13 +1437,23 @@ def s_internal(c, out):
     g1 = c.driver("consume", topic=t, group="klf-group-classic", protocol="classic", count=100)
     g2 = c.driver("consume", topic=t, group="klf-group-consumer", protocol="consumer", count=100)
     tx = c.driver("txn", topic=t, txn_id="klf-internal-txn", plan="commit:5,abort:5")
+    share = None
+    if release_tuple() >= (4, 2):
+        # a share group (KIP-932, on by default from 4.2): __share_group_state
+        c.driver("alter-config", resource="group", group="klf-share-group",
+                 config="share.auto.offset.reset=earliest")
+        share = c.driver("share-consume", topic=t, group="klf-share-group", count=100)
     time.sleep(2)
     capture(c, out)
     p = partition_facts(c, t, 0, [1, 2, 3], 1, acked_summary(r1), captured_dir=out)
     p["groups"] = {"klf-group-classic": g1, "klf-group-consumer": g2}
     p["transactions"] = {"klf-internal-txn": tx}
+    internal = ["__consumer_offsets", "__transaction_state"]
+    if share is not None:
+        p["share_groups"] = {"klf-share-group": share}
+        internal.append("__share_group_state")
     facts = [p]
-    for it in ("__consumer_offsets", "__transaction_state"):
+    for it in internal:
         d = c.describe(it)
         facts.append({"topic": it, "partition": 0, "replicas": d["replicas"], "leader_at_capture": d["leader"],
                       "isr_at_capture": d["isr"], "internal": True,
@@ -1253,7 +1462,8 @@ def s_internal(c, out):
     write_scenario(out, {
         "description": "A classic and a consumer-protocol (KIP-848) group consume and commit offsets "
                        "(__consumer_offsets); a transactional producer commits and aborts (__transaction_state); "
-                       "every broker holds the __cluster_metadata log. Captured live.",
+                       + ("a share group (KIP-932) consumes and acknowledges (__share_group_state); " if share else "")
+                       + "every broker holds the __cluster_metadata log. Captured live.",
         "partitions": facts})
 
 
@@ -1865,6 +2075,7 @@ def live(klf, seconds=60, out_report=None):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--kafka", help="the Kafka release to run (default: pom.xml's)")
     sub = ap.add_subparsers(dest="cmd", required=True)
     sub.add_parser("setup")
     r = sub.add_parser("run")
@@ -1874,6 +2085,11 @@ def main():
     r.add_argument("scenarios", nargs="*")
     g = sub.add_parser("golden")
     g.add_argument("dirs", nargs="+")
+    gd = sub.add_parser("golden-decoders", help="golden-decoders/: the built-in Decoder classes on some files")
+    gd.add_argument("dir")
+    gd.add_argument("files", nargs="+")
+    gr = sub.add_parser("golden-release", help="golden-X.Y/: what --kafka's kafka-dump-log prints differently on a capture")
+    gr.add_argument("dirs", nargs="+")
     tr = sub.add_parser("truth", help="add loss_truth (kafka-dump-log on the capture) to scenario.json")
     tr.add_argument("dirs", nargs="+")
     v = sub.add_parser("validate")
@@ -1884,6 +2100,7 @@ def main():
     lv.add_argument("--seconds", type=int, default=60)
     lv.add_argument("--report", help="write the run's figures as JSON here")
     a = ap.parse_args()
+    RELEASE[0] = a.kafka
     if a.cmd == "setup":
         setup()
     elif a.cmd == "run":
@@ -1903,6 +2120,13 @@ def main():
         setup()
         for d in a.dirs:
             golden(d)
+    elif a.cmd == "golden-decoders":
+        setup_dump_tool()
+        golden_decoders(a.dir, a.files)
+    elif a.cmd == "golden-release":
+        setup_dump_tool()
+        for d in a.dirs:
+            golden_release(d)
     elif a.cmd == "truth":
         setup()
         for d in a.dirs:

@@ -16,6 +16,7 @@ use klf::format::names::base_offset_of;
 use klf::render::kafka::{base64_std, control_record_text, FileNames, Options};
 
 use klf::render::kafka_aux::AuxDecoder;
+use klf::render::release::Release;
 
 use super::walk::Item;
 use super::{files, kind_name, open_item, DecoderKind, Kind};
@@ -46,6 +47,7 @@ struct Ctx<'a> {
 fn decode_into(
     m: &mut Map<String, Value>,
     d: AuxDecoder,
+    release: Release,
     offset: i64,
     key: Option<&[u8]>,
     value: Option<&[u8]>,
@@ -54,7 +56,7 @@ fn decode_into(
         None => Value::Null,
         Some(t) => serde_json::from_str::<Value>(&t).unwrap_or(Value::String(t)),
     };
-    match d.decode(offset, key, value) {
+    match d.decode(release, offset, key, value) {
         Ok(kp) => {
             m.insert("decoded_key".into(), as_value(kp.key));
             m.insert("decoded_value".into(), as_value(kp.payload));
@@ -206,7 +208,7 @@ fn records_json(
                     m.insert("key".into(), bytes_json(r.key));
                     m.insert("value".into(), bytes_json(r.value));
                     if let (Some(d), false) = (ctx.decoder, control) {
-                        decode_into(&mut m, d, r.offset, r.key, r.value);
+                        decode_into(&mut m, d, ctx.opts.release, r.offset, r.key, r.value);
                     }
                 }
                 emit(w, &Value::Object(m)).map_err(Err)?;
@@ -235,7 +237,7 @@ fn records_json(
                     m.insert("key".into(), bytes_json(key));
                     m.insert("value".into(), bytes_json(value));
                     if let Some(d) = ctx.decoder {
-                        decode_into(&mut m, d, msg.offset, key, value);
+                        decode_into(&mut m, d, ctx.opts.release, msg.offset, key, value);
                     }
                 }
                 emit(w, &Value::Object(m)).map_err(Err)?;

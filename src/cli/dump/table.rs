@@ -56,7 +56,7 @@ fn key_value_cells(
     if !opts.print_data {
         return (size(key), size(value));
     }
-    match decoder.map(|d| d.decode(offset, key, value)) {
+    match decoder.map(|d| d.decode(opts.release, offset, key, value)) {
         Some(Ok(kp)) => (
             kp.key
                 .map_or_else(String::new, |k| printable(Some(k.as_bytes()), 120)),

@@ -75,6 +75,16 @@ pub fn group_value_schema(record_type: i16) -> Option<&'static Schema> {
         .find(|s| s.api_key == record_type)
 }
 
+fn share_key_schema(record_type: i16) -> Option<&'static Schema> {
+    tables::SHARE_KEYS.iter().find(|s| s.api_key == record_type)
+}
+
+fn share_value_schema(record_type: i16) -> Option<&'static Schema> {
+    tables::SHARE_VALUES
+        .iter()
+        .find(|s| s.api_key == record_type)
+}
+
 fn txn_key_schema(record_type: i16) -> Option<&'static Schema> {
     (record_type == 0).then_some(&tables::TRANSACTION_LOG_KEY)
 }
@@ -175,6 +185,26 @@ pub fn decode_transaction_record(
     decode_with(key, value, txn_key_schema, txn_value_schema)
 }
 
+/// Decodes a `__share_group_state` record (the share coordinator's
+/// `ShareSnapshot` and `ShareUpdate` records, Kafka 4.0 on).
+pub fn decode_share_state_record(
+    key: &[u8],
+    value: Option<&[u8]>,
+) -> Result<CoordinatorRecord, CoordinatorError> {
+    decode_with(key, value, share_key_schema, share_value_schema)
+}
+
+/// The `key:`/`payload:` texts `kafka-dump-log --share-group-state-decoder`
+/// prints for a `__share_group_state` record at `offset`; `Err` as for
+/// [`format_offsets_record`].
+pub fn format_share_state_record(
+    offset: i64,
+    key: Option<&[u8]>,
+    value: Option<&[u8]>,
+) -> Result<KeyPayload, ParseError> {
+    format_coordinator(offset, key, value, decode_share_state_record, false)
+}
+
 /// Record type of `GroupMetadataKey`/`GroupMetadataValue`.
 pub const GROUP_METADATA_TYPE: i16 = 2;
 
@@ -236,6 +266,7 @@ fn format_coordinator(
     key: Option<&[u8]>,
     value: Option<&[u8]>,
     decode: RecordDecoder,
+    status_names: bool,
 ) -> Result<KeyPayload, ParseError> {
     let Some(key) = key else {
         return Err(ParseError::new(
@@ -250,6 +281,17 @@ fn format_coordinator(
             if rec.record_type == GROUP_METADATA_TYPE && rec.key_name == "GroupMetadataKey" {
                 if let Some(v) = rec.value.as_mut() {
                     expand_consumer_protocol(&mut v.msg);
+                }
+            }
+            if status_names && rec.key_name == "TransactionLogKey" {
+                if let Some(status) = rec
+                    .value
+                    .as_mut()
+                    .and_then(|v| v.msg.get_mut("transactionStatus"))
+                {
+                    if let Val::Int(id) = *status {
+                        *status = Val::Str(TxnState::name_of(id));
+                    }
                 }
             }
             KeyPayload {
@@ -283,18 +325,21 @@ pub fn format_offsets_record(
     key: Option<&[u8]>,
     value: Option<&[u8]>,
 ) -> Result<KeyPayload, ParseError> {
-    format_coordinator(offset, key, value, decode_group_record)
+    format_coordinator(offset, key, value, decode_group_record, false)
 }
 
 /// The `key:`/`payload:` texts `kafka-dump-log --transaction-log-decoder`
 /// prints for a `__transaction_state` record at `offset`; `Err` as for
-/// [`format_offsets_record`].
+/// [`format_offsets_record`]. With `status_names` (the tool from Kafka 4.2
+/// on) `transactionStatus` is the state's name as a JSON string (the number,
+/// quoted, for an id Kafka does not know), else the number.
 pub fn format_transaction_log_record(
     offset: i64,
     key: Option<&[u8]>,
     value: Option<&[u8]>,
+    status_names: bool,
 ) -> Result<KeyPayload, ParseError> {
-    format_coordinator(offset, key, value, decode_transaction_record)
+    format_coordinator(offset, key, value, decode_transaction_record, status_names)
 }
 
 /// Transaction states of `TransactionLogValue.transactionStatus`.
@@ -312,6 +357,23 @@ pub enum TxnState {
 }
 
 impl TxnState {
+    /// The state's name as Kafka prints it (`Empty`, `PrepareCommit` …);
+    /// an unknown id is its number.
+    pub fn name_of(id: i64) -> String {
+        let state = i8::try_from(id).map_or(TxnState::Unknown(-1), TxnState::from_id);
+        match state {
+            TxnState::Empty => "Empty".into(),
+            TxnState::Ongoing => "Ongoing".into(),
+            TxnState::PrepareCommit => "PrepareCommit".into(),
+            TxnState::PrepareAbort => "PrepareAbort".into(),
+            TxnState::CompleteCommit => "CompleteCommit".into(),
+            TxnState::CompleteAbort => "CompleteAbort".into(),
+            TxnState::Dead => "Dead".into(),
+            TxnState::PrepareEpochFence => "PrepareEpochFence".into(),
+            TxnState::Unknown(_) => id.to_string(),
+        }
+    }
+
     /// From the stored status byte.
     pub fn from_id(id: i8) -> Self {
         match id {
@@ -488,7 +550,7 @@ mod tests {
         v.extend_from_slice(&7i64.to_be_bytes());
         v.extend_from_slice(&6i64.to_be_bytes());
         v.extend_from_slice(&[1, 2, 2, 0, 2]); // tag 2 (clientTransactionVersion) = 2
-        let kp = format_transaction_log_record(1, Some(&key), Some(&v)).expect("has key");
+        let kp = format_transaction_log_record(1, Some(&key), Some(&v), false).expect("has key");
         assert_eq!(
             kp.key.as_deref(),
             Some("{\"type\":\"0\",\"data\":{\"transactionalId\":\"tx\"}}")
@@ -497,6 +559,13 @@ mod tests {
             kp.payload.as_deref(),
             Some("{\"version\":\"1\",\"data\":{\"producerId\":5,\"producerEpoch\":0,\"transactionTimeoutMs\":60000,\"transactionStatus\":1,\"transactionPartitions\":[{\"topic\":\"t\",\"partitionIds\":[0]}],\"transactionLastUpdateTimestampMs\":7,\"transactionStartTimestampMs\":6,\"clientTransactionVersion\":2}}")
         );
+        let named = format_transaction_log_record(1, Some(&key), Some(&v), true).expect("has key");
+        assert!(named
+            .payload
+            .as_deref()
+            .is_some_and(|p| p.contains("\"transactionStatus\":\"Ongoing\",")));
+        assert_eq!(TxnState::name_of(2), "PrepareCommit");
+        assert_eq!(TxnState::name_of(9), "9");
         let rec = decode_transaction_record(&key, Some(&v)).expect("decodes");
         let entry = rec.transaction_log_entry().expect("typed");
         assert_eq!(entry.transactional_id, "tx");

@@ -1,0 +1,192 @@
+//! Which Kafka release's kafka-dump-log text to reproduce.
+//!
+//! kafka-dump-log's output changed between releases (the tool was rewritten
+//! from Scala to Java for 4.3, and the transaction-log decoder names states
+//! from 4.4). Every difference
+//! klf reproduces is one predicate here, named after what it changes and
+//! checked against that release's own tool by the per-release golden files
+//! (`testdata/kafka/*/golden-X.Y/`).
+
+use std::fmt;
+
+/// A Kafka release line, `major.minor` (patch releases do not change the
+/// text).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Release {
+    /// Major version.
+    pub major: u8,
+    /// Minor version.
+    pub minor: u8,
+}
+
+/// Every release line `--kafka-version` accepts, oldest first.
+pub const RELEASES: &[Release] = &[
+    Release::new(2, 8),
+    Release::new(3, 0),
+    Release::new(3, 1),
+    Release::new(3, 2),
+    Release::new(3, 3),
+    Release::new(3, 4),
+    Release::new(3, 5),
+    Release::new(3, 6),
+    Release::new(3, 7),
+    Release::new(3, 8),
+    Release::new(3, 9),
+    Release::new(4, 0),
+    Release::new(4, 1),
+    Release::new(4, 2),
+    Release::new(4, 3),
+    Release::new(4, 4),
+];
+
+impl Release {
+    /// `major.minor`.
+    pub const fn new(major: u8, minor: u8) -> Release {
+        Release { major, minor }
+    }
+
+    /// The newest release line klf knows: the default.
+    pub const NEWEST: Release = Release::new(4, 4);
+
+    /// Parses `X.Y` or `X.Y.Z` (the patch is ignored); only lines in
+    /// [`RELEASES`] are accepted.
+    pub fn parse(s: &str) -> Result<Release, String> {
+        let known = || {
+            RELEASES
+                .iter()
+                .map(Release::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let mut parts = s.trim().split('.');
+        let major = parts.next().and_then(|p| p.parse::<u8>().ok());
+        let minor = parts.next().and_then(|p| p.parse::<u8>().ok());
+        let patch_ok = parts.next().is_none_or(|p| p.parse::<u16>().is_ok());
+        let extra = parts.next().is_some();
+        match (major, minor) {
+            (Some(major), Some(minor)) if patch_ok && !extra => {
+                let r = Release::new(major, minor);
+                if RELEASES.contains(&r) {
+                    Ok(r)
+                } else {
+                    Err(format!(
+                        "Kafka {s} is not a release line klf reproduces (known: {})",
+                        known()
+                    ))
+                }
+            }
+            _ => Err(format!(
+                "'{s}' is not a Kafka version (X.Y or X.Y.Z; known: {})",
+                known()
+            )),
+        }
+    }
+
+    /// The release line of a KRaft `metadata.version` feature level, where
+    /// the level was introduced by that line (Kafka's `MetadataVersion`:
+    /// 3.0-IV1 is level 1, 4.1-IV0 is 26, 4.4-IV0 is 31; a level newer than
+    /// 4.4's is read as 4.4). `None` below level 1.
+    pub fn of_metadata_version(level: i64) -> Option<Release> {
+        // The first feature level of each release line.
+        const FIRST_LEVEL: &[(i64, Release)] = &[
+            (1, Release::new(3, 0)),
+            (2, Release::new(3, 1)),
+            (3, Release::new(3, 2)),
+            (4, Release::new(3, 3)),
+            (8, Release::new(3, 4)),
+            (9, Release::new(3, 5)),
+            (12, Release::new(3, 6)),
+            (15, Release::new(3, 7)),
+            (20, Release::new(3, 8)),
+            (21, Release::new(3, 9)),
+            (22, Release::new(4, 0)),
+            (26, Release::new(4, 1)),
+            (28, Release::new(4, 2)),
+            (30, Release::new(4, 3)),
+            (31, Release::new(4, 4)),
+        ];
+        FIRST_LEVEL
+            .iter()
+            .rev()
+            .find(|(first, _)| level >= *first)
+            .map(|(_, r)| *r)
+    }
+
+    /// kafka-dump-log is the Java rewrite (`org.apache.kafka.tools`, from
+    /// 4.3; 4.2 still runs the Scala tool in `kafka.tools`): the
+    /// non-consecutive offsets of a deep dump start from -1 (a segment whose
+    /// first offset is not 0 reports `-1 is followed by N`), and the
+    /// per-file findings are kept in sorted maps (index mismatches newest
+    /// first, one per index offset; offset gaps by offset).
+    pub fn java_tool(self) -> bool {
+        self >= Release::new(4, 3)
+    }
+
+    /// Record lines of message format v0/v1 close the metadata with a stray
+    /// `}` after `crc: N` (the Scala tool's string template).
+    pub fn legacy_crc_brace(self) -> bool {
+        !self.java_tool()
+    }
+
+    /// A producer-snapshot entry without batch metadata ends with a space
+    /// after `lastTimestamp: N`.
+    pub fn snapshot_trailing_space(self) -> bool {
+        !self.java_tool()
+    }
+
+    /// A KRaft `LeaderChange` control record is decoded
+    /// (`LeaderChange: {...}`, 4.1 on) rather than named
+    /// (`controlType: LEADER_CHANGE(2)`).
+    pub fn leader_change_decoded(self) -> bool {
+        self >= Release::new(4, 1)
+    }
+
+    /// `--transaction-log-decoder` prints `transactionStatus` as the state's
+    /// name (`"Empty"`, `"Ongoing"` …) rather than its number (4.4 on).
+    pub fn transaction_status_names(self) -> bool {
+        self >= Release::new(4, 4)
+    }
+}
+
+impl Default for Release {
+    fn default() -> Self {
+        Release::NEWEST
+    }
+}
+
+impl fmt::Display for Release {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}.{}", self.major, self.minor)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_lines_and_patch_versions() {
+        assert_eq!(Release::parse("4.1"), Ok(Release::new(4, 1)));
+        assert_eq!(Release::parse("4.1.1"), Ok(Release::new(4, 1)));
+        assert_eq!(Release::parse("2.8.2"), Ok(Release::new(2, 8)));
+        assert!(Release::parse("2.7")
+            .unwrap_err()
+            .contains("not a release line"));
+        assert!(Release::parse("4")
+            .unwrap_err()
+            .contains("not a Kafka version"));
+        assert!(Release::parse("4.1.1.1").is_err());
+        assert!(Release::parse("four").is_err());
+        assert_eq!(Release::default(), Release::NEWEST);
+        assert_eq!(RELEASES.last(), Some(&Release::NEWEST));
+    }
+
+    #[test]
+    fn metadata_levels_map_to_their_lines() {
+        assert_eq!(Release::of_metadata_version(0), None);
+        assert_eq!(Release::of_metadata_version(7), Some(Release::new(3, 3)));
+        assert_eq!(Release::of_metadata_version(27), Some(Release::new(4, 1)));
+        assert_eq!(Release::of_metadata_version(30), Some(Release::new(4, 3)));
+        assert_eq!(Release::of_metadata_version(99), Some(Release::NEWEST));
+    }
+}
