@@ -1,10 +1,12 @@
 //! Record payload decoders: __cluster_metadata records and KRaft control
-//! records, __consumer_offsets and __transaction_state keys and values,
+//! records, __consumer_offsets, __transaction_state and __share_group_state
+//! keys and values (as the newest release and 4.0 print them),
 //! and the control-record parsers of v2 batches.
 #![no_main]
 use klf::format::internal::{
-    decode_group_record, decode_transaction_record, format_offsets_record,
-    format_transaction_log_record,
+    decode_group_record, decode_share_state_record, decode_transaction_record,
+    format_offsets_record, format_share_state_record, format_transaction_log_record,
+    CoordinatorText,
 };
 use klf::format::metadata::{
     decode_kraft_control, decode_metadata_record, format_kraft_control, format_metadata_payload,
@@ -53,13 +55,30 @@ fuzz_target!(|data: &[u8]| {
             if let Ok(r) = decode_group_record(key, value) {
                 let _ = format!("{r:?}");
             }
-            let _ = format_offsets_record(3, Some(key), value);
+            // the newest release's text and 4.0's (tagged fields it lacks left out)
+            let old = CoordinatorText {
+                line: (4, 0),
+                status_names: false,
+                scala_transactions: true,
+            };
+            let _ = format_offsets_record(3, Some(key), value, CoordinatorText::NEWEST);
+            let _ = format_offsets_record(3, Some(key), value, old);
+            if let Ok(r) = decode_share_state_record(key, value) {
+                let _ = format!("{r:?}");
+            }
+            let _ = format_share_state_record(3, Some(key), value, CoordinatorText::NEWEST);
         }
         _ => {
             if let Ok(r) = decode_transaction_record(key, value) {
                 let _ = format!("{r:?}");
             }
-            let _ = format_transaction_log_record(3, Some(key), value);
+            let old = CoordinatorText {
+                line: (4, 0),
+                status_names: false,
+                scala_transactions: true,
+            };
+            let _ = format_transaction_log_record(3, Some(key), value, CoordinatorText::NEWEST);
+            let _ = format_transaction_log_record(3, Some(key), value, old);
         }
     }
 });

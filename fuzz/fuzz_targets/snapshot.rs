@@ -3,6 +3,7 @@
 #![no_main]
 use klf::format::snapshot::{parse_producer_snapshot, read_producer_snapshot};
 use klf::render::kafka_aux::{dump_producer_snapshot, producer_snapshot_line};
+use klf::render::release::Release;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
@@ -15,9 +16,10 @@ fuzz_target!(|data: &[u8]| {
                 e.first_offset(),
                 e.current_txn_first_offset(),
             );
-            let _ = producer_snapshot_line(e);
+            let _ = producer_snapshot_line(e, Release::new(4, 1));
+            let _ = producer_snapshot_line(e, Release::NEWEST);
         }
     }
     let _ = read_producer_snapshot(data);
-    let _ = dump_producer_snapshot("t-0/00000000000000000042.snapshot", data);
+    let _ = dump_producer_snapshot("t-0/00000000000000000042.snapshot", data, Release::NEWEST);
 });

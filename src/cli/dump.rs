@@ -181,7 +181,7 @@ pub struct Args {
     pub resync: bool,
 
     /// Print what this Kafka release's kafka-dump-log prints (X.Y or X.Y.Z,
-    /// 2.8 to 4.4; the text changed in 4.3 and 4.4).
+    /// 4.0 to 4.4; the text changed in 4.1, 4.3 and 4.4).
     #[arg(long, value_name = "X.Y", default_value = "4.4", value_parser = Release::parse)]
     pub kafka_version: Release,
 

@@ -4,7 +4,8 @@
 //! `--cluster-metadata-decoder`).
 
 use crate::format::internal::{
-    format_offsets_record, format_share_state_record, format_transaction_log_record, KeyPayload,
+    format_offsets_record, format_share_state_record, format_transaction_log_record,
+    CoordinatorText, KeyPayload,
 };
 use crate::format::metadata::format_metadata_payload;
 use crate::format::snapshot::{read_producer_snapshot, ProducerEntry};
@@ -166,15 +167,15 @@ impl AuxDecoder {
         key: Option<&[u8]>,
         value: Option<&[u8]>,
     ) -> Result<KeyPayload, ParseError> {
+        let text = CoordinatorText {
+            line: (release.major, release.minor),
+            status_names: release.transaction_status_names(),
+            scala_transactions: release.scala_transaction_text(),
+        };
         match self {
-            AuxDecoder::Offsets => format_offsets_record(offset, key, value),
-            AuxDecoder::TransactionLog => format_transaction_log_record(
-                offset,
-                key,
-                value,
-                release.transaction_status_names(),
-            ),
-            AuxDecoder::ShareGroupState => format_share_state_record(offset, key, value),
+            AuxDecoder::Offsets => format_offsets_record(offset, key, value, text),
+            AuxDecoder::TransactionLog => format_transaction_log_record(offset, key, value, text),
+            AuxDecoder::ShareGroupState => format_share_state_record(offset, key, value, text),
             AuxDecoder::ClusterMetadata => Ok(KeyPayload {
                 key: None,
                 payload: Some(format_metadata_payload(offset, value)),

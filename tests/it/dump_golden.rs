@@ -490,6 +490,31 @@ fn decoder_classes_match_kafka_dump_log() {
     assert!(out.stdout.is_empty());
 }
 
+/// A release line klf does not reproduce is refused with the reason, not
+/// printed as another release's text.
+#[test]
+fn unreproduced_release_lines_are_refused() {
+    for (version, why) in [
+        ("3.9", "not reproduced yet"),
+        ("2.8.2", "not reproduced yet"),
+        ("5.0", "not a release line"),
+        ("x", "not a Kafka version"),
+    ] {
+        let out = Command::new(KLF)
+            .current_dir(repo_root())
+            .args(["dump", "--format", "kafka", "--kafka-version", version])
+            .arg("testdata/kafka/codecs/broker-1/codec-none-0/00000000000000000000.log")
+            .output()
+            .expect("run klf");
+        assert_eq!(out.status.code(), Some(2), "{version}");
+        assert!(out.stdout.is_empty(), "{version}");
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains(why),
+            "{version}"
+        );
+    }
+}
+
 #[test]
 fn json_output_parses() {
     let root = repo_root();

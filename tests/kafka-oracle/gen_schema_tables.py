@@ -36,6 +36,31 @@ REPO = os.path.dirname(os.path.dirname(HERE))
 # `oracle.py --kafka SCHEMA_VERSION setup`.
 SCHEMA_VERSION = "4.4.0"
 LIB = os.path.join(HERE, ".cache", f"lib-{SCHEMA_VERSION}")
+# Older releases whose coordinator schemas are compared with the newest one:
+# a tagged field a release's schema lacks is one its kafka-dump-log does not
+# print (`oracle.py --kafka X setup-dump` fetches their jars).
+OLDER_RELEASES = ("4.0.2", "4.1.1", "4.2.0", "4.3.1")
+
+
+def release_lib(version):
+    for d in (f"lib-{version}", f"dump-{version}"):
+        p = os.path.join(HERE, ".cache", d)
+        if os.path.isdir(p):
+            return p
+    return os.path.join(HERE, ".cache", f"dump-{version}")
+
+
+def tagged_fields(msg):
+    """Names of the tagged fields of a message schema, nested ones too."""
+    out = set()
+
+    def walk(fields):
+        for f in fields or []:
+            if "taggedVersions" in f:
+                out.add(f["name"])
+            walk(f.get("fields"))
+    walk(msg.get("fields"))
+    return out
 SCRIPT = "tests/kafka-oracle/gen_schema_tables.py"
 
 
@@ -358,7 +383,38 @@ def internal_tables(lib, version):
     ]:
         out += schema_list(doc, name, [e for e in share_entries if e[0]["type"] == kind])
     out += named_schemas(other_entries)
+    # tagged fields each older release does not know
+    newest = {m["name"]: tagged_fields(m) for m in group_msgs + other + share_msgs}
+    since = {}
+    for rel in reversed(OLDER_RELEASES):
+        lib_r = release_lib(rel)
+        known = {}
+        for artifact in ("kafka-group-coordinator", "kafka-transaction-coordinator",
+                         "kafka-share-coordinator"):
+            for m in Jar(lib_r, artifact, rel).schemas("common/message"):
+                known[m["name"]] = tagged_fields(m)
+        for name, fields in newest.items():
+            for f in fields:
+                if f not in known.get(name, set()):
+                    since.setdefault((name, f), ".".join(str(int(x)) for x in
+                                     next_release(rel).split(".")[:2]))
+    out += [
+        "/// Tagged fields of these schemas that older releases' schemas lack (their",
+        "/// kafka-dump-log does not print them): (message, field, first release line",
+        "/// that has it), compared with " + ", ".join(OLDER_RELEASES) + ".",
+        "pub(crate) static TAGGED_SINCE: &[(&str, &str, (u8, u8))] = &[",
+    ]
+    for (name, f), line in sorted(since.items()):
+        major, minor = line.split(".")
+        out.append(f"    ({rust_str(name)}, {rust_str(json_name(f))}, ({major}, {minor})),")
+    out.append("];")
     return "\n".join(out) + "\n"
+
+
+def next_release(version):
+    """The release line after `version` among the compared ones and the newest."""
+    lines = list(OLDER_RELEASES) + [SCHEMA_VERSION]
+    return lines[lines.index(version) + 1]
 
 
 OUTPUTS = [

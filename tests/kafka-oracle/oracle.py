@@ -215,6 +215,7 @@ class Node:
             "transaction.state.log.min.isr": 1,
             "transaction.state.log.num.partitions": 1,
             "share.coordinator.state.topic.replication.factor": 1,
+            "share.coordinator.state.topic.num.partitions": 1,
             "num.network.threads": 2,
             "num.io.threads": 2,
             "num.replica.fetchers": 1,
@@ -2078,6 +2079,7 @@ def main():
     ap.add_argument("--kafka", help="the Kafka release to run (default: pom.xml's)")
     sub = ap.add_subparsers(dest="cmd", required=True)
     sub.add_parser("setup")
+    sub.add_parser("setup-dump", help="resolve only --kafka's kafka-dump-log (pom-dump.xml)")
     r = sub.add_parser("run")
     r.add_argument("--out", default=os.path.join(REPO, "testdata", "kafka"))
     r.add_argument("--no-golden", action="store_true", help="skip the kafka-dump-log golden files")
@@ -2103,6 +2105,8 @@ def main():
     RELEASE[0] = a.kafka
     if a.cmd == "setup":
         setup()
+    elif a.cmd == "setup-dump":
+        setup_dump_tool()
     elif a.cmd == "run":
         setup()
         if a.klf:

@@ -201,8 +201,9 @@ pub fn format_share_state_record(
     offset: i64,
     key: Option<&[u8]>,
     value: Option<&[u8]>,
+    text: CoordinatorText,
 ) -> Result<KeyPayload, ParseError> {
-    format_coordinator(offset, key, value, decode_share_state_record, false)
+    format_coordinator(offset, key, value, decode_share_state_record, text)
 }
 
 /// Record type of `GroupMetadataKey`/`GroupMetadataValue`.
@@ -266,7 +267,7 @@ fn format_coordinator(
     key: Option<&[u8]>,
     value: Option<&[u8]>,
     decode: RecordDecoder,
-    status_names: bool,
+    text: CoordinatorText,
 ) -> Result<KeyPayload, ParseError> {
     let Some(key) = key else {
         return Err(ParseError::new(
@@ -283,7 +284,13 @@ fn format_coordinator(
                     expand_consumer_protocol(&mut v.msg);
                 }
             }
-            if status_names && rec.key_name == "TransactionLogKey" {
+            if let Some(v) = rec.value.as_mut() {
+                hide_unknown_tagged(&mut v.msg, v.name, text.line);
+            }
+            if text.scala_transactions && rec.key_name == "TransactionLogKey" {
+                return Ok(scala_transaction_text(&rec));
+            }
+            if text.status_names && rec.key_name == "TransactionLogKey" {
                 if let Some(status) = rec
                     .value
                     .as_mut()
@@ -324,22 +331,113 @@ pub fn format_offsets_record(
     offset: i64,
     key: Option<&[u8]>,
     value: Option<&[u8]>,
+    text: CoordinatorText,
 ) -> Result<KeyPayload, ParseError> {
-    format_coordinator(offset, key, value, decode_group_record, false)
+    format_coordinator(offset, key, value, decode_group_record, text)
 }
 
 /// The `key:`/`payload:` texts `kafka-dump-log --transaction-log-decoder`
 /// prints for a `__transaction_state` record at `offset`; `Err` as for
-/// [`format_offsets_record`]. With `status_names` (the tool from Kafka 4.2
-/// on) `transactionStatus` is the state's name as a JSON string (the number,
-/// quoted, for an id Kafka does not know), else the number.
+/// [`format_offsets_record`]; how, as [`CoordinatorText`] says.
 pub fn format_transaction_log_record(
     offset: i64,
     key: Option<&[u8]>,
     value: Option<&[u8]>,
-    status_names: bool,
+    text: CoordinatorText,
 ) -> Result<KeyPayload, ParseError> {
-    format_coordinator(offset, key, value, decode_transaction_record, status_names)
+    format_coordinator(offset, key, value, decode_transaction_record, text)
+}
+
+/// How a release's kafka-dump-log prints coordinator records.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CoordinatorText {
+    /// The release line (`(4, 1)`): tagged fields it does not know
+    /// (`TAGGED_SINCE`) are left out.
+    pub line: (u8, u8),
+    /// `transactionStatus` as the state's name (a JSON string; the number,
+    /// quoted, for an id Kafka does not know), else the number.
+    pub status_names: bool,
+    /// The Scala transaction-log text (`transaction_metadata::...`) of the
+    /// releases before 4.1, instead of JSON.
+    pub scala_transactions: bool,
+}
+
+impl CoordinatorText {
+    /// The newest release's text.
+    pub const NEWEST: CoordinatorText = CoordinatorText {
+        line: (u8::MAX, u8::MAX),
+        status_names: true,
+        scala_transactions: false,
+    };
+}
+
+/// Empties the slots of tagged fields that release `line` does not know.
+fn hide_unknown_tagged(msg: &mut Msg, schema: &str, line: (u8, u8)) {
+    for (i, f) in msg.fields.iter().enumerate() {
+        let unknown = tables::TAGGED_SINCE
+            .iter()
+            .any(|(s, name, since)| *s == schema && *name == f.name && *since > line);
+        match msg.values.get_mut(i) {
+            Some(slot) if unknown => *slot = None,
+            Some(Some(Val::Struct(inner))) => hide_unknown_tagged(inner, schema, line),
+            Some(Some(Val::Arr(items))) => {
+                for item in items {
+                    if let Val::Struct(inner) = item {
+                        hide_unknown_tagged(inner, schema, line);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The Scala tool's transaction-log text (Kafka up to 4.0's
+/// `TransactionLog.formatRecordKeyAndValue`): `transaction_metadata::
+/// transactionalId=ID` and `producerId:P,producerEpoch:E,state=S,
+/// partitions=[t-0,...],txnLastUpdateTimestamp=T,txnTimeoutMs=M`
+/// (`<DELETE>` for a tombstone; partitions are not listed in state Empty).
+fn scala_transaction_text(rec: &CoordinatorRecord) -> KeyPayload {
+    let Some(entry) = rec.transaction_log_entry() else {
+        return KeyPayload {
+            key: Some(format!("unknown::version={}", rec.record_type)),
+            payload: None,
+        };
+    };
+    let key = format!(
+        "transaction_metadata::transactionalId={}",
+        entry.transactional_id
+    );
+    let payload = match &entry.state {
+        None => "<DELETE>".to_string(),
+        Some(m) => {
+            let parts: Vec<String> = if m.state == TxnState::Empty {
+                Vec::new()
+            } else {
+                m.partitions
+                    .iter()
+                    .flat_map(|(t, ps)| ps.iter().map(move |p| format!("{t}-{p}")))
+                    .collect()
+            };
+            let state = rec
+                .value
+                .as_ref()
+                .and_then(|v| v.msg.int("transactionStatus"))
+                .map_or_else(String::new, TxnState::name_of);
+            format!(
+                "producerId:{},producerEpoch:{},state={state},partitions=[{}],txnLastUpdateTimestamp={},txnTimeoutMs={}",
+                m.producer_id,
+                m.producer_epoch,
+                parts.join(","),
+                m.last_update_timestamp_ms,
+                m.timeout_ms
+            )
+        }
+    };
+    KeyPayload {
+        key: Some(key),
+        payload: Some(payload),
+    }
 }
 
 /// Transaction states of `TransactionLogValue.transactionStatus`.
@@ -495,7 +593,8 @@ mod tests {
         value.extend_from_slice(&(-1i32).to_be_bytes());
         s16(&mut value, "");
         value.extend_from_slice(&1000i64.to_be_bytes());
-        let kp = format_offsets_record(9, Some(&key), Some(&value)).expect("has key");
+        let kp = format_offsets_record(9, Some(&key), Some(&value), CoordinatorText::NEWEST)
+            .expect("has key");
         assert_eq!(
             kp.key.as_deref(),
             Some("{\"type\":\"1\",\"data\":{\"group\":\"g\",\"topic\":\"t\",\"partition\":3}}")
@@ -504,7 +603,8 @@ mod tests {
             kp.payload.as_deref(),
             Some("{\"version\":\"3\",\"data\":{\"offset\":42,\"leaderEpoch\":-1,\"metadata\":\"\",\"commitTimestamp\":1000}}")
         );
-        let tomb = format_offsets_record(9, Some(&key), None).expect("has key");
+        let tomb =
+            format_offsets_record(9, Some(&key), None, CoordinatorText::NEWEST).expect("has key");
         assert_eq!(tomb.payload.as_deref(), Some("<DELETE>"));
         let rec = decode_group_record(&key, None).expect("decodes");
         assert_eq!(rec.offset_commit_key(), Some(("g".into(), "t".into(), 3)));
@@ -512,19 +612,22 @@ mod tests {
 
     #[test]
     fn offsets_errors() {
-        assert!(format_offsets_record(4, None, Some(&[0, 0])).is_err());
-        let kp = format_offsets_record(4, Some(&[0, 99]), None).expect("has key");
+        assert!(format_offsets_record(4, None, Some(&[0, 0]), CoordinatorText::NEWEST).is_err());
+        let kp = format_offsets_record(4, Some(&[0, 99]), None, CoordinatorText::NEWEST)
+            .expect("has key");
         assert_eq!(
             kp.key.as_deref(),
             Some("Unknown record type 99 at offset 4, skipping.")
         );
         assert_eq!(kp.payload, None);
-        let kp = format_offsets_record(4, Some(&[0]), None).expect("has key");
+        let kp =
+            format_offsets_record(4, Some(&[0]), None, CoordinatorText::NEWEST).expect("has key");
         assert_eq!(
             kp.key.as_deref(),
             Some("Error at offset 4, skipping. Could not read version from key's buffer.")
         );
-        let kp = format_offsets_record(4, Some(&[0, 2, 0]), None).expect("has key");
+        let kp = format_offsets_record(4, Some(&[0, 2, 0]), None, CoordinatorText::NEWEST)
+            .expect("has key");
         assert_eq!(
             kp.key.as_deref(),
             Some("Error at offset 4, skipping. Could not read record with version 2 from key's buffer due to: null.")
@@ -550,7 +653,16 @@ mod tests {
         v.extend_from_slice(&7i64.to_be_bytes());
         v.extend_from_slice(&6i64.to_be_bytes());
         v.extend_from_slice(&[1, 2, 2, 0, 2]); // tag 2 (clientTransactionVersion) = 2
-        let kp = format_transaction_log_record(1, Some(&key), Some(&v), false).expect("has key");
+        let kp = format_transaction_log_record(
+            1,
+            Some(&key),
+            Some(&v),
+            CoordinatorText {
+                status_names: false,
+                ..CoordinatorText::NEWEST
+            },
+        )
+        .expect("has key");
         assert_eq!(
             kp.key.as_deref(),
             Some("{\"type\":\"0\",\"data\":{\"transactionalId\":\"tx\"}}")
@@ -559,7 +671,8 @@ mod tests {
             kp.payload.as_deref(),
             Some("{\"version\":\"1\",\"data\":{\"producerId\":5,\"producerEpoch\":0,\"transactionTimeoutMs\":60000,\"transactionStatus\":1,\"transactionPartitions\":[{\"topic\":\"t\",\"partitionIds\":[0]}],\"transactionLastUpdateTimestampMs\":7,\"transactionStartTimestampMs\":6,\"clientTransactionVersion\":2}}")
         );
-        let named = format_transaction_log_record(1, Some(&key), Some(&v), true).expect("has key");
+        let named = format_transaction_log_record(1, Some(&key), Some(&v), CoordinatorText::NEWEST)
+            .expect("has key");
         assert!(named
             .payload
             .as_deref()

@@ -515,3 +515,20 @@ pub(crate) static CONSUMER_PROTOCOL_ASSIGNMENT: Schema = Schema { name: "Consume
 pub(crate) static CONSUMER_PROTOCOL_SUBSCRIPTION: Schema = Schema { name: "ConsumerProtocolSubscription", api_key: -1, valid: Vr(0, 3), flex: NONE, fields: T_F4 };
 pub(crate) static TRANSACTION_LOG_KEY: Schema = Schema { name: "TransactionLogKey", api_key: 0, valid: Vr(0, 0), flex: NONE, fields: T_F5 };
 pub(crate) static TRANSACTION_LOG_VALUE: Schema = Schema { name: "TransactionLogValue", api_key: 0, valid: Vr(0, 1), flex: Vr(1, MAX), fields: T_F7 };
+/// Tagged fields of these schemas that older releases' schemas lack (their
+/// kafka-dump-log does not print them): (message, field, first release line
+/// that has it), compared with 4.0.2, 4.1.1, 4.2.0, 4.3.1.
+pub(crate) static TAGGED_SINCE: &[(&str, &str, (u8, u8))] = &[
+    ("ConsumerGroupMetadataValue", "metadataHash", (4, 1)),
+    ("ConsumerGroupTargetAssignmentMetadataValue", "assignmentTimestamp", (4, 3)),
+    ("OffsetCommitValue", "topicId", (4, 1)),
+    ("ShareGroupTargetAssignmentMetadataValue", "assignmentTimestamp", (4, 3)),
+    ("ShareSnapshotValue", "deliveryCompleteCount", (4, 2)),
+    ("ShareUpdateValue", "deliveryCompleteCount", (4, 2)),
+    ("StreamsGroupMetadataValue", "failedDescriptionTopologyEpoch", (4, 4)),
+    ("StreamsGroupMetadataValue", "lastAssignmentConfigs", (4, 2)),
+    ("StreamsGroupMetadataValue", "storedDescriptionTopologyEpoch", (4, 4)),
+    ("StreamsGroupMetadataValue", "validatedTopologyEpoch", (4, 2)),
+    ("StreamsGroupTargetAssignmentMetadataValue", "assignmentTimestamp", (4, 3)),
+    ("TransactionLogValue", "nextProducerEpoch", (4, 1)),
+];
