@@ -29,16 +29,10 @@ pub struct CoordinatorView {
 
 /// Kafka's name of a transaction state.
 pub fn state_name(s: TxnState) -> String {
-    match s {
-        TxnState::Empty => "Empty".into(),
-        TxnState::Ongoing => "Ongoing".into(),
-        TxnState::PrepareCommit => "PrepareCommit".into(),
-        TxnState::PrepareAbort => "PrepareAbort".into(),
-        TxnState::CompleteCommit => "CompleteCommit".into(),
-        TxnState::CompleteAbort => "CompleteAbort".into(),
-        TxnState::Dead => "Dead".into(),
-        TxnState::PrepareEpochFence => "PrepareEpochFence".into(),
-        TxnState::Unknown(n) => format!("Unknown({n})"),
+    match (s, s.name()) {
+        (_, Some(name)) => name.to_string(),
+        (TxnState::Unknown(n), None) => format!("Unknown({n})"),
+        (_, None) => "Unknown".to_string(),
     }
 }
 

@@ -810,42 +810,56 @@ def run_dump(scratch, relpaths, flags):
     return r.returncode, texts, r.stderr
 
 
-def golden(scenario_dir):
-    """kafka-dump-log output for every dumpable file of a capture, run on a
-    scratch copy laid out under the same repository-relative paths."""
+def dump_texts(scenario_dir, scratch):
+    """(repository-relative path, mode, flags, kafka-dump-log's stdout) for
+    every dumpable file of a capture and each of its modes, run on the
+    scratch copy: one JVM per mode and a few hundred files (a run that
+    fails is redone per file, to get exactly each file's own output)."""
+    groups = {}
+    for f in dumpable_files(scenario_dir):
+        rel = os.path.relpath(f, REPO)
+        for mode, flags in file_modes(f):
+            groups.setdefault((mode, tuple(flags)), []).append(rel)
+    for (mode, flags), rels in sorted(groups.items()):
+        for i in range(0, len(rels), 200):
+            chunk = rels[i:i + 200]
+            rc, texts, _ = run_dump(scratch, chunk, list(flags))
+            for rel in chunk:
+                text = texts.get(rel)
+                if text is None or rc != 0:
+                    _, single, _ = run_dump(scratch, [rel], list(flags))
+                    text = single.get(rel, "")
+                yield rel, mode, list(flags), text
+
+
+def scratch_copy(scenario_dir):
+    """A scratch copy of a capture under its repository-relative path
+    (kafka-dump-log can create or open files read-write; it runs on the
+    copy): (absolute capture dir, its relative path, the scratch root, the
+    capture's hash before)."""
     scenario_dir = os.path.abspath(scenario_dir)
     rel_scenario = os.path.relpath(scenario_dir, REPO)
     scratch = os.path.join(WORK, f"golden-scratch-{os.getpid()}")
     shutil.rmtree(scratch, ignore_errors=True)
     shutil.copytree(scenario_dir, os.path.join(scratch, rel_scenario),
                     ignore=shutil.ignore_patterns("golden*", "scenario.json"))
-    before = tree_hash(scenario_dir)
-    files = dumpable_files(scenario_dir)
+    return scenario_dir, rel_scenario, scratch, tree_hash(scenario_dir)
+
+
+def golden(scenario_dir):
+    """kafka-dump-log output for every dumpable file of a capture, run on a
+    scratch copy laid out under the same repository-relative paths."""
+    scenario_dir, rel_scenario, scratch, before = scratch_copy(scenario_dir)
     gdir = os.path.join(scenario_dir, "golden")
     shutil.rmtree(gdir, ignore_errors=True)
-    groups = {}
-    for f in files:
-        rel = os.path.relpath(f, REPO)
-        for mode, flags in file_modes(f):
-            groups.setdefault((mode, tuple(flags)), []).append(rel)
     count = 0
-    for (mode, flags), rels in sorted(groups.items()):
-        # one JVM per mode and file kind keeps golden generation fast
-        for i in range(0, len(rels), 200):
-            chunk = rels[i:i + 200]
-            rc, texts, err = run_dump(scratch, chunk, list(flags))
-            for rel in chunk:
-                text = texts.get(rel)
-                if text is None or rc != 0:
-                    # run it alone to get exactly its own output
-                    _, single, _ = run_dump(scratch, [rel], list(flags))
-                    text = single.get(rel, "")
-                sub = os.path.relpath(os.path.join(REPO, rel), scenario_dir)
-                dst = os.path.join(gdir, f"{sub}.{mode}.txt")
-                os.makedirs(os.path.dirname(dst), exist_ok=True)
-                with open(dst, "w") as fh:
-                    fh.write(text)
-                count += 1
+    for rel, mode, _flags, text in dump_texts(scenario_dir, scratch):
+        sub = os.path.relpath(os.path.join(REPO, rel), scenario_dir)
+        dst = os.path.join(gdir, f"{sub}.{mode}.txt")
+        os.makedirs(os.path.dirname(dst), exist_ok=True)
+        with open(dst, "w") as fh:
+            fh.write(text)
+        count += 1
     after = tree_hash(scenario_dir, skip=("golden",))
     if before != after:
         raise RuntimeError("the capture changed while making golden files")
@@ -887,53 +901,36 @@ def golden_release(scenario_dir):
     line = release_line()
     if line == release_line(own):
         raise RuntimeError(f"{rel_scenario}: golden/ is already Kafka {own}'s")
-    scratch = os.path.join(WORK, f"golden-scratch-{os.getpid()}")
-    shutil.rmtree(scratch, ignore_errors=True)
-    shutil.copytree(scenario_dir, os.path.join(scratch, rel_scenario),
-                    ignore=shutil.ignore_patterns("golden*", "scenario.json"))
-    before = tree_hash(scenario_dir)
+    _, _, scratch, before = scratch_copy(scenario_dir)
     out = os.path.join(scenario_dir, f"golden-{line}")
     shutil.rmtree(out, ignore_errors=True)
     os.makedirs(out)
-    groups = {}
-    for f in dumpable_files(scenario_dir):
-        rel = os.path.relpath(f, REPO)
-        for mode, flags in file_modes(f):
-            groups.setdefault((mode, tuple(flags)), []).append(rel)
     compared = differ = 0
     stderr_files = 0
-    for (mode, flags), rels in sorted(groups.items()):
-        for i in range(0, len(rels), 300):
-            chunk = rels[i:i + 300]
-            rc, texts, _ = run_dump(scratch, chunk, list(flags))
-            for rel in chunk:
-                text = texts.get(rel)
-                if text is None or rc != 0:
-                    _, single, _ = run_dump(scratch, [rel], list(flags))
-                    text = single.get(rel, "")
-                sub = os.path.relpath(os.path.join(REPO, rel), scenario_dir)
-                name = f"{sub}.{mode}.txt"
-                with open(os.path.join(base, name)) as fh:
-                    same = fh.read() == text
-                compared += 1
-                if not same:
-                    differ += 1
-                    dst = os.path.join(out, name)
-                    os.makedirs(os.path.dirname(dst), exist_ok=True)
-                    with open(dst, "w") as fh:
-                        fh.write(text)
-                if mode == "deep" and rel.endswith(".log") and not os.path.basename(rel).startswith("0000000000000000000"):
-                    # one run alone, so stderr is this file's only
-                    _, _, err = run_dump(scratch, [rel], list(flags))
-                    err = "".join(l for l in err.splitlines(True)
-                                  if not l.startswith(("WARN", "SLF4J", "[", "log4j:")))
-                    if err:
-                        dst = os.path.join(out, f"{sub}.deep.stderr.txt")
-                        os.makedirs(os.path.dirname(dst), exist_ok=True)
-                        # absolute paths of the scratch copy: keep them repository-relative
-                        with open(dst, "w") as fh:
-                            fh.write(err.replace(scratch + "/", ""))
-                        stderr_files += 1
+    for rel, mode, flags, text in dump_texts(scenario_dir, scratch):
+        sub = os.path.relpath(os.path.join(REPO, rel), scenario_dir)
+        name = f"{sub}.{mode}.txt"
+        with open(os.path.join(base, name)) as fh:
+            same = fh.read() == text
+        compared += 1
+        if not same:
+            differ += 1
+            dst = os.path.join(out, name)
+            os.makedirs(os.path.dirname(dst), exist_ok=True)
+            with open(dst, "w") as fh:
+                fh.write(text)
+        if mode == "deep" and rel.endswith(".log") and not os.path.basename(rel).startswith("00000000000000000000."):
+            # one run alone, so stderr is this file's only
+            _, _, err = run_dump(scratch, [rel], list(flags))
+            err = "".join(l for l in err.splitlines(True)
+                          if not l.startswith(("WARN", "SLF4J", "[", "log4j:")))
+            if err:
+                dst = os.path.join(out, f"{sub}.deep.stderr.txt")
+                os.makedirs(os.path.dirname(dst), exist_ok=True)
+                # absolute paths of the scratch copy: keep them repository-relative
+                with open(dst, "w") as fh:
+                    fh.write(err.replace(scratch + "/", ""))
+                stderr_files += 1
     with open(os.path.join(out, "index.json"), "w") as fh:
         json.dump({"kafka_version": kafka_version(), "golden_kafka_version": own,
                    "compared": compared, "differ": differ, "stderr_files": stderr_files,
@@ -955,13 +952,7 @@ def golden_decoders(scenario_dir, files):
     names) on `files` (capture-relative): `golden-decoders/<file>.<Class>.txt`
     holds stdout; index.json the release and, per output, the exit status
     and stderr's first line (an exception stops the run)."""
-    scenario_dir = os.path.abspath(scenario_dir)
-    rel_scenario = os.path.relpath(scenario_dir, REPO)
-    scratch = os.path.join(WORK, f"golden-scratch-{os.getpid()}")
-    shutil.rmtree(scratch, ignore_errors=True)
-    shutil.copytree(scenario_dir, os.path.join(scratch, rel_scenario),
-                    ignore=shutil.ignore_patterns("golden*", "scenario.json"))
-    before = tree_hash(scenario_dir)
+    scenario_dir, rel_scenario, scratch, before = scratch_copy(scenario_dir)
     out = os.path.join(scenario_dir, "golden-decoders")
     shutil.rmtree(out, ignore_errors=True)
     runs = {}

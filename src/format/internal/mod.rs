@@ -458,18 +458,25 @@ impl TxnState {
     /// The state's name as Kafka prints it (`Empty`, `PrepareCommit` …);
     /// an unknown id is its number.
     pub fn name_of(id: i64) -> String {
-        let state = i8::try_from(id).map_or(TxnState::Unknown(-1), TxnState::from_id);
-        match state {
-            TxnState::Empty => "Empty".into(),
-            TxnState::Ongoing => "Ongoing".into(),
-            TxnState::PrepareCommit => "PrepareCommit".into(),
-            TxnState::PrepareAbort => "PrepareAbort".into(),
-            TxnState::CompleteCommit => "CompleteCommit".into(),
-            TxnState::CompleteAbort => "CompleteAbort".into(),
-            TxnState::Dead => "Dead".into(),
-            TxnState::PrepareEpochFence => "PrepareEpochFence".into(),
-            TxnState::Unknown(_) => id.to_string(),
-        }
+        i8::try_from(id)
+            .ok()
+            .and_then(|b| TxnState::from_id(b).name())
+            .map_or_else(|| id.to_string(), str::to_string)
+    }
+
+    /// Kafka's name of a known state (`None` for an unknown id).
+    pub fn name(self) -> Option<&'static str> {
+        Some(match self {
+            TxnState::Empty => "Empty",
+            TxnState::Ongoing => "Ongoing",
+            TxnState::PrepareCommit => "PrepareCommit",
+            TxnState::PrepareAbort => "PrepareAbort",
+            TxnState::CompleteCommit => "CompleteCommit",
+            TxnState::CompleteAbort => "CompleteAbort",
+            TxnState::Dead => "Dead",
+            TxnState::PrepareEpochFence => "PrepareEpochFence",
+            TxnState::Unknown(_) => return None,
+        })
     }
 
     /// From the stored status byte.
