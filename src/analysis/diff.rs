@@ -91,6 +91,74 @@ pub struct DiffOptions {
     /// Protocol used for `truncation_offset` (default: truncation on fetch, Kafka >= 2.7).
     #[serde(default)]
     pub protocol: ReplicationProtocol,
+    /// Where `protocol` comes from.
+    #[serde(default)]
+    pub source: ProtocolSource,
+    /// When the protocol is assumed: the other protocol the cluster may
+    /// have run, predicted too (`alternative_truncation_offset`); a
+    /// replica whose truncation differs under it gets the partition finding
+    /// `truncation-depends-on-protocol`.
+    #[serde(default)]
+    pub alternative: Option<ReplicationProtocol>,
+    /// The cluster's mode, as the capture shows it.
+    #[serde(default)]
+    pub mode: ClusterMode,
+}
+
+/// Where a diff's truncation protocol comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum ProtocolSource {
+    /// Given by the operator (`--inter-broker-protocol`).
+    Given,
+    /// A KRaft cluster: every `metadata.version` (3.0-IV1 on) truncates on
+    /// fetch.
+    Kraft,
+    /// Not in the capture (a ZooKeeper-mode broker's
+    /// `inter.broker.protocol.version` is in its server.properties): the
+    /// default of every release since 2.7 assumed.
+    #[default]
+    Assumed,
+}
+
+impl ProtocolSource {
+    /// The JSON value.
+    pub fn code(self) -> &'static str {
+        match self {
+            ProtocolSource::Given => "given",
+            ProtocolSource::Kraft => "kraft",
+            ProtocolSource::Assumed => "assumed",
+        }
+    }
+}
+
+/// The cluster mode a capture shows: KRaft (`meta.properties` version 1,
+/// or a metadata log), ZooKeeper (version 0), both (a migration), or
+/// unknown (no readable `meta.properties`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum ClusterMode {
+    /// KRaft.
+    Kraft,
+    /// ZooKeeper.
+    Zookeeper,
+    /// Brokers of both modes (a ZooKeeper-to-KRaft migration).
+    Mixed,
+    /// Not known.
+    #[default]
+    Unknown,
+}
+
+impl ClusterMode {
+    /// The JSON value.
+    pub fn code(self) -> &'static str {
+        match self {
+            ClusterMode::Kraft => "kraft",
+            ClusterMode::Zookeeper => "zookeeper",
+            ClusterMode::Mixed => "mixed",
+            ClusterMode::Unknown => "unknown",
+        }
+    }
 }
 
 /// Which rule chose the reference replica.
@@ -197,6 +265,9 @@ pub enum FindingKind {
     ReferenceNotFound,
     /// Reference chosen among equal candidates.
     AmbiguousReference,
+    /// The truncation protocol is not known from the capture and the
+    /// protocols the cluster may run cut a replica at different offsets.
+    TruncationDependsOnProtocol,
     /// Replica offset ranges do not overlap.
     #[serde(rename = "replicas-disjoint")]
     DisjointLogs,
@@ -231,6 +302,7 @@ impl FindingKind {
             FindingKind::LogReset => "log-reset",
             FindingKind::ReferenceNotFound => "reference-not-found",
             FindingKind::AmbiguousReference => "ambiguous-reference",
+            FindingKind::TruncationDependsOnProtocol => "truncation-depends-on-protocol",
             FindingKind::DisjointLogs => "replicas-disjoint",
         }
     }
@@ -278,6 +350,13 @@ pub struct ReplicaDiff {
     pub truncation_offset: i64,
     /// Protocol of `truncation_offset`.
     pub protocol: ReplicationProtocol,
+    /// Where Kafka truncates it under [`DiffOptions::alternative`] (when the
+    /// protocol is assumed), else `None`.
+    #[serde(default)]
+    pub alternative_truncation_offset: Option<i64>,
+    /// The rounds of that prediction (for `--explain`).
+    #[serde(default)]
+    pub alternative_rounds: Vec<Round>,
     /// Legacy high-watermark truncation offset (with out-of-range fallbacks).
     pub hw_truncation_offset: i64,
     /// Records at or above `truncation_offset`.
@@ -313,6 +392,10 @@ pub struct PartitionDiff {
     pub replicas: Vec<ReplicaDiff>,
     /// Partition-level findings.
     pub findings: Vec<Finding>,
+    /// The truncation protocol modelled, where it comes from and the
+    /// alternative also predicted.
+    #[serde(default)]
+    pub protocol: DiffOptions,
     /// How the replicas were read, when the caller read them from disk.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scan: Option<ScanInfo>,
@@ -716,6 +799,7 @@ pub fn diff_partition(input: &PartitionReplicas, options: &DiffOptions) -> Parti
             },
             replicas: Vec::new(),
             findings,
+            protocol: *options,
             scan: None,
         };
     };
@@ -734,14 +818,34 @@ pub fn diff_partition(input: &PartitionReplicas, options: &DiffOptions) -> Parti
         } if *broker == refr.src.broker => *leader_epoch,
         _ => None,
     };
+    // A replica named as the leader (`--leader`, klf elect's candidates)
+    // leads, once elected, in an epoch above every epoch before it (Kafka's
+    // controller gives each election a new one) and records it at its log
+    // end. Without it a follower whose latest epoch is above the
+    // candidate's would be compared as if the candidate still led its old
+    // epoch, keeping records the new epoch makes it cut. When the named
+    // replica already holds the highest epoch this changes no answer.
+    let own_latest = leader_cache.latest_epoch();
+    if matches!(input.reference, ReferenceHint::Explicit { .. }) {
+        if let Some(highest) = reps.iter().filter_map(Normalized::latest_epoch).max() {
+            let next = highest.saturating_add(1);
+            if leader_cache.latest_epoch_is_below(next) {
+                let _ = leader_cache.assign(next, refr.leo);
+            }
+        }
+    }
     let leader = LeaderView {
         cache: leader_cache,
         log_start_offset: refr.lso,
         log_end_offset: refr.leo,
         current_leader_epoch: metadata_epoch,
     };
-    // Apply the metadata epoch as the predictor would, for reporting.
-    let leader_epoch_reported = {
+    // Apply the metadata epoch as the predictor would, for reporting (a
+    // named replica's own latest epoch, not the one its election would
+    // give it).
+    let leader_epoch_reported = if matches!(input.reference, ReferenceHint::Explicit { .. }) {
+        own_latest
+    } else {
         let mut c = leader.cache.clone();
         if let Some(e) = metadata_epoch {
             if e >= 0 && c.latest_epoch_is_below(e) {
@@ -799,8 +903,8 @@ pub fn diff_partition(input: &PartitionReplicas, options: &DiffOptions) -> Parti
                 ),
             ));
         }
-        let (pred, hw_pred): (Option<Prediction>, Option<Prediction>) = if is_ref {
-            (None, None)
+        let (pred, hw_pred, alt_pred): (Option<Prediction>, Option<Prediction>, Option<Prediction>) = if is_ref {
+            (None, None, None)
         } else {
             let fv = FollowerView {
                 cache: r.cache.clone(),
@@ -816,11 +920,30 @@ pub fn diff_partition(input: &PartitionReplicas, options: &DiffOptions) -> Parti
                     &fv,
                     ReplicationProtocol::HighWatermark,
                 )),
+                options
+                    .alternative
+                    .map(|alt| predict_truncation(&leader, &fv, alt)),
             )
         };
         let truncation_offset = pred.as_ref().map_or(r.leo, |p| p.keep_end);
         let hw_truncation_offset = hw_pred.as_ref().map_or(r.leo, |p| p.keep_end);
         let outcome = pred.as_ref().map_or(Outcome::Converged, |p| p.outcome);
+        let alternative_truncation_offset = options
+            .alternative
+            .map(|_| alt_pred.as_ref().map_or(r.leo, |p| p.keep_end));
+        if let (Some(alt), Some(at)) = (options.alternative, alternative_truncation_offset) {
+            if at != truncation_offset {
+                findings.push(finding(
+                    FindingKind::TruncationDependsOnProtocol,
+                    format!(
+                        "broker {}: Kafka truncates it to {truncation_offset} under {}, to {at} under {}; the capture does not say which the cluster runs (give --inter-broker-protocol)",
+                        r.src.broker,
+                        options.protocol.describe(),
+                        alt.describe()
+                    ),
+                ));
+            }
+        }
         if let Some(p) = &pred {
             if p.outcome != Outcome::Converged {
                 rf.push(finding(
@@ -940,6 +1063,8 @@ pub fn diff_partition(input: &PartitionReplicas, options: &DiffOptions) -> Parti
             divergence_kind: kind,
             truncation_offset,
             protocol: options.protocol,
+            alternative_truncation_offset,
+            alternative_rounds: alt_pred.map(|p| p.rounds).unwrap_or_default(),
             hw_truncation_offset,
             records_to_truncate,
             committed_records_to_truncate: committed,
@@ -962,6 +1087,7 @@ pub fn diff_partition(input: &PartitionReplicas, options: &DiffOptions) -> Parti
         },
         replicas: out,
         findings,
+        protocol: *options,
         scan: None,
     }
 }

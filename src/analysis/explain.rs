@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::analysis::diff::PartitionDiff;
+use crate::analysis::diff::{ClusterMode, PartitionDiff, ProtocolSource};
 use crate::analysis::loss::PartitionLoss;
 use crate::model::PartitionHistory;
 
@@ -27,14 +27,72 @@ pub fn epoch_leaders(history: Option<&PartitionHistory>) -> BTreeMap<i32, (i32, 
         .unwrap_or_default()
 }
 
-/// The plain-language story of one partition: one line per epoch of the
-/// reference (with its leader from `leaders`, see [`epoch_leaders`]), then
-/// one line per other replica followed by its truncation rounds.
+/// Which truncation protocol a diff modelled and why, in one line; for
+/// an assumed protocol, what the alternative predicts.
+pub fn protocol_line(p: &PartitionDiff) -> String {
+    let o = &p.protocol;
+    match o.source {
+        ProtocolSource::Given => format!(
+            "truncation protocol: {}, as --inter-broker-protocol gives",
+            o.protocol.describe()
+        ),
+        ProtocolSource::Kraft => format!(
+            "truncation protocol: {}, as every KRaft cluster runs",
+            o.protocol.describe()
+        ),
+        ProtocolSource::Assumed => {
+            let why = match o.mode {
+                ClusterMode::Zookeeper => {
+                    "a ZooKeeper-mode capture does not hold inter.broker.protocol.version"
+                }
+                ClusterMode::Mixed => {
+                    "the brokers' meta.properties disagree on the mode and no metadata log was read"
+                }
+                _ => "the capture does not show the cluster's mode",
+            };
+            let mut s = format!(
+                "truncation protocol assumed: {}, the default since Kafka 2.7; {why} (give --inter-broker-protocol)",
+                o.protocol.describe()
+            );
+            if let Some(alt) = o.alternative {
+                let differ: Vec<String> = p
+                    .replicas
+                    .iter()
+                    .filter_map(|r| {
+                        r.alternative_truncation_offset
+                            .filter(|a| *a != r.truncation_offset)
+                            .map(|a| format!("broker {} to {a}", r.broker))
+                    })
+                    .collect();
+                if differ.is_empty() {
+                    s.push_str(&format!(
+                        "; {} truncates every replica at the same offset",
+                        alt.describe()
+                    ));
+                } else {
+                    s.push_str(&format!(
+                        "; {} would truncate {}",
+                        alt.describe(),
+                        differ.join(", ")
+                    ));
+                }
+            }
+            s
+        }
+    }
+}
+
+/// The plain-language story of one partition: the truncation protocol,
+/// one line per epoch of the reference (with its leader from `leaders`,
+/// see [`epoch_leaders`]), then one line per other replica followed by its
+/// truncation rounds (and, where an assumed protocol's alternative cuts
+/// elsewhere, the alternative's rounds).
 pub fn story(p: &PartitionDiff, leaders: &BTreeMap<i32, (i32, bool)>) -> Vec<String> {
     let mut lines = Vec::new();
     let Some(reference) = p.replicas.iter().find(|r| r.broker == p.reference.broker) else {
         return lines;
     };
+    lines.push(protocol_line(p));
     for e in &reference.epoch_cache {
         match leaders.get(&e.epoch) {
             Some((leader, unclean)) => lines.push(format!(
@@ -93,6 +151,19 @@ pub fn story(p: &PartitionDiff, leaders: &BTreeMap<i32, (i32, bool)>) -> Vec<Str
         lines.push(s);
         for round in &r.truncation_rounds {
             lines.push(format!("    {}", round.describe()));
+        }
+        if let (Some(alt), Some(at)) = (p.protocol.alternative, r.alternative_truncation_offset)
+        {
+            if at != r.truncation_offset {
+                lines.push(format!(
+                    "  under {} instead, Kafka truncates broker {} to {at}:",
+                    alt.describe(),
+                    r.broker
+                ));
+                for round in &r.alternative_rounds {
+                    lines.push(format!("    {}", round.describe()));
+                }
+            }
         }
     }
     lines

@@ -74,6 +74,57 @@ impl ReplicationProtocol {
             ReplicationProtocol::HighWatermark
         }
     }
+
+    /// The protocol of an `inter.broker.protocol.version` value as Kafka
+    /// reads it (`MetadataVersion.fromVersionString`): `2.6`, `2.6-IV0`,
+    /// `0.11.0`, `0.11.0-IV2`, `3.9`, `2.8.1` (a patch number is ignored).
+    /// A value without `-IVn` means the release's last IV, as in Kafka
+    /// (`2.7` is `2.7-IV2`, which truncates on fetch). Releases before 1.0
+    /// are written `0.X.Y` (the `Y` is part of the release, `0.11.0`).
+    pub fn for_inter_broker_protocol(value: &str) -> Result<Self, String> {
+        let bad = || {
+            format!(
+                "'{value}' is not an inter.broker.protocol.version (e.g. 2.6, 2.6-IV0, 0.11.0-IV2, 3.9)"
+            )
+        };
+        let v = value.trim();
+        let (release, iv) = match v.split_once("-IV") {
+            Some((r, iv)) => (r, Some(iv.parse::<u32>().map_err(|_| bad())?)),
+            None => (v, None),
+        };
+        let nums: Vec<u32> = release
+            .split('.')
+            .map(|p| p.parse::<u32>().map_err(|_| bad()))
+            .collect::<Result<_, _>>()?;
+        // 0.X.Y names the release by its first three numbers; 1.0 on by two.
+        let (major, minor) = match nums.as_slice() {
+            [0, m, _] | [0, m, _, _] => (0, *m),
+            [0, ..] => return Err(bad()),
+            [a, b] | [a, b, _] => (*a, *b),
+            _ => return Err(bad()),
+        };
+        // no IV: the release's last one (every gate is passed by it)
+        Ok(ReplicationProtocol::for_version(major, minor, iv.unwrap_or(u32::MAX)))
+    }
+
+    /// In words: the mechanism and the `inter.broker.protocol.version`
+    /// range that uses it.
+    pub fn describe(self) -> &'static str {
+        match self {
+            ReplicationProtocol::HighWatermark => {
+                "high-watermark truncation (inter.broker.protocol.version below 0.11.0-IV2)"
+            }
+            ReplicationProtocol::OffsetsForLeaderEpochV0 => {
+                "OffsetsForLeaderEpoch v0 (inter.broker.protocol.version 0.11.0-IV2 to 1.1)"
+            }
+            ReplicationProtocol::OffsetsForLeaderEpoch => {
+                "OffsetsForLeaderEpoch (inter.broker.protocol.version 2.0 to 2.7-IV0)"
+            }
+            ReplicationProtocol::DivergingEpoch => {
+                "truncation on fetch (inter.broker.protocol.version 2.7-IV1 and later, and every KRaft cluster)"
+            }
+        }
+    }
 }
 
 /// What the model needs to know about the leader.
@@ -1196,3 +1247,34 @@ pub use crate::analysis::kraft::{
     MetadataFetchValidation, MetadataLogView, MetadataTruncationError,
 };
 pub use crate::format::metadata::leader_epoch_after_partition_change;
+
+#[cfg(test)]
+mod tests {
+    use super::ReplicationProtocol as P;
+
+    #[test]
+    fn inter_broker_protocol_values_map_to_kafkas_gates() {
+        for (v, want) in [
+            ("0.10.2", P::HighWatermark),
+            ("0.11.0-IV1", P::HighWatermark),
+            ("0.11.0-IV2", P::OffsetsForLeaderEpochV0),
+            ("0.11.0", P::OffsetsForLeaderEpochV0),
+            ("1.1", P::OffsetsForLeaderEpochV0),
+            ("1.1-IV0", P::OffsetsForLeaderEpochV0),
+            ("2.0-IV0", P::OffsetsForLeaderEpoch),
+            ("2.6", P::OffsetsForLeaderEpoch),
+            ("2.6-IV0", P::OffsetsForLeaderEpoch),
+            ("2.7-IV0", P::OffsetsForLeaderEpoch),
+            ("2.7-IV1", P::DivergingEpoch),
+            ("2.7", P::DivergingEpoch),
+            ("2.8.1", P::DivergingEpoch),
+            ("3.9", P::DivergingEpoch),
+            (" 3.9-IV0 ", P::DivergingEpoch),
+        ] {
+            assert_eq!(P::for_inter_broker_protocol(v), Ok(want), "{v}");
+        }
+        for bad in ["", "2", "x.y", "2.6-IV", "2.6-IVx", "0.11", "2.6.1.2.3", "-2.6"] {
+            assert!(P::for_inter_broker_protocol(bad).is_err(), "{bad}");
+        }
+    }
+}

@@ -96,6 +96,11 @@ pub struct Args {
     /// Write every finding of this run to FILE as a baseline (the run then passes)
     #[arg(long, value_name = "FILE")]
     write_baseline: Option<PathBuf>,
+    /// The cluster's inter.broker.protocol.version (e.g. 2.6): how
+    /// followers truncate, which a ZooKeeper-mode capture does not hold
+    /// (default: from the capture)
+    #[arg(long, value_name = "VERSION", value_parser = super::common::parse_inter_broker_protocol)]
+    inter_broker_protocol: Option<klf::analysis::truncation::ReplicationProtocol>,
 }
 
 /// Runs `klf check`.
@@ -161,7 +166,7 @@ pub fn run(args: Args, out: &mut Output) -> Status {
             b.inc(1);
         }
     };
-    let mut report = klf::engine::check::check(&capture, &tick);
+    let mut report = klf::engine::check::check(&capture, args.inter_broker_protocol, &tick);
     if let Some(b) = &bar {
         b.finish_and_clear();
     }

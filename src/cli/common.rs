@@ -461,6 +461,20 @@ pub struct Selection {
     /// Only this partition number
     #[arg(long)]
     pub partition: Option<i32>,
+    /// The cluster's inter.broker.protocol.version (e.g. 2.6, 2.6-IV0,
+    /// 3.9), which decides how followers truncate: a ZooKeeper-mode
+    /// capture does not hold it (default: from the capture; KRaft
+    /// truncates on fetch; a ZooKeeper capture assumes so and predicts
+    /// OffsetsForLeaderEpoch beside it)
+    #[arg(long, value_name = "VERSION", value_parser = parse_inter_broker_protocol)]
+    pub inter_broker_protocol: Option<klf::analysis::truncation::ReplicationProtocol>,
+}
+
+/// `--inter-broker-protocol`'s parser.
+pub fn parse_inter_broker_protocol(
+    s: &str,
+) -> Result<klf::analysis::truncation::ReplicationProtocol, String> {
+    klf::analysis::truncation::ReplicationProtocol::for_inter_broker_protocol(s)
 }
 
 impl Selection {
@@ -471,7 +485,7 @@ impl Selection {
             topic: self.topic.clone(),
             partition: self.partition,
             mode,
-            options: Default::default(),
+            protocol: self.inter_broker_protocol,
         }
     }
 

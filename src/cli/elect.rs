@@ -69,6 +69,11 @@ pub struct Args {
     /// Only this partition number
     #[arg(long)]
     partition: Option<i32>,
+    /// The cluster's inter.broker.protocol.version (e.g. 2.6): how
+    /// followers truncate, which a ZooKeeper-mode capture does not hold
+    /// (default: from the capture)
+    #[arg(long, value_name = "VERSION", value_parser = super::common::parse_inter_broker_protocol)]
+    inter_broker_protocol: Option<klf::analysis::truncation::ReplicationProtocol>,
     /// Output format
     #[arg(long, value_enum, default_value_t = Format::Table)]
     format: Format,
@@ -84,6 +89,7 @@ pub fn run(args: Args, out: &mut Output) -> Status {
         leader: None,
         topic: args.topic.clone(),
         partition: args.partition,
+        inter_broker_protocol: args.inter_broker_protocol,
     };
     let (parts, _evidence) = elect_capture(&capture, &select.request(ReadMode::Window));
     if parts.is_empty() {

@@ -35,7 +35,9 @@ JSON output:
   \"first_timestamp\",\"last_timestamp\"}],\"checkpoint\":[[epoch,start_offset]],
   \"log_start_offset\",\"log_end_offset\",\"high_watermark\",\"recovery_point\",
   \"disagreements\":[{\"code\",\"epoch\",\"message\"}]}],\"controller\":{\"replicas\",
-  \"changes\":[...]}}]}
+  \"changes\":[...]},\"controller_missing\"}]}
+  Without a metadata log (a ZooKeeper-mode cluster) \"controller\" is null
+  and \"controller_missing\" says why.
 
 ",
     super::common::inputs_help!(),

@@ -8,6 +8,7 @@ use rayon::prelude::*;
 use crate::analysis::diff::{
     DiffOptions, PartitionDiff, PartitionReplicas, ReferenceHint, ScanInfo, ScanMode,
 };
+use crate::analysis::truncation::ReplicationProtocol;
 use crate::analysis::epochs::EpochCache;
 use crate::analysis::loss::PartitionLoss;
 use crate::capture::discover::{Capture, Replica};
@@ -37,8 +38,10 @@ pub struct DiffRequest {
     pub partition: Option<i32>,
     /// Window or every batch.
     pub mode: ReadMode,
-    /// Diff options (truncation protocol).
-    pub options: DiffOptions,
+    /// The truncation protocol the operator gave
+    /// (`--inter-broker-protocol`); `None`: from the capture
+    /// ([`Evidence::diff_options`]).
+    pub protocol: Option<ReplicationProtocol>,
 }
 
 /// One partition's diff, loss and what was read for it.
@@ -82,6 +85,7 @@ pub fn diff_capture<'c>(
     progress: &(dyn Fn() + Sync),
 ) -> DiffRun<'c> {
     let evidence = Evidence::gather(capture);
+    let options = evidence.diff_options(req.protocol);
     let mut wanted: Vec<(&(String, i32), &Vec<Replica>)> = capture
         .partitions
         .iter()
@@ -105,7 +109,7 @@ pub fn diff_capture<'c>(
                 *partition,
                 reps,
                 reference,
-                &req.options,
+                &options,
                 req.mode,
             );
             progress();

@@ -97,6 +97,7 @@ pub fn elect_capture<'c>(
     req: &DiffRequest,
 ) -> (Vec<PartitionElection>, Evidence<'c>) {
     let evidence = Evidence::gather(capture);
+    let options = evidence.diff_options(req.protocol);
     let coord = coordinator(&evidence);
     let mut out = Vec::new();
     for ((topic, partition), reps) in &capture.partitions {
@@ -117,7 +118,7 @@ pub fn elect_capture<'c>(
                     *partition,
                     reps,
                     ReferenceHint::Explicit { broker: b },
-                    &req.options,
+                    &options,
                     req.mode,
                 );
                 let impact = result.loss.any().then(|| {

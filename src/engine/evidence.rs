@@ -9,8 +9,10 @@ use std::collections::BTreeSet;
 use std::sync::OnceLock;
 
 use crate::analysis::diff::{
-    diff_partition, DiffOptions, PartitionDiff, PartitionReplicas, ReferenceHint,
+    diff_partition, ClusterMode, DiffOptions, PartitionDiff, PartitionReplicas, ProtocolSource,
+    ReferenceHint,
 };
+use crate::analysis::truncation::ReplicationProtocol;
 use crate::analysis::loss::{partition_loss, LossContext, PartitionLoss};
 use crate::capture::controller::{controller_view, ControllerView};
 use crate::capture::discover::{Capture, Replica};
@@ -54,11 +56,87 @@ impl<'c> Evidence<'c> {
         self.capture
     }
 
+    /// The cluster mode the capture shows: each broker's `meta.properties`
+    /// version (1 KRaft, 0 ZooKeeper), and a metadata log (KRaft, or a
+    /// ZooKeeper-to-KRaft migration when brokers still say 0).
+    pub fn cluster_mode(&self) -> ClusterMode {
+        let versions: BTreeSet<i32> = self
+            .capture
+            .brokers
+            .iter()
+            .filter_map(|b| match &b.meta {
+                Some(Ok(m)) => Some(m.version),
+                _ => None,
+            })
+            .collect();
+        let metadata_log = self.controller.is_some() || !self.capture.metadata_logs.is_empty();
+        let kraft = versions.contains(&1);
+        let zookeeper = versions.contains(&0);
+        match (kraft, zookeeper) {
+            (true, true) => ClusterMode::Mixed,
+            (false, true) if metadata_log => ClusterMode::Mixed,
+            (true, false) => ClusterMode::Kraft,
+            (false, true) => ClusterMode::Zookeeper,
+            (false, false) if metadata_log => ClusterMode::Kraft,
+            (false, false) => ClusterMode::Unknown,
+        }
+    }
+
+    /// The truncation protocol to model: the operator's
+    /// (`--inter-broker-protocol`), else truncation on fetch where the
+    /// capture proves it (a KRaft cluster, whose every `metadata.version`
+    /// has it; a migration, which needs 3.4 or later), else truncation on
+    /// fetch assumed (the default of every release since 2.7), with
+    /// OffsetsForLeaderEpoch (2.0 to 2.6, common while an upgrade pins the
+    /// protocol) predicted beside it.
+    pub fn diff_options(&self, given: Option<ReplicationProtocol>) -> DiffOptions {
+        let mode = self.cluster_mode();
+        match given {
+            Some(protocol) => DiffOptions {
+                protocol,
+                source: ProtocolSource::Given,
+                alternative: None,
+                mode,
+            },
+            None if mode == ClusterMode::Kraft
+                || (mode == ClusterMode::Mixed && self.controller.is_some()) =>
+            {
+                DiffOptions {
+                    protocol: ReplicationProtocol::DivergingEpoch,
+                    source: ProtocolSource::Kraft,
+                    alternative: None,
+                    mode,
+                }
+            }
+            None => DiffOptions {
+                protocol: ReplicationProtocol::DivergingEpoch,
+                source: ProtocolSource::Assumed,
+                alternative: Some(ReplicationProtocol::OffsetsForLeaderEpoch),
+                mode,
+            },
+        }
+    }
+
     /// The partition's history in the metadata log.
     pub fn history(&self, topic: &str, partition: i32) -> Option<&PartitionHistory> {
         self.controller
             .as_ref()
             .and_then(|c| c.partitions.get(&(topic.to_string(), partition)))
+    }
+
+    /// Why the capture holds no controller's view of a partition (no
+    /// metadata log, or one without the partition); `None` when it does.
+    pub fn history_missing(&self, topic: &str, partition: i32) -> Option<String> {
+        match (&self.controller, self.history(topic, partition)) {
+            (None, _) => Some(self.no_metadata.clone()),
+            (Some(c), None) => Some(format!(
+                "the __cluster_metadata log read ({}) has no record of this partition",
+                c.source
+                    .as_ref()
+                    .map_or("-".to_string(), |p| p.display().to_string())
+            )),
+            _ => None,
+        }
     }
 
     /// The reference rule for a partition: `leader` when the operator gave
@@ -130,16 +208,7 @@ impl<'c> Evidence<'c> {
         let ids = broker_ids(replicas);
         let hws = self.high_watermarks(replicas, &ids);
         let history = self.history(&input.topic, input.partition);
-        let missing = match (&self.controller, history) {
-            (None, _) => Some(self.no_metadata.clone()),
-            (Some(c), None) => Some(format!(
-                "the __cluster_metadata log read ({}) has no record of this partition",
-                c.source
-                    .as_ref()
-                    .map_or("-".to_string(), |p| p.display().to_string())
-            )),
-            _ => None,
-        };
+        let missing = self.history_missing(&input.topic, input.partition);
         let mut ctx = LossContext {
             history,
             history_missing: missing.as_deref(),

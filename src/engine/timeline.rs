@@ -22,6 +22,9 @@ pub struct PartitionTimelines {
     /// The controller's history of the partition, if the capture has a
     /// metadata log that knows it.
     pub controller: Option<PartitionHistory>,
+    /// Without it, why (no metadata log: a ZooKeeper-mode cluster, or not
+    /// captured; or a log that does not know the partition).
+    pub controller_missing: Option<String>,
     /// Problems met while reading.
     pub problems: Vec<ReplicaProblem>,
 }
@@ -62,6 +65,7 @@ pub fn timelines(
                 partition: *p,
                 replicas,
                 controller: evidence.history(t, *p).cloned(),
+                controller_missing: evidence.history_missing(t, *p),
                 problems,
             }
         })

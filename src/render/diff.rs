@@ -7,9 +7,11 @@ use std::io::Write;
 
 use serde::Serialize;
 
-use crate::analysis::diff::{Finding, FindingKind, PartitionDiff, ReplicaDiff, ScanInfo};
+use crate::analysis::diff::{
+    Finding, FindingKind, PartitionDiff, ProtocolSource, ReplicaDiff, ScanInfo,
+};
 use crate::analysis::epochs::EpochEntry;
-use crate::analysis::explain::{loss_headline, loss_story, story};
+use crate::analysis::explain::{loss_headline, loss_story, protocol_line, story};
 use crate::analysis::loss::{
     EpochLoss, Evidence, LostRange, PartitionLoss, ProducerBatchLoss, UnknownBound, Verdict,
 };
@@ -46,8 +48,27 @@ pub struct DiffPartition<'a> {
     pub replicas: Vec<Replica<'a>>,
     /// Findings about the partition as a whole.
     pub findings: Vec<FindingOut<'a>>,
+    /// The truncation protocol modelled.
+    pub truncation_protocol: TruncationProtocol,
     /// What was read.
     pub scan: Option<&'a ScanInfo>,
+}
+
+/// The truncation protocol a diff modelled, where it comes from, and the
+/// alternative predicted beside an assumed one.
+#[derive(Serialize)]
+pub struct TruncationProtocol {
+    /// `diverging_epoch`, `offsets_for_leader_epoch`,
+    /// `offsets_for_leader_epoch_v0`, `high_watermark`.
+    pub protocol: serde_json::Value,
+    /// `given` (`--inter-broker-protocol`), `kraft`, `assumed`.
+    pub source: &'static str,
+    /// With `assumed`: the other protocol predicted (each replica's
+    /// `alternative_truncation_offset`), else `null`.
+    pub alternative: serde_json::Value,
+    /// `kraft`, `zookeeper`, `mixed`, `unknown`: the cluster's mode as the
+    /// capture shows it.
+    pub cluster_mode: &'static str,
 }
 
 /// The reference replica and the rule that chose it.
@@ -135,6 +156,9 @@ pub struct Replica<'a> {
     pub truncation_offset: i64,
     /// The truncation protocol modelled.
     pub protocol: serde_json::Value,
+    /// Where Kafka truncates it under the partition's
+    /// `truncation_protocol.alternative`; `null` when there is none.
+    pub alternative_truncation_offset: Option<i64>,
     /// Where pre-0.11 high-watermark truncation would cut.
     pub hw_truncation_offset: i64,
     /// Records cut.
@@ -191,6 +215,7 @@ fn replica<'a>(r: &'a ReplicaDiff, cut: Option<&'a RecordList>) -> Replica<'a> {
         divergence_kind: value(r.divergence_kind),
         truncation_offset: r.truncation_offset,
         protocol: value(r.protocol),
+        alternative_truncation_offset: r.alternative_truncation_offset,
         hw_truncation_offset: r.hw_truncation_offset,
         records_to_truncate: r.records_to_truncate,
         committed_records_to_truncate: r.committed_records_to_truncate,
@@ -252,6 +277,12 @@ pub fn partition<'a>(
             .map(|r| replica(r, records.and_then(|x| x.cut.get(&r.broker))))
             .collect(),
         findings: findings(&d.findings),
+        truncation_protocol: TruncationProtocol {
+            protocol: value(d.protocol.protocol),
+            source: d.protocol.source.code(),
+            alternative: value(d.protocol.alternative),
+            cluster_mode: d.protocol.mode.code(),
+        },
         scan: d.scan.as_ref(),
     }
 }
@@ -327,6 +358,11 @@ pub fn write_table(
         match headline_paint {
             Some(pt) => writeln!(w, "  {}", paint(color, &headline, pt))?,
             None => writeln!(w, "  {headline}")?,
+        }
+        if p.protocol.source == ProtocolSource::Assumed && !explain {
+            // what the capture cannot say, under the headline (--explain
+            // tells it in the story)
+            writeln!(w, "  {}", sanitize(&protocol_line(p)))?;
         }
         let mut t = table(color);
         t.set_header(vec![

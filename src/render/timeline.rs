@@ -29,6 +29,9 @@ pub struct TimelinePartition<'a> {
     pub replicas: Vec<ReplicaTimeline<'a>>,
     /// The controller's view from the metadata log; `null` without one.
     pub controller: Option<Controller<'a>>,
+    /// Without it, why (who led each epoch, the ISR and the elections are
+    /// then not in the capture); `null` with one.
+    pub controller_missing: Option<&'a str>,
 }
 
 /// One replica's timeline (a `jsonl` line has `"type": "replica"`, the
@@ -161,6 +164,7 @@ pub fn write_json(
                 partition: p.partition,
                 replicas: p.replicas.iter().map(|t| replica(t, None)).collect(),
                 controller: controller(p, false),
+                controller_missing: p.controller_missing.as_deref(),
             })
             .collect(),
     };
@@ -220,6 +224,14 @@ pub fn write_table(
                 ]);
             }
             writeln!(w, "{t}")?;
+        } else if let Some(why) = &p.controller_missing {
+            writeln!(
+                w,
+                "{}-{}: no controller's view: {}; who led each epoch, the ISR and the elections are not in the capture",
+                sanitize(&p.topic),
+                p.partition,
+                sanitize(why)
+            )?;
         }
         for r in &p.replicas {
             writeln!(

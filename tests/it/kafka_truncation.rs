@@ -41,10 +41,22 @@ fn scenario_dirs() -> Vec<PathBuf> {
 /// The default read (the window where replicas can differ) must give the
 /// same answer as `--verify` (every batch read), scan facts aside.
 fn klf_diff_json(dir: &Path, topic: &str, partition: i64, leader: Option<i64>) -> Value {
+    klf_diff_json_with(dir, topic, partition, leader, &[])
+}
+
+/// [`klf_diff_json`] with more options.
+fn klf_diff_json_with(
+    dir: &Path,
+    topic: &str,
+    partition: i64,
+    leader: Option<i64>,
+    extra: &[&str],
+) -> Value {
     let run = |verify: bool| -> Value {
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_klf"));
         cmd.args(["diff", "--format", "json", "--topic", topic])
-            .args(["--partition", &partition.to_string()]);
+            .args(["--partition", &partition.to_string()])
+            .args(extra);
         if let Some(l) = leader {
             cmd.args(["--leader", &l.to_string()]);
         }
@@ -79,6 +91,15 @@ fn klf_diff_json(dir: &Path, topic: &str, partition: i64, leader: Option<i64>) -
     window
 }
 
+/// A ZooKeeper-mode capture (scenario.json `"mode": "zookeeper"`) has no
+/// metadata log: klf does not know the leader at capture, picks the
+/// reference by epochs, and assumes the truncation protocol (the brokers'
+/// inter.broker.protocol.version is not in the capture), predicting the
+/// other one beside it. Its truncation must be Kafka's without being told,
+/// and again when told the brokers' inter.broker.protocol.version
+/// (`broker_config`), where followers below 2.7 truncate through
+/// OffsetsForLeaderEpoch: the leader's answer klf models in the first round
+/// must be the EpochEndOffset the broker logged.
 #[test]
 fn klf_predicts_the_truncation_kafka_performed() {
     let mut compared = 0;
@@ -87,6 +108,8 @@ fn klf_predicts_the_truncation_kafka_performed() {
         let s: Value =
             serde_json::from_str(&std::fs::read_to_string(dir.join("scenario.json")).unwrap())
                 .unwrap();
+        let zookeeper = s["mode"].as_str() == Some("zookeeper");
+        let ibp = s["broker_config"]["inter.broker.protocol.version"].as_str();
         for p in s["partitions"].as_array().unwrap() {
             let Some(truncation) = p.get("kafka_truncation").and_then(Value::as_object) else {
                 continue;
@@ -102,13 +125,91 @@ fn klf_predicts_the_truncation_kafka_performed() {
             let leader = restart_leader.unwrap_or_else(|| p["leader_at_capture"].as_i64().unwrap());
             let report = klf_diff_json(&dir, topic, partition, restart_leader);
             let part = &report["partitions"][0];
-            assert_eq!(
-                part["reference"]["broker"].as_i64(),
-                Some(leader),
-                "{}",
-                dir.display()
-            );
-            if restart_leader.is_none() {
+            if zookeeper {
+                let tp = &part["truncation_protocol"];
+                assert_eq!(tp["cluster_mode"], "zookeeper", "{}", dir.display());
+                assert_eq!(tp["source"], "assumed", "{}", dir.display());
+                assert_eq!(tp["alternative"], "offsets_for_leader_epoch", "{}", dir.display());
+                // without a metadata log the reference comes from the
+                // epochs: the leader, or a replica whose log is the leader's
+                let chosen = part["reference"]["broker"].as_i64().unwrap();
+                if chosen != leader && restart_leader.is_none() {
+                    let kafkas = part["replicas"]
+                        .as_array()
+                        .unwrap()
+                        .iter()
+                        .find(|r| r["broker"].as_i64() == Some(leader))
+                        .unwrap();
+                    assert_eq!(
+                        kafkas["divergence_kind"], "identical",
+                        "{}: klf took broker {chosen} as the reference; Kafka's leader {leader}'s log differs from it",
+                        dir.display()
+                    );
+                }
+                let ibp = ibp.expect("a ZooKeeper capture keeps inter.broker.protocol.version");
+                let told = klf_diff_json_with(
+                    &dir,
+                    topic,
+                    partition,
+                    restart_leader,
+                    &["--inter-broker-protocol", ibp],
+                );
+                let told_part = &told["partitions"][0];
+                assert_eq!(told_part["truncation_protocol"]["source"], "given");
+                for (broker, kafka) in truncation {
+                    let Some(expected) = kafka["truncated_to"].as_i64() else {
+                        continue;
+                    };
+                    let replica = told_part["replicas"]
+                        .as_array()
+                        .unwrap()
+                        .iter()
+                        .find(|r| r["broker"].as_i64() == broker.parse().ok())
+                        .unwrap();
+                    let got = replica["truncation_offset"].as_i64();
+                    compared += 1;
+                    let line = format!(
+                        "{} {topic}-{partition} broker {broker} (inter.broker.protocol.version {ibp}, {}): Kafka truncated to {expected}, klf predicts {got:?}",
+                        dir.display(),
+                        replica["protocol"]
+                    );
+                    eprintln!("{line}");
+                    if got != Some(expected) {
+                        failures.push(line.clone());
+                    }
+                    // the leader's OffsetsForLeaderEpoch answer Kafka logged
+                    let logged = kafka["truncation_log"]
+                        .as_array()
+                        .unwrap()
+                        .iter()
+                        .filter_map(|t| t["reason"].as_str())
+                        .find_map(epoch_end_offset);
+                    if replica["protocol"] == "offsets_for_leader_epoch" {
+                        if let Some((e, o)) = logged {
+                            let first = replica["truncation_rounds"]
+                                .as_array()
+                                .unwrap()
+                                .iter()
+                                .find(|r| r["kind"] == "offsets_for_leader_epoch")
+                                .unwrap_or_else(|| panic!("{line}: no OffsetsForLeaderEpoch round"));
+                            assert_eq!(
+                                (first["answer"]["epoch"].as_i64(), first["answer"]["end_offset"].as_i64()),
+                                (Some(e), Some(o)),
+                                "{line}: the leader's answer"
+                            );
+                            eprintln!("  the leader answered (epoch {e}, end offset {o}), as klf models");
+                        }
+                    }
+                }
+            } else {
+                assert_eq!(
+                    part["reference"]["broker"].as_i64(),
+                    Some(leader),
+                    "{}",
+                    dir.display()
+                );
+            }
+            if restart_leader.is_none() && !zookeeper {
                 assert_eq!(
                     part["reference"]["reason"],
                     "metadata_leader",
@@ -148,6 +249,17 @@ fn klf_predicts_the_truncation_kafka_performed() {
     assert!(compared > 0, "no capture records a Kafka truncation");
     assert!(failures.is_empty(), "mismatches:\n{}", failures.join("\n"));
     eprintln!("{compared} truncations compared, all equal");
+}
+
+/// `leaderEpoch=E, endOffset=O` of the `EpochEndOffset(...)` a broker
+/// logged with its truncation.
+fn epoch_end_offset(reason: &str) -> Option<(i64, i64)> {
+    let rest = reason.split("EpochEndOffset(").nth(1)?;
+    let field = |name: &str| -> Option<i64> {
+        let v = rest.split(&format!("{name}=")).nth(1)?;
+        v.split([',', ')']).next()?.trim().parse().ok()
+    };
+    Some((field("leaderEpoch")?, field("endOffset")?))
 }
 
 /// Acknowledged records at offsets `>= from` according to what the producers
@@ -398,12 +510,25 @@ fn loss_bounds_contain_what_kafka_lost() {
                 proven <= acked_lost,
                 "{where_}: proven {proven} > acknowledged {acked_lost}"
             );
-            let possible =
-                possible.unwrap_or_else(|| panic!("{where_}: a KRaft capture bounds the loss"));
-            assert!(
-                acked_lost <= possible,
-                "{where_}: acknowledged {acked_lost} > possible {possible}"
-            );
+            let unknown = loss["committed_unknown"].as_u64().unwrap();
+            let possible = if s["mode"].as_str() == Some("zookeeper") {
+                // no metadata log: no ISR history to bound the loss with;
+                // a lost record is proven committed (a high watermark
+                // checkpoint) or unknown, never "not committed", and the
+                // upper bound is null as soon as one is unknown
+                assert_eq!(proven + unknown, records, "{where_}: proven + unknown");
+                assert_eq!(possible.is_none(), unknown > 0, "{where_}: {possible:?}");
+                assert!(acked_lost <= proven + unknown, "{where_}");
+                proven + unknown
+            } else {
+                let possible = possible
+                    .unwrap_or_else(|| panic!("{where_}: a KRaft capture bounds the loss"));
+                assert!(
+                    acked_lost <= possible,
+                    "{where_}: acknowledged {acked_lost} > possible {possible}"
+                );
+                possible
+            };
             // The records klf lists are the ones Kafka lost, by producer record number.
             let out = Command::new(env!("CARGO_BIN_EXE_klf"))
                 .args(["diff", "--records", "--format", "json", "--topic", topic])

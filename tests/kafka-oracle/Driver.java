@@ -45,6 +45,7 @@ public class Driver {
         String out;
         switch (cmd) {
             case "ready": out = ready(); break;
+            case "nodes": out = nodes(); break;
             case "create": out = create(); break;
             case "describe": out = describe(); break;
             case "offsets": out = offsets(); break;
@@ -88,6 +89,8 @@ public class Driver {
     }
 
     static String ids(List<Node> nodes) {
+        // a broker that has no such list (ELR before 4.0) says null
+        if (nodes == null) return "null";
         StringJoiner j = new StringJoiner(",", "[", "]");
         for (Node n : nodes) j.add(Integer.toString(n.id()));
         return j.toString();
@@ -109,6 +112,16 @@ public class Driver {
             Thread.sleep(500);
         }
         throw new RuntimeException("cluster not ready: " + last);
+    }
+
+    // The brokers the cluster's metadata lists as alive (a broker killed in
+    // ZooKeeper mode stays listed until its ZooKeeper session expires).
+    static String nodes() throws Exception {
+        try (Admin a = admin()) {
+            List<Node> nodes = new ArrayList<>(a.describeCluster().nodes().get(10, TimeUnit.SECONDS));
+            nodes.sort(Comparator.comparingInt(Node::id));
+            return "{\"nodes\":" + ids(nodes) + "}";
+        }
     }
 
     // assignment=1,2,3;2,3,1 (one replica list per partition, first is preferred leader)

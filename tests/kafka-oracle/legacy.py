@@ -509,6 +509,7 @@ def run_legacy(out_dir=DEFAULT_OUT):
             "verified_with": "Kafka 3.9 kafka-dump-log (kafka.tools.DumpLogSegments), shallow and --deep-iteration: "
                              "every entry of each topic has the expected magic and codec (kafka_3_9_dump_log)",
             "broker_ready": ready,
+            "mode": "zookeeper",
         }
         with open(os.path.join(out_dir, "scenario.json"), "w") as f:
             json.dump(scenario, f, indent=2, sort_keys=True)

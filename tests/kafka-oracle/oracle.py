@@ -39,6 +39,13 @@ CACHE = os.path.join(HERE, ".cache")
 # The release the harness runs: pom.xml's by default, `--kafka X` for another
 # (its jars resolve into .cache/lib-X, the driver compiles into .cache/classes-X).
 RELEASE = [None]
+# `--mode zookeeper`: the brokers run in ZooKeeper mode (no KRaft controller,
+# no metadata log) from the release pom-3.9.xml pins, with
+# inter.broker.protocol.version IBP[0]; the client driver stays on pom.xml's
+# release (a 4.x client talks to 3.x brokers).
+MODE = ["kraft"]
+ZK_IBP_DEFAULT = "2.6"
+IBP = [ZK_IBP_DEFAULT]
 WORK = os.path.join(HERE, ".work")
 CONTROLLER_ID = 100
 KLF = [None]  # a klf binary (run --klf): salvage is then checked by replaying it
@@ -62,16 +69,41 @@ def pom_version():
     return re.search(r"<kafka.version>([^<]+)</kafka.version>", pom).group(1)
 
 
+def zookeeper_mode():
+    return MODE[0] == "zookeeper"
+
+
+def zk_pom_version():
+    """The ZooKeeper-mode release (pom-3.9.xml) and its ZooKeeper."""
+    pom = open(os.path.join(HERE, "pom-3.9.xml")).read()
+    return (re.search(r"<kafka.version>([^<]+)</kafka.version>", pom).group(1),
+            re.search(r"<zookeeper.version>([^<]+)</zookeeper.version>", pom).group(1))
+
+
 def kafka_version():
+    """The release the brokers run."""
+    if zookeeper_mode():
+        return zk_pom_version()[0]
     return RELEASE[0] or pom_version()
 
 
+def client_version():
+    """The release of the client driver (Admin, producers, consumers)."""
+    return pom_version() if zookeeper_mode() else kafka_version()
+
+
 def lib_dir():
+    if zookeeper_mode():
+        return os.path.join(CACHE, "lib-3.9")   # pom-3.9.xml's output folder (legacy.py)
     return os.path.join(CACHE, f"lib-{kafka_version()}")
 
 
 def classes_dir():
-    return os.path.join(CACHE, f"classes-{kafka_version()}")
+    return os.path.join(CACHE, f"classes-{client_version()}")
+
+
+def client_classpath():
+    return os.path.join(CACHE, f"lib-{client_version()}") + "/*:" + classes_dir()
 
 
 def release_tuple(v=None):
@@ -94,13 +126,19 @@ def dump_class():
 # ---------------------------------------------------------------- setup
 
 def setup():
-    """Resolves the Kafka jars from Maven Central and compiles the driver."""
-    lib = lib_dir()
+    """Resolves the Kafka jars from Maven Central and compiles the driver
+    (in ZooKeeper mode: the 3.x broker and ZooKeeper jars of pom-3.9.xml,
+    and the client release's jars for the driver)."""
+    if zookeeper_mode():
+        sys.path.insert(0, HERE)
+        import legacy
+        legacy.setup()
+    lib = os.path.join(CACHE, f"lib-{client_version()}")
     if not os.path.isdir(lib) or not any(f.startswith("kafka_2.13-") for f in os.listdir(lib)):
-        log(f"resolving Kafka {kafka_version()} jars with Maven")
+        log(f"resolving Kafka {client_version()} jars with Maven")
         subprocess.run(["mvn", "-B", "-q", "-f", os.path.join(HERE, "pom.xml"),
                         "-Dmaven.repo.local=" + os.path.join(CACHE, "m2"),
-                        "-Dkafka.version=" + kafka_version(),
+                        "-Dkafka.version=" + client_version(),
                         "dependency:copy-dependencies"], check=True)
     src = os.path.join(HERE, "Driver.java")
     classes = classes_dir()
@@ -191,12 +229,29 @@ class Node:
 
     def write_config(self, extra):
         c = self.cluster
-        lines = {
-            "process.roles": self.roles,
-            "node.id": self.id,
-            "controller.quorum.voters": f"{CONTROLLER_ID}@127.0.0.1:{c.controller_port}",
-            "controller.listener.names": "CONTROLLER",
-            "listener.security.protocol.map": "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT",
+        if zookeeper_mode():
+            lines = {
+                "broker.id": self.id,
+                "zookeeper.connect": f"127.0.0.1:{c.zk.port}",
+                # a killed broker's ZooKeeper session (and with it its
+                # registration and the controller's view of it) ends after
+                # this, Kafka's default; a broker paused (SIGSTOP) for less
+                # keeps its session, as a KRaft broker paused for less than
+                # broker.session.timeout.ms (20 s here) stays registered
+                "zookeeper.session.timeout.ms": 18000,
+                "inter.broker.protocol.version": IBP[0],
+                "listener.security.protocol.map": "PLAINTEXT:PLAINTEXT",
+                "controlled.shutdown.enable": "true",
+            }
+        else:
+            lines = {
+                "process.roles": self.roles,
+                "node.id": self.id,
+                "controller.quorum.voters": f"{CONTROLLER_ID}@127.0.0.1:{c.controller_port}",
+                "controller.listener.names": "CONTROLLER",
+                "listener.security.protocol.map": "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT",
+            }
+        lines.update({
             "log.dirs": self.data,
             "num.partitions": 1,
             "auto.create.topics.enable": "false",
@@ -214,8 +269,6 @@ class Node:
             "transaction.state.log.replication.factor": 3,
             "transaction.state.log.min.isr": 1,
             "transaction.state.log.num.partitions": 1,
-            "share.coordinator.state.topic.replication.factor": 1,
-            "share.coordinator.state.topic.num.partitions": 1,
             "num.network.threads": 2,
             "num.io.threads": 2,
             "num.replica.fetchers": 1,
@@ -223,7 +276,10 @@ class Node:
             "log.cleaner.threads": 1,
             "log.cleaner.dedupe.buffer.size": 4194304,
             "log.cleaner.backoff.ms": 1000,
-        }
+        })
+        if not zookeeper_mode():
+            lines["share.coordinator.state.topic.replication.factor"] = 1
+            lines["share.coordinator.state.topic.num.partitions"] = 1
         if self.roles == "controller":
             lines["listeners"] = f"CONTROLLER://127.0.0.1:{self.port}"
             lines["broker.session.timeout.ms"] = 20000
@@ -231,15 +287,19 @@ class Node:
             lines["listeners"] = f"PLAINTEXT://127.0.0.1:{self.port}"
             lines["advertised.listeners"] = f"PLAINTEXT://127.0.0.1:{self.port}"
             lines["inter.broker.listener.name"] = "PLAINTEXT"
-            lines["broker.heartbeat.interval.ms"] = 1000
+            if not zookeeper_mode():
+                lines["broker.heartbeat.interval.ms"] = 1000
         lines.update(extra)
         os.makedirs(self.dir, exist_ok=True)
         self.config = os.path.join(self.dir, "server.properties")
+        self.properties = lines
         with open(self.config, "w") as f:
             for k, v in lines.items():
                 f.write(f"{k}={v}\n")
 
     def format(self):
+        if zookeeper_mode():
+            return   # a ZooKeeper-mode broker writes meta.properties itself
         subprocess.run(["java", "-Xmx256m", "-cp", classpath(),
                         f"-Dlog4j2.configurationFile={HERE}/log4j2.properties",
                         "kafka.tools.StorageTool", "format", "-t", self.cluster.cluster_id,
@@ -248,10 +308,13 @@ class Node:
 
     def start(self):
         assert self.proc is None
+        if zookeeper_mode():
+            self.cluster.wait_unregistered(self.id)
         out = open(self.logfile, "a")
         cmd = ["java", "-Xmx384m", "-Xms64m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
                "-Djava.awt.headless=true",
                f"-Dlog4j2.configurationFile={HERE}/log4j2.properties",
+               f"-Dlog4j.configuration=file:{HERE}/log4j-broker.properties",
                "-Djava.rmi.server.hostname=127.0.0.1",
                "-cp", classpath(), "kafka.Kafka", self.config]
         self.proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
@@ -315,6 +378,58 @@ class Node:
             return f.read()
 
 
+class ZooKeeper:
+    """One ZooKeeper server (the release's own, from pom-3.9.xml) for a
+    ZooKeeper-mode cluster, on 127.0.0.1, stopped by process id."""
+
+    def __init__(self, cluster):
+        self.dir = os.path.join(cluster.dir, "zookeeper")
+        self.port = free_port()
+        self.proc = None
+        self.logfile = os.path.join(cluster.dir, "zookeeper.log")
+
+    def start(self):
+        os.makedirs(os.path.join(self.dir, "data"), exist_ok=True)
+        cfg = os.path.join(self.dir, "zoo.cfg")
+        with open(cfg, "w") as f:
+            f.write(f"tickTime=500\ninitLimit=10\nsyncLimit=5\ndataDir={self.dir}/data\n"
+                    f"clientPort={self.port}\nclientPortAddress=127.0.0.1\n"
+                    "maxClientCnxns=60\nadmin.enableServer=false\n4lw.commands.whitelist=\n"
+                    # the default maximum (20 ticks, 10 s) would cap the brokers' 18 s
+                    "maxSessionTimeout=40000\n")
+        cmd = ["java", "-Xmx128m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
+               f"-Dlog4j.configuration=file:{HERE}/log4j-broker.properties",
+               "-Dzookeeper.admin.enableServer=false",
+               "-cp", classpath(), "org.apache.zookeeper.server.ZooKeeperServerMain", cfg]
+        self.proc = subprocess.Popen(cmd, stdout=open(self.logfile, "a"), stderr=subprocess.STDOUT,
+                                     stdin=subprocess.DEVNULL)
+        PROCS[self.proc.pid] = "zookeeper"
+        log(f"zookeeper {zk_pom_version()[1]} started, pid {self.proc.pid}, port {self.port}")
+        deadline = time.time() + 60
+        while time.time() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"zookeeper exited with {self.proc.returncode}; see {self.logfile}")
+            try:
+                with socket.create_connection(("127.0.0.1", self.port), timeout=1):
+                    return
+            except OSError:
+                time.sleep(0.3)
+        raise RuntimeError(f"zookeeper did not open port {self.port}")
+
+    def stop(self):
+        if self.proc is None:
+            return
+        self.proc.terminate()
+        try:
+            self.proc.wait(30)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        PROCS.pop(self.proc.pid, None)
+        self.proc = None
+        log("zookeeper stopped")
+
+
 class Cluster:
     def __init__(self, name, broker_extra=None, controller_extra=None):
         self.name = name
@@ -325,13 +440,38 @@ class Cluster:
         self.cluster_id = "-"
         while self.cluster_id.startswith("-"):
             self.cluster_id = base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")
-        self.controller_port = free_port()
-        self.controller = Node(self, CONTROLLER_ID, "controller")
-        self.controller.port = self.controller_port
+        if zookeeper_mode():
+            # no KRaft controller: ZooKeeper, and one of the brokers is the controller
+            self.zk = ZooKeeper(self)
+            self.controller = None
+        else:
+            self.zk = None
+            self.controller_port = free_port()
+            self.controller = Node(self, CONTROLLER_ID, "controller")
+            self.controller.port = self.controller_port
+            self.controller.write_config(controller_extra or {})
         self.brokers = {i: Node(self, i, "broker") for i in BROKERS}
-        self.controller.write_config(controller_extra or {})
         for b in self.brokers.values():
             b.write_config(broker_extra or {})
+
+    def broker_config(self):
+        """The brokers' settings as scenario.json keeps them: what every
+        broker shares, without ports and paths."""
+        skip = {"listeners", "advertised.listeners", "log.dirs", "zookeeper.connect",
+                "controller.quorum.voters", "node.id", "broker.id"}
+        return {k: v for k, v in self.brokers[BROKERS[0]].properties.items() if k not in skip}
+
+    def wait_unregistered(self, node_id):
+        """A ZooKeeper-mode broker cannot register again while its previous
+        session's registration stands (it expires zookeeper.session.timeout.ms
+        after a kill): wait until the live brokers no longer list it."""
+        live = [b for b in self.brokers.values() if b.proc is not None and not b.paused and b.id != node_id]
+        if not live:
+            return
+        def gone():
+            r = self.driver("nodes", check=False)
+            return r is not None and node_id not in r["nodes"]
+        self.wait_until(f"broker {node_id}'s old ZooKeeper registration to expire", gone, timeout=60)
 
     @property
     def bootstrap(self):
@@ -339,10 +479,13 @@ class Cluster:
                         if b.proc is not None and not b.paused)
 
     def start(self):
-        for n in [self.controller, *self.brokers.values()]:
-            n.format()
-        self.controller.start()
-        self.controller.wait_port()
+        if self.zk is not None:
+            self.zk.start()
+        else:
+            for n in [self.controller, *self.brokers.values()]:
+                n.format()
+            self.controller.start()
+            self.controller.wait_port()
         for b in self.brokers.values():
             b.start()
         for b in self.brokers.values():
@@ -352,13 +495,15 @@ class Cluster:
 
     def stop_all(self):
         for n in [*self.brokers.values(), self.controller]:
-            if n.proc is not None:
+            if n is not None and n.proc is not None:
                 n.kill9() if n is not self.controller else n.stop()
+        if self.zk is not None:
+            self.zk.stop()
 
     def driver(self, cmd, check=True, **kw):
         args = ["java", "-Xmx128m", "-XX:TieredStopAtLevel=1",
                 f"-Dlog4j2.configurationFile={HERE}/log4j2-client.properties",
-                "-cp", f"{classpath()}:{classes_dir()}", "Driver", cmd]
+                "-cp", client_classpath(), "Driver", cmd]
         kw.setdefault("bootstrap", self.bootstrap)
         args += [f"{k}={v}" for k, v in kw.items()]
         r = subprocess.run(args, capture_output=True, text=True)
@@ -371,7 +516,7 @@ class Cluster:
     def driver_bg(self, cmd, **kw):
         args = ["java", "-Xmx128m", "-XX:TieredStopAtLevel=1",
                 f"-Dlog4j2.configurationFile={HERE}/log4j2-client.properties",
-                "-cp", f"{classpath()}:{classes_dir()}", "Driver", cmd]
+                "-cp", client_classpath(), "Driver", cmd]
         kw.setdefault("bootstrap", self.bootstrap)
         args += [f"{k}={v}" for k, v in kw.items()]
         p = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -382,7 +527,7 @@ class Cluster:
         """A producer that has connected and waits for go() before sending."""
         args = ["java", "-Xmx128m", "-XX:TieredStopAtLevel=1",
                 f"-Dlog4j2.configurationFile={HERE}/log4j2-client.properties",
-                "-cp", f"{classpath()}:{classes_dir()}", "Driver", "produce", "wait_stdin=true"]
+                "-cp", client_classpath(), "Driver", "produce", "wait_stdin=true"]
         kw.setdefault("bootstrap", self.bootstrap)
         args += [f"{k}={v}" for k, v in kw.items()]
         p = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -409,7 +554,7 @@ class Cluster:
         command's result once it ends)."""
         args = ["java", "-Xmx128m", "-XX:TieredStopAtLevel=1",
                 f"-Dlog4j2.configurationFile={HERE}/log4j2-client.properties",
-                "-cp", f"{classpath()}:{classes_dir()}", "Driver", cmd]
+                "-cp", client_classpath(), "Driver", cmd]
         kw.setdefault("bootstrap", self.bootstrap)
         args += [f"{k}={v}" for k, v in kw.items()]
         p = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -999,7 +1144,10 @@ def tree_hash(d, skip=("golden",)):
 # ---------------------------------------------------------------- scenarios
 
 def topic_config(extra=None):
-    c = {"internal.segment.bytes": SEGMENT_BYTES, "segment.index.bytes": INDEX_BYTES,
+    # Kafka 3.x takes small segment.bytes as it is; 4.x refuses it (KIP-1030)
+    # and has internal.segment.bytes instead
+    seg = "segment.bytes" if release_tuple() < (4, 0) else "internal.segment.bytes"
+    c = {seg: SEGMENT_BYTES, "segment.index.bytes": INDEX_BYTES,
          "index.interval.bytes": INDEX_INTERVAL}
     c.update(extra or {})
     return ",".join(f"{k}={v}" for k, v in c.items())
@@ -1016,7 +1164,16 @@ def write_scenario(out, facts):
             if leo is not None:
                 st["log_end_offset"] = leo
                 st["log_end_offset_source"] = "kafka-dump-log on the captured segments"
-    facts.setdefault("writer", f"Apache Kafka {kafka_version()} broker (KRaft, 1 controller + 3 brokers on 127.0.0.1)")
+    c = CURRENT[0]
+    if zookeeper_mode():
+        facts.setdefault("writer", f"Apache Kafka {kafka_version()} brokers (ZooKeeper mode, "
+                                   f"inter.broker.protocol.version {IBP[0]}; ZooKeeper {zk_pom_version()[1]} "
+                                   f"+ 3 brokers on 127.0.0.1; clients: Kafka {client_version()})")
+    else:
+        facts.setdefault("writer", f"Apache Kafka {kafka_version()} broker (KRaft, 1 controller + 3 brokers on 127.0.0.1)")
+    facts["mode"] = MODE[0]
+    if c is not None:
+        facts["broker_config"] = c.broker_config()
     with open(os.path.join(out, "scenario.json"), "w") as f:
         json.dump(facts, f, indent=2, sort_keys=True)
         f.write("\n")
@@ -1046,6 +1203,11 @@ def partition_facts(cluster, topic, partition, replicas, leader, acked, nodes=BR
 
 
 SCENARIOS = {}
+CURRENT = [None]   # the cluster of the scenario running (write_scenario keeps its settings)
+# scenarios that run in ZooKeeper mode (the others need KRaft: a metadata
+# log, the consumer group protocol, share groups, the controller's log)
+ZK_SCENARIOS = ("follower-returns", "divergence", "double-divergence", "unclean", "unclean-stale-hw",
+                "lag-window")
 
 
 def scenario(name):
@@ -1821,8 +1983,12 @@ def run_scenario(name, out_root, retries=2, make_golden=True):
             golden(out)
         return
     fn = SCENARIOS[name]
+    if zookeeper_mode():
+        # beside the KRaft capture of the same incident
+        out = os.path.join(out_root, capture_name(name))
     for attempt in range(1, retries + 2):
         c = Cluster(name, broker_extra=BROKER_EXTRA.get(name))
+        CURRENT[0] = c
         try:
             shutil.rmtree(out, ignore_errors=True)
             os.makedirs(out)
@@ -1845,6 +2011,12 @@ def run_scenario(name, out_root, retries=2, make_golden=True):
 
 
 BROKER_EXTRA = {"unclean-stale-hw": BROKER_EXTRA_STALE}
+
+
+def capture_name(name):
+    """A scenario's capture folder: its name, or in ZooKeeper mode
+    NAME-zk-X.Y (divergence-zk-3.9)."""
+    return f"{name}-zk-{release_line()}" if zookeeper_mode() else name
 
 
 # ---------------------------------------------------------------- validation
@@ -2068,6 +2240,11 @@ def live(klf, seconds=60, out_report=None):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--kafka", help="the Kafka release to run (default: pom.xml's)")
+    ap.add_argument("--mode", choices=("kraft", "zookeeper"), default="kraft",
+                    help="zookeeper: brokers of pom-3.9.xml's release in ZooKeeper mode (no metadata log)")
+    ap.add_argument("--ibp", default=ZK_IBP_DEFAULT,
+                    help=f"inter.broker.protocol.version in ZooKeeper mode (default {ZK_IBP_DEFAULT}: below 2.7, "
+                         "followers truncate through OffsetsForLeaderEpoch)")
     sub = ap.add_subparsers(dest="cmd", required=True)
     sub.add_parser("setup")
     sub.add_parser("setup-dump", help="resolve only --kafka's kafka-dump-log (pom-dump.xml)")
@@ -2094,6 +2271,10 @@ def main():
     lv.add_argument("--report", help="write the run's figures as JSON here")
     a = ap.parse_args()
     RELEASE[0] = a.kafka
+    MODE[0] = a.mode
+    IBP[0] = a.ibp
+    if zookeeper_mode() and a.kafka and a.kafka != zk_pom_version()[0]:
+        sys.exit(f"--mode zookeeper runs Kafka {zk_pom_version()[0]} (pom-3.9.xml), not {a.kafka}")
     if a.cmd == "setup":
         setup()
     elif a.cmd == "setup-dump":
@@ -2102,7 +2283,13 @@ def main():
         setup()
         if a.klf:
             KLF[0] = os.path.abspath(a.klf)
-        names = a.scenarios or list(SCENARIOS) + ["legacy-formats"]
+        if zookeeper_mode():
+            names = a.scenarios or list(ZK_SCENARIOS)
+            for n in names:
+                if n not in ZK_SCENARIOS:
+                    sys.exit(f"scenario {n} does not run in ZooKeeper mode; those that do: {', '.join(ZK_SCENARIOS)}")
+        else:
+            names = a.scenarios or list(SCENARIOS) + ["legacy-formats"]
         for n in names:
             if n not in SCENARIOS and n != "legacy-formats":
                 sys.exit(f"unknown scenario {n}; known: {', '.join(SCENARIOS)}")

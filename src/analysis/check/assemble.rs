@@ -7,7 +7,7 @@ use super::report::{
     CheckReport, Checked, Finding, PartitionAnalyzer, PartitionCheck, ReplicaResult, Subject,
     Summary,
 };
-use super::rules::{capture_findings, check_partition, controller_findings};
+use super::rules::{capture_findings, check_partition, controller_findings, no_metadata_log};
 use crate::model::{Capture, ControllerView};
 
 /// The report of a capture from its replicas' own checks: discovery's
@@ -61,8 +61,10 @@ pub fn assemble(
         }
     }
     findings.extend(cross.into_iter().flatten());
-    if let Some(v) = view {
-        findings.extend(controller_findings(v, &by_partition));
+    match view {
+        Some(v) => findings.extend(controller_findings(v, &by_partition)),
+        None if !capture.partitions.is_empty() => findings.push(no_metadata_log(capture)),
+        None => {}
     }
     findings.sort_by(|a, b| {
         (&a.location, &a.code, &a.message).cmp(&(&b.location, &b.code, &b.message))

@@ -36,6 +36,9 @@ checks! {
     CHECKPOINT_ODDITY = "checkpoint-oddity", Info, Capture,
         "A checkpoint file Kafka reads, in a shape its writer never produces (missing final newline, duplicate entry).",
         "Usually a capture taken mid-write; compare with the broker's own copy.";
+    NO_METADATA_LOG = "no-metadata-log", Info, Capture,
+        "The capture holds no __cluster_metadata log (a ZooKeeper-mode cluster, or the metadata log was not copied): leaders, ISR history and topic settings are not in it.",
+        "Lost records cannot be bounded by the ISR history, unclean elections and epochs the controller never assigned are not checked, and the truncation protocol is assumed; on a KRaft cluster, copy the metadata log too.";
     WRITE_INTERRUPTED = "write-interrupted", Info, Capture,
         "A `.tmp` file: a checkpoint or properties write that was never renamed into place (the broker stopped, or the capture was taken, mid-write).",
         "Kafka ignores it and uses the previous version of the file; expected after a crash.";
@@ -171,6 +174,9 @@ checks! {
     REPLICAS_DISJOINT = "replicas-disjoint", Warning, Replication,
         "The offset ranges of two replicas do not overlap.",
         "Nothing can be compared; the follower will be reset to the leader's log start.";
+    TRUNCATION_DEPENDS_ON_PROTOCOL = "truncation-depends-on-protocol", Warning, Replication,
+        "The capture does not say which truncation protocol the cluster runs (a ZooKeeper-mode broker keeps inter.broker.protocol.version in server.properties), and the two it may run truncate a replica at different offsets.",
+        "Look up inter.broker.protocol.version in the brokers' server.properties and run again with --inter-broker-protocol.";
     TRUNCATION_UNRESOLVED = "truncation-unresolved", Warning, Replication,
         "The truncation prediction did not converge, or empties the replica.",
         "Read the partition with `klf diff --explain`.";

@@ -78,6 +78,32 @@ pub fn capture_findings(capture: &Capture) -> Vec<Finding> {
     out
 }
 
+/// The capture holds no metadata log: one finding saying what that leaves
+/// unknown, with the brokers' mode as their `meta.properties` give it.
+pub fn no_metadata_log(capture: &Capture) -> Finding {
+    let versions: BTreeSet<i32> = capture
+        .brokers
+        .iter()
+        .filter_map(|b| match &b.meta {
+            Some(Ok(m)) => Some(m.version),
+            _ => None,
+        })
+        .collect();
+    let mode = match (versions.contains(&0), versions.contains(&1)) {
+        (true, false) => "the brokers' meta.properties say ZooKeeper mode (version 0): the controller's state is in ZooKeeper, not in the log directories",
+        (false, true) => "the brokers' meta.properties say KRaft (version 1): the metadata log was not copied",
+        (true, true) => "the brokers' meta.properties mix ZooKeeper and KRaft versions",
+        (false, false) => "no readable meta.properties says the cluster's mode",
+    };
+    finding(
+        code::NO_METADATA_LOG,
+        Location::default(),
+        format!(
+            "the capture holds no __cluster_metadata log; {mode}. Unknown from it: the leader and ISR of each partition (the reference is chosen by leader epochs), the ISR history (lost records cannot be bounded), unclean elections, the topic settings, and inter.broker.protocol.version (the truncation protocol is assumed)"
+        ),
+    )
+}
+
 /// Checks against the controller's view, when the capture holds a metadata
 /// log: unclean elections, and replica epochs the controller never assigned.
 pub fn controller_findings(
@@ -439,6 +465,30 @@ pub fn check_partition(
                     ));
                 }
             }
+        }
+    }
+    if let Some(alt) = diff.protocol.alternative {
+        for rd in &diff.replicas {
+            let Some(at) = rd
+                .alternative_truncation_offset
+                .filter(|a| *a != rd.truncation_offset)
+            else {
+                continue;
+            };
+            let Some(r) = reps.iter().find(|r| r.log.broker == rd.broker) else {
+                continue;
+            };
+            out.push(finding(
+                code::TRUNCATION_DEPENDS_ON_PROTOCOL,
+                r.loc_of_offset(&base_of(r), rd.truncation_offset.min(at)),
+                format!(
+                    "following broker {}, Kafka truncates it to {} under {} and to {at} under {}; the capture does not say which the cluster runs (give --inter-broker-protocol)",
+                    diff.reference.broker,
+                    rd.truncation_offset,
+                    diff.protocol.protocol.describe(),
+                    alt.describe()
+                ),
+            ));
         }
     }
     for rd in &diff.replicas {

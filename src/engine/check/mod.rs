@@ -10,15 +10,24 @@ mod replica;
 use rayon::prelude::*;
 
 use crate::analysis::check::{assemble, impact_findings, CheckReport, Checked};
-use crate::analysis::diff::{DiffOptions, PartitionReplicas};
+use crate::analysis::diff::PartitionReplicas;
+use crate::analysis::truncation::ReplicationProtocol;
 use crate::capture::discover::Capture;
 use crate::engine::evidence::{broker_ids, Evidence};
 use crate::engine::impact::{coordinator, impact_of};
 
 /// Runs every check on `capture`; `progress` is called once per replica
 /// checked (from worker threads).
-pub fn check(capture: &Capture, progress: &(dyn Fn() + Sync)) -> CheckReport {
+/// `protocol` is the truncation protocol the operator gave
+/// (`--inter-broker-protocol`), else it comes from the capture
+/// ([`Evidence::diff_options`]).
+pub fn check(
+    capture: &Capture,
+    protocol: Option<ReplicationProtocol>,
+    progress: &(dyn Fn() + Sync),
+) -> CheckReport {
     let evidence = Evidence::gather(capture);
+    let options = evidence.diff_options(protocol);
     let mut jobs = Vec::new();
     for ((topic, partition), reps) in &capture.partitions {
         for (r, id) in reps.iter().zip(broker_ids(reps)) {
@@ -58,7 +67,7 @@ pub fn check(capture: &Capture, progress: &(dyn Fn() + Sync)) -> CheckReport {
             reference: evidence.reference(None, topic, partition),
         };
         let replicas = capture.replicas(topic, partition);
-        let (diff, loss) = evidence.analyze(&input, replicas, &DiffOptions::default());
+        let (diff, loss) = evidence.analyze(&input, replicas, &options);
         if loss.any() {
             let coord = coord.get_or_init(|| coordinator(&evidence));
             let mut problems = Vec::new();
