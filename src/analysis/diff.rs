@@ -903,7 +903,11 @@ pub fn diff_partition(input: &PartitionReplicas, options: &DiffOptions) -> Parti
                 ),
             ));
         }
-        let (pred, hw_pred, alt_pred): (Option<Prediction>, Option<Prediction>, Option<Prediction>) = if is_ref {
+        let (pred, hw_pred, alt_pred): (
+            Option<Prediction>,
+            Option<Prediction>,
+            Option<Prediction>,
+        ) = if is_ref {
             (None, None, None)
         } else {
             let fv = FollowerView {

@@ -152,8 +152,7 @@ pub fn story(p: &PartitionDiff, leaders: &BTreeMap<i32, (i32, bool)>) -> Vec<Str
         for round in &r.truncation_rounds {
             lines.push(format!("    {}", round.describe()));
         }
-        if let (Some(alt), Some(at)) = (p.protocol.alternative, r.alternative_truncation_offset)
-        {
+        if let (Some(alt), Some(at)) = (p.protocol.alternative, r.alternative_truncation_offset) {
             if at != r.truncation_offset {
                 lines.push(format!(
                     "  under {} instead, Kafka truncates broker {} to {at}:",

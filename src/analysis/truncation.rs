@@ -104,7 +104,11 @@ impl ReplicationProtocol {
             _ => return Err(bad()),
         };
         // no IV: the release's last one (every gate is passed by it)
-        Ok(ReplicationProtocol::for_version(major, minor, iv.unwrap_or(u32::MAX)))
+        Ok(ReplicationProtocol::for_version(
+            major,
+            minor,
+            iv.unwrap_or(u32::MAX),
+        ))
     }
 
     /// In words: the mechanism and the `inter.broker.protocol.version`
@@ -1273,7 +1277,16 @@ mod tests {
         ] {
             assert_eq!(P::for_inter_broker_protocol(v), Ok(want), "{v}");
         }
-        for bad in ["", "2", "x.y", "2.6-IV", "2.6-IVx", "0.11", "2.6.1.2.3", "-2.6"] {
+        for bad in [
+            "",
+            "2",
+            "x.y",
+            "2.6-IV",
+            "2.6-IVx",
+            "0.11",
+            "2.6.1.2.3",
+            "-2.6",
+        ] {
             assert!(P::for_inter_broker_protocol(bad).is_err(), "{bad}");
         }
     }

@@ -163,6 +163,13 @@ pub struct Args {
     #[arg(long)]
     pub share_group_state_decoder: bool,
 
+    /// Decode every record as __remote_log_metadata, tiered storage's
+    /// segment records (implies --print-data-log; kafka format prints each
+    /// as the Java object Kafka makes of it, json/table as its schema's
+    /// JSON). json/table pick decoders from the topic without it.
+    #[arg(long)]
+    pub remote_log_metadata_decoder: bool,
+
     /// Decode record keys with this built-in Decoder class (implies
     /// --print-data-log; kafka format): org.apache.kafka.tools.api.
     /// StringDecoder (the default), DefaultDecoder, IntegerDecoder,
@@ -201,6 +208,8 @@ pub enum DecoderKind {
     ClusterMetadata,
     /// `--share-group-state-decoder`.
     ShareGroupState,
+    /// `--remote-log-metadata-decoder`.
+    RemoteLogMetadata,
 }
 
 impl DecoderKind {
@@ -210,6 +219,7 @@ impl DecoderKind {
             DecoderKind::TransactionLog => "--transaction-log-decoder",
             DecoderKind::ClusterMetadata => "--cluster-metadata-decoder",
             DecoderKind::ShareGroupState => "--share-group-state-decoder",
+            DecoderKind::RemoteLogMetadata => "--remote-log-metadata-decoder",
         }
     }
 
@@ -220,6 +230,7 @@ impl DecoderKind {
             DecoderKind::TransactionLog => AuxDecoder::TransactionLog,
             DecoderKind::ClusterMetadata => AuxDecoder::ClusterMetadata,
             DecoderKind::ShareGroupState => AuxDecoder::ShareGroupState,
+            DecoderKind::RemoteLogMetadata => AuxDecoder::RemoteLogMetadata,
         }
     }
 
@@ -230,6 +241,7 @@ impl DecoderKind {
             DecoderKind::TransactionLog => "transaction_log",
             DecoderKind::ClusterMetadata => "cluster_metadata",
             DecoderKind::ShareGroupState => "share_group_state",
+            DecoderKind::RemoteLogMetadata => "remote_log_metadata",
         }
     }
 
@@ -240,6 +252,7 @@ impl DecoderKind {
             "__transaction_state" => Some(DecoderKind::TransactionLog),
             "__cluster_metadata" => Some(DecoderKind::ClusterMetadata),
             "__share_group_state" => Some(DecoderKind::ShareGroupState),
+            "__remote_log_metadata" => Some(DecoderKind::RemoteLogMetadata),
             _ => None,
         }
     }
@@ -276,6 +289,9 @@ const DECODERS: &[(DecoderKind, MakeFormatter)] = &[
     }),
     (DecoderKind::ShareGroupState, |r| {
         Box::new(AuxFormatter(AuxDecoder::ShareGroupState, r))
+    }),
+    (DecoderKind::RemoteLogMetadata, |r| {
+        Box::new(AuxFormatter(AuxDecoder::RemoteLogMetadata, r))
     }),
 ];
 
@@ -362,6 +378,13 @@ impl TextKind {
             PARTITION_METADATA_FILE => Some(TextKind::PartitionMetadata),
             walk::QUORUM_STATE_FILE => Some(TextKind::QuorumState),
             CLEAN_SHUTDOWN_FILE => Some(TextKind::CleanShutdown),
+            // a remote segment's copy of the leader-epoch checkpoint
+            // (`<offset>-<segment id>.leader_epoch_checkpoint`)
+            _ if klf::format::names::parse_remote_segment_name(name)
+                .is_some_and(|r| r.suffix == "leader_epoch_checkpoint") =>
+            {
+                Some(TextKind::LeaderEpochCheckpoint)
+            }
             _ => None,
         }
     }
@@ -566,6 +589,7 @@ fn options(args: &Args) -> Options {
     let decoder = args.offsets_decoder
         || args.transaction_log_decoder
         || args.cluster_metadata_decoder
+        || args.remote_log_metadata_decoder
         || args.share_group_state_decoder
         || args.key_decoder_class.is_some()
         || args.value_decoder_class.is_some();
@@ -592,6 +616,8 @@ fn forced_decoder(args: &Args) -> Option<DecoderKind> {
         Some(DecoderKind::TransactionLog)
     } else if args.cluster_metadata_decoder {
         Some(DecoderKind::ClusterMetadata)
+    } else if args.remote_log_metadata_decoder {
+        Some(DecoderKind::RemoteLogMetadata)
     } else if args.share_group_state_decoder {
         Some(DecoderKind::ShareGroupState)
     } else {
@@ -770,6 +796,14 @@ fn dump_kafka_item(
             names.display
         ));
         return Status::Clean;
+    }
+    if klf::format::names::parse_remote_segment_name(&names.name).is_some()
+        && !names.name.split('.').next().is_some_and(|s| s.bytes().all(|b| b.is_ascii_digit()))
+    {
+        out.note(format_args!(
+            "klf dump: note: {}: a remote segment's file (named by base offset and segment id): kafka-dump-log stops on this name (NumberFormatException); klf dumps it as the segment it is",
+            names.display
+        ));
     }
     dump_kafka_file(dumper, names, item.kind, out)
 }

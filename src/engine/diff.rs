@@ -8,9 +8,9 @@ use rayon::prelude::*;
 use crate::analysis::diff::{
     DiffOptions, PartitionDiff, PartitionReplicas, ReferenceHint, ScanInfo, ScanMode,
 };
-use crate::analysis::truncation::ReplicationProtocol;
 use crate::analysis::epochs::EpochCache;
 use crate::analysis::loss::PartitionLoss;
+use crate::analysis::truncation::ReplicationProtocol;
 use crate::capture::discover::{Capture, Replica};
 use crate::capture::replica::{LoadedReplica, ReplicaProblem};
 use crate::capture::scan::{load_all, tail_end};
@@ -104,13 +104,7 @@ pub fn diff_capture<'c>(
         .map(|((topic, partition), reps)| {
             let reference = evidence.reference(req.leader, topic, *partition);
             let r = diff_partition_replicas(
-                &evidence,
-                topic,
-                *partition,
-                reps,
-                reference,
-                &options,
-                req.mode,
+                &evidence, topic, *partition, reps, reference, &options, req.mode,
             );
             progress();
             r

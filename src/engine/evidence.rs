@@ -12,8 +12,8 @@ use crate::analysis::diff::{
     diff_partition, ClusterMode, DiffOptions, PartitionDiff, PartitionReplicas, ProtocolSource,
     ReferenceHint,
 };
-use crate::analysis::truncation::ReplicationProtocol;
 use crate::analysis::loss::{partition_loss, LossContext, PartitionLoss};
+use crate::analysis::truncation::ReplicationProtocol;
 use crate::capture::controller::{controller_view, ControllerView};
 use crate::capture::discover::{Capture, Replica};
 use crate::capture::groups::{group_commits, GroupCommits, CONSUMER_OFFSETS};

@@ -223,10 +223,67 @@ pub fn node_id_from_folder_name(name: &str) -> Option<i32> {
     name[digits_start..].parse().ok()
 }
 
-/// The base offset Kafka reads from a segment file name: the text before the
-/// first `.`, as a long.
+/// The base offset of a segment file name: the text before the first `.`,
+/// as a long (Kafka's rule), or the offset of a remote segment's name (see
+/// [`parse_remote_segment_name`]), which kafka-dump-log cannot read.
 pub fn base_offset_of(name: &str) -> Option<i64> {
-    crate::format::checkpoint::java_parse_long(name.split('.').next().unwrap_or("")).ok()
+    crate::format::checkpoint::java_parse_long(name.split('.').next().unwrap_or(""))
+        .ok()
+        .or_else(|| parse_remote_segment_name(name).map(|r| r.offset))
+}
+
+/// A file of a segment copied to remote storage (tiered storage, KIP-405),
+/// named by its base offset and the remote segment's id.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RemoteSegmentName<'a> {
+    /// The segment's base offset.
+    pub offset: i64,
+    /// The remote log segment id (a base64url UUID, 22 characters).
+    pub segment_id: &'a str,
+    /// The suffix, without its dot (`log`, `index`, `timeindex`,
+    /// `txnindex`, `snapshot`, `leader_epoch_checkpoint`).
+    pub suffix: &'a str,
+    /// `true` for the broker's cache of remote indexes
+    /// (`remote-log-index-cache/<offset>_<id>.index`), `false` for the
+    /// remote store's own name (`<20 digits>-<id>.log`, as Kafka's
+    /// LocalTieredStorage writes it).
+    pub index_cache: bool,
+}
+
+/// Parses the names remote segments' files take: `<offset>-<id>.<suffix>`
+/// (the remote store, as Kafka's LocalTieredStorage names them) and
+/// `<offset>_<id>.<suffix>` (a broker's `remote-log-index-cache`), where
+/// the id is a remote log segment id (22 base64url characters).
+pub fn parse_remote_segment_name(name: &str) -> Option<RemoteSegmentName<'_>> {
+    let (stem, suffix) = name.split_once('.')?;
+    if !matches!(
+        suffix,
+        "log" | "index" | "timeindex" | "txnindex" | "snapshot" | "leader_epoch_checkpoint"
+    ) {
+        return None;
+    }
+    let (offset, id, index_cache) = match (stem.split_once('-'), stem.split_once('_')) {
+        (Some((o, id)), _) if o.bytes().all(|b| b.is_ascii_digit()) => (o, id, false),
+        (_, Some((o, id))) => (o, id, true),
+        _ => return None,
+    };
+    let id_ok = id.len() == 22
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
+    if offset.is_empty()
+        || offset.len() > 20
+        || !offset.bytes().all(|b| b.is_ascii_digit())
+        || !id_ok
+    {
+        return None;
+    }
+    Some(RemoteSegmentName {
+        offset: offset.parse().ok()?,
+        segment_id: id,
+        suffix,
+        index_cache,
+    })
 }
 
 /// (end offset, epoch) of a KRaft snapshot name, `<20 digits>-<10
@@ -242,4 +299,42 @@ pub fn parse_checkpoint_name(file_name: &str) -> Option<(i64, i32)> {
         return None;
     }
     Some((o.parse().ok()?, e.parse().ok()?))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn remote_segment_names() {
+        let r =
+            parse_remote_segment_name("00000000000000000504-MZmHnMqQTbGENrHpNBbvBQ.log").unwrap();
+        assert_eq!(
+            (r.offset, r.segment_id, r.suffix, r.index_cache),
+            (504, "MZmHnMqQTbGENrHpNBbvBQ", "log", false)
+        );
+        let r = parse_remote_segment_name("72_ckfVq6ZiTT2YcPWzWgpTmQ.timeindex").unwrap();
+        assert_eq!((r.offset, r.index_cache, r.suffix), (72, true, "timeindex"));
+        let r = parse_remote_segment_name(
+            "00000000000000000000-Z1oTNUpGQ_aVmiU_Zy5l2w.leader_epoch_checkpoint",
+        )
+        .unwrap();
+        assert_eq!(r.segment_id, "Z1oTNUpGQ_aVmiU_Zy5l2w");
+        assert_eq!(
+            base_offset_of("00000000000000000504-MZmHnMqQTbGENrHpNBbvBQ.index"),
+            Some(504)
+        );
+        assert_eq!(base_offset_of("00000000000000000504.index"), Some(504));
+        for bad in [
+            "00000000000000000504-short.log",
+            "00000000000000000504-MZmHnMqQTbGENrHpNBbvBQ.json",
+            "x-MZmHnMqQTbGENrHpNBbvBQ.log",
+            "-MZmHnMqQTbGENrHpNBbvBQ.log",
+            "000000000000000000000504-MZmHnMqQTbGENrHpNBbvBQ.log",
+            "00000000000000000504-MZmHnMqQTbGENrHpNB!vBQ.log",
+            "00000000000000000100-0000000003.checkpoint",
+        ] {
+            assert!(parse_remote_segment_name(bad).is_none(), "{bad}");
+        }
+    }
 }

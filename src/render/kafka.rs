@@ -1119,8 +1119,18 @@ impl<'o> Dumper<'o> {
                 format!("cannot parse a base offset from file name {}", names.name),
             )
         })?;
+        // kafka-dump-log opens the segment's offset index first, in every
+        // mode; a missing one (Kafka creates indexes lazily: an active
+        // segment may have none yet) stops the run there, and leaves an
+        // empty .index behind, which klf does not write
+        let Some(index) = index else {
+            return Err(abort(
+                0,
+                "no offset index beside this time index: kafka-dump-log stops here (IllegalArgumentException: Invalid max index size: -1); --format json or table read it",
+            ));
+        };
         let tidx = TimeIndex::new(time_index, base);
-        let oidx = OffsetIndex::new(index.unwrap_or(&[]), base);
+        let oidx = OffsetIndex::new(index, base);
         if self.opts.index_sanity_only {
             tidx.sanity_check()
                 .map_err(|e| abort(0, format!("corrupt time index: {e}")))?;

@@ -152,6 +152,9 @@ pub enum AuxDecoder {
     ClusterMetadata,
     /// `--share-group-state-decoder` (`__share_group_state`).
     ShareGroupState,
+    /// `--remote-log-metadata-decoder` (`__remote_log_metadata`, tiered
+    /// storage).
+    RemoteLogMetadata,
 }
 
 impl AuxDecoder {
@@ -180,7 +183,40 @@ impl AuxDecoder {
                 key: None,
                 payload: Some(format_metadata_payload(offset, value)),
             }),
+            AuxDecoder::RemoteLogMetadata => Ok(KeyPayload {
+                key: None,
+                payload: Some(
+                    crate::format::metadata::remote::format_remote_log_metadata_payload(
+                        offset, value,
+                    ),
+                ),
+            }),
         }
+    }
+
+    /// [`AuxDecoder::decode`] for the json and table formats: the same,
+    /// but a remote log metadata record as the JSON of its schema
+    /// (`{"type", "version", "data"}`, as cluster metadata is printed)
+    /// rather than Kafka's Java `toString()`.
+    pub fn decode_structured(
+        self,
+        release: Release,
+        offset: i64,
+        key: Option<&[u8]>,
+        value: Option<&[u8]>,
+    ) -> Result<KeyPayload, ParseError> {
+        if self != AuxDecoder::RemoteLogMetadata {
+            return self.decode(release, offset, key, value);
+        }
+        let payload = match value.map(crate::format::metadata::decode_remote_log_metadata_record) {
+            Some(Ok(rec)) => rec.to_json(),
+            Some(Err(e)) => return Err(e),
+            None => return Err(ParseError::new(0, "no value")),
+        };
+        Ok(KeyPayload {
+            key: None,
+            payload: Some(payload),
+        })
     }
 }
 

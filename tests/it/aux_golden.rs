@@ -263,6 +263,7 @@ fn decoder_for(rel: &str) -> Option<AuxDecoder> {
         "__consumer_offsets" => Some(AuxDecoder::Offsets),
         "__transaction_state" => Some(AuxDecoder::TransactionLog),
         "__share_group_state" => Some(AuxDecoder::ShareGroupState),
+        "__remote_log_metadata" => Some(AuxDecoder::RemoteLogMetadata),
         _ => None,
     }
 }
@@ -358,6 +359,7 @@ fn internal_record_decoders_match_goldens() {
                 AuxDecoder::Offsets => "offsets",
                 AuxDecoder::TransactionLog => "transaction-log",
                 AuxDecoder::ShareGroupState => "share-group-state",
+                AuxDecoder::RemoteLogMetadata => "remote-log-metadata",
             };
             *compared.entry(kind).or_default() += 1;
             if tail != expected {
@@ -478,7 +480,7 @@ fn decoders_survive_truncation_and_corruption() {
                     Some(&value[..cut]),
                 );
                 match decoder {
-                    AuxDecoder::ClusterMetadata => {
+                    AuxDecoder::ClusterMetadata | AuxDecoder::RemoteLogMetadata => {
                         let p = got
                             .expect("metadata decoding never aborts")
                             .payload

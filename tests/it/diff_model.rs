@@ -292,7 +292,13 @@ fn l3_kip_279_versus_v0_reply() {
         ReplicationProtocol::OffsetsForLeaderEpoch,
         ReplicationProtocol::DivergingEpoch,
     ] {
-        let p = diff_partition(&input, &DiffOptions { protocol, ..Default::default() });
+        let p = diff_partition(
+            &input,
+            &DiffOptions {
+                protocol,
+                ..Default::default()
+            },
+        );
         assert_eq!(p.reference.broker, A);
         let rb = get(&p, B);
         assert_eq!(rb.divergence_offset, Some(1));
@@ -712,7 +718,10 @@ fn malformed_input_does_not_panic() {
         ] {
             let p = diff_partition(
                 &partition(vec![weird.clone(), empty.clone(), big.clone()], hint),
-                &DiffOptions { protocol, ..Default::default() },
+                &DiffOptions {
+                    protocol,
+                    ..Default::default()
+                },
             );
             assert_eq!(p.replicas.len(), 3);
             for r in &p.replicas {

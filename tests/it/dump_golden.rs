@@ -113,6 +113,8 @@ fn internal_decoder(input: &str) -> Option<&'static str> {
         Some("--transaction-log-decoder")
     } else if dir.starts_with("__share_group_state-") {
         Some("--share-group-state-decoder")
+    } else if dir.starts_with("__remote_log_metadata-") {
+        Some("--remote-log-metadata-decoder")
     } else {
         None
     }

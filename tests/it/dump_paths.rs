@@ -140,6 +140,8 @@ fn internal_decoder(dir: &Path) -> Option<&'static str> {
         Some("--transaction-log-decoder")
     } else if n.starts_with("__share_group_state-") {
         Some("--share-group-state-decoder")
+    } else if n.starts_with("__remote_log_metadata-") {
+        Some("--remote-log-metadata-decoder")
     } else {
         None
     }

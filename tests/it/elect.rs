@@ -47,7 +47,10 @@ fn elect_agrees_with_what_kafka_did_and_with_diff() {
             if s["mode"] == "zookeeper" {
                 // no metadata log: the assignment, ISR and so Kafka's own
                 // pick are unknown, and klf says so
-                assert!(cands.iter().all(|c| c["kafka_would_pick"] == false), "{t}-{n}: {part}");
+                assert!(
+                    cands.iter().all(|c| c["kafka_would_pick"] == false),
+                    "{t}-{n}: {part}"
+                );
                 assert!(
                     part["kafka_rule"].as_str().unwrap().starts_with("unknown"),
                     "{t}-{n}: {part}"

@@ -129,7 +129,12 @@ fn klf_predicts_the_truncation_kafka_performed() {
                 let tp = &part["truncation_protocol"];
                 assert_eq!(tp["cluster_mode"], "zookeeper", "{}", dir.display());
                 assert_eq!(tp["source"], "assumed", "{}", dir.display());
-                assert_eq!(tp["alternative"], "offsets_for_leader_epoch", "{}", dir.display());
+                assert_eq!(
+                    tp["alternative"],
+                    "offsets_for_leader_epoch",
+                    "{}",
+                    dir.display()
+                );
                 // without a metadata log the reference comes from the
                 // epochs: the leader, or a replica whose log is the leader's
                 let chosen = part["reference"]["broker"].as_i64().unwrap();
@@ -191,13 +196,20 @@ fn klf_predicts_the_truncation_kafka_performed() {
                                 .unwrap()
                                 .iter()
                                 .find(|r| r["kind"] == "offsets_for_leader_epoch")
-                                .unwrap_or_else(|| panic!("{line}: no OffsetsForLeaderEpoch round"));
+                                .unwrap_or_else(|| {
+                                    panic!("{line}: no OffsetsForLeaderEpoch round")
+                                });
                             assert_eq!(
-                                (first["answer"]["epoch"].as_i64(), first["answer"]["end_offset"].as_i64()),
+                                (
+                                    first["answer"]["epoch"].as_i64(),
+                                    first["answer"]["end_offset"].as_i64()
+                                ),
                                 (Some(e), Some(o)),
                                 "{line}: the leader's answer"
                             );
-                            eprintln!("  the leader answered (epoch {e}, end offset {o}), as klf models");
+                            eprintln!(
+                                "  the leader answered (epoch {e}, end offset {o}), as klf models"
+                            );
                         }
                     }
                 }
@@ -521,8 +533,8 @@ fn loss_bounds_contain_what_kafka_lost() {
                 assert!(acked_lost <= proven + unknown, "{where_}");
                 proven + unknown
             } else {
-                let possible = possible
-                    .unwrap_or_else(|| panic!("{where_}: a KRaft capture bounds the loss"));
+                let possible =
+                    possible.unwrap_or_else(|| panic!("{where_}: a KRaft capture bounds the loss"));
                 assert!(
                     acked_lost <= possible,
                     "{where_}: acknowledged {acked_lost} > possible {possible}"

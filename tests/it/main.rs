@@ -33,5 +33,6 @@ mod read_paths;
 mod report;
 mod salvage;
 mod terminal_safety;
+mod tiered;
 mod timeline;
 mod truncation_vectors;

@@ -46,6 +46,7 @@ public class Driver {
         switch (cmd) {
             case "ready": out = ready(); break;
             case "nodes": out = nodes(); break;
+            case "delete-topic": out = deleteTopic(); break;
             case "create": out = create(); break;
             case "describe": out = describe(); break;
             case "offsets": out = offsets(); break;
@@ -124,6 +125,13 @@ public class Driver {
         }
     }
 
+    static String deleteTopic() throws Exception {
+        try (Admin a = admin()) {
+            a.deleteTopics(List.of(arg("topic"))).all().get(30, TimeUnit.SECONDS);
+            return "{\"deleted\":" + q(arg("topic")) + "}";
+        }
+    }
+
     // assignment=1,2,3;2,3,1 (one replica list per partition, first is preferred leader)
     static String create() throws Exception {
         String topic = arg("topic");
@@ -191,8 +199,15 @@ public class Driver {
                     new ListOffsetsOptions(IsolationLevel.READ_COMMITTED)).partitionResult(tp).get(15, TimeUnit.SECONDS);
             ListOffsetsResult.ListOffsetsResultInfo start = a.listOffsets(Map.of(tp, OffsetSpec.earliest()))
                     .partitionResult(tp).get(15, TimeUnit.SECONDS);
+            String local = "null";
+            if (arg("earliest_local", "false").equals("true")) {
+                // the first offset still in the leader's own log (KIP-1005): below
+                // it, the log is in remote storage only
+                local = Long.toString(a.listOffsets(Map.of(tp, OffsetSpec.earliestLocal()))
+                        .partitionResult(tp).get(15, TimeUnit.SECONDS).offset());
+            }
             return "{\"high_watermark\":" + hw.offset() + ",\"last_stable_offset\":" + lso.offset()
-                    + ",\"log_start_offset\":" + start.offset() + "}";
+                    + ",\"log_start_offset\":" + start.offset() + ",\"earliest_local_offset\":" + local + "}";
         }
     }
 

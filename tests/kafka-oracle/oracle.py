@@ -310,13 +310,14 @@ class Node:
         assert self.proc is None
         if zookeeper_mode():
             self.cluster.wait_unregistered(self.id)
+        cp = classpath() + "".join(f":{d}/*" for d in self.cluster.extra_classpath)
         out = open(self.logfile, "a")
         cmd = ["java", "-Xmx384m", "-Xms64m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
                "-Djava.awt.headless=true",
                f"-Dlog4j2.configurationFile={HERE}/log4j2.properties",
                f"-Dlog4j.configuration=file:{HERE}/log4j-broker.properties",
                "-Djava.rmi.server.hostname=127.0.0.1",
-               "-cp", classpath(), "kafka.Kafka", self.config]
+               "-cp", cp, "kafka.Kafka", self.config]
         self.proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
         PROCS[self.proc.pid] = f"node {self.id}"
         self.log_mark = os.path.getsize(self.logfile) if os.path.exists(self.logfile) else 0
@@ -431,8 +432,9 @@ class ZooKeeper:
 
 
 class Cluster:
-    def __init__(self, name, broker_extra=None, controller_extra=None):
+    def __init__(self, name, broker_extra=None, controller_extra=None, extra_classpath=()):
         self.name = name
+        self.extra_classpath = list(extra_classpath)
         self.dir = os.path.join(WORK, name)
         shutil.rmtree(self.dir, ignore_errors=True)
         os.makedirs(self.dir)
@@ -910,7 +912,9 @@ INTERNAL_DECODERS = {"__consumer_offsets": "--offsets-decoder",
 def dumpable_files(scenario_dir):
     out = []
     for root, dirs, files in os.walk(scenario_dir):
-        dirs.sort()
+        # a broker's cache of remote segments' indexes (tiered storage) has
+        # no .log to read an index with: not dumped
+        dirs[:] = sorted(d for d in dirs if d != "remote-log-index-cache")
         if os.path.relpath(root, scenario_dir).split(os.sep)[0].startswith("golden"):
             continue
         for f in sorted(files):
@@ -932,27 +936,64 @@ def file_modes(path):
     return modes
 
 
+# A remote segment's files as the remote store names them (tiered storage:
+# <base offset>-<segment id>.<suffix>, LocalTieredStorage). kafka-dump-log
+# stops on such a name (it parses the whole stem as the base offset); the
+# golden text of one is what it prints for the same bytes under the
+# segment's own name, <base offset>.<suffix>, the path in it put back.
+REMOTE_NAME = re.compile(r"^(\d{1,20})[-_]([A-Za-z0-9_-]{22})\.(log|index|timeindex|txnindex|snapshot)$")
+
+
+def canonical_remote(rel):
+    """The scratch path a remote segment file is dumped under, or None."""
+    m = REMOTE_NAME.match(os.path.basename(rel))
+    if not m:
+        return None
+    return os.path.join(os.path.dirname(rel), f".canonical-{m.group(2)}",
+                        f"{int(m.group(1)):020d}.{m.group(3)}")
+
+
+def put_canonical_copies(scratch, rel_scenario):
+    """Beside every remote segment file of the scratch copy, its segment's
+    files under their canonical names (see REMOTE_NAME)."""
+    for root, _, files in os.walk(os.path.join(scratch, rel_scenario)):
+        for f in files:
+            rel = os.path.relpath(os.path.join(root, f), scratch)
+            c = canonical_remote(rel)
+            if c:
+                os.makedirs(os.path.join(scratch, os.path.dirname(c)), exist_ok=True)
+                shutil.copyfile(os.path.join(scratch, rel), os.path.join(scratch, c))
+
+
 def run_dump(scratch, relpaths, flags):
     """Runs kafka-dump-log once over several files (from the scratch root, so
     the paths it prints are the repository-relative ones) and splits stdout
-    into one text per file."""
+    into one text per file. A remote segment file is dumped under its
+    canonical name (canonical_remote) and its path put back."""
+    run = [canonical_remote(r) or r for r in relpaths]
+    back = {c: r for c, r in zip(run, relpaths) if c != r}
     cmd = ["java", "-Xmx384m", "-XX:TieredStopAtLevel=1",
            f"-Dlog4j2.configurationFile={HERE}/log4j2-tool.properties",
            f"-Dlog4j.configuration=file:{HERE}/log4j-tool.properties",
            "-cp", dump_classpath(), dump_class(),
-           "--files", ",".join(relpaths)] + flags
+           "--files", ",".join(run)] + flags
     r = subprocess.run(cmd, cwd=scratch, capture_output=True, text=True)
     texts = {}
     current = None
     for line in r.stdout.splitlines(keepends=True):
         if line.startswith("Dumping "):
             name = line[len("Dumping "):].rstrip("\n")
-            if name in relpaths:
-                current = name
+            if name in run:
+                current = back.get(name, name)
                 texts[current] = ""
         if current is not None:
             texts[current] += line
-    return r.returncode, texts, r.stderr
+    stderr = r.stderr
+    for c, orig in back.items():
+        for k in texts:
+            texts[k] = texts[k].replace(c, orig)
+        stderr = stderr.replace(c, orig)
+    return r.returncode, texts, stderr
 
 
 def dump_texts(scenario_dir, scratch):
@@ -966,15 +1007,33 @@ def dump_texts(scenario_dir, scratch):
         for mode, flags in file_modes(f):
             groups.setdefault((mode, tuple(flags)), []).append(rel)
     for (mode, flags), rels in sorted(groups.items()):
+        # kafka-dump-log can write into what it reads (a time index dumped
+        # without its offset index leaves an empty .index behind): each
+        # mode starts from a fresh copy, so no run sees another's files
+        refresh_scratch(scenario_dir, scratch)
         for i in range(0, len(rels), 200):
             chunk = rels[i:i + 200]
             rc, texts, _ = run_dump(scratch, chunk, list(flags))
+            if rc != 0:
+                refresh_scratch(scenario_dir, scratch)
             for rel in chunk:
                 text = texts.get(rel)
                 if text is None or rc != 0:
-                    _, single, _ = run_dump(scratch, [rel], list(flags))
+                    srcs, single, _ = run_dump(scratch, [rel], list(flags))
                     text = single.get(rel, "")
+                    if srcs != 0:
+                        # what the failed run wrote must not reach the next one
+                        refresh_scratch(scenario_dir, scratch)
                 yield rel, mode, list(flags), text
+
+
+def refresh_scratch(scenario_dir, scratch):
+    """Puts the scratch copy of a capture back as scratch_copy made it."""
+    scenario_dir = os.path.abspath(scenario_dir)
+    dst = os.path.join(scratch, os.path.relpath(scenario_dir, REPO))
+    shutil.rmtree(dst, ignore_errors=True)
+    shutil.copytree(scenario_dir, dst, ignore=shutil.ignore_patterns("golden*", "scenario.json"))
+    put_canonical_copies(scratch, os.path.relpath(scenario_dir, REPO))
 
 
 def scratch_copy(scenario_dir):
@@ -988,6 +1047,7 @@ def scratch_copy(scenario_dir):
     shutil.rmtree(scratch, ignore_errors=True)
     shutil.copytree(scenario_dir, os.path.join(scratch, rel_scenario),
                     ignore=shutil.ignore_patterns("golden*", "scenario.json"))
+    put_canonical_copies(scratch, rel_scenario)
     return scenario_dir, rel_scenario, scratch, tree_hash(scenario_dir)
 
 
@@ -1958,6 +2018,81 @@ def s_elect_choice(c, out):
         "partitions": [p]})
 
 
+@scenario("tiered")
+def s_tiered(c, out):
+    """A topic with remote storage (KIP-405) whose old segments Kafka has
+    copied to the remote store and deleted locally: the capture holds the
+    brokers' log directories (local segments from the local log start on,
+    and __remote_log_metadata, where the brokers record each copy) and a
+    copy of the remote store (remote-storage/: the segments and indexes as
+    LocalTieredStorage names them)."""
+    t, gone = "tiered", "tiered-deleted"
+    # retention.bytes (remote and local together) lets the oldest remote segments expire
+    cfg = topic_config({"remote.storage.enable": "true", "local.retention.ms": 2000,
+                        "min.insync.replicas": 1})
+    c.driver("create", topic=t, assignment="1,2,3", config=cfg + ",retention.bytes=100000")
+    c.driver("create", topic=gone, assignment="2,3,1", config=cfg)
+    r1 = c.driver("produce", topic=t, count=600, acks="all", value_size=200)
+    c.driver("produce", topic=gone, count=200, acks="all", value_size=200)
+    store = os.path.join(c.dir, "remote")
+    leader = c.describe(t)["leader"]
+
+    def remote_segments(topic):
+        return [f for f in remote_files(store) if f.startswith(f"kafka-tiered-storage/{topic}-0-")
+                and f.endswith(".log")]
+
+    def tiered_away():
+        o = c.driver("offsets", topic=t, earliest_local="true")
+        # segments copied, the leader's local log starting past them, and the
+        # oldest remote ones deleted by retention (the log start moved)
+        if (len(remote_segments(t)) >= 3 and o["earliest_local_offset"] > o["log_start_offset"] > 0
+                and remote_segments(gone)):
+            return o
+        return None
+    offs = c.wait_until("segments copied to remote storage, deleted locally, the oldest expired", tiered_away,
+                        timeout=180, interval=1)
+    # a deleted topic: Kafka marks, deletes and forgets its remote partition
+    gone_segments = len(remote_segments(gone))
+    c.driver("delete-topic", topic=gone)
+    c.wait_until(f"{gone}'s remote segments to be deleted", lambda: not remote_segments(gone),
+                 timeout=120, interval=1)
+    # the follower replicas delete their local copies too, on their own schedule
+    c.wait_until("every replica's local log to start past offset 0", lambda: all(
+        min(int(f[:20]) for f in os.listdir(os.path.join(c.brokers[n].data, f"{t}-0")) if f.endswith(".log")) > 0
+        for n in BROKERS), timeout=120, interval=1)
+    read = c.driver("read", topic=t)
+    time.sleep(2)  # checkpoints (every 200 ms to 1 s) catch up
+    capture(c, out)
+    shutil.copytree(store, os.path.join(out, "remote-storage"))
+    files = remote_files(os.path.join(out, "remote-storage"))
+    log(f"remote store: {len(files)} files; local log starts at {offs['earliest_local_offset']}")
+    p = partition_facts(c, t, 0, [1, 2, 3], leader, acked_summary(r1), captured_dir=out)
+    p["offsets"] = offs
+    p["read_from_start"] = read
+    p["remote_storage"] = {
+        "manager": LOCAL_TIERED_STORAGE,
+        "files": files,
+        "segments": len([f for f in files if f.endswith(".log")]),
+        "deleted_topic": gone,
+        "deleted_topic_segments_before_delete": gone_segments,
+    }
+    rlmm = c.describe("__remote_log_metadata")
+    facts = [p, {"topic": "__remote_log_metadata", "partition": 0, "replicas": rlmm["replicas"],
+                 "leader_at_capture": rlmm["leader"], "isr_at_capture": rlmm["isr"], "internal": True,
+                 "leader_epoch_at_capture": (c.leader_epoch("__remote_log_metadata", 0, rlmm["leader"]) or {}).get("leader_epoch"),
+                 "replica_state": replica_state(c, "__remote_log_metadata", 0, rlmm["leader"], BROKERS),
+                 "acked": {"count": 0, "max_offset": -1}}]
+    write_scenario(out, {
+        "description": "Tiered storage (KIP-405) with Kafka's LocalTieredStorage: 600 records of 200 bytes "
+                       "into a topic with remote.storage.enable=true, local.retention.ms=2000 and "
+                       "retention.bytes=100000; Kafka copies its rolled segments to the remote store, records "
+                       "each copy in __remote_log_metadata, deletes them locally, and expires the oldest remote "
+                       "ones. A second tiered topic is deleted (its remote partition marked, deleted, finished). "
+                       "broker-*/ is captured then, remote-storage/ is the remote store; read_from_start is what "
+                       "a consumer read from the log start (served from remote storage).",
+        "partitions": facts})
+
+
 BROKER_EXTRA_STALE = {"replica.high.watermark.checkpoint.interval.ms": 60000}
 
 
@@ -1987,7 +2122,13 @@ def run_scenario(name, out_root, retries=2, make_golden=True):
         # beside the KRaft capture of the same incident
         out = os.path.join(out_root, capture_name(name))
     for attempt in range(1, retries + 2):
-        c = Cluster(name, broker_extra=BROKER_EXTRA.get(name))
+        if name == "tiered":
+            # the controller validates a topic's remote.storage.enable against its own setting
+            c = Cluster(name, broker_extra=tiered_config(os.path.join(WORK, name)),
+                        controller_extra={"remote.log.storage.system.enable": "true"},
+                        extra_classpath=[tiered_lib()])
+        else:
+            c = Cluster(name, broker_extra=BROKER_EXTRA.get(name))
         CURRENT[0] = c
         try:
             shutil.rmtree(out, ignore_errors=True)
@@ -2011,6 +2152,58 @@ def run_scenario(name, out_root, retries=2, make_golden=True):
 
 
 BROKER_EXTRA = {"unclean-stale-hw": BROKER_EXTRA_STALE}
+
+
+# ---------------------------------------------------------------- tiered storage
+
+# Kafka's own RemoteStorageManager for tests and local use, in kafka-storage's
+# test jar: it keeps each copied segment as files named
+# <base offset>-<segment id>.<suffix> under
+# <rsm.config.dir>/kafka-tiered-storage/<topic>-<partition>-<topic id>/.
+LOCAL_TIERED_STORAGE = "org.apache.kafka.server.log.remote.storage.LocalTieredStorage"
+
+
+def tiered_lib():
+    """The release's kafka-storage and kafka-clients test jars (LocalTieredStorage
+    and the test utilities it loads), resolved into .cache/tiered-X."""
+    d = os.path.join(CACHE, f"tiered-{kafka_version()}")
+    if not os.path.isdir(d) or not any(f.endswith("-test.jar") for f in os.listdir(d)):
+        os.makedirs(d, exist_ok=True)
+        for artifact in ("kafka-storage", "kafka-clients"):
+            log(f"resolving {artifact} {kafka_version()} test jar with Maven")
+            subprocess.run(["mvn", "-B", "-q", "dependency:copy",
+                            "-Dmaven.repo.local=" + os.path.join(CACHE, "m2"),
+                            f"-Dartifact=org.apache.kafka:{artifact}:{kafka_version()}:jar:test",
+                            "-DoutputDirectory=" + d], check=True, cwd=HERE)
+    return d
+
+
+def tiered_config(cluster_dir):
+    """Broker settings for tiered storage with LocalTieredStorage: one remote
+    store shared by every broker (as an object store would be), the
+    metadata topic __remote_log_metadata with one partition on all three
+    brokers, and tasks that copy and delete every second."""
+    return {
+        "remote.log.storage.system.enable": "true",
+        "remote.log.storage.manager.class.name": LOCAL_TIERED_STORAGE,
+        "rsm.config.dir": os.path.join(cluster_dir, "remote"),
+        "rsm.config.delete.on.close": "false",
+        "remote.log.metadata.manager.listener.name": "PLAINTEXT",
+        "rlmm.config.remote.log.metadata.topic.replication.factor": 3,
+        "rlmm.config.remote.log.metadata.topic.num.partitions": 1,
+        "remote.log.manager.task.interval.ms": 1000,
+        "log.retention.check.interval.ms": 1000,
+        "log.segment.delete.delay.ms": 1000,
+    }
+
+
+def remote_files(store):
+    """Files of the LocalTieredStorage store, relative to it."""
+    out = []
+    for root, _, files in os.walk(store):
+        for f in files:
+            out.append(os.path.relpath(os.path.join(root, f), store))
+    return sorted(out)
 
 
 def capture_name(name):

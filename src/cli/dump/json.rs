@@ -56,7 +56,7 @@ fn decode_into(
         None => Value::Null,
         Some(t) => serde_json::from_str::<Value>(&t).unwrap_or(Value::String(t)),
     };
-    match d.decode(release, offset, key, value) {
+    match d.decode_structured(release, offset, key, value) {
         Ok(kp) => {
             m.insert("decoded_key".into(), as_value(kp.key));
             m.insert("decoded_value".into(), as_value(kp.payload));

@@ -12,6 +12,7 @@
 //! The schema-driven reader and the JSON writer in [`schema`] are shared with
 //! the internal-topic decoders of [`crate::format::internal`].
 
+pub mod remote;
 pub mod schema;
 
 mod control;
@@ -359,6 +360,27 @@ fn frame_field(r: &mut Reader, what: &str) -> Result<i16, ParseError> {
 /// reason is the message Kafka's `MetadataRecordSerde` raises, and its
 /// position is the byte of `value` where decoding stopped.
 pub fn decode_metadata_record(value: &[u8]) -> Result<MetadataRecord, ParseError> {
+    decode_framed(value, metadata_schema)
+}
+
+/// The schema of `__remote_log_metadata` record type `api_key`.
+pub fn remote_log_metadata_schema(api_key: i16) -> Option<&'static Schema> {
+    tables::REMOTE_LOG_METADATA_SCHEMAS
+        .iter()
+        .find(|s| s.api_key == api_key)
+}
+
+/// Decodes one `__remote_log_metadata` record value: the same frame as a
+/// metadata record (`RemoteLogMetadataSerde` is an `AbstractApiMessageSerde`
+/// too), over the remote log metadata schemas.
+pub fn decode_remote_log_metadata_record(value: &[u8]) -> Result<MetadataRecord, ParseError> {
+    decode_framed(value, remote_log_metadata_schema)
+}
+
+fn decode_framed(
+    value: &[u8],
+    lookup: fn(i16) -> Option<&'static Schema>,
+) -> Result<MetadataRecord, ParseError> {
     let mut r = Reader::new(value, 0);
     let frame = frame_field(&mut r, "frame version")?;
     if frame == 0 {
@@ -374,7 +396,7 @@ pub fn decode_metadata_record(value: &[u8]) -> Result<MetadataRecord, ParseError
     }
     let api_key = frame_field(&mut r, "type")?;
     let version = frame_field(&mut r, "version")?;
-    let schema = metadata_schema(api_key).ok_or_else(|| {
+    let schema = lookup(api_key).ok_or_else(|| {
         r.err(format!(
             "org.apache.kafka.common.errors.UnsupportedVersionException: Unknown metadata id {api_key}"
         ))
