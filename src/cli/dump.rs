@@ -188,7 +188,8 @@ pub struct Args {
     pub resync: bool,
 
     /// Print what this Kafka release's kafka-dump-log prints (X.Y or X.Y.Z,
-    /// 4.0 to 4.4; the text changed in 4.1, 4.3 and 4.4).
+    /// 3.8 to 4.4; the text changed in 4.0, 4.1, 4.3 and 4.4, and 3.8 and
+    /// 3.9 know fewer record types).
     #[arg(long, value_name = "X.Y", default_value = "4.4", value_parser = Release::parse)]
     pub kafka_version: Release,
 
@@ -649,6 +650,16 @@ fn formatter(
     // takes precedence, so that a misspelt class is never silently unused.
     let key = decoder_class("--key-decoder-class", args.key_decoder_class.as_deref())?;
     let value = decoder_class("--value-decoder-class", args.value_decoder_class.as_deref())?;
+    if args.remote_log_metadata_decoder && !release.has_remote_log_metadata_decoder() {
+        return Err(format!(
+            "kafka-dump-log {release} has no --remote-log-metadata-decoder (it came with 3.9; that release's tool refuses the option): use --kafka-version 3.9 or later"
+        ));
+    }
+    if args.share_group_state_decoder && !release.has_share_group_state_decoder() {
+        return Err(format!(
+            "kafka-dump-log {release} has no --share-group-state-decoder (it came with 4.0; that release's tool refuses the option): use --kafka-version 4.0 or later"
+        ));
+    }
     match wanted {
         None if args.key_decoder_class.is_some() || args.value_decoder_class.is_some() => {
             Ok(Box::new(ClassFormatter::new(key, value)))

@@ -7,7 +7,7 @@ use crate::format::internal::{
     format_offsets_record, format_share_state_record, format_transaction_log_record,
     CoordinatorText, KeyPayload,
 };
-use crate::format::metadata::format_metadata_payload;
+use crate::format::metadata::format_metadata_payload_for;
 use crate::format::snapshot::{read_producer_snapshot, ProducerEntry};
 use crate::format::txnindex::{parse_txn_index, AbortedTxn, CURRENT_VERSION};
 use crate::format::ParseError;
@@ -181,13 +181,19 @@ impl AuxDecoder {
             AuxDecoder::ShareGroupState => format_share_state_record(offset, key, value, text),
             AuxDecoder::ClusterMetadata => Ok(KeyPayload {
                 key: None,
-                payload: Some(format_metadata_payload(offset, value)),
+                payload: Some(format_metadata_payload_for(
+                    offset,
+                    value,
+                    (release.major, release.minor),
+                )),
             }),
             AuxDecoder::RemoteLogMetadata => Ok(KeyPayload {
                 key: None,
                 payload: Some(
                     crate::format::metadata::remote::format_remote_log_metadata_payload(
-                        offset, value,
+                        offset,
+                        value,
+                        release.remote_txn_idx_empty(),
                     ),
                 ),
             }),

@@ -2,8 +2,10 @@
 //!
 //! kafka-dump-log's output changed between releases (the tool was rewritten
 //! from Scala to Java for 4.3, and the transaction-log decoder names states
-//! from 4.4). Lines 4.0 to 4.4 are reproduced; 3.x and 2.8 are refused with
-//! the reason (their decoders know fewer record types). Every difference
+//! from 4.4). Lines 3.8 to 4.4 are reproduced (3.8 and 3.9 print as 4.0 does,
+//! knowing fewer record types and versions: generated from each release's
+//! schemas); 2.8 to 3.7 are refused with the reason (an older offsets
+//! decoder, and up to 3.3 other batch lines). Every difference
 //! klf reproduces is one predicate here, named after what it changes and
 //! checked against that release's own tool by the per-release golden files
 //! (`testdata/kafka/*/golden-X.Y/`).
@@ -22,6 +24,8 @@ pub struct Release {
 
 /// Every release line `--kafka-version` accepts, oldest first.
 pub const RELEASES: &[Release] = &[
+    Release::new(3, 8),
+    Release::new(3, 9),
     Release::new(4, 0),
     Release::new(4, 1),
     Release::new(4, 2),
@@ -58,11 +62,12 @@ impl Release {
                 let r = Release::new(major, minor);
                 if RELEASES.contains(&r) {
                     Ok(r)
-                } else if (2..=3).contains(&major) {
+                } else if (major, minor) >= (2, 8) && (major, minor) < (3, 8) {
                     Err(format!(
-                        "Kafka {s}'s kafka-dump-log text is not reproduced yet: it decodes fewer \
-                         metadata and group record types (printing the newer ones as errors) and \
-                         prints transaction records in the Scala text; known: {}",
+                        "Kafka {s}'s kafka-dump-log text is not reproduced yet: its \
+                         --offsets-decoder prints the Scala text (offset_commit::group=...) \
+                         and unknown::version=N for consumer-protocol records, and up to 3.3 \
+                         its batch and record lines differ; known: {}",
                         known()
                     ))
                 } else {
@@ -115,6 +120,24 @@ impl Release {
         self < Release::new(4, 1)
     }
 
+    /// `--remote-log-metadata-decoder` prints a segment's `txnIdxEmpty`
+    /// (4.0 on).
+    pub fn remote_txn_idx_empty(self) -> bool {
+        self >= Release::new(4, 0)
+    }
+
+    /// kafka-dump-log has `--remote-log-metadata-decoder` (3.9 on; before,
+    /// the option is refused as unknown).
+    pub fn has_remote_log_metadata_decoder(self) -> bool {
+        self >= Release::new(3, 9)
+    }
+
+    /// kafka-dump-log has `--share-group-state-decoder` (4.0 on; before,
+    /// the option is refused as unknown).
+    pub fn has_share_group_state_decoder(self) -> bool {
+        self >= Release::new(4, 0)
+    }
+
     /// `--transaction-log-decoder` prints `transactionStatus` as the state's
     /// name (`"Empty"`, `"Ongoing"` …) rather than its number (4.4 on).
     pub fn transaction_status_names(self) -> bool {
@@ -143,7 +166,8 @@ mod tests {
         assert_eq!(Release::parse("4.1"), Ok(Release::new(4, 1)));
         assert_eq!(Release::parse("4.1.1"), Ok(Release::new(4, 1)));
         assert_eq!(Release::parse("4.0.2"), Ok(Release::new(4, 0)));
-        assert!(Release::parse("3.9")
+        assert_eq!(Release::parse("3.9.2"), Ok(Release::new(3, 9)));
+        assert!(Release::parse("3.7")
             .unwrap_err()
             .contains("not reproduced yet"));
         assert!(Release::parse("4.9")

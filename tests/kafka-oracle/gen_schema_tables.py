@@ -39,7 +39,51 @@ LIB = os.path.join(HERE, ".cache", f"lib-{SCHEMA_VERSION}")
 # Older releases whose coordinator schemas are compared with the newest one:
 # a tagged field a release's schema lacks is one its kafka-dump-log does not
 # print (`oracle.py --kafka X setup-dump` fetches their jars).
-OLDER_RELEASES = ("4.0.2", "4.1.1", "4.2.0", "4.3.1")
+OLDER_RELEASES = ("3.8.1", "3.9.2", "4.0.2", "4.1.1", "4.2.0", "4.3.1")
+
+
+def release_messages(lib, folder):
+    """Every message schema in `folder` of a release's Kafka jars, by name
+    (which jar holds a schema changed between releases: the group records
+    moved from the broker core to kafka-group-coordinator in 3.5)."""
+    out = {}
+    for f in sorted(os.listdir(lib)):
+        if not (f.startswith("kafka") and f.endswith(".jar")) or f.endswith("-test.jar"):
+            continue
+        with zipfile.ZipFile(os.path.join(lib, f)) as z:
+            for entry in z.namelist():
+                d, _, base = entry.rpartition("/")
+                if d == folder and base.endswith(".json"):
+                    msg = json.loads(strip_comments(z.read(entry).decode("utf-8")))
+                    out.setdefault(msg["name"], msg)
+    return out
+
+
+def serde_record_keys(lib):
+    """The __consumer_offsets record key classes a release's decoder builds,
+    by name, when it is the 3.x CoordinatorRecordSerde (a switch over the
+    record types it reads; the jar may hold schemas of types it does not
+    read): the generated key classes its class file names. None when the
+    release's decoder reads every type its schemas define."""
+    for f in sorted(os.listdir(lib)):
+        if not f.startswith("kafka-group-coordinator-") or f.endswith("-test.jar"):
+            continue
+        with zipfile.ZipFile(os.path.join(lib, f)) as z:
+            name = "org/apache/kafka/coordinator/group/CoordinatorRecordSerde.class"
+            if name in z.namelist():
+                data = z.read(name).decode("latin-1")
+                return set(re.findall(r"coordinator/group/generated/(\w+Key)\b", data))
+    return None
+
+
+def max_version(msg):
+    spec = msg["validVersions"]
+    return int(spec.split("-")[-1])
+
+
+def line_of(version):
+    major, minor = version.split(".")[:2]
+    return f"({int(major)}, {int(minor)})"
 
 
 def release_lib(version):
@@ -60,6 +104,9 @@ def tagged_fields(msg):
                 out.add(f["name"])
             walk(f.get("fields"))
     walk(msg.get("fields"))
+    # structures defined once and used by several fields
+    for st in msg.get("commonStructs") or []:
+        walk(st.get("fields"))
     return out
 SCRIPT = "tests/kafka-oracle/gen_schema_tables.py"
 
@@ -332,6 +379,43 @@ def metadata_tables(lib, version):
     entries = [(msg, m.message(msg)) for msg in records]
     out += m.render()
     out += schema_list("Metadata record schemas, by api key.", "METADATA_SCHEMAS", entries)
+    # what each older release's decoder knows: record types and versions
+    # (a type it lacks prints `Unknown metadata id`, a version above its
+    # highest `Failed to deserialize record with type`), and tagged fields
+    out += [
+        "/// The metadata record versions each older release line reads: (line,",
+        "/// [(api key, highest version)]); a type missing is one that line does not",
+        "/// know. Compared with the newest release's schemas above.",
+        "pub(crate) static METADATA_MAX_VERSIONS: &[((u8, u8), &[(i16, i16)])] = &[",
+    ]
+    newest_tagged = {msg["name"]: tagged_fields(msg) for msg in records}
+    since = {}
+    for rel in OLDER_RELEASES:
+        known = release_messages(release_lib(rel), "common/metadata")
+        pairs = []
+        for msg in records:
+            old = known.get(msg["name"])
+            if old is not None:
+                pairs.append(f"({msg['apiKey']}, {min(max_version(old), max_version(msg))})")
+        out.append(f"    ({line_of(rel)}, &[{', '.join(pairs)}]),")
+    for rel in reversed(OLDER_RELEASES):
+        known = release_messages(release_lib(rel), "common/metadata")
+        for name, fields in newest_tagged.items():
+            if name not in known:
+                continue
+            for f in fields:
+                if f not in tagged_fields(known[name]):
+                    since.setdefault((name, f), next_release(rel))
+    out.append("];")
+    out += [
+        "/// Tagged fields of the metadata record schemas that older releases' schemas",
+        "/// lack (their kafka-dump-log does not print them): (message, field, first",
+        "/// release line that has it).",
+        "pub(crate) static METADATA_TAGGED_SINCE: &[(&str, &str, (u8, u8))] = &[",
+    ]
+    for (name, f), line in sorted(since.items()):
+        out.append(f"    ({rust_str(name)}, {rust_str(json_name(f))}, {line_of(line)}),")
+    out.append("];")
     c = Tables("C")
     entries = [(msg, c.message(msg)) for msg in control]
     out += c.render()
@@ -397,18 +481,23 @@ def internal_tables(lib, version):
     # tagged fields each older release does not know
     newest = {m["name"]: tagged_fields(m) for m in group_msgs + other + share_msgs}
     since = {}
+    types_since = {}
     for rel in reversed(OLDER_RELEASES):
-        lib_r = release_lib(rel)
-        known = {}
-        for artifact in ("kafka-group-coordinator", "kafka-transaction-coordinator",
-                         "kafka-share-coordinator"):
-            for m in Jar(lib_r, artifact, rel).schemas("common/message"):
-                known[m["name"]] = tagged_fields(m)
+        msgs = release_messages(release_lib(rel), "common/message")
+        known = {name: tagged_fields(m) for name, m in msgs.items()}
         for name, fields in newest.items():
             for f in fields:
                 if f not in known.get(name, set()):
                     since.setdefault((name, f), ".".join(str(int(x)) for x in
                                      next_release(rel).split(".")[:2]))
+        # __consumer_offsets record types 0-2 (offset commits, group
+        # metadata) every release reads; a later type it reads when it has
+        # the type's key message
+        read_keys = serde_record_keys(release_lib(rel))
+        for msg in group_msgs:
+            known_key = msg["name"] in msgs and (read_keys is None or msg["name"] in read_keys)
+            if msg["type"] == "coordinator-key" and msg["apiKey"] > 2 and not known_key:
+                types_since.setdefault(msg["apiKey"], next_release(rel))
     out += [
         "/// Tagged fields of these schemas that older releases' schemas lack (their",
         "/// kafka-dump-log does not print them): (message, field, first release line",
@@ -418,6 +507,14 @@ def internal_tables(lib, version):
     for (name, f), line in sorted(since.items()):
         major, minor = line.split(".")
         out.append(f"    ({rust_str(name)}, {rust_str(json_name(f))}, ({major}, {minor})),")
+    out.append("];")
+    out += [
+        "/// `__consumer_offsets` record types older releases' decoders do not read",
+        "/// (they print `Unknown record type`): (type, first release line that reads it).",
+        "pub(crate) static GROUP_TYPES_SINCE: &[(i16, (u8, u8))] = &[",
+    ]
+    for t, line in sorted(types_since.items()):
+        out.append(f"    ({t}, {line_of(line)}),")
     out.append("];")
     return "\n".join(out) + "\n"
 

@@ -333,6 +333,21 @@ pub fn format_offsets_record(
     value: Option<&[u8]>,
     text: CoordinatorText,
 ) -> Result<KeyPayload, ParseError> {
+    // a record type added after the release: its decoder does not read it
+    if let Some(&[a, b, ..]) = key {
+        let t = i16::from_be_bytes([a, b]);
+        if tables::GROUP_TYPES_SINCE
+            .iter()
+            .any(|(ty, since)| *ty == t && *since > text.line)
+        {
+            return Ok(KeyPayload {
+                key: Some(format!(
+                    "Unknown record type {t} at offset {offset}, skipping."
+                )),
+                payload: None,
+            });
+        }
+    }
     format_coordinator(offset, key, value, decode_group_record, text)
 }
 
@@ -373,23 +388,7 @@ impl CoordinatorText {
 
 /// Empties the slots of tagged fields that release `line` does not know.
 fn hide_unknown_tagged(msg: &mut Msg, schema: &str, line: (u8, u8)) {
-    for (i, f) in msg.fields.iter().enumerate() {
-        let unknown = tables::TAGGED_SINCE
-            .iter()
-            .any(|(s, name, since)| *s == schema && *name == f.name && *since > line);
-        match msg.values.get_mut(i) {
-            Some(slot) if unknown => *slot = None,
-            Some(Some(Val::Struct(inner))) => hide_unknown_tagged(inner, schema, line),
-            Some(Some(Val::Arr(items))) => {
-                for item in items {
-                    if let Val::Struct(inner) = item {
-                        hide_unknown_tagged(inner, schema, line);
-                    }
-                }
-            }
-            _ => {}
-        }
-    }
+    crate::format::metadata::schema::hide_tagged_since(msg, schema, line, tables::TAGGED_SINCE);
 }
 
 /// The Scala tool's transaction-log text (Kafka up to 4.0's

@@ -517,18 +517,40 @@ pub(crate) static TRANSACTION_LOG_KEY: Schema = Schema { name: "TransactionLogKe
 pub(crate) static TRANSACTION_LOG_VALUE: Schema = Schema { name: "TransactionLogValue", api_key: 0, valid: Vr(0, 1), flex: Vr(1, MAX), fields: T_F7 };
 /// Tagged fields of these schemas that older releases' schemas lack (their
 /// kafka-dump-log does not print them): (message, field, first release line
-/// that has it), compared with 4.0.2, 4.1.1, 4.2.0, 4.3.1.
+/// that has it), compared with 3.8.1, 3.9.2, 4.0.2, 4.1.1, 4.2.0, 4.3.1.
 pub(crate) static TAGGED_SINCE: &[(&str, &str, (u8, u8))] = &[
+    ("ConsumerGroupCurrentMemberAssignmentValue", "assignmentEpochs", (4, 3)),
     ("ConsumerGroupMetadataValue", "metadataHash", (4, 1)),
     ("ConsumerGroupTargetAssignmentMetadataValue", "assignmentTimestamp", (4, 3)),
     ("OffsetCommitValue", "topicId", (4, 1)),
     ("ShareGroupTargetAssignmentMetadataValue", "assignmentTimestamp", (4, 3)),
     ("ShareSnapshotValue", "deliveryCompleteCount", (4, 2)),
     ("ShareUpdateValue", "deliveryCompleteCount", (4, 2)),
+    ("StreamsGroupCurrentMemberAssignmentValue", "assignmentEpochs", (4, 2)),
     ("StreamsGroupMetadataValue", "failedDescriptionTopologyEpoch", (4, 4)),
     ("StreamsGroupMetadataValue", "lastAssignmentConfigs", (4, 2)),
     ("StreamsGroupMetadataValue", "storedDescriptionTopologyEpoch", (4, 4)),
     ("StreamsGroupMetadataValue", "validatedTopologyEpoch", (4, 2)),
     ("StreamsGroupTargetAssignmentMetadataValue", "assignmentTimestamp", (4, 3)),
+    ("TransactionLogValue", "clientTransactionVersion", (4, 0)),
     ("TransactionLogValue", "nextProducerEpoch", (4, 1)),
+    ("TransactionLogValue", "nextProducerId", (4, 0)),
+    ("TransactionLogValue", "previousProducerId", (4, 0)),
+];
+/// `__consumer_offsets` record types older releases' decoders do not read
+/// (they print `Unknown record type`): (type, first release line that reads it).
+pub(crate) static GROUP_TYPES_SINCE: &[(i16, (u8, u8))] = &[
+    (10, (4, 0)),
+    (11, (4, 0)),
+    (12, (4, 0)),
+    (13, (4, 0)),
+    (14, (4, 0)),
+    (15, (4, 0)),
+    (16, (4, 0)),
+    (17, (4, 1)),
+    (19, (4, 1)),
+    (20, (4, 1)),
+    (21, (4, 1)),
+    (22, (4, 1)),
+    (23, (4, 1)),
 ];

@@ -25,7 +25,7 @@ pub use control::{
     checkpoint_header_line, decode_kraft_control, format_kraft_control, kraft_control_json,
     parse_checkpoint_name, KraftControlType,
 };
-use schema::{read_message, write_json, Msg, Reader, Schema};
+use schema::{write_json, Msg, Reader, Schema};
 use tables::METADATA_SCHEMAS;
 
 /// A decoded metadata record: frame, record type and body.
@@ -347,6 +347,14 @@ pub fn metadata_schema(api_key: i16) -> Option<&'static Schema> {
     METADATA_SCHEMAS.iter().find(|s| s.api_key == api_key)
 }
 
+/// The api key of a metadata record's frame (frame version 1 only).
+fn peek_api_key(value: &[u8]) -> Option<i16> {
+    let mut r = Reader::new(value, 0);
+    (frame_field(&mut r, "frame version").ok()? == 1)
+        .then(|| frame_field(&mut r, "type").ok())
+        .flatten()
+}
+
 fn frame_field(r: &mut Reader, what: &str) -> Result<i16, ParseError> {
     let start = r.pos();
     let v = r
@@ -360,7 +368,7 @@ fn frame_field(r: &mut Reader, what: &str) -> Result<i16, ParseError> {
 /// reason is the message Kafka's `MetadataRecordSerde` raises, and its
 /// position is the byte of `value` where decoding stopped.
 pub fn decode_metadata_record(value: &[u8]) -> Result<MetadataRecord, ParseError> {
-    decode_framed(value, metadata_schema)
+    decode_framed(value, metadata_schema, |_| None)
 }
 
 /// The schema of `__remote_log_metadata` record type `api_key`.
@@ -374,12 +382,16 @@ pub fn remote_log_metadata_schema(api_key: i16) -> Option<&'static Schema> {
 /// metadata record (`RemoteLogMetadataSerde` is an `AbstractApiMessageSerde`
 /// too), over the remote log metadata schemas.
 pub fn decode_remote_log_metadata_record(value: &[u8]) -> Result<MetadataRecord, ParseError> {
-    decode_framed(value, remote_log_metadata_schema)
+    decode_framed(value, remote_log_metadata_schema, |_| None)
 }
 
+/// Frame, then body: `lookup` finds the schema of an api key, `highest`
+/// the highest version the reading release's code has for it (`None`: the
+/// schema's own), whose fields are the ones read.
 fn decode_framed(
     value: &[u8],
     lookup: fn(i16) -> Option<&'static Schema>,
+    highest: impl Fn(i16) -> Option<i16>,
 ) -> Result<MetadataRecord, ParseError> {
     let mut r = Reader::new(value, 0);
     let frame = frame_field(&mut r, "frame version")?;
@@ -401,7 +413,11 @@ fn decode_framed(
             "org.apache.kafka.common.errors.UnsupportedVersionException: Unknown metadata id {api_key}"
         ))
     })?;
-    let body = read_message(&mut r, schema, version).map_err(|e| {
+    let valid = match highest(api_key) {
+        Some(h) => schema::Vr(schema.valid.0, h.min(schema.valid.1)),
+        None => schema.valid,
+    };
+    let body = schema::read_message_in(&mut r, schema, version, valid).map_err(|e| {
         ParseError::new(
             e.pos,
             format!("Failed to deserialize record with type {api_key}"),
@@ -426,13 +442,52 @@ fn decode_framed(
 /// records print no key). A value that does not decode prints
 /// `Error at <offset>, skipping. <reason>`.
 pub fn format_metadata_payload(offset: i64, value: Option<&[u8]>) -> String {
-    match value {
+    format_metadata_payload_for(offset, value, (u8::MAX, u8::MAX))
+}
+
+/// [`format_metadata_payload`] as release line `line`'s kafka-dump-log
+/// prints it: a record type that line does not know is `Unknown metadata
+/// id`, a version above the highest it reads `Failed to deserialize record
+/// with type` (generated `METADATA_MAX_VERSIONS`), and tagged fields it
+/// does not know are left out (`METADATA_TAGGED_SINCE`).
+pub fn format_metadata_payload_for(offset: i64, value: Option<&[u8]>, line: (u8, u8)) -> String {
+    let Some(v) = value else {
         // Kafka's reader fails on the first byte of a missing value.
-        None => format!("Error at {offset}, skipping. Error while reading frame version"),
-        Some(v) => match decode_metadata_record(v) {
-            Ok(rec) => rec.to_json(),
-            Err(e) => format!("Error at {offset}, skipping. {}", e.reason),
-        },
+        return format!("Error at {offset}, skipping. Error while reading frame version");
+    };
+    let known = tables::METADATA_MAX_VERSIONS
+        .iter()
+        .find(|(l, _)| *l == line)
+        .map(|(_, k)| *k);
+    let highest = |key: i16| known.and_then(|k| k.iter().find(|(a, _)| *a == key).map(|(_, h)| *h));
+    let decoded = match known {
+        Some(k) => {
+            // a record type the line does not know fails at its lookup,
+            // after the frame and before the body
+            if let Some(key) = peek_api_key(v) {
+                if !k.iter().any(|(a, _)| *a == key) {
+                    return format!(
+                        "Error at {offset}, skipping. org.apache.kafka.common.errors.UnsupportedVersionException: Unknown metadata id {key}"
+                    );
+                }
+            }
+            decode_framed(v, metadata_schema, highest)
+        }
+        None => decode_metadata_record(v),
+    };
+    match decoded {
+        Ok(mut rec) => {
+            if known.is_some() {
+                schema::hide_tagged_since(
+                    &mut rec.body,
+                    rec.name,
+                    line,
+                    tables::METADATA_TAGGED_SINCE,
+                );
+            }
+            rec.to_json()
+        }
+        Err(e) => format!("Error at {offset}, skipping. {}", e.reason),
     }
 }
 

@@ -97,14 +97,22 @@ fn int(m: &Msg, name: &str) -> i64 {
 }
 
 /// The `toString()` of the object one `__remote_log_metadata` record
-/// value becomes (Kafka 4.0 on: `txnIdxEmpty` is printed), or the message
-/// of the exception Kafka's serde raises on it.
-pub fn remote_log_metadata_text(value: &[u8]) -> Result<String, String> {
+/// value becomes, or the message of the exception Kafka's serde raises on
+/// it. `txn_idx_empty`: the segment objects print `txnIdxEmpty` (Kafka 4.0
+/// on).
+pub fn remote_log_metadata_text(value: &[u8], txn_idx_empty: bool) -> Result<String, String> {
     let rec = decode_remote_log_metadata_record(value).map_err(|e| e.reason.into_owned())?;
     let m = &rec.body;
+    let txn = |m: &Msg| {
+        if txn_idx_empty {
+            format!(", txnIdxEmpty={}", m.bool("txnIndexEmpty").unwrap_or(false))
+        } else {
+            String::new()
+        }
+    };
     Ok(match rec.api_key {
         0 => format!(
-            "RemoteLogSegmentMetadata{{remoteLogSegmentId={}, startOffset={}, endOffset={}, brokerId={}, maxTimestampMs={}, eventTimestampMs={}, segmentLeaderEpochs={}, segmentSizeInBytes={}, customMetadata={}, state={}, txnIdxEmpty={}}}",
+            "RemoteLogSegmentMetadata{{remoteLogSegmentId={}, startOffset={}, endOffset={}, brokerId={}, maxTimestampMs={}, eventTimestampMs={}, segmentLeaderEpochs={}, segmentSizeInBytes={}, customMetadata={}, state={}{}}}",
             segment_id(m),
             int(m, "startOffset"),
             int(m, "endOffset"),
@@ -115,7 +123,7 @@ pub fn remote_log_metadata_text(value: &[u8]) -> Result<String, String> {
             int(m, "segmentSizeInBytes"),
             custom_metadata(m),
             state(&SEGMENT_STATES, "remote log segment state", m.int("remoteLogSegmentState"))?,
-            m.bool("txnIndexEmpty").unwrap_or(false)
+            txn(m)
         ),
         1 => format!(
             "RemoteLogSegmentMetadataUpdate{{remoteLogSegmentId={}, customMetadata={}, state={}, eventTimestampMs={}, brokerId={}}}",
@@ -137,7 +145,7 @@ pub fn remote_log_metadata_text(value: &[u8]) -> Result<String, String> {
             int(m, "brokerId")
         ),
         _ => format!(
-            "RemoteLogSegmentMetadataSnapshot{{segmentId={}, startOffset={}, endOffset={}, maxTimestampMs={}, segmentLeaderEpochs={}, segmentSizeInBytes={}, customMetadata={}, state={}, txnIdxEmpty={}}}",
+            "RemoteLogSegmentMetadataSnapshot{{segmentId={}, startOffset={}, endOffset={}, maxTimestampMs={}, segmentLeaderEpochs={}, segmentSizeInBytes={}, customMetadata={}, state={}{}}}",
             m.uuid("segmentId").map_or("null".into(), |u| uuid_string(&u)),
             int(m, "startOffset"),
             int(m, "endOffset"),
@@ -146,7 +154,7 @@ pub fn remote_log_metadata_text(value: &[u8]) -> Result<String, String> {
             int(m, "segmentSizeInBytes"),
             custom_metadata(m),
             state(&SEGMENT_STATES, "remote log segment state", m.int("remoteLogSegmentState"))?,
-            m.bool("txnIndexEmpty").unwrap_or(false)
+            txn(m)
         ),
     })
 }
@@ -154,8 +162,12 @@ pub fn remote_log_metadata_text(value: &[u8]) -> Result<String, String> {
 /// The text `kafka-dump-log --remote-log-metadata-decoder` prints after
 /// ` payload: ` for the record at `offset` (no key is printed): the
 /// object's `toString()`, or `Error at offset <offset>, skipping. <reason>`.
-pub fn format_remote_log_metadata_payload(offset: i64, value: Option<&[u8]>) -> String {
-    match value.map(remote_log_metadata_text) {
+pub fn format_remote_log_metadata_payload(
+    offset: i64,
+    value: Option<&[u8]>,
+    txn_idx_empty: bool,
+) -> String {
+    match value.map(|v| remote_log_metadata_text(v, txn_idx_empty)) {
         Some(Ok(t)) => t,
         Some(Err(e)) => format!("Error at offset {offset}, skipping. {e}"),
         None => format!("Error at offset {offset}, skipping. null"),

@@ -278,6 +278,17 @@ fn default_msg(fields: &'static [Field], version: i16, possible: Vr) -> Msg {
 struct Ctx {
     version: i16,
     flex: Vr,
+    /// The highest version the reading code's nested structures accept:
+    /// Kafka's generated structure classes refuse a newer one ("Can't read
+    /// version"), where the top-level message reads on.
+    struct_max: i16,
+}
+
+fn nested(r: &Reader, cx: &Ctx) -> Result<(), ParseError> {
+    if cx.version > cx.struct_max {
+        return Err(r.err(format!("Can't read version {} of a structure", cx.version)));
+    }
+    Ok(())
 }
 
 fn read_struct(
@@ -306,9 +317,11 @@ fn read_struct(
         for _ in 0..n {
             let tag = r.uvarint()?;
             let size = r.uvarint()? as usize;
-            let known = fields
-                .iter()
-                .position(|f| f.tag == tag && !f.ver.intersect(f.tagged).is_empty());
+            let known = fields.iter().position(|f| {
+                // a tag the reading code has (its versions meet the
+                // structure's): an older release's code lacks later tags
+                f.tag == tag && !f.ver.intersect(f.tagged).intersect(possible).is_empty()
+            });
             match known {
                 Some(i) => {
                     let f = &fields[i];
@@ -352,6 +365,7 @@ fn read_field(
                 return Ok(Val::Null);
             }
         }
+        nested(r, cx)?;
         return Ok(Val::Struct(read_struct(r, fields, cx, present)?));
     }
     read_value(r, &f.ty, f.name, nullable, flexible, cx, present)
@@ -427,13 +441,19 @@ fn read_value(
             let mut out = Vec::with_capacity((len as usize).min(1024));
             for _ in 0..len {
                 out.push(match elem {
-                    Ty::Struct(fields) => Val::Struct(read_struct(r, fields, cx, present)?),
+                    Ty::Struct(fields) => {
+                        nested(r, cx)?;
+                        Val::Struct(read_struct(r, fields, cx, present)?)
+                    }
                     _ => read_value(r, elem, name, false, flexible, cx, present)?,
                 });
             }
             Val::Arr(out)
         }
-        Ty::Struct(fields) => Val::Struct(read_struct(r, fields, cx, present)?),
+        Ty::Struct(fields) => {
+            nested(r, cx)?;
+            Val::Struct(read_struct(r, fields, cx, present)?)
+        }
     })
 }
 
@@ -447,11 +467,24 @@ pub fn read_message(
     schema: &'static Schema,
     version: i16,
 ) -> Result<Msg, ParseError> {
+    read_message_in(r, schema, version, schema.valid)
+}
+
+/// [`read_message`] as the generated code of a release whose valid
+/// versions are `valid` reads it: fields that first appear above that
+/// range do not exist there (an older release reading a newer version).
+pub fn read_message_in(
+    r: &mut Reader,
+    schema: &'static Schema,
+    version: i16,
+    valid: Vr,
+) -> Result<Msg, ParseError> {
     let cx = Ctx {
         version,
         flex: schema.flex,
+        struct_max: valid.1,
     };
-    read_struct(r, schema.fields, &cx, schema.valid)
+    read_struct(r, schema.fields, &cx, valid)
 }
 
 /// The message as the generated class would hold it after being
@@ -599,6 +632,35 @@ pub fn java_double_to_string(d: f64) -> String {
     } else {
         let frac = if digits.len() > 1 { &digits[1..] } else { "0" };
         format!("{sign}{}.{frac}E{exp}", &digits[..1])
+    }
+}
+
+/// Empties the slots of the tagged fields that release line `line` does
+/// not know, by `since`: (message, field, first line that has it), nested
+/// fields listed under their top-level message `schema`. Its kafka-dump-log
+/// reads such a field as an unknown tag and does not print it.
+pub fn hide_tagged_since(
+    msg: &mut Msg,
+    schema: &str,
+    line: (u8, u8),
+    since: &[(&str, &str, (u8, u8))],
+) {
+    for (i, f) in msg.fields.iter().enumerate() {
+        let unknown = since
+            .iter()
+            .any(|(s, name, from)| *s == schema && *name == f.name && *from > line);
+        match msg.values.get_mut(i) {
+            Some(slot) if unknown => *slot = None,
+            Some(Some(Val::Struct(inner))) => hide_tagged_since(inner, schema, line, since),
+            Some(Some(Val::Arr(items))) => {
+                for item in items {
+                    if let Val::Struct(inner) = item {
+                        hide_tagged_since(inner, schema, line, since);
+                    }
+                }
+            }
+            _ => {}
+        }
     }
 }
 

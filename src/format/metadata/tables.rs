@@ -220,6 +220,24 @@ pub(crate) static METADATA_SCHEMAS: &[Schema] = &[
     Schema { name: "ClearElrRecord", api_key: 28, valid: Vr(0, 0), flex: Vr(0, MAX), fields: M_F5 },
     Schema { name: "UnregisterControllerRecord", api_key: 29, valid: Vr(0, 0), flex: Vr(0, MAX), fields: M_F30 },
 ];
+/// The metadata record versions each older release line reads: (line,
+/// [(api key, highest version)]); a type missing is one that line does not
+/// know. Compared with the newest release's schemas above.
+pub(crate) static METADATA_MAX_VERSIONS: &[((u8, u8), &[(i16, i16)])] = &[
+    ((3, 8), &[(25, 0), (18, 0), (23, 0), (17, 2), (14, 0), (4, 0), (10, 0), (24, 0), (12, 0), (7, 0), (20, 0), (5, 2), (3, 2), (15, 0), (0, 3), (27, 0), (19, 0), (26, 0), (9, 0), (22, 0), (2, 0), (8, 0), (1, 0), (11, 0), (21, 0)]),
+    ((3, 9), &[(25, 0), (18, 0), (23, 0), (17, 2), (14, 0), (4, 0), (10, 0), (24, 0), (12, 0), (7, 0), (20, 0), (5, 2), (3, 2), (15, 0), (0, 3), (27, 0), (19, 0), (26, 0), (9, 0), (22, 0), (2, 0), (8, 0), (1, 0), (11, 0), (21, 0)]),
+    ((4, 0), &[(25, 0), (18, 0), (23, 0), (17, 2), (28, 0), (14, 0), (4, 0), (10, 0), (24, 0), (12, 0), (7, 0), (20, 0), (5, 2), (3, 2), (15, 0), (0, 3), (27, 0), (19, 0), (26, 0), (9, 0), (22, 0), (2, 0), (8, 0), (1, 0), (11, 0), (21, 0)]),
+    ((4, 1), &[(25, 0), (18, 0), (23, 0), (17, 2), (28, 0), (14, 0), (4, 0), (10, 0), (24, 0), (12, 0), (7, 0), (20, 0), (5, 2), (3, 2), (15, 0), (0, 3), (27, 0), (19, 0), (26, 0), (9, 0), (22, 0), (2, 0), (8, 0), (1, 0), (11, 0), (21, 0)]),
+    ((4, 2), &[(25, 0), (18, 0), (23, 0), (17, 2), (28, 0), (14, 0), (4, 0), (10, 0), (24, 0), (12, 0), (7, 0), (20, 0), (5, 2), (3, 2), (15, 0), (0, 3), (27, 0), (19, 0), (26, 0), (9, 0), (22, 0), (2, 0), (8, 0), (1, 0), (11, 0), (21, 0)]),
+    ((4, 3), &[(25, 0), (18, 0), (23, 0), (17, 3), (28, 0), (14, 0), (4, 0), (10, 0), (24, 0), (12, 0), (7, 0), (20, 0), (5, 2), (3, 2), (15, 0), (0, 4), (27, 0), (19, 0), (26, 0), (9, 0), (22, 0), (2, 0), (8, 0), (1, 0), (11, 0), (21, 0)]),
+];
+/// Tagged fields of the metadata record schemas that older releases' schemas
+/// lack (their kafka-dump-log does not print them): (message, field, first
+/// release line that has it).
+pub(crate) static METADATA_TAGGED_SINCE: &[(&str, &str, (u8, u8))] = &[
+    ("BrokerRegistrationChangeRecord", "cordonedLogDirs", (4, 3)),
+    ("RegisterBrokerRecord", "cordonedLogDirs", (4, 3)),
+];
 static C_F1: &[Field] = &[
     Field { name: "version", ty: Ty::I16, ver: Vr(0, MAX), nullable: NONE, tagged: NONE, tag: 0, default: Def::Int(0), flex: None },
     Field { name: "kRaftVersion", ty: Ty::I16, ver: Vr(0, MAX), nullable: NONE, tagged: NONE, tag: 0, default: Def::Int(0), flex: None },
