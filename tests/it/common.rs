@@ -188,12 +188,21 @@ pub fn compared_releases(scenario: &Path) -> Vec<String> {
 /// The golden text of `name` (a path under `golden/`, like
 /// `broker-1/t-0/00000000000000000000.log.deep.txt`) as release `line`'s
 /// kafka-dump-log prints it: `golden-LINE/NAME` where that release printed
-/// something else, else `golden/NAME`.
+/// something else, else the same under the release its `index.json` names
+/// as `base` (a release whose text it shares), else `golden/NAME`.
 pub fn golden_file_for(scenario: &Path, name: &str, line: &str) -> PathBuf {
     if line != golden_release(scenario) {
-        let own = scenario.join(format!("golden-{line}")).join(name);
+        let dir = scenario.join(format!("golden-{line}"));
+        let own = dir.join(name);
         if own.is_file() {
             return own;
+        }
+        let base = std::fs::read(dir.join("index.json"))
+            .ok()
+            .and_then(|b| serde_json::from_slice::<serde_json::Value>(&b).ok())
+            .and_then(|v| v["base"].as_str().map(str::to_string));
+        if let Some(b) = base {
+            return golden_file_for(scenario, name, &b);
         }
     }
     scenario.join("golden").join(name)

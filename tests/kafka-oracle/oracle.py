@@ -1148,6 +1148,62 @@ def golden_release(scenario_dir):
     return differ
 
 
+def golden_text(scenario_dir, line, name):
+    """A golden file's text as release `line` printed it (golden-LINE/, its
+    base's, or golden/)."""
+    d = os.path.join(scenario_dir, f"golden-{line}")
+    if os.path.exists(os.path.join(d, name)):
+        return open(os.path.join(d, name)).read()
+    try:
+        base = json.load(open(os.path.join(d, "index.json"))).get("base")
+    except OSError:
+        base = None
+    if base:
+        return golden_text(scenario_dir, base, name)
+    return open(os.path.join(scenario_dir, "golden", name)).read()
+
+
+def golden_dedupe(scenario_dir, line, base):
+    """Stores golden-LINE/ as a delta against golden-BASE/ (two releases
+    whose text is mostly the same): files equal to the base's text go, files
+    the base has but this line printed as golden/ are written out, and
+    index.json says `base`."""
+    scenario_dir = os.path.abspath(scenario_dir)
+    d = os.path.join(scenario_dir, f"golden-{line}")
+    idx = os.path.join(d, "index.json")
+    if not os.path.exists(idx):
+        return
+    names = set()
+    for sub in (d, os.path.join(scenario_dir, f"golden-{base}")):
+        for root, _, files in os.walk(sub):
+            for f in files:
+                if f.endswith(".txt"):
+                    names.add(os.path.relpath(os.path.join(root, f), sub))
+    facts = json.load(open(idx))
+    if facts.get("base"):
+        raise RuntimeError(f"{d} is already stored against golden-{facts['base']}")
+    mine = {n: golden_text(scenario_dir, line, n) for n in names}
+    removed = 0
+    for n, text in mine.items():
+        p = os.path.join(d, n)
+        if golden_text(scenario_dir, base, n) == text:
+            if os.path.exists(p):
+                os.remove(p)
+                removed += 1
+        elif not os.path.exists(p):
+            os.makedirs(os.path.dirname(p), exist_ok=True)
+            with open(p, "w") as fh:
+                fh.write(text)
+    for root, dirs, files in os.walk(d, topdown=False):
+        if root != d and not os.listdir(root):
+            os.rmdir(root)
+    facts["base"] = base
+    with open(idx, "w") as fh:
+        json.dump(facts, fh, indent=2, sort_keys=True)
+        fh.write("\n")
+    log(f"golden-{line}: {removed} files now read from golden-{base} in {os.path.relpath(scenario_dir, REPO)}")
+
+
 DECODER_CLASSES = ("StringDecoder", "DefaultDecoder", "IntegerDecoder", "LongDecoder")
 
 
@@ -2453,6 +2509,10 @@ def main():
     gd.add_argument("files", nargs="+")
     gr = sub.add_parser("golden-release", help="golden-X.Y/: what --kafka's kafka-dump-log prints differently on a capture")
     gr.add_argument("dirs", nargs="+")
+    gdd = sub.add_parser("golden-dedupe", help="store golden-LINE/ against golden-BASE/ (mostly the same text)")
+    gdd.add_argument("--line", required=True)
+    gdd.add_argument("--base", required=True)
+    gdd.add_argument("dirs", nargs="+")
     tr = sub.add_parser("truth", help="add loss_truth (kafka-dump-log on the capture) to scenario.json")
     tr.add_argument("dirs", nargs="+")
     v = sub.add_parser("validate")
@@ -2502,6 +2562,9 @@ def main():
         setup_dump_tool()
         for d in a.dirs:
             golden_release(d)
+    elif a.cmd == "golden-dedupe":
+        for d in a.dirs:
+            golden_dedupe(d, a.line, a.base)
     elif a.cmd == "truth":
         setup()
         for d in a.dirs:
