@@ -60,15 +60,7 @@ impl<'c> Evidence<'c> {
     /// version (1 KRaft, 0 ZooKeeper), and a metadata log (KRaft, or a
     /// ZooKeeper-to-KRaft migration when brokers still say 0).
     pub fn cluster_mode(&self) -> ClusterMode {
-        let versions: BTreeSet<i32> = self
-            .capture
-            .brokers
-            .iter()
-            .filter_map(|b| match &b.meta {
-                Some(Ok(m)) => Some(m.version),
-                _ => None,
-            })
-            .collect();
+        let versions = self.capture.meta_versions();
         let metadata_log = self.controller.is_some() || !self.capture.metadata_logs.is_empty();
         let kraft = versions.contains(&1);
         let zookeeper = versions.contains(&0);

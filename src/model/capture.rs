@@ -254,6 +254,18 @@ pub struct Capture {
 }
 
 impl Capture {
+    /// The `meta.properties` versions of the brokers whose file Kafka
+    /// reads: 0 (ZooKeeper mode) and 1 (KRaft).
+    pub fn meta_versions(&self) -> BTreeSet<i32> {
+        self.brokers
+            .iter()
+            .filter_map(|b| match &b.meta {
+                Some(Ok(m)) => Some(m.version),
+                _ => None,
+            })
+            .collect()
+    }
+
     /// Node ids of the brokers found, sorted, without duplicates.
     pub fn node_ids(&self) -> Vec<i32> {
         let set: BTreeSet<i32> = self.brokers.iter().filter_map(|b| b.node_id).collect();

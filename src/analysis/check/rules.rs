@@ -81,14 +81,7 @@ pub fn capture_findings(capture: &Capture) -> Vec<Finding> {
 /// The capture holds no metadata log: one finding saying what that leaves
 /// unknown, with the brokers' mode as their `meta.properties` give it.
 pub fn no_metadata_log(capture: &Capture) -> Finding {
-    let versions: BTreeSet<i32> = capture
-        .brokers
-        .iter()
-        .filter_map(|b| match &b.meta {
-            Some(Ok(m)) => Some(m.version),
-            _ => None,
-        })
-        .collect();
+    let versions = capture.meta_versions();
     let mode = match (versions.contains(&0), versions.contains(&1)) {
         (true, false) => "the brokers' meta.properties say ZooKeeper mode (version 0): the controller's state is in ZooKeeper, not in the log directories",
         (false, true) => "the brokers' meta.properties say KRaft (version 1): the metadata log was not copied",
