@@ -116,7 +116,9 @@ def main(out):
                             sel |= 4
                         add("records", bytes([sel]) + struct.pack("<H", len(k)) + k + (v or b""))
     for p in files(lambda n, r: n.endswith(".index") or n.endswith(".timeindex")):
-        base = int(os.path.basename(p).split(".")[0])
+        # a segment's own name, or a remote segment's (<offset>-<id>, and
+        # <offset>_<id> in a broker's remote-log-index-cache)
+        base = int(re.match(r"\d+", os.path.basename(p)).group(0))
         log = p.rsplit(".", 1)[0] + ".log"
         idx = read(p, 8192)
         logb = read(log, MAX) if os.path.exists(log) else b""
