@@ -461,7 +461,9 @@ class Cluster:
         broker shares, without ports and paths."""
         skip = {"listeners", "advertised.listeners", "log.dirs", "zookeeper.connect",
                 "controller.quorum.voters", "node.id", "broker.id"}
-        return {k: v for k, v in self.brokers[BROKERS[0]].properties.items() if k not in skip}
+        # a path in the cluster's folder is kept relative to it (<cluster>/...)
+        return {k: (v.replace(self.dir, "<cluster>") if isinstance(v, str) else v)
+                for k, v in self.brokers[BROKERS[0]].properties.items() if k not in skip}
 
     def wait_unregistered(self, node_id):
         """A ZooKeeper-mode broker cannot register again while its previous
