@@ -205,3 +205,86 @@ pub fn controller_view(capture: &Capture) -> Option<ControllerView> {
     }
     Some(view)
 }
+
+/// Where a broker's `metadata.version` was read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MetadataVersionFound {
+    /// The feature level (`FeatureLevelRecord` `metadata.version`).
+    pub level: i16,
+    /// The file it was last set in.
+    pub file: std::path::PathBuf,
+}
+
+/// The `metadata.version` a KRaft log directory records: the last
+/// `FeatureLevelRecord` for it in the directory's `__cluster_metadata-0`
+/// (its snapshots, then its log segments, oldest first), else in its
+/// `bootstrap.checkpoint`. `None` for a directory without either (a
+/// ZooKeeper-mode broker) or where none reads.
+pub fn metadata_version(log_dir: &std::path::Path) -> Option<MetadataVersionFound> {
+    use crate::capture::vfs;
+    let mut files: Vec<std::path::PathBuf> = Vec::new();
+    let meta = log_dir.join("__cluster_metadata-0");
+    if let Ok(rd) = vfs::read_dir(&meta) {
+        let mut names: Vec<std::path::PathBuf> = rd
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| {
+                p.extension()
+                    .is_some_and(|x| x == "log" || x == "checkpoint")
+            })
+            .collect();
+        // snapshots before segments (a snapshot sums the log up to its
+        // offset); each kind in offset order (the names are zero-padded)
+        names.sort_by_key(|p| {
+            (
+                p.extension().is_some_and(|x| x == "log"),
+                p.file_name().map(|n| n.to_os_string()),
+            )
+        });
+        files = names;
+    }
+    let mut found = last_metadata_version(&files);
+    if found.is_none() {
+        found = last_metadata_version(&[log_dir.join("bootstrap.checkpoint")]);
+    }
+    found
+}
+
+fn last_metadata_version(files: &[std::path::PathBuf]) -> Option<MetadataVersionFound> {
+    let mut found = None;
+    let mut scratch = Vec::new();
+    for path in files {
+        let Ok(seg_file) = SegmentFile::open(path) else {
+            continue;
+        };
+        let mut it = seg_file.entries();
+        while let Some(Ok(batch)) = it.next_entry() {
+            let Batch::V2(batch) = batch else { continue };
+            if batch.is_control() || !batch.is_valid() {
+                continue;
+            }
+            let Ok(records) = batch.records(&mut scratch, MAX_BATCH_BYTES) else {
+                continue;
+            };
+            for rec in records {
+                let Ok(rec) = rec else { break };
+                let Some(value) = rec.value else { continue };
+                if let Ok(decoded) = decode_metadata_record(value) {
+                    if let Some(TypedMetadata::FeatureLevel {
+                        name,
+                        feature_level,
+                    }) = decoded.typed()
+                    {
+                        if name == "metadata.version" {
+                            found = Some(MetadataVersionFound {
+                                level: feature_level,
+                                file: path.clone(),
+                            });
+                        }
+                    }
+                }
+            }
+        }
+    }
+    found
+}

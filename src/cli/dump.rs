@@ -35,7 +35,7 @@ use klf::render::kafka::{
     RecordFormatter, RecordRef, StringFormatter,
 };
 use klf::render::kafka_aux::{self, AuxDecoder};
-use klf::render::release::Release;
+use klf::render::release::{KafkaVersion, Release};
 
 use super::common::{Output, Status};
 
@@ -187,11 +187,12 @@ pub struct Args {
     #[arg(long)]
     pub resync: bool,
 
-    /// Print what this Kafka release's kafka-dump-log prints (X.Y or X.Y.Z,
-    /// 3.8 to 4.4; the text changed in 4.0, 4.1, 4.3 and 4.4, and 3.8 and
-    /// 3.9 know fewer record types).
-    #[arg(long, value_name = "X.Y", default_value = "4.4", value_parser = Release::parse)]
-    pub kafka_version: Release,
+    /// Print what this Kafka release's kafka-dump-log prints: X.Y or X.Y.Z,
+    /// 2.8 to 4.4, or auto (each file's from the metadata.version its log
+    /// directory records: that version's release line; the newest where
+    /// there is none, as on a ZooKeeper-mode broker).
+    #[arg(long, value_name = "X.Y|auto", default_value = "4.4", value_parser = KafkaVersion::parse)]
+    pub kafka_version: KafkaVersion,
 
     /// klf only: largest decompressed size accepted for one batch.
     #[arg(long, value_name = "BYTES", default_value_t = klf::format::codec::DEFAULT_DECOMPRESSED_CAP)]
@@ -306,6 +307,10 @@ impl RecordFormatter for AuxFormatter {
             .decode(self.1, rec.offset, rec.key, rec.value)
             .map_err(|e| e.reason.into_owned())?;
         Ok((kp.key.map(Cow::Owned), kp.payload.map(Cow::Owned)))
+    }
+
+    fn set_release(&mut self, release: Release) {
+        self.1 = release;
     }
 }
 
@@ -605,8 +610,54 @@ fn options(args: &Args) -> Options {
         verify_only: args.verify_index_only,
         decompress_cap: args.max_decompressed_bytes,
         resync: args.resync,
-        release: args.kafka_version,
+        release: match args.kafka_version {
+            KafkaVersion::Line(r) => r,
+            KafkaVersion::Auto => Release::NEWEST,
+        },
     }
+}
+
+/// The release `--kafka-version auto` picks for a file, and why: the
+/// `metadata.version` recorded in the log directory holding it (the file's
+/// own directory or its parent), else the newest release.
+/// The third value names the log directory (or, with none found, the
+/// folder holding the file's directory), for saying so once.
+fn auto_release(path: &str, in_partition: bool) -> (Release, String, String) {
+    let p = Path::new(path);
+    for dir in p.ancestors().skip(1).take(2) {
+        if dir.as_os_str().is_empty() {
+            continue;
+        }
+        if let Some(found) = klf::capture::controller::metadata_version(dir) {
+            let name = klf::format::metadata::metadata_version_name(found.level);
+            let release = name
+                .and_then(Release::for_metadata_version)
+                .unwrap_or(Release::NEWEST);
+            return (
+                release,
+                format!(
+                    "metadata.version {} (feature level {}, {}): kafka-dump-log {release}'s text",
+                    name.unwrap_or("unknown"),
+                    found.level,
+                    found.file.display()
+                ),
+                dir.to_string_lossy().into_owned(),
+            );
+        }
+    }
+    let folder = p
+        .ancestors()
+        .nth(if in_partition { 2 } else { 1 })
+        .map(|d| d.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    (
+        Release::NEWEST,
+        format!(
+            "no metadata.version recorded (a ZooKeeper-mode broker, or files away from their log directory): kafka-dump-log {}'s text",
+            Release::NEWEST
+        ),
+        folder,
+    )
 }
 
 /// The decoder a flag asks for, in kafka-dump-log's precedence.
@@ -655,6 +706,11 @@ fn formatter(
             "kafka-dump-log {release} has no --remote-log-metadata-decoder (it came with 3.9; that release's tool refuses the option): use --kafka-version 3.9 or later"
         ));
     }
+    if args.max_bytes != i32::MAX && !release.has_max_bytes() {
+        return Err(format!(
+            "kafka-dump-log {release} has no --max-bytes (it came with 3.3; that release's tool refuses the option): use --kafka-version 3.3 or later"
+        ));
+    }
     if args.share_group_state_decoder && !release.has_share_group_state_decoder() {
         return Err(format!(
             "kafka-dump-log {release} has no --share-group-state-decoder (it came with 4.0; that release's tool refuses the option): use --kafka-version 4.0 or later"
@@ -687,19 +743,11 @@ pub fn run(args: Args, out: &mut Output) -> Status {
         return Status::Failure;
     }
     let forced = forced_decoder(&args);
-    let mut fmt = match formatter(forced, args.kafka_version, &args) {
-        Ok(f) => f,
-        Err(msg) => {
-            out.diag(format_args!("klf dump: {msg}"));
-            return Status::Failure;
-        }
-    };
     let cwd = std::env::current_dir()
         .map(|p| p.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let opts = options(&args);
+    let mut opts = options(&args);
     let format = resolve_format(&args);
-    let mut dumper = Dumper::new(opts.clone(), fmt.as_mut());
     let mut status = Status::Clean;
     // Archives (and paths inside them) are read into memory first; every
     // other PATH is dumped as given.
@@ -717,6 +765,51 @@ pub fn run(args: Args, out: &mut Output) -> Status {
             Err(s) => status = status.worst(s),
         }
     }
+    // The release of each file: the one asked for, or with `auto` the one
+    // its log directory's metadata.version names (said once per directory).
+    let mut releases: Vec<Vec<Release>> = Vec::with_capacity(expanded.len());
+    let mut said: Vec<String> = Vec::new();
+    for e in &expanded {
+        let mut rs = Vec::with_capacity(e.items.len());
+        for item in &e.items {
+            let r = match args.kafka_version {
+                KafkaVersion::Line(r) => r,
+                KafkaVersion::Auto => {
+                    let (r, why, dir) = auto_release(&item.path, item.topic_partition.is_some());
+                    if !said.contains(&dir) {
+                        out.note(format_args!(
+                            "klf dump: --kafka-version auto: {}: {why}",
+                            dir
+                        ));
+                        said.push(dir);
+                    }
+                    r
+                }
+            };
+            rs.push(r);
+        }
+        releases.push(rs);
+    }
+    let mut distinct: Vec<Release> = releases.iter().flatten().copied().collect();
+    distinct.sort();
+    distinct.dedup();
+    let first = distinct.first().copied().unwrap_or(opts.release);
+    // every release's tool must take the options given
+    for r in &distinct {
+        if let Err(msg) = formatter(forced, *r, &args) {
+            out.diag(format_args!("klf dump: {msg}"));
+            return Status::Failure;
+        }
+    }
+    let mut fmt = match formatter(forced, first, &args) {
+        Ok(f) => f,
+        Err(msg) => {
+            out.diag(format_args!("klf dump: {msg}"));
+            return Status::Failure;
+        }
+    };
+    opts.release = first;
+    let mut dumper = Dumper::new(opts.clone(), fmt.as_mut());
     // Dumping to a terminal shows its own progress; a bar only when stdout
     // goes elsewhere.
     let files: usize = expanded.iter().map(|e| e.items.len()).sum();
@@ -725,7 +818,7 @@ pub fn run(args: Args, out: &mut Output) -> Status {
     } else {
         out.progress(files as u64, "{bar:40} {pos}/{len} files dumped")
     };
-    'paths: for e in &expanded {
+    'paths: for (e, rs) in expanded.iter().zip(&releases) {
         for n in &e.notes {
             if e.failed {
                 out.diag(format_args!("klf dump: {n}"));
@@ -736,9 +829,13 @@ pub fn run(args: Args, out: &mut Output) -> Status {
         if e.failed {
             status = status.worst(Status::Failure);
         }
-        for item in &e.items {
+        for (item, release) in e.items.iter().zip(rs) {
             if let Some(b) = &bar {
                 b.inc(1);
+            }
+            if *release != dumper.opts.release {
+                dumper.set_release(*release);
+                opts.release = *release;
             }
             let names = FileNames::new(&item.path, &cwd);
             let s = match format {
@@ -834,6 +931,13 @@ fn dump_kafka_file(
             return Status::Failure;
         }
         Kind::Unknown => {
+            out.diag(format_args!("Ignoring unknown file {}", names.display));
+            return Status::Clean;
+        }
+        Kind::Log
+            if names.name.ends_with(".checkpoint") && !dumper.opts.release.dumps_kraft_snapshots() =>
+        {
+            // before 3.3 kafka-dump-log did not know KRaft snapshots
             out.diag(format_args!("Ignoring unknown file {}", names.display));
             return Status::Clean;
         }

@@ -61,6 +61,18 @@ impl Codec {
         }
     }
 
+    /// The Java enum constant (`CompressionType.toString`, `NONE`), which
+    /// kafka-dump-log printed up to 2.8.
+    pub fn constant(self) -> &'static str {
+        match self {
+            Codec::None => "NONE",
+            Codec::Gzip => "GZIP",
+            Codec::Snappy => "SNAPPY",
+            Codec::Lz4 => "LZ4",
+            Codec::Zstd => "ZSTD",
+        }
+    }
+
     /// The numeric id.
     pub fn id(self) -> u8 {
         match self {

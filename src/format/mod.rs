@@ -3,6 +3,7 @@
 //! or a [`ParseError`] carrying the byte position and the reason.
 
 pub mod error;
+pub mod jvm;
 pub mod names;
 pub mod text;
 pub use error::ParseError;

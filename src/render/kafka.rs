@@ -18,6 +18,7 @@ use std::io::{self, Write};
 use crate::format::batch::{Batch, EntryError, RecordBatch, SegmentIter, SegmentSource};
 use crate::format::codec::DEFAULT_DECOMPRESSED_CAP;
 use crate::format::index::{OffsetIndex, TimeIndex};
+use crate::format::jvm::java_hash_map_order;
 use crate::format::legacy::{LegacyEntry, LegacyRecord};
 use crate::format::record::control::{self, ControlType};
 use crate::format::record::{java_utf8, Record};
@@ -95,6 +96,10 @@ pub type Formatted<'a> = (Option<Cow<'a, str>>, Option<Cow<'a, str>>);
 pub trait RecordFormatter {
     /// Formats one record.
     fn format<'a>(&mut self, rec: &RecordRef<'a>) -> Result<Formatted<'a>, String>;
+
+    /// Formats as `release`'s tool does from now on (for a formatter whose
+    /// text depends on the release).
+    fn set_release(&mut self, _release: Release) {}
 }
 
 /// Kafka's default `StringDecoder`: UTF-8, malformed bytes replaced by U+FFFD.
@@ -371,32 +376,6 @@ fn sorted_map(pairs: &[(i64, i64)], reverse: bool) -> Vec<(i64, i64)> {
     }
 }
 
-/// Java's `String.hashCode` (over UTF-16 code units).
-fn java_string_hash(s: &str) -> i32 {
-    s.encode_utf16()
-        .fold(0i32, |h, c| h.wrapping_mul(31).wrapping_add(i32::from(c)))
-}
-
-/// The order in which a Java `HashMap` with these distinct keys, put in this
-/// order, iterates them: by bucket (the spread hash masked to the table
-/// size the map has grown to: 16, doubled whenever it holds more than
-/// three quarters of that), then in insertion order within a bucket (a
-/// resize keeps it). Buckets of 8 or more keys, which Java turns into
-/// trees, are not modelled: they need colliding path hashes.
-fn java_hash_map_order<'k>(keys: impl Iterator<Item = &'k str>) -> Vec<usize> {
-    let hashes: Vec<i32> = keys.map(java_string_hash).collect();
-    let mut cap: usize = 16;
-    while hashes.len() * 4 > cap * 3 {
-        cap *= 2;
-    }
-    let mut idx: Vec<usize> = (0..hashes.len()).collect();
-    idx.sort_by_key(|&i| {
-        let h = hashes[i] as u32;
-        (((h ^ (h >> 16)) as usize) & (cap - 1), i)
-    });
-    idx
-}
-
 /// How a file is named in the output.
 #[derive(Debug, Clone)]
 pub struct FileNames {
@@ -558,8 +537,9 @@ pub fn control_record_text_of(
 ) -> Result<String, Cow<'static, str>> {
     let type_id = control::parse_type_id(key)?;
     let ty = ControlType::from_id(type_id);
-    if ty == ControlType::LeaderChange && !release.leader_change_decoded() {
-        return Ok(format!(" controlType: {}({type_id})", ty.name()));
+    let (name, decoded) = release.control_type(type_id);
+    if !decoded {
+        return Ok(format!(" controlType: {name}({type_id})"));
     }
     let value_or_err = || value.ok_or(Cow::Borrowed("control record has a null value"));
     let mut s = String::new();
@@ -666,6 +646,9 @@ pub struct Dumper<'o> {
     /// Summaries collected.
     pub findings: Findings,
     scratch: Vec<u8>,
+    /// The last dump stopped in the middle of a line (kafka-dump-log's run
+    /// ends there; klf ends the line before the next file's).
+    mid_line: bool,
 }
 
 /// Per-file state of a log dump (Kafka's offset-gap tracking).
@@ -682,11 +665,23 @@ impl<'o> Dumper<'o> {
             formatter,
             findings: Findings::default(),
             scratch: Vec::new(),
+            mid_line: false,
         }
     }
 
+    /// Dumps the next files as `release`'s tool does.
+    pub fn set_release(&mut self, release: Release) {
+        self.opts.release = release;
+        self.formatter.set_release(release);
+    }
+
     /// `Dumping <file>` line.
-    pub fn write_dumping<W: Write>(&self, w: &mut W, names: &FileNames) -> io::Result<()> {
+    /// A dump that stopped mid-line (where kafka-dump-log's whole run
+    /// would end) gets its line ended first.
+    pub fn write_dumping<W: Write>(&mut self, w: &mut W, names: &FileNames) -> io::Result<()> {
+        if std::mem::take(&mut self.mid_line) {
+            w.write_all(b"\n")?;
+        }
         w.write_all(b"Dumping ")?;
         w.write_all(names.display.as_bytes())?;
         w.write_all(b"\n")
@@ -701,10 +696,22 @@ impl<'o> Dumper<'o> {
         log: &dyn SegmentSource,
         problems: &mut dyn Problems,
     ) -> Result<(), DumpError> {
-        let w = &mut LineTracker {
+        let mut tracker = LineTracker {
             inner: w,
             mid_line: false,
         };
+        let r = self.dump_log_lines(&mut tracker, names, log, problems);
+        self.mid_line = tracker.mid_line;
+        r
+    }
+
+    fn dump_log_lines<W: Write>(
+        &mut self,
+        w: &mut LineTracker<'_, W>,
+        names: &FileNames,
+        log: &dyn SegmentSource,
+        problems: &mut dyn Problems,
+    ) -> Result<(), DumpError> {
         if names.name.ends_with(".log") {
             let base = base_offset_of(&names.name).ok_or_else(|| {
                 abort(
@@ -712,7 +719,7 @@ impl<'o> Dumper<'o> {
                     format!("cannot parse a base offset from file name {}", names.name),
                 )
             })?;
-            w.write_all(b"Log starting offset: ")?;
+            w.write_all(self.opts.release.log_start_label().as_bytes())?;
             num(w, base)?;
             w.write_all(b"\n")?;
         } else if names.name.ends_with(".checkpoint") {
@@ -786,7 +793,7 @@ impl<'o> Dumper<'o> {
                 }
             }
             if self.opts.deep {
-                match self.write_records(w, &batch, &mut state) {
+                match self.write_records(w, &batch, &mut state, valid_bytes) {
                     Err(DumpError::Abort(e)) if self.opts.resync => {
                         w.end_line()?;
                         problems.problem(e);
@@ -843,14 +850,16 @@ impl<'o> Dumper<'o> {
                 w.write_all(bool_str(b.is_transactional()))?;
                 w.write_all(b" isControl: ")?;
                 w.write_all(bool_str(b.is_control()))?;
-                w.write_all(b" deleteHorizonMs: ")?;
-                match b.delete_horizon_ms() {
-                    Some(ms) => {
-                        w.write_all(b"OptionalLong[")?;
-                        num(w, ms)?;
-                        w.write_all(b"]")?;
+                if self.opts.release.batch_delete_horizon() {
+                    w.write_all(b" deleteHorizonMs: ")?;
+                    match b.delete_horizon_ms() {
+                        Some(ms) => {
+                            w.write_all(b"OptionalLong[")?;
+                            num(w, ms)?;
+                            w.write_all(b"]")?;
+                        }
+                        None => w.write_all(b"OptionalLong.empty")?,
                     }
-                    None => w.write_all(b"OptionalLong.empty")?,
                 }
                 let codec = b.compression().ok_or_else(|| {
                     abort(
@@ -869,7 +878,7 @@ impl<'o> Dumper<'o> {
                 w.write_all(b" magic: ")?;
                 num(w, b.magic())?;
                 w.write_all(b" compresscodec: ")?;
-                w.write_all(codec.name().as_bytes())?;
+                w.write_all(self.codec_text(codec))?;
                 w.write_all(b" crc: ")?;
                 num(w, b.crc())?;
                 w.write_all(b" isvalid: ")?;
@@ -898,7 +907,7 @@ impl<'o> Dumper<'o> {
                 w.write_all(b" magic: ")?;
                 num(w, e.magic)?;
                 w.write_all(b" compresscodec: ")?;
-                w.write_all(codec.name().as_bytes())?;
+                w.write_all(self.codec_text(codec))?;
                 w.write_all(b" crc: ")?;
                 num(w, r.crc())?;
                 w.write_all(b" isvalid: ")?;
@@ -907,6 +916,15 @@ impl<'o> Dumper<'o> {
             }
         }
         Ok(())
+    }
+
+    /// A codec as this release prints it.
+    fn codec_text(&self, codec: crate::format::codec::Codec) -> &'static [u8] {
+        if self.opts.release.codec_constants() {
+            codec.constant().as_bytes()
+        } else {
+            codec.name().as_bytes()
+        }
     }
 
     fn track_offset(&mut self, state: &mut LogState<'_>, offset: i64) {
@@ -932,16 +950,18 @@ impl<'o> Dumper<'o> {
         state.last_offset = offset;
     }
 
+    /// `position`: where the batch is, as the batch line says.
     fn write_records<W: Write>(
         &mut self,
         w: &mut W,
         batch: &Batch<'_>,
         state: &mut LogState<'_>,
+        position: u64,
     ) -> Result<(), DumpError> {
         let mut scratch = std::mem::take(&mut self.scratch);
         let r = match batch {
-            Batch::V2(b) => self.write_v2_records(w, b, state, &mut scratch),
-            Batch::Legacy(e) => self.write_legacy_records(w, e, state, &mut scratch),
+            Batch::V2(b) => self.write_v2_records(w, b, state, &mut scratch, position),
+            Batch::Legacy(e) => self.write_legacy_records(w, e, state, &mut scratch, position),
         };
         self.scratch = scratch;
         r
@@ -953,18 +973,46 @@ impl<'o> Dumper<'o> {
         b: &RecordBatch<'_>,
         state: &mut LogState<'_>,
         scratch: &mut Vec<u8>,
+        position: u64,
     ) -> Result<(), DumpError> {
         let records = b
             .records(scratch, self.opts.decompress_cap)
             .map_err(DumpError::Abort)?;
         let control = b.is_control();
         let ts_type = b.timestamp_type().name().as_bytes();
+        let with_batch = self.opts.release.record_line_with_batch();
         for rec in records {
             let rec = rec.map_err(DumpError::Abort)?;
             self.track_offset(state, rec.offset);
             let mut pipe = true;
             if !self.opts.skip_record_metadata {
-                write_v2_metadata(w, ts_type, &rec)?;
+                if with_batch {
+                    let codec = b.compression().map_or(&b""[..], |c| self.codec_text(c));
+                    let batch = BatchFields {
+                        base_offset: b.base_offset(),
+                        last_offset: b.last_offset(),
+                        base_sequence: b.base_sequence(),
+                        last_sequence: b.last_sequence(),
+                        producer_epoch: b.producer_epoch().into(),
+                        partition_leader_epoch: b.partition_leader_epoch(),
+                        size: b.size_in_bytes(),
+                        magic: b.magic().into(),
+                        codec,
+                        position,
+                    };
+                    write_record_batch_fields(
+                        w,
+                        rec.offset,
+                        (true, None),
+                        (rec.key_size(), rec.value_size()),
+                        ts_type,
+                        rec.timestamp,
+                        &batch,
+                    )?;
+                    write_v2_sequence_headers(w, &rec)?;
+                } else {
+                    write_v2_metadata(w, ts_type, &rec)?;
+                }
                 if control {
                     let t = control_record_text_of(self.opts.release, rec.key, rec.value).map_err(
                         |r| {
@@ -1016,9 +1064,25 @@ impl<'o> Dumper<'o> {
         e: &LegacyEntry<'_>,
         state: &mut LogState<'_>,
         scratch: &mut Vec<u8>,
+        position: u64,
     ) -> Result<(), DumpError> {
         let outer = e.record();
         let ts_type = outer.timestamp_type().name().as_bytes();
+        let with_batch = self.opts.release.record_line_with_batch();
+        // 2.8's record line names the wrapper's base offset: its first
+        // message's (read ahead; the messages are in memory already)
+        let base_offset = if with_batch && !self.opts.skip_record_metadata {
+            let mut ahead = Vec::new();
+            match e
+                .records(&mut ahead, self.opts.decompress_cap)
+                .map(|mut m| m.next())
+            {
+                Ok(Some(Ok(first))) => first.offset,
+                _ => e.offset,
+            }
+        } else {
+            e.offset
+        };
         let msgs = e
             .records(scratch, self.opts.decompress_cap)
             .map_err(DumpError::Abort)?;
@@ -1027,8 +1091,40 @@ impl<'o> Dumper<'o> {
             self.track_offset(state, m.offset);
             let mut pipe = true;
             if !self.opts.skip_record_metadata {
-                let brace = self.opts.release.legacy_crc_brace();
-                write_legacy_metadata(w, ts_type, m.offset, &m.record, e.position, brace)?;
+                if with_batch {
+                    let ks = m.record.key_size().map_err(|r| abort(e.position, r))?;
+                    let vs = m.record.value_size().map_err(|r| abort(e.position, r))?;
+                    let codec = outer.compression().map_or(&b""[..], |c| self.codec_text(c));
+                    let batch = BatchFields {
+                        base_offset,
+                        last_offset: e.offset,
+                        base_sequence: -1,
+                        last_sequence: -1,
+                        producer_epoch: -1,
+                        partition_leader_epoch: -1,
+                        size: e.bytes().len() as i64,
+                        magic: e.magic.into(),
+                        codec,
+                        position,
+                    };
+                    let valid = m.record.is_valid();
+                    write_record_batch_fields(
+                        w,
+                        m.offset,
+                        (valid, Some(m.record.crc())),
+                        (ks, vs),
+                        ts_type,
+                        m.record.timestamp(),
+                        &batch,
+                    )?;
+                    w.write_all(b" crc: ")?;
+                    num(w, m.record.crc())?;
+                    w.write_all(b" isvalid: ")?;
+                    w.write_all(bool_str(valid))?;
+                } else {
+                    let brace = self.opts.release.legacy_crc_brace();
+                    write_legacy_metadata(w, ts_type, m.offset, &m.record, e.position, brace)?;
+                }
                 pipe = false;
             }
             if self.opts.print_data {
@@ -1236,6 +1332,70 @@ impl<'o> Dumper<'o> {
     }
 }
 
+/// The batch fields 2.8's record line repeats.
+struct BatchFields<'c> {
+    base_offset: i64,
+    last_offset: i64,
+    base_sequence: i32,
+    last_sequence: i32,
+    producer_epoch: i32,
+    partition_leader_epoch: i32,
+    size: i64,
+    magic: i32,
+    codec: &'c [u8],
+    position: u64,
+}
+
+/// 2.8's record line up to `position: N`: `valid_crc` is the record's
+/// `isValid` and `checksumOrNull` (`None` for v2 records: `null`).
+fn write_record_batch_fields<W: Write>(
+    w: &mut W,
+    offset: i64,
+    valid_crc: (bool, Option<u32>),
+    sizes: (i32, i32),
+    ts_type: &[u8],
+    timestamp: i64,
+    b: &BatchFields<'_>,
+) -> io::Result<()> {
+    w.write_all(b"| offset: ")?;
+    num(w, offset)?;
+    w.write_all(b" isValid: ")?;
+    w.write_all(bool_str(valid_crc.0))?;
+    w.write_all(b" crc: ")?;
+    match valid_crc.1 {
+        Some(c) => num(w, c)?,
+        None => w.write_all(b"null")?,
+    }
+    w.write_all(b" keySize: ")?;
+    num(w, sizes.0)?;
+    w.write_all(b" valueSize: ")?;
+    num(w, sizes.1)?;
+    w.write_all(b" ")?;
+    w.write_all(ts_type)?;
+    w.write_all(b": ")?;
+    num(w, timestamp)?;
+    w.write_all(b" baseOffset: ")?;
+    num(w, b.base_offset)?;
+    w.write_all(b" lastOffset: ")?;
+    num(w, b.last_offset)?;
+    w.write_all(b" baseSequence: ")?;
+    num(w, b.base_sequence)?;
+    w.write_all(b" lastSequence: ")?;
+    num(w, b.last_sequence)?;
+    w.write_all(b" producerEpoch: ")?;
+    num(w, b.producer_epoch)?;
+    w.write_all(b" partitionLeaderEpoch: ")?;
+    num(w, b.partition_leader_epoch)?;
+    w.write_all(b" batchSize: ")?;
+    num(w, b.size)?;
+    w.write_all(b" magic: ")?;
+    num(w, b.magic)?;
+    w.write_all(b" compressType: ")?;
+    w.write_all(b.codec)?;
+    w.write_all(b" position: ")?;
+    num(w, b.position)
+}
+
 fn write_v2_metadata<W: Write>(w: &mut W, ts_type: &[u8], rec: &Record<'_>) -> io::Result<()> {
     w.write_all(b"| offset: ")?;
     num(w, rec.offset)?;
@@ -1247,6 +1407,11 @@ fn write_v2_metadata<W: Write>(w: &mut W, ts_type: &[u8], rec: &Record<'_>) -> i
     num(w, rec.key_size())?;
     w.write_all(b" valueSize: ")?;
     num(w, rec.value_size())?;
+    write_v2_sequence_headers(w, rec)
+}
+
+/// ` sequence: S headerKeys: [k,…]` of a v2 record.
+fn write_v2_sequence_headers<W: Write>(w: &mut W, rec: &Record<'_>) -> io::Result<()> {
     w.write_all(b" sequence: ")?;
     num(w, rec.sequence)?;
     w.write_all(b" headerKeys: [")?;

@@ -94,14 +94,19 @@ pub fn dump_txn_index(path: &str, data: &[u8]) -> FileDump {
 /// ends with `lastTimestamp: <ms> ` (trailing space) where `release`'s tool
 /// prints one (up to 4.1).
 pub fn producer_snapshot_line(e: &ProducerEntry, release: Release) -> String {
-    let txn = match e.current_txn_first_offset() {
-        Some(o) => format!("OptionalLong[{o}]"),
-        None => "OptionalLong.empty".to_string(),
+    let txn = match (e.current_txn_first_offset(), release.snapshot_scala_option()) {
+        (Some(o), false) => format!("OptionalLong[{o}]"),
+        (None, false) => "OptionalLong.empty".to_string(),
+        (Some(o), true) => format!("Some({o})"),
+        (None, true) => "None".to_string(),
     };
     let mut s = format!(
-        "producerId: {} producerEpoch: {} coordinatorEpoch: {} currentTxnFirstOffset: {} lastTimestamp: {}",
-        e.producer_id, e.producer_epoch, e.coordinator_epoch, txn, e.timestamp
+        "producerId: {} producerEpoch: {} coordinatorEpoch: {} currentTxnFirstOffset: {}",
+        e.producer_id, e.producer_epoch, e.coordinator_epoch, txn
     );
+    if release.snapshot_last_timestamp() {
+        s.push_str(&format!(" lastTimestamp: {}", e.timestamp));
+    }
     if e.has_batch_metadata() || release.snapshot_trailing_space() {
         s.push(' ');
     }
@@ -174,6 +179,8 @@ impl AuxDecoder {
             line: (release.major, release.minor),
             status_names: release.transaction_status_names(),
             scala_transactions: release.scala_transaction_text(),
+            scala_offsets: release.scala_offsets_text(),
+            scala_unknown_key_aborts: release.scala_unknown_key_aborts(),
         };
         match self {
             AuxDecoder::Offsets => format_offsets_record(offset, key, value, text),

@@ -98,8 +98,8 @@ fn txnindex_and_snapshot_goldens() {
             .into_owned();
         for line in lines {
             let release = Release::parse(&line).expect("a known release");
-            let golden_path = crate::common::golden_file_for(&scenario, &name, &line);
-            let golden = fs::read_to_string(&golden_path).expect("golden readable");
+            let golden = String::from_utf8(crate::common::golden_bytes(&scenario, &name, &line))
+                .expect("golden is UTF-8");
             let path = dumped_path(&golden).unwrap_or(&rel).to_string();
             let dump = if is_txn {
                 dump_txn_index(&path, &data)

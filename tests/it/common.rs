@@ -165,24 +165,113 @@ pub fn golden_release(scenario: &Path) -> String {
     v.split('.').take(2).collect::<Vec<_>>().join(".")
 }
 
+/// The archive a capture's per-release golden folders (`golden-X.Y/`) are
+/// packed in (`oracle.py golden-pack`): a tar, zstd-compressed, of those
+/// folders (their text is mostly the same, so together they compress to a
+/// few hundred KB where the folders take megabytes).
+pub const GOLDEN_ARCHIVE: &str = "golden-releases.tar.zst";
+
+/// Golden files by path.
+pub type GoldenFiles = std::collections::BTreeMap<String, Vec<u8>>;
+
+/// Every file of a capture's per-release golden folders, by its path
+/// (`golden-3.2/broker-1/t-0/00000000000000000000.log.shallow.txt`): from
+/// the packed archive and from plain `golden-X.Y/` folders beside it.
+/// Read once per capture.
+pub fn release_goldens(scenario: &Path) -> std::sync::Arc<GoldenFiles> {
+    use std::collections::{BTreeMap, HashMap};
+    use std::sync::{Arc, Mutex, OnceLock};
+    static CACHE: OnceLock<Mutex<HashMap<PathBuf, Arc<GoldenFiles>>>> = OnceLock::new();
+    let cache = CACHE.get_or_init(|| Mutex::new(HashMap::new()));
+    if let Some(m) = cache.lock().unwrap().get(scenario) {
+        return m.clone();
+    }
+    let mut files = BTreeMap::new();
+    let archive = scenario.join(GOLDEN_ARCHIVE);
+    if archive.is_file() {
+        let f = std::fs::File::open(&archive).expect("open the golden archive");
+        let mut dec = zstd::stream::read::Decoder::new(f).expect("zstd");
+        dec.window_log_max(31).expect("window");
+        let mut tar = tar::Archive::new(dec);
+        for entry in tar.entries().expect("tar entries") {
+            let mut entry = entry.expect("tar entry");
+            if !entry.header().entry_type().is_file() {
+                continue;
+            }
+            let name = entry.path().expect("entry path").to_string_lossy().into_owned();
+            let mut data = Vec::new();
+            std::io::Read::read_to_end(&mut entry, &mut data).expect("read entry");
+            files.insert(name, data);
+        }
+    }
+    fn walk(dir: &Path, prefix: &str, files: &mut BTreeMap<String, Vec<u8>>) {
+        let Ok(rd) = std::fs::read_dir(dir) else { return };
+        for e in rd.flatten() {
+            let name = format!("{prefix}/{}", e.file_name().to_string_lossy());
+            if e.path().is_dir() {
+                walk(&e.path(), &name, files);
+            } else {
+                files.insert(name, std::fs::read(e.path()).expect("read golden"));
+            }
+        }
+    }
+    for line in plain_release_dirs(scenario) {
+        let dir = format!("golden-{line}");
+        walk(&scenario.join(&dir), &dir, &mut files);
+    }
+    let m = Arc::new(files);
+    cache
+        .lock()
+        .unwrap()
+        .insert(scenario.to_path_buf(), m.clone());
+    m
+}
+
+/// The `X.Y` of a `golden-X.Y` name.
+fn release_of(dir: &str) -> Option<String> {
+    let line = dir.strip_prefix("golden-")?;
+    (line.split('.').count() == 2 && line.split('.').all(|p| p.parse::<u8>().is_ok()))
+        .then(|| line.to_string())
+}
+
+fn plain_release_dirs(scenario: &Path) -> Vec<String> {
+    std::fs::read_dir(scenario)
+        .map(|rd| {
+            rd.flatten()
+                .filter(|e| e.path().is_dir())
+                .filter_map(|e| release_of(&e.file_name().to_string_lossy()))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 /// The other releases' kafka-dump-log compared on a capture: the `X.Y` of
 /// each `golden-X.Y/` holding an `index.json`, sorted.
 pub fn compared_releases(scenario: &Path) -> Vec<String> {
-    let mut v: Vec<String> = std::fs::read_dir(scenario)
-        .map(|rd| {
-            rd.flatten()
-                .filter_map(|e| {
-                    let n = e.file_name().to_string_lossy().into_owned();
-                    let line = n.strip_prefix("golden-")?.to_string();
-                    let is_release = line.split('.').count() == 2
-                        && line.split('.').all(|p| p.parse::<u8>().is_ok());
-                    (is_release && e.path().join("index.json").is_file()).then_some(line)
-                })
-                .collect()
+    let files = release_goldens(scenario);
+    let mut v: Vec<String> = files
+        .keys()
+        .filter_map(|k| {
+            let (dir, rest) = k.split_once('/')?;
+            (rest == "index.json").then(|| release_of(dir)).flatten()
         })
-        .unwrap_or_default();
+        .collect();
     v.sort();
+    v.dedup();
     v
+}
+
+/// The files of `golden-LINE/` whose name ends with `suffix`: (path under
+/// the folder, bytes).
+pub fn release_golden_files(scenario: &Path, line: &str, suffix: &str) -> Vec<(String, Vec<u8>)> {
+    let prefix = format!("golden-{line}/");
+    release_goldens(scenario)
+        .iter()
+        .filter_map(|(k, v)| {
+            let rest = k.strip_prefix(&prefix)?;
+            rest.ends_with(suffix).then(|| (rest.to_string(), v.clone()))
+        })
+        .collect()
 }
 
 /// The golden text of `name` (a path under `golden/`, like
@@ -190,20 +279,19 @@ pub fn compared_releases(scenario: &Path) -> Vec<String> {
 /// kafka-dump-log prints it: `golden-LINE/NAME` where that release printed
 /// something else, else the same under the release its `index.json` names
 /// as `base` (a release whose text it shares), else `golden/NAME`.
-pub fn golden_file_for(scenario: &Path, name: &str, line: &str) -> PathBuf {
+pub fn golden_bytes(scenario: &Path, name: &str, line: &str) -> Vec<u8> {
     if line != golden_release(scenario) {
-        let dir = scenario.join(format!("golden-{line}"));
-        let own = dir.join(name);
-        if own.is_file() {
-            return own;
+        let files = release_goldens(scenario);
+        if let Some(b) = files.get(&format!("golden-{line}/{name}")) {
+            return b.clone();
         }
-        let base = std::fs::read(dir.join("index.json"))
-            .ok()
-            .and_then(|b| serde_json::from_slice::<serde_json::Value>(&b).ok())
+        let base = files
+            .get(&format!("golden-{line}/index.json"))
+            .and_then(|b| serde_json::from_slice::<serde_json::Value>(b).ok())
             .and_then(|v| v["base"].as_str().map(str::to_string));
         if let Some(b) = base {
-            return golden_file_for(scenario, name, &b);
+            return golden_bytes(scenario, name, &b);
         }
     }
-    scenario.join("golden").join(name)
+    std::fs::read(scenario.join("golden").join(name)).expect("read golden")
 }

@@ -14,7 +14,11 @@ those tables,
 reading the JSON message schemas (`common/metadata/*.json`,
 `common/message/*.json`) straight out of the Kafka jars that
 `oracle.py --kafka 4.4.0 setup` puts in tests/kafka-oracle/.cache/lib-4.4.0/
-(SCHEMA_VERSION below: the newest release). Standard library only.
+(SCHEMA_VERSION below: the newest release), and comparing them with each
+older release's (`oracle.py --kafka X setup-dump`, OLDER_RELEASES) for what
+that release's kafka-dump-log reads. The metadata.version levels come from
+running MetadataVersions.java (javac and java) against the jars. Python's
+standard library only.
 
     python3 tests/kafka-oracle/gen_schema_tables.py           rewrite the files
     python3 tests/kafka-oracle/gen_schema_tables.py --check   exit 1 with a diff
@@ -26,6 +30,7 @@ import difflib
 import json
 import os
 import re
+import subprocess
 import sys
 import zipfile
 
@@ -39,7 +44,8 @@ LIB = os.path.join(HERE, ".cache", f"lib-{SCHEMA_VERSION}")
 # Older releases whose coordinator schemas are compared with the newest one:
 # a tagged field a release's schema lacks is one its kafka-dump-log does not
 # print (`oracle.py --kafka X setup-dump` fetches their jars).
-OLDER_RELEASES = ("3.8.1", "3.9.2", "4.0.2", "4.1.1", "4.2.0", "4.3.1")
+OLDER_RELEASES = ("2.8.2", "3.0.2", "3.1.2", "3.2.3", "3.3.2", "3.4.1", "3.5.2", "3.6.2", "3.7.2",
+                  "3.8.1", "3.9.2", "4.0.2", "4.1.1", "4.2.0", "4.3.1")
 
 
 def release_messages(lib, folder):
@@ -54,7 +60,11 @@ def release_messages(lib, folder):
             for entry in z.namelist():
                 d, _, base = entry.rpartition("/")
                 if d == folder and base.endswith(".json"):
-                    msg = json.loads(strip_comments(z.read(entry).decode("utf-8")))
+                    # the first JSON value, as Kafka's generator (Jackson) reads
+                    # it: 2.8's DescribeProducersRequest.json has a stray `]}`
+                    # after it
+                    msg, _ = json.JSONDecoder().raw_decode(
+                        strip_comments(z.read(entry).decode("utf-8")).strip())
                     out.setdefault(msg["name"], msg)
     return out
 
@@ -108,6 +118,94 @@ def tagged_fields(msg):
     for st in msg.get("commonStructs") or []:
         walk(st.get("fields"))
     return out
+
+
+def field_pairs(new, old):
+    """What an older release calls each field of the newest schema `new`
+    (its schema `old`): {newest field name: the older name}, nested fields
+    too; a field the older schema lacks is not in it. Tagged fields pair by
+    tag, the others by name, or else, of the same type and versions, by
+    their place among the untagged fields (a rename keeps both: 3.7's
+    `LastKnownELR` is 3.8's `LastKnownElr`)."""
+    out = {}
+
+    def same_kind(a, b):
+        return a["type"] == b["type"] and a.get("versions") == b.get("versions")
+
+    def walk(nf, of):
+        nf, of = nf or [], of or []
+        old_tagged = {int(f["tag"]): f for f in of if "taggedVersions" in f}
+        old_plain = [f for f in of if "taggedVersions" not in f]
+        old_names = {f["name"] for f in old_plain}
+        plain = [f for f in nf if "taggedVersions" not in f]
+        new_names = {f["name"] for f in plain}
+        for f in nf:
+            if "taggedVersions" in f:
+                o = old_tagged.get(int(f["tag"]))
+                if o is not None and o["name"] != f["name"] and not same_kind(o, f):
+                    o = None
+            elif f["name"] in old_names:
+                o = next(x for x in old_plain if x["name"] == f["name"])
+            else:
+                i = plain.index(f)
+                o = old_plain[i] if i < len(old_plain) else None
+                if o is not None and (o["name"] in new_names or not same_kind(o, f)):
+                    o = None
+            if o is None:
+                continue
+            out.setdefault(f["name"], o["name"])
+            walk(f.get("fields"), o.get("fields"))
+    walk(new.get("fields"), old.get("fields"))
+    old_common = {st["name"]: st for st in old.get("commonStructs") or []}
+    for st in new.get("commonStructs") or []:
+        if st["name"] in old_common:
+            walk(st.get("fields"), old_common[st["name"]].get("fields"))
+    return out
+
+
+def unpaired_old_fields(new, old):
+    """Whether the older schema `old` has a field the newest schema `new`
+    has no counterpart for, or one of another type: then the two lay out
+    the same version differently, and the older release reads with its
+    own schema (2.8 to 3.2's FeatureLevelRecord had Min/MaxFeatureLevel)."""
+    pairs = field_pairs(new, old)
+    paired_old = set(pairs.values())
+    types_new = {}
+
+    def walk(fields, into):
+        for f in fields or []:
+            into.setdefault(f["name"], f["type"])
+            walk(f.get("fields"), into)
+    walk(new.get("fields"), types_new)
+    for st in new.get("commonStructs") or []:
+        walk(st.get("fields"), types_new)
+    types_old = {}
+    walk(old.get("fields"), types_old)
+    for st in old.get("commonStructs") or []:
+        walk(st.get("fields"), types_old)
+    for name, t in types_old.items():
+        if name not in paired_old:
+            return True
+    for n, o in pairs.items():
+        if types_new.get(n) != types_old.get(o):
+            return True
+    return False
+
+
+def renamed_fields(newest, release_msgs, rel):
+    """(message, newest JSON name, release line, that line's JSON name) for
+    each field release `rel` names otherwise."""
+    out = []
+    for msg in newest:
+        old = release_msgs.get(msg["name"])
+        if old is None:
+            continue
+        for n, o in sorted(field_pairs(msg, old).items()):
+            if json_name(n) != json_name(o):
+                out.append((msg["name"], json_name(n), line_of(rel), json_name(o)))
+    return out
+
+
 SCRIPT = "tests/kafka-oracle/gen_schema_tables.py"
 
 
@@ -316,7 +414,7 @@ class Tables:
 def schema_value(msg, fields):
     return (f"Schema {{ name: {rust_str(msg['name'])}, api_key: {msg.get('apiKey', -1)}, "
             f"valid: {versions(msg['validVersions'])}, "
-            f"flex: {versions(msg['flexibleVersions'])}, fields: {fields} }}")
+            f"flex: {versions(msg.get('flexibleVersions', 'none'))}, fields: {fields} }}")
 
 
 def schema_list(doc, name, entries):
@@ -398,14 +496,18 @@ def metadata_tables(lib, version):
             if old is not None:
                 pairs.append(f"({msg['apiKey']}, {min(max_version(old), max_version(msg))})")
         out.append(f"    ({line_of(rel)}, &[{', '.join(pairs)}]),")
+    renames = []
+    by_name = {msg["name"]: msg for msg in records}
     for rel in reversed(OLDER_RELEASES):
         known = release_messages(release_lib(rel), "common/metadata")
         for name, fields in newest_tagged.items():
             if name not in known:
                 continue
+            pairs = field_pairs(by_name[name], known[name])
             for f in fields:
-                if f not in tagged_fields(known[name]):
+                if f not in pairs:
                     since.setdefault((name, f), next_release(rel))
+        renames += renamed_fields(records, known, rel)
     out.append("];")
     out += [
         "/// Tagged fields of the metadata record schemas that older releases' schemas",
@@ -415,6 +517,35 @@ def metadata_tables(lib, version):
     ]
     for (name, f), line in sorted(since.items()):
         out.append(f"    ({rust_str(name)}, {rust_str(json_name(f))}, {line_of(line)}),")
+    out.append("];")
+    out += renames_table("METADATA_RENAMED", "metadata record", renames)
+    # records an older release lays out otherwise: its own schema
+    layouts = []
+    o = Tables("O")
+    for rel in OLDER_RELEASES:
+        known = release_messages(release_lib(rel), "common/metadata")
+        for msg in records:
+            old = known.get(msg["name"])
+            if old is not None and unpaired_old_fields(msg, old):
+                layouts.append((rel, old, o.message(old)))
+    out += o.render()
+    out += [
+        "/// Metadata records an older release line lays out otherwise than the newest",
+        "/// schema (fields the newest lacks): (line, that line's own schema), which",
+        "/// its kafka-dump-log reads the record with.",
+        "pub(crate) static METADATA_OLD_LAYOUTS: &[((u8, u8), &Schema)] = &[",
+    ]
+    for rel, old, body in layouts:
+        out.append(f"    ({line_of(rel)}, &{schema_value(old, body)}),")
+    out.append("];")
+    levels = metadata_versions([lib, release_lib("3.9.2")])
+    out += [
+        "/// Every `metadata.version` feature level and its version (`3.3-IV3`), from",
+        f"/// `MetadataVersion` of Kafka {version} and, for the levels 4.x dropped, 3.9.2.",
+        "pub(crate) static METADATA_VERSIONS: &[(i16, &str)] = &[",
+    ]
+    for level in sorted(levels):
+        out.append(f"    ({level}, {rust_str(levels[level])}),")
     out.append("];")
     c = Tables("C")
     entries = [(msg, c.message(msg)) for msg in control]
@@ -426,6 +557,38 @@ def metadata_tables(lib, version):
     out += schema_list("`__remote_log_metadata` record schemas (TopicBasedRemoteLogMetadataManager), by "
                        "api key.", "REMOTE_LOG_METADATA_SCHEMAS", entries)
     return "\n".join(out) + "\n"
+
+
+def renames_table(name, what, renames):
+    out = [
+        f"/// Fields of the {what} schemas that older release lines name otherwise",
+        "/// (their kafka-dump-log prints that name): (message, newest JSON name, line,",
+        "/// that line's JSON name).",
+        f"pub(crate) static {name}: &[(&str, &str, (u8, u8), &str)] = &[",
+    ]
+    for msg, n, line, o in sorted(renames):
+        out.append(f"    ({rust_str(msg)}, {rust_str(n)}, {line}, {rust_str(o)}),")
+    out.append("];")
+    return out
+
+
+def metadata_versions(libs):
+    """{feature level: "X.Y-IVn"} from `MetadataVersion` of each release's
+    jars (MetadataVersions.java, compiled against the first): a later
+    release's name wins, levels below 1 are left out."""
+    classes = os.path.join(HERE, ".cache", "classes-metadata-versions")
+    os.makedirs(classes, exist_ok=True)
+    src = os.path.join(HERE, "MetadataVersions.java")
+    subprocess.run(["javac", "-cp", os.path.join(libs[0], "*"), "-d", classes, src], check=True)
+    out = {}
+    for lib in reversed(libs):
+        text = subprocess.run(["java", "-cp", classes + os.pathsep + os.path.join(lib, "*"),
+                               "MetadataVersions"], check=True, capture_output=True, text=True).stdout
+        for line in text.splitlines():
+            level, name = line.split()
+            if int(level) >= 1:
+                out[int(level)] = name
+    return out
 
 
 def internal_tables(lib, version):
@@ -482,14 +645,19 @@ def internal_tables(lib, version):
     newest = {m["name"]: tagged_fields(m) for m in group_msgs + other + share_msgs}
     since = {}
     types_since = {}
+    renames = []
     for rel in reversed(OLDER_RELEASES):
         msgs = release_messages(release_lib(rel), "common/message")
-        known = {name: tagged_fields(m) for name, m in msgs.items()}
+        all_msgs = {m["name"]: m for m in group_msgs + other + share_msgs}
         for name, fields in newest.items():
+            pairs = field_pairs(all_msgs[name], msgs[name]) if name in msgs else {}
             for f in fields:
-                if f not in known.get(name, set()):
+                if f not in pairs:
                     since.setdefault((name, f), ".".join(str(int(x)) for x in
                                      next_release(rel).split(".")[:2]))
+        if tuple(int(x) for x in rel.split(".")[:2]) >= (3, 8):
+            # (up to 3.7 the Scala decoders print no field names)
+            renames += renamed_fields(group_msgs + other + share_msgs, msgs, rel)
         # __consumer_offsets record types 0-2 (offset commits, group
         # metadata) every release reads; a later type it reads when it has
         # the type's key message
@@ -508,6 +676,45 @@ def internal_tables(lib, version):
         major, minor = line.split(".")
         out.append(f"    ({rust_str(name)}, {rust_str(json_name(f))}, ({major}, {minor})),")
     out.append("];")
+    # the Scala group coordinator (kafka-dump-log's --offsets-decoder up to
+    # 3.7) reads offset commit keys 0-1 and the group metadata key 2, and
+    # values up to the highest versions its schemas have
+    out += [
+        "/// The `__consumer_offsets` value versions the Scala group coordinator of each",
+        "/// older release line reads (its kafka-dump-log `--offsets-decoder` up to 3.7):",
+        "/// (line, highest `OffsetCommitValue`, highest `GroupMetadataValue`); a higher",
+        "/// version stops the tool. Its keys are `OffsetCommitKey` 0-1 and",
+        "/// `GroupMetadataKey` 2 in every line.",
+        "pub(crate) static SCALA_GROUP_VALUE_MAX: &[((u8, u8), i16, i16)] = &[",
+    ]
+    for rel in OLDER_RELEASES:
+        if tuple(int(x) for x in rel.split(".")[:2]) >= (3, 8):
+            continue
+        msgs = release_messages(release_lib(rel), "common/message")
+        for name, spec in (("OffsetCommitKey", "0-1"), ("GroupMetadataKey", "2")):
+            if name not in msgs or msgs[name]["validVersions"] != spec:
+                raise ValueError(f"Kafka {rel}'s {name} is not versions {spec}")
+        out.append(f"    ({line_of(rel)}, {max_version(msgs['OffsetCommitValue'])}, "
+                   f"{max_version(msgs['GroupMetadataValue'])}),")
+    out.append("];")
+    # the Scala transaction coordinator (--transaction-log-decoder up to 4.0)
+    # reads TransactionLogKey 0 and values up to its schema's highest version
+    out += [
+        "/// The `TransactionLogValue` versions the Scala transaction coordinator of",
+        "/// each older release line reads (its `--transaction-log-decoder` up to 4.0):",
+        "/// (line, highest version); a higher version stops the tool. Its key is",
+        "/// `TransactionLogKey` 0 in every line.",
+        "pub(crate) static SCALA_TXN_VALUE_MAX: &[((u8, u8), i16)] = &[",
+    ]
+    for rel in OLDER_RELEASES:
+        if tuple(int(x) for x in rel.split(".")[:2]) >= (4, 1):
+            continue
+        msgs = release_messages(release_lib(rel), "common/message")
+        if msgs["TransactionLogKey"]["validVersions"] != "0":
+            raise ValueError(f"Kafka {rel}'s TransactionLogKey is not version 0")
+        out.append(f"    ({line_of(rel)}, {max_version(msgs['TransactionLogValue'])}),")
+    out.append("];")
+    out += renames_table("COORDINATOR_RENAMED", "coordinator record", renames)
     out += [
         "/// `__consumer_offsets` record types older releases' decoders do not read",
         "/// (they print `Unknown record type`): (type, first release line that reads it).",

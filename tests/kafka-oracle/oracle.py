@@ -22,6 +22,7 @@ import argparse
 import atexit
 import base64
 import hashlib
+import io
 import json
 import os
 import re
@@ -30,6 +31,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tarfile
 import time
 import uuid
 
@@ -73,8 +75,17 @@ def zookeeper_mode():
     return MODE[0] == "zookeeper"
 
 
+# ZooKeeper-mode releases the harness runs (--mode zookeeper --kafka X), each
+# with the ZooKeeper its broker is built against (its published POM's
+# dependency); pom-3.9.xml resolves them, 3.9.2 being its default.
+ZK_RELEASES = {"3.9.2": "3.8.4", "2.8.2": "3.5.9"}
+
+
 def zk_pom_version():
-    """The ZooKeeper-mode release (pom-3.9.xml) and its ZooKeeper."""
+    """The ZooKeeper-mode release (--kafka, else pom-3.9.xml's) and its
+    ZooKeeper."""
+    if RELEASE[0]:
+        return RELEASE[0], ZK_RELEASES[RELEASE[0]]
     pom = open(os.path.join(HERE, "pom-3.9.xml")).read()
     return (re.search(r"<kafka.version>([^<]+)</kafka.version>", pom).group(1),
             re.search(r"<zookeeper.version>([^<]+)</zookeeper.version>", pom).group(1))
@@ -94,7 +105,9 @@ def client_version():
 
 def lib_dir():
     if zookeeper_mode():
-        return os.path.join(CACHE, "lib-3.9")   # pom-3.9.xml's output folder (legacy.py)
+        if kafka_version() == "3.9.2":
+            return os.path.join(CACHE, "lib-3.9")   # pom-3.9.xml's output folder (legacy.py)
+        return os.path.join(CACHE, f"lib-zk-{kafka_version()}")
     return os.path.join(CACHE, f"lib-{kafka_version()}")
 
 
@@ -129,7 +142,16 @@ def setup():
     """Resolves the Kafka jars from Maven Central and compiles the driver
     (in ZooKeeper mode: the 3.x broker and ZooKeeper jars of pom-3.9.xml,
     and the client release's jars for the driver)."""
-    if zookeeper_mode():
+    if zookeeper_mode() and kafka_version() != "3.9.2":
+        lib = lib_dir()
+        if not os.path.isdir(lib) or not any(f.startswith("kafka_2.13-") for f in os.listdir(lib)):
+            log(f"resolving Kafka {kafka_version()} and ZooKeeper {zk_pom_version()[1]} jars with Maven")
+            subprocess.run(["mvn", "-B", "-q", "-f", os.path.join(HERE, "pom-3.9.xml"),
+                            "-Dmaven.repo.local=" + os.path.join(CACHE, "m2"),
+                            "-Dkafka.version=" + kafka_version(),
+                            "-Dzookeeper.version=" + zk_pom_version()[1],
+                            "-Dlib.dir=" + lib, "dependency:copy-dependencies"], check=True)
+    elif zookeeper_mode():
         sys.path.insert(0, HERE)
         import legacy
         legacy.setup()
@@ -1013,20 +1035,30 @@ def dump_texts(scenario_dir, scratch):
         # without its offset index leaves an empty .index behind): each
         # mode starts from a fresh copy, so no run sees another's files
         refresh_scratch(scenario_dir, scratch)
-        for i in range(0, len(rels), 200):
-            chunk = rels[i:i + 200]
+        pending = list(rels)
+        while pending:
+            chunk = pending[:200]
             rc, texts, _ = run_dump(scratch, chunk, list(flags))
-            if rc != 0:
+            if rc == 0:
+                for rel in chunk:
+                    yield rel, mode, list(flags), texts.get(rel, "")
+                pending = pending[len(chunk):]
+                continue
+            # The tool stops at the file that threw: the files it finished
+            # before are whole; that one is redone alone (its exit status
+            # and its text), and the rest of the chunk runs again.
+            refresh_scratch(scenario_dir, scratch)
+            printed = [rel for rel in chunk if rel in texts]
+            stopped = chunk.index(printed[-1]) if printed else 0
+            for rel in chunk[:stopped]:
+                yield rel, mode, list(flags), texts[rel]
+            rel = chunk[stopped]
+            srcs, single, _ = run_dump(scratch, [rel], list(flags))
+            if srcs != 0:
+                # what the failed run wrote must not reach the next one
                 refresh_scratch(scenario_dir, scratch)
-            for rel in chunk:
-                text = texts.get(rel)
-                if text is None or rc != 0:
-                    srcs, single, _ = run_dump(scratch, [rel], list(flags))
-                    text = single.get(rel, "")
-                    if srcs != 0:
-                        # what the failed run wrote must not reach the next one
-                        refresh_scratch(scenario_dir, scratch)
-                yield rel, mode, list(flags), text
+            yield rel, mode, list(flags), single.get(rel, "")
+            pending = pending[stopped + 1:]
 
 
 def refresh_scratch(scenario_dir, scratch):
@@ -1206,6 +1238,78 @@ def golden_dedupe(scenario_dir, line, base):
     log(f"golden-{line}: {removed} files now read from golden-{base} in {os.path.relpath(scenario_dir, REPO)}")
 
 
+# A capture's per-release golden folders (golden-X.Y/) are committed packed
+# in one archive: a tar of them, zstd-compressed with a long window. Their
+# text is mostly the same as golden/ and as each other's, so together they
+# take a few hundred KB where the folders take megabytes. golden-release and
+# golden-dedupe unpack it first and pack it again after.
+GOLDEN_ARCHIVE = "golden-releases.tar.zst"
+RELEASE_DIR = re.compile(r"^golden-\d+\.\d+$")
+
+
+def release_dirs(scenario_dir):
+    return sorted(d for d in os.listdir(scenario_dir)
+                  if RELEASE_DIR.match(d) and os.path.isdir(os.path.join(scenario_dir, d)))
+
+
+def zstd_tool():
+    tool = shutil.which("zstd")
+    if tool is None:
+        raise RuntimeError("the zstd command is needed to pack and unpack golden files "
+                           "(Debian: apt-get install zstd)")
+    return tool
+
+
+def golden_unpack(scenario_dir):
+    """Puts the packed golden-X.Y/ folders back as folders (and removes the
+    archive)."""
+    archive = os.path.join(scenario_dir, GOLDEN_ARCHIVE)
+    if not os.path.exists(archive):
+        return
+    data = subprocess.run([zstd_tool(), "-dcq", "--long=31", archive], check=True,
+                          capture_output=True).stdout
+    with tarfile.open(fileobj=io.BytesIO(data), mode="r:") as tf:
+        for m in tf.getmembers():
+            top = m.name.split("/")[0]
+            if not RELEASE_DIR.match(top) or ".." in m.name.split("/") or not (m.isfile() or m.isdir()):
+                raise RuntimeError(f"{archive}: unexpected entry {m.name}")
+        tf.extractall(scenario_dir)
+    os.remove(archive)
+
+
+def golden_pack(scenario_dir):
+    """Packs every golden-X.Y/ folder of a capture into GOLDEN_ARCHIVE (a
+    reproducible tar: names sorted, no times or owners) and removes the
+    folders."""
+    dirs = release_dirs(scenario_dir)
+    if not dirs:
+        return
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w:", format=tarfile.USTAR_FORMAT) as tf:
+        for d in dirs:
+            for root, subdirs, files in os.walk(os.path.join(scenario_dir, d)):
+                subdirs.sort()
+                for f in sorted(files):
+                    p = os.path.join(root, f)
+                    name = os.path.relpath(p, scenario_dir)
+                    info = tarfile.TarInfo(name)
+                    info.size = os.path.getsize(p)
+                    info.mode = 0o644
+                    info.mtime = 0
+                    with open(p, "rb") as fh:
+                        tf.addfile(info, fh)
+    archive = os.path.join(scenario_dir, GOLDEN_ARCHIVE)
+    packed = subprocess.run([zstd_tool(), "-19", "-q", "--long=27", "-c"], input=buf.getvalue(),
+                            check=True, capture_output=True).stdout
+    with open(archive + ".tmp", "wb") as fh:
+        fh.write(packed)
+    os.replace(archive + ".tmp", archive)
+    for d in dirs:
+        shutil.rmtree(os.path.join(scenario_dir, d))
+    log(f"packed {', '.join(dirs)} of {os.path.relpath(scenario_dir, REPO)} into {GOLDEN_ARCHIVE} "
+        f"({len(packed) / 1024:.0f} KiB from {len(buf.getvalue()) / 1024:.0f} KiB)")
+
+
 DECODER_CLASSES = ("StringDecoder", "DefaultDecoder", "IntegerDecoder", "LongDecoder")
 
 
@@ -1251,7 +1355,7 @@ def tree_hash(d, skip=("golden",)):
         dirs[:] = sorted(x for x in dirs if not (root == d and (x in skip or x.startswith("golden"))))
         for f in sorted(files):
             p = os.path.join(root, f)
-            if root == d and f == "scenario.json":
+            if root == d and (f == "scenario.json" or f == GOLDEN_ARCHIVE):
                 continue
             h.update(os.path.relpath(p, d).encode())
             with open(p, "rb") as fh:
@@ -2511,6 +2615,10 @@ def main():
     gd.add_argument("files", nargs="+")
     gr = sub.add_parser("golden-release", help="golden-X.Y/: what --kafka's kafka-dump-log prints differently on a capture")
     gr.add_argument("dirs", nargs="+")
+    gp = sub.add_parser("golden-pack", help=f"pack a capture's golden-X.Y/ folders into {GOLDEN_ARCHIVE}")
+    gp.add_argument("dirs", nargs="+")
+    gu = sub.add_parser("golden-unpack", help=f"unpack {GOLDEN_ARCHIVE} into golden-X.Y/ folders")
+    gu.add_argument("dirs", nargs="+")
     gdd = sub.add_parser("golden-dedupe", help="store golden-LINE/ against golden-BASE/ (mostly the same text)")
     gdd.add_argument("--line", required=True)
     gdd.add_argument("--base", required=True)
@@ -2528,8 +2636,8 @@ def main():
     RELEASE[0] = a.kafka
     MODE[0] = a.mode
     IBP[0] = a.ibp
-    if zookeeper_mode() and a.kafka and a.kafka != zk_pom_version()[0]:
-        sys.exit(f"--mode zookeeper runs Kafka {zk_pom_version()[0]} (pom-3.9.xml), not {a.kafka}")
+    if zookeeper_mode() and a.kafka and a.kafka not in ZK_RELEASES:
+        sys.exit(f"--mode zookeeper runs Kafka {', '.join(ZK_RELEASES)} (pom-3.9.xml), not {a.kafka}")
     if a.cmd == "setup":
         setup()
     elif a.cmd == "setup-dump":
@@ -2563,10 +2671,20 @@ def main():
     elif a.cmd == "golden-release":
         setup_dump_tool()
         for d in a.dirs:
+            golden_unpack(os.path.abspath(d))
             golden_release(d)
+            golden_pack(os.path.abspath(d))
+    elif a.cmd == "golden-pack":
+        for d in a.dirs:
+            golden_pack(os.path.abspath(d))
+    elif a.cmd == "golden-unpack":
+        for d in a.dirs:
+            golden_unpack(os.path.abspath(d))
     elif a.cmd == "golden-dedupe":
         for d in a.dirs:
+            golden_unpack(os.path.abspath(d))
             golden_dedupe(d, a.line, a.base)
+            golden_pack(os.path.abspath(d))
     elif a.cmd == "truth":
         setup()
         for d in a.dirs:

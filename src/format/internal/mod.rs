@@ -10,7 +10,7 @@
 //! `{"version":"<value version>","data":{…}}` (or `<DELETE>`) as the payload.
 
 use crate::format::metadata::schema::{
-    read_message, write_json, Msg, Reader, Schema, Val, UNDERFLOW,
+    name_in_line, read_message, write_json_named, Msg, Reader, Schema, Val, UNDERFLOW,
 };
 use crate::format::ParseError;
 
@@ -241,20 +241,25 @@ fn expand_consumer_protocol(msg: &mut Msg) {
     }
 }
 
-fn key_json(rec: &CoordinatorRecord) -> String {
+/// A field's JSON key as release line `line` names it in message `schema`.
+fn name_in(schema: &'static str, line: (u8, u8)) -> impl Fn(&'static str) -> &'static str {
+    move |field| name_in_line(tables::COORDINATOR_RENAMED, schema, line, field)
+}
+
+fn key_json(rec: &CoordinatorRecord, line: (u8, u8)) -> String {
     let mut out = String::from("{\"type\":\"");
     out.push_str(&rec.record_type.to_string());
     out.push_str("\",\"data\":");
-    write_json(&mut out, &rec.key);
+    write_json_named(&mut out, &rec.key, &name_in(rec.key_name, line));
     out.push('}');
     out
 }
 
-fn value_json(v: &CoordinatorValue) -> String {
+fn value_json(v: &CoordinatorValue, line: (u8, u8)) -> String {
     let mut out = String::from("{\"version\":\"");
     out.push_str(&v.version.to_string());
     out.push_str("\",\"data\":");
-    write_json(&mut out, &v.msg);
+    write_json_named(&mut out, &v.msg, &name_in(v.name, line));
     out.push('}');
     out
 }
@@ -287,9 +292,6 @@ fn format_coordinator(
             if let Some(v) = rec.value.as_mut() {
                 hide_unknown_tagged(&mut v.msg, v.name, text.line);
             }
-            if text.scala_transactions && rec.key_name == "TransactionLogKey" {
-                return Ok(scala_transaction_text(&rec));
-            }
             if text.status_names && rec.key_name == "TransactionLogKey" {
                 if let Some(status) = rec
                     .value
@@ -302,11 +304,11 @@ fn format_coordinator(
                 }
             }
             KeyPayload {
-                key: Some(key_json(&rec)),
+                key: Some(key_json(&rec, text.line)),
                 payload: Some(
                     rec.value
                         .as_ref()
-                        .map(value_json)
+                        .map(|v| value_json(v, text.line))
                         .unwrap_or_else(|| "<DELETE>".to_string()),
                 ),
             }
@@ -333,6 +335,9 @@ pub fn format_offsets_record(
     value: Option<&[u8]>,
     text: CoordinatorText,
 ) -> Result<KeyPayload, ParseError> {
+    if text.scala_offsets {
+        return scala::scala_offsets_text(key, value, text.scala());
+    }
     // a record type added after the release: its decoder does not read it
     if let Some(&[a, b, ..]) = key {
         let t = i16::from_be_bytes([a, b]);
@@ -360,6 +365,9 @@ pub fn format_transaction_log_record(
     value: Option<&[u8]>,
     text: CoordinatorText,
 ) -> Result<KeyPayload, ParseError> {
+    if text.scala_transactions {
+        return scala::scala_transaction_text(key, value, text.scala());
+    }
     format_coordinator(offset, key, value, decode_transaction_record, text)
 }
 
@@ -375,6 +383,12 @@ pub struct CoordinatorText {
     /// The Scala transaction-log text (`transaction_metadata::...`) of the
     /// releases before 4.1, instead of JSON.
     pub scala_transactions: bool,
+    /// The Scala group coordinator's text (`offset_commit::...`,
+    /// `group_metadata::...`) of the releases before 3.8, instead of JSON.
+    pub scala_offsets: bool,
+    /// The Scala decoders stop the tool on a key version they do not know
+    /// (before 3.4) rather than print `unknown::version=N`.
+    pub scala_unknown_key_aborts: bool,
 }
 
 impl CoordinatorText {
@@ -383,60 +397,21 @@ impl CoordinatorText {
         line: (u8::MAX, u8::MAX),
         status_names: true,
         scala_transactions: false,
+        scala_offsets: false,
+        scala_unknown_key_aborts: false,
     };
+
+    fn scala(self) -> scala::ScalaText {
+        scala::ScalaText {
+            line: self.line,
+            unknown_key_aborts: self.scala_unknown_key_aborts,
+        }
+    }
 }
 
 /// Empties the slots of tagged fields that release `line` does not know.
 fn hide_unknown_tagged(msg: &mut Msg, schema: &str, line: (u8, u8)) {
     crate::format::metadata::schema::hide_tagged_since(msg, schema, line, tables::TAGGED_SINCE);
-}
-
-/// The Scala tool's transaction-log text (Kafka up to 4.0's
-/// `TransactionLog.formatRecordKeyAndValue`): `transaction_metadata::
-/// transactionalId=ID` and `producerId:P,producerEpoch:E,state=S,
-/// partitions=[t-0,...],txnLastUpdateTimestamp=T,txnTimeoutMs=M`
-/// (`<DELETE>` for a tombstone; partitions are not listed in state Empty).
-fn scala_transaction_text(rec: &CoordinatorRecord) -> KeyPayload {
-    let Some(entry) = rec.transaction_log_entry() else {
-        return KeyPayload {
-            key: Some(format!("unknown::version={}", rec.record_type)),
-            payload: None,
-        };
-    };
-    let key = format!(
-        "transaction_metadata::transactionalId={}",
-        entry.transactional_id
-    );
-    let payload = match &entry.state {
-        None => "<DELETE>".to_string(),
-        Some(m) => {
-            let parts: Vec<String> = if m.state == TxnState::Empty {
-                Vec::new()
-            } else {
-                m.partitions
-                    .iter()
-                    .flat_map(|(t, ps)| ps.iter().map(move |p| format!("{t}-{p}")))
-                    .collect()
-            };
-            let state = rec
-                .value
-                .as_ref()
-                .and_then(|v| v.msg.int("transactionStatus"))
-                .map_or_else(String::new, TxnState::name_of);
-            format!(
-                "producerId:{},producerEpoch:{},state={state},partitions=[{}],txnLastUpdateTimestamp={},txnTimeoutMs={}",
-                m.producer_id,
-                m.producer_epoch,
-                parts.join(","),
-                m.last_update_timestamp_ms,
-                m.timeout_ms
-            )
-        }
-    };
-    KeyPayload {
-        key: Some(key),
-        payload: Some(payload),
-    }
 }
 
 /// Transaction states of `TransactionLogValue.transactionStatus`.
@@ -575,6 +550,7 @@ impl CoordinatorRecord {
     }
 }
 
+mod scala;
 #[allow(clippy::all)]
 #[rustfmt::skip]
 mod tables;

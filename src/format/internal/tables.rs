@@ -517,9 +517,10 @@ pub(crate) static TRANSACTION_LOG_KEY: Schema = Schema { name: "TransactionLogKe
 pub(crate) static TRANSACTION_LOG_VALUE: Schema = Schema { name: "TransactionLogValue", api_key: 0, valid: Vr(0, 1), flex: Vr(1, MAX), fields: T_F7 };
 /// Tagged fields of these schemas that older releases' schemas lack (their
 /// kafka-dump-log does not print them): (message, field, first release line
-/// that has it), compared with 3.8.1, 3.9.2, 4.0.2, 4.1.1, 4.2.0, 4.3.1.
+/// that has it), compared with 2.8.2, 3.0.2, 3.1.2, 3.2.3, 3.3.2, 3.4.1, 3.5.2, 3.6.2, 3.7.2, 3.8.1, 3.9.2, 4.0.2, 4.1.1, 4.2.0, 4.3.1.
 pub(crate) static TAGGED_SINCE: &[(&str, &str, (u8, u8))] = &[
     ("ConsumerGroupCurrentMemberAssignmentValue", "assignmentEpochs", (4, 3)),
+    ("ConsumerGroupMemberMetadataValue", "classicMemberMetadata", (3, 8)),
     ("ConsumerGroupMetadataValue", "metadataHash", (4, 1)),
     ("ConsumerGroupTargetAssignmentMetadataValue", "assignmentTimestamp", (4, 3)),
     ("OffsetCommitValue", "topicId", (4, 1)),
@@ -537,9 +538,54 @@ pub(crate) static TAGGED_SINCE: &[(&str, &str, (u8, u8))] = &[
     ("TransactionLogValue", "nextProducerId", (4, 0)),
     ("TransactionLogValue", "previousProducerId", (4, 0)),
 ];
+/// The `__consumer_offsets` value versions the Scala group coordinator of each
+/// older release line reads (its kafka-dump-log `--offsets-decoder` up to 3.7):
+/// (line, highest `OffsetCommitValue`, highest `GroupMetadataValue`); a higher
+/// version stops the tool. Its keys are `OffsetCommitKey` 0-1 and
+/// `GroupMetadataKey` 2 in every line.
+pub(crate) static SCALA_GROUP_VALUE_MAX: &[((u8, u8), i16, i16)] = &[
+    ((2, 8), 3, 3),
+    ((3, 0), 3, 3),
+    ((3, 1), 3, 3),
+    ((3, 2), 3, 3),
+    ((3, 3), 3, 3),
+    ((3, 4), 4, 4),
+    ((3, 5), 4, 4),
+    ((3, 6), 4, 4),
+    ((3, 7), 4, 4),
+];
+/// The `TransactionLogValue` versions the Scala transaction coordinator of
+/// each older release line reads (its `--transaction-log-decoder` up to 4.0):
+/// (line, highest version); a higher version stops the tool. Its key is
+/// `TransactionLogKey` 0 in every line.
+pub(crate) static SCALA_TXN_VALUE_MAX: &[((u8, u8), i16)] = &[
+    ((2, 8), 0),
+    ((3, 0), 0),
+    ((3, 1), 0),
+    ((3, 2), 0),
+    ((3, 3), 0),
+    ((3, 4), 1),
+    ((3, 5), 1),
+    ((3, 6), 1),
+    ((3, 7), 1),
+    ((3, 8), 1),
+    ((3, 9), 1),
+    ((4, 0), 1),
+];
+/// Fields of the coordinator record schemas that older release lines name otherwise
+/// (their kafka-dump-log prints that name): (message, newest JSON name, line,
+/// that line's JSON name).
+pub(crate) static COORDINATOR_RENAMED: &[(&str, &str, (u8, u8), &str)] = &[
+];
 /// `__consumer_offsets` record types older releases' decoders do not read
 /// (they print `Unknown record type`): (type, first release line that reads it).
 pub(crate) static GROUP_TYPES_SINCE: &[(i16, (u8, u8))] = &[
+    (3, (3, 5)),
+    (4, (3, 5)),
+    (5, (3, 5)),
+    (6, (3, 5)),
+    (7, (3, 5)),
+    (8, (3, 5)),
     (10, (4, 0)),
     (11, (4, 0)),
     (12, (4, 0)),

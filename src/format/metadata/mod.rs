@@ -25,7 +25,7 @@ pub use control::{
     checkpoint_header_line, decode_kraft_control, format_kraft_control, kraft_control_json,
     parse_checkpoint_name, KraftControlType,
 };
-use schema::{write_json, Msg, Reader, Schema};
+use schema::{Msg, Reader, Schema};
 use tables::METADATA_SCHEMAS;
 
 /// A decoded metadata record: frame, record type and body.
@@ -50,12 +50,17 @@ impl MetadataRecord {
     /// The JSON object `--cluster-metadata-decoder` prints:
     /// `{"type":"<TYPE>","version":<n>,"data":{…}}`.
     pub fn to_json(&self) -> String {
+        self.to_json_named(&|name| name)
+    }
+
+    /// [`MetadataRecord::to_json`] with the field keys `name` gives.
+    fn to_json_named(&self, name: &dyn Fn(&'static str) -> &'static str) -> String {
         let mut out = String::from("{\"type\":");
         schema::json_string(&mut out, &self.type_name());
         out.push_str(",\"version\":");
         out.push_str(&self.version.to_string());
         out.push_str(",\"data\":");
-        write_json(&mut out, &self.body);
+        schema::write_json_named(&mut out, &self.body, name);
         out.push('}');
         out
     }
@@ -390,12 +395,30 @@ pub fn decode_remote_log_metadata_record(value: &[u8]) -> Result<MetadataRecord,
 /// schema's own), whose fields are the ones read.
 fn decode_framed(
     value: &[u8],
-    lookup: fn(i16) -> Option<&'static Schema>,
+    lookup: impl Fn(i16) -> Option<&'static Schema>,
     highest: impl Fn(i16) -> Option<i16>,
+) -> Result<MetadataRecord, ParseError> {
+    decode_frame(value, lookup, highest, false)
+}
+
+/// `preview`: as Kafka 2.8's serde (the KRaft preview) reads, which knows
+/// frame version 0 only and reads the body without checking what follows.
+fn decode_frame(
+    value: &[u8],
+    lookup: impl Fn(i16) -> Option<&'static Schema>,
+    highest: impl Fn(i16) -> Option<i16>,
+    preview: bool,
 ) -> Result<MetadataRecord, ParseError> {
     let mut r = Reader::new(value, 0);
     let frame = frame_field(&mut r, "frame version")?;
-    if frame == 0 {
+    if preview {
+        if frame != 0 {
+            return Err(ParseError::new(
+                0,
+                format!("Could not deserialize metadata record due to unknown frame version {frame}(only frame version 0 is supported)"),
+            ));
+        }
+    } else if frame == 0 {
         return Err(ParseError::new(
             0,
             "Could not deserialize metadata record with frame version 0. Note that upgrades from the preview release of KRaft in 2.8 to newer versions are not supported.",
@@ -423,7 +446,7 @@ fn decode_framed(
             format!("Failed to deserialize record with type {api_key}"),
         )
     })?;
-    if r.remaining() > 0 {
+    if r.remaining() > 0 && !preview {
         return Err(r.err(format!(
             "Found {} byte(s) of garbage after {api_key}",
             r.remaining()
@@ -435,6 +458,16 @@ fn decode_framed(
         name: schema.name,
         body,
     })
+}
+
+/// The `metadata.version` of a feature level (`3.3-IV3`), as the newest
+/// release's `MetadataVersion` names it; `None` for a level it does not
+/// know.
+pub fn metadata_version_name(level: i16) -> Option<&'static str> {
+    tables::METADATA_VERSIONS
+        .iter()
+        .find(|(l, _)| *l == level)
+        .map(|(_, n)| *n)
 }
 
 /// The text `kafka-dump-log --cluster-metadata-decoder` prints after
@@ -463,15 +496,28 @@ pub fn format_metadata_payload_for(offset: i64, value: Option<&[u8]>, line: (u8,
     let decoded = match known {
         Some(k) => {
             // a record type the line does not know fails at its lookup,
-            // after the frame and before the body
-            if let Some(key) = peek_api_key(v) {
+            // after the frame and before the body (2.8 checks the frame
+            // against version 0 first: peek_api_key reads frame 1 only)
+            if let Some(key) = peek_api_key(v).filter(|_| line >= (3, 0)) {
                 if !k.iter().any(|(a, _)| *a == key) {
                     return format!(
                         "Error at {offset}, skipping. org.apache.kafka.common.errors.UnsupportedVersionException: Unknown metadata id {key}"
                     );
                 }
             }
-            decode_framed(v, metadata_schema, highest)
+            // a record the line lays out otherwise is read with its own schema
+            let own = |key: i16| {
+                tables::METADATA_OLD_LAYOUTS
+                    .iter()
+                    .find(|(l, s)| *l == line && s.api_key == key)
+                    .map(|(_, s)| *s)
+            };
+            // 2.8 (the KRaft preview) reads frame version 0 only
+            let preview = line < (3, 0);
+            match peek_api_key(v).and_then(own) {
+                Some(schema) => decode_frame(v, |_| Some(schema), |_| None, preview),
+                None => decode_frame(v, metadata_schema, highest, preview),
+            }
         }
         None => decode_metadata_record(v),
     };
@@ -485,7 +531,10 @@ pub fn format_metadata_payload_for(offset: i64, value: Option<&[u8]>, line: (u8,
                     tables::METADATA_TAGGED_SINCE,
                 );
             }
-            rec.to_json()
+            let record = rec.name;
+            rec.to_json_named(&|field| {
+                schema::name_in_line(tables::METADATA_RENAMED, record, line, field)
+            })
         }
         Err(e) => format!("Error at {offset}, skipping. {}", e.reason),
     }

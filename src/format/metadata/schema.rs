@@ -525,6 +525,12 @@ pub fn reversion(msg: &Msg, version: i16) -> Msg {
 /// fields in schema order, fields absent in the version omitted, tagged
 /// fields omitted when they hold their default.
 pub fn write_json(out: &mut String, msg: &Msg) {
+    write_json_named(out, msg, &|name| name);
+}
+
+/// [`write_json`] with each field's key as `name` gives it (an older
+/// release's name for a field the newest schema renamed).
+pub fn write_json_named(out: &mut String, msg: &Msg, name: &dyn Fn(&'static str) -> &'static str) {
     out.push('{');
     let mut first = true;
     for (f, slot) in msg.fields.iter().zip(msg.values.iter()) {
@@ -539,15 +545,19 @@ pub fn write_json(out: &mut String, msg: &Msg) {
             out.push(',');
         }
         first = false;
-        json_string(out, f.name);
+        json_string(out, name(f.name));
         out.push(':');
-        write_val(out, val);
+        write_val_named(out, val, name);
     }
     out.push('}');
 }
 
 /// Writes one value as compact JSON.
 pub fn write_val(out: &mut String, val: &Val) {
+    write_val_named(out, val, &|name| name);
+}
+
+fn write_val_named(out: &mut String, val: &Val, name: &dyn Fn(&'static str) -> &'static str) {
     match val {
         Val::Null => out.push_str("null"),
         Val::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
@@ -570,11 +580,11 @@ pub fn write_val(out: &mut String, val: &Val) {
                 if i > 0 {
                     out.push(',');
                 }
-                write_val(out, v);
+                write_val_named(out, v, name);
             }
             out.push(']');
         }
-        Val::Struct(m) => write_json(out, m),
+        Val::Struct(m) => write_json_named(out, m, name),
     }
 }
 
@@ -662,6 +672,20 @@ pub fn hide_tagged_since(
             _ => {}
         }
     }
+}
+
+/// The JSON key release line `line` gives field `field` of message
+/// `schema`, by `renamed`: (message, newest name, line, that line's name).
+pub fn name_in_line(
+    renamed: &'static [(&'static str, &'static str, (u8, u8), &'static str)],
+    schema: &str,
+    line: (u8, u8),
+    field: &'static str,
+) -> &'static str {
+    renamed
+        .iter()
+        .find(|(m, n, l, _)| *m == schema && *n == field && *l == line)
+        .map_or(field, |(_, _, _, old)| old)
 }
 
 #[cfg(test)]

@@ -224,6 +224,15 @@ pub(crate) static METADATA_SCHEMAS: &[Schema] = &[
 /// [(api key, highest version)]); a type missing is one that line does not
 /// know. Compared with the newest release's schemas above.
 pub(crate) static METADATA_MAX_VERSIONS: &[((u8, u8), &[(i16, i16)])] = &[
+    ((2, 8), &[(4, 0), (10, 0), (12, 0), (7, 0), (5, 0), (3, 0), (0, 0), (9, 0), (2, 0), (8, 0), (1, 0), (11, 0)]),
+    ((3, 0), &[(17, 0), (14, 0), (4, 0), (10, 0), (12, 0), (7, 0), (5, 0), (3, 0), (15, 0), (0, 0), (9, 0), (2, 0), (8, 0), (1, 0), (11, 0)]),
+    ((3, 1), &[(17, 0), (14, 0), (4, 0), (10, 0), (12, 0), (7, 0), (5, 0), (3, 0), (15, 0), (0, 0), (9, 0), (2, 0), (8, 0), (1, 0), (11, 0)]),
+    ((3, 2), &[(18, 0), (17, 0), (14, 0), (4, 0), (10, 0), (12, 0), (7, 0), (5, 0), (3, 0), (15, 0), (0, 0), (19, 0), (9, 0), (2, 0), (8, 0), (1, 0), (11, 0)]),
+    ((3, 3), &[(18, 0), (17, 1), (14, 0), (4, 0), (10, 0), (12, 0), (7, 0), (20, 0), (5, 0), (3, 0), (15, 0), (0, 1), (19, 0), (9, 0), (2, 0), (8, 0), (1, 0), (11, 0)]),
+    ((3, 4), &[(18, 0), (17, 1), (14, 0), (4, 0), (10, 0), (12, 0), (7, 0), (20, 0), (5, 0), (3, 0), (15, 0), (0, 2), (19, 0), (9, 0), (2, 0), (8, 0), (1, 0), (11, 0), (21, 0)]),
+    ((3, 5), &[(18, 0), (17, 1), (14, 0), (4, 0), (10, 0), (12, 0), (7, 0), (20, 0), (5, 0), (3, 0), (15, 0), (0, 2), (19, 0), (9, 0), (22, 0), (2, 0), (8, 0), (1, 0), (11, 0), (21, 0)]),
+    ((3, 6), &[(25, 0), (18, 0), (23, 0), (17, 1), (14, 0), (4, 0), (10, 0), (24, 0), (12, 0), (7, 0), (20, 0), (5, 0), (3, 0), (15, 0), (0, 2), (19, 0), (26, 0), (9, 0), (22, 0), (2, 0), (8, 0), (1, 0), (11, 0), (21, 0)]),
+    ((3, 7), &[(25, 0), (18, 0), (23, 0), (17, 2), (14, 0), (4, 0), (10, 0), (24, 0), (12, 0), (7, 0), (20, 0), (5, 2), (3, 2), (15, 0), (0, 3), (27, 0), (19, 0), (26, 0), (9, 0), (22, 0), (2, 0), (8, 0), (1, 0), (11, 0), (21, 0)]),
     ((3, 8), &[(25, 0), (18, 0), (23, 0), (17, 2), (14, 0), (4, 0), (10, 0), (24, 0), (12, 0), (7, 0), (20, 0), (5, 2), (3, 2), (15, 0), (0, 3), (27, 0), (19, 0), (26, 0), (9, 0), (22, 0), (2, 0), (8, 0), (1, 0), (11, 0), (21, 0)]),
     ((3, 9), &[(25, 0), (18, 0), (23, 0), (17, 2), (14, 0), (4, 0), (10, 0), (24, 0), (12, 0), (7, 0), (20, 0), (5, 2), (3, 2), (15, 0), (0, 3), (27, 0), (19, 0), (26, 0), (9, 0), (22, 0), (2, 0), (8, 0), (1, 0), (11, 0), (21, 0)]),
     ((4, 0), &[(25, 0), (18, 0), (23, 0), (17, 2), (28, 0), (14, 0), (4, 0), (10, 0), (24, 0), (12, 0), (7, 0), (20, 0), (5, 2), (3, 2), (15, 0), (0, 3), (27, 0), (19, 0), (26, 0), (9, 0), (22, 0), (2, 0), (8, 0), (1, 0), (11, 0), (21, 0)]),
@@ -236,7 +245,166 @@ pub(crate) static METADATA_MAX_VERSIONS: &[((u8, u8), &[(i16, i16)])] = &[
 /// release line that has it).
 pub(crate) static METADATA_TAGGED_SINCE: &[(&str, &str, (u8, u8))] = &[
     ("BrokerRegistrationChangeRecord", "cordonedLogDirs", (4, 3)),
+    ("BrokerRegistrationChangeRecord", "inControlledShutdown", (3, 3)),
+    ("BrokerRegistrationChangeRecord", "logDirs", (3, 7)),
+    ("PartitionChangeRecord", "addingReplicas", (3, 0)),
+    ("PartitionChangeRecord", "directories", (3, 7)),
+    ("PartitionChangeRecord", "eligibleLeaderReplicas", (3, 7)),
+    ("PartitionChangeRecord", "lastKnownElr", (3, 7)),
+    ("PartitionChangeRecord", "leaderRecoveryState", (3, 2)),
+    ("PartitionChangeRecord", "removingReplicas", (3, 0)),
+    ("PartitionChangeRecord", "replicas", (3, 0)),
+    ("PartitionRecord", "eligibleLeaderReplicas", (3, 7)),
+    ("PartitionRecord", "lastKnownElr", (3, 7)),
+    ("PartitionRecord", "leaderRecoveryState", (3, 2)),
     ("RegisterBrokerRecord", "cordonedLogDirs", (4, 3)),
+    ("RegisterBrokerRecord", "logDirs", (3, 7)),
+];
+/// Fields of the metadata record schemas that older release lines name otherwise
+/// (their kafka-dump-log prints that name): (message, newest JSON name, line,
+/// that line's JSON name).
+pub(crate) static METADATA_RENAMED: &[(&str, &str, (u8, u8), &str)] = &[
+    ("FeatureLevelRecord", "featureLevel", (2, 8), "minFeatureLevel"),
+    ("FeatureLevelRecord", "featureLevel", (3, 0), "minFeatureLevel"),
+    ("FeatureLevelRecord", "featureLevel", (3, 1), "minFeatureLevel"),
+    ("FeatureLevelRecord", "featureLevel", (3, 2), "minFeatureLevel"),
+    ("PartitionChangeRecord", "lastKnownElr", (3, 7), "lastKnownELR"),
+    ("PartitionRecord", "lastKnownElr", (3, 7), "lastKnownELR"),
+    ("ProducerIdsRecord", "nextProducerId", (3, 0), "producerIdsEnd"),
+    ("ProducerIdsRecord", "nextProducerId", (3, 1), "producerIdsEnd"),
+];
+static O_F1: &[Field] = &[
+    Field { name: "name", ty: Ty::Str, ver: Vr(0, MAX), nullable: NONE, tagged: NONE, tag: 0, default: Def::Str(""), flex: None },
+    Field { name: "minFeatureLevel", ty: Ty::I16, ver: Vr(0, MAX), nullable: NONE, tagged: NONE, tag: 0, default: Def::Int(0), flex: None },
+    Field { name: "maxFeatureLevel", ty: Ty::I16, ver: Vr(0, MAX), nullable: NONE, tagged: NONE, tag: 0, default: Def::Int(0), flex: None },
+];
+static O_F2: &[Field] = &[
+    Field { name: "mechanism", ty: Ty::I8, ver: Vr(0, MAX), nullable: NONE, tagged: NONE, tag: 0, default: Def::Int(0), flex: None },
+    Field { name: "salt", ty: Ty::Bytes, ver: Vr(0, MAX), nullable: NONE, tagged: NONE, tag: 0, default: Def::Empty, flex: None },
+    Field { name: "saltedPassword", ty: Ty::Bytes, ver: Vr(0, MAX), nullable: NONE, tagged: NONE, tag: 0, default: Def::Empty, flex: None },
+    Field { name: "iterations", ty: Ty::I32, ver: Vr(0, MAX), nullable: NONE, tagged: NONE, tag: 0, default: Def::Int(0), flex: None },
+];
+static O_F3: &[Field] = &[
+    Field { name: "name", ty: Ty::Str, ver: Vr(0, MAX), nullable: NONE, tagged: NONE, tag: 0, default: Def::Str(""), flex: None },
+    Field { name: "credentialInfos", ty: Ty::Arr(&Ty::Struct(O_F2)), ver: Vr(0, MAX), nullable: NONE, tagged: NONE, tag: 0, default: Def::Empty, flex: None },
+];
+static O_F4: &[Field] = &[
+    Field { name: "name", ty: Ty::Str, ver: Vr(0, MAX), nullable: NONE, tagged: NONE, tag: 0, default: Def::Str(""), flex: None },
+    Field { name: "minFeatureLevel", ty: Ty::I16, ver: Vr(0, MAX), nullable: NONE, tagged: NONE, tag: 0, default: Def::Int(0), flex: None },
+    Field { name: "maxFeatureLevel", ty: Ty::I16, ver: Vr(0, MAX), nullable: NONE, tagged: NONE, tag: 0, default: Def::Int(0), flex: None },
+];
+static O_F5: &[Field] = &[
+    Field { name: "mechanism", ty: Ty::I8, ver: Vr(0, MAX), nullable: NONE, tagged: NONE, tag: 0, default: Def::Int(0), flex: None },
+    Field { name: "salt", ty: Ty::Bytes, ver: Vr(0, MAX), nullable: NONE, tagged: NONE, tag: 0, default: Def::Empty, flex: None },
+    Field { name: "saltedPassword", ty: Ty::Bytes, ver: Vr(0, MAX), nullable: NONE, tagged: NONE, tag: 0, default: Def::Empty, flex: None },
+    Field { name: "iterations", ty: Ty::I32, ver: Vr(0, MAX), nullable: NONE, tagged: NONE, tag: 0, default: Def::Int(0), flex: None },
+];
+static O_F6: &[Field] = &[
+    Field { name: "name", ty: Ty::Str, ver: Vr(0, MAX), nullable: NONE, tagged: NONE, tag: 0, default: Def::Str(""), flex: None },
+    Field { name: "credentialInfos", ty: Ty::Arr(&Ty::Struct(O_F5)), ver: Vr(0, MAX), nullable: NONE, tagged: NONE, tag: 0, default: Def::Empty, flex: None },
+];
+static O_F7: &[Field] = &[
+    Field { name: "name", ty: Ty::Str, ver: Vr(0, MAX), nullable: NONE, tagged: NONE, tag: 0, default: Def::Str(""), flex: None },
+    Field { name: "minFeatureLevel", ty: Ty::I16, ver: Vr(0, MAX), nullable: NONE, tagged: NONE, tag: 0, default: Def::Int(0), flex: None },
+    Field { name: "maxFeatureLevel", ty: Ty::I16, ver: Vr(0, MAX), nullable: NONE, tagged: NONE, tag: 0, default: Def::Int(0), flex: None },
+];
+static O_F8: &[Field] = &[
+    Field { name: "mechanism", ty: Ty::I8, ver: Vr(0, MAX), nullable: NONE, tagged: NONE, tag: 0, default: Def::Int(0), flex: None },
+    Field { name: "salt", ty: Ty::Bytes, ver: Vr(0, MAX), nullable: NONE, tagged: NONE, tag: 0, default: Def::Empty, flex: None },
+    Field { name: "saltedPassword", ty: Ty::Bytes, ver: Vr(0, MAX), nullable: NONE, tagged: NONE, tag: 0, default: Def::Empty, flex: None },
+    Field { name: "iterations", ty: Ty::I32, ver: Vr(0, MAX), nullable: NONE, tagged: NONE, tag: 0, default: Def::Int(0), flex: None },
+];
+static O_F9: &[Field] = &[
+    Field { name: "name", ty: Ty::Str, ver: Vr(0, MAX), nullable: NONE, tagged: NONE, tag: 0, default: Def::Str(""), flex: None },
+    Field { name: "credentialInfos", ty: Ty::Arr(&Ty::Struct(O_F8)), ver: Vr(0, MAX), nullable: NONE, tagged: NONE, tag: 0, default: Def::Empty, flex: None },
+];
+static O_F10: &[Field] = &[
+    Field { name: "name", ty: Ty::Str, ver: Vr(0, MAX), nullable: NONE, tagged: NONE, tag: 0, default: Def::Str(""), flex: None },
+    Field { name: "minFeatureLevel", ty: Ty::I16, ver: Vr(0, MAX), nullable: NONE, tagged: NONE, tag: 0, default: Def::Int(0), flex: None },
+    Field { name: "maxFeatureLevel", ty: Ty::I16, ver: Vr(0, MAX), nullable: NONE, tagged: NONE, tag: 0, default: Def::Int(0), flex: None },
+];
+static O_F11: &[Field] = &[
+    Field { name: "mechanism", ty: Ty::I8, ver: Vr(0, MAX), nullable: NONE, tagged: NONE, tag: 0, default: Def::Int(0), flex: None },
+    Field { name: "salt", ty: Ty::Bytes, ver: Vr(0, MAX), nullable: NONE, tagged: NONE, tag: 0, default: Def::Empty, flex: None },
+    Field { name: "saltedPassword", ty: Ty::Bytes, ver: Vr(0, MAX), nullable: NONE, tagged: NONE, tag: 0, default: Def::Empty, flex: None },
+    Field { name: "iterations", ty: Ty::I32, ver: Vr(0, MAX), nullable: NONE, tagged: NONE, tag: 0, default: Def::Int(0), flex: None },
+];
+static O_F12: &[Field] = &[
+    Field { name: "name", ty: Ty::Str, ver: Vr(0, MAX), nullable: NONE, tagged: NONE, tag: 0, default: Def::Str(""), flex: None },
+    Field { name: "credentialInfos", ty: Ty::Arr(&Ty::Struct(O_F11)), ver: Vr(0, MAX), nullable: NONE, tagged: NONE, tag: 0, default: Def::Empty, flex: None },
+];
+static O_F13: &[Field] = &[
+    Field { name: "mechanism", ty: Ty::I8, ver: Vr(0, MAX), nullable: NONE, tagged: NONE, tag: 0, default: Def::Int(0), flex: None },
+    Field { name: "salt", ty: Ty::Bytes, ver: Vr(0, MAX), nullable: NONE, tagged: NONE, tag: 0, default: Def::Empty, flex: None },
+    Field { name: "saltedPassword", ty: Ty::Bytes, ver: Vr(0, MAX), nullable: NONE, tagged: NONE, tag: 0, default: Def::Empty, flex: None },
+    Field { name: "iterations", ty: Ty::I32, ver: Vr(0, MAX), nullable: NONE, tagged: NONE, tag: 0, default: Def::Int(0), flex: None },
+];
+static O_F14: &[Field] = &[
+    Field { name: "name", ty: Ty::Str, ver: Vr(0, MAX), nullable: NONE, tagged: NONE, tag: 0, default: Def::Str(""), flex: None },
+    Field { name: "credentialInfos", ty: Ty::Arr(&Ty::Struct(O_F13)), ver: Vr(0, MAX), nullable: NONE, tagged: NONE, tag: 0, default: Def::Empty, flex: None },
+];
+static O_F15: &[Field] = &[
+    Field { name: "mechanism", ty: Ty::I8, ver: Vr(0, MAX), nullable: NONE, tagged: NONE, tag: 0, default: Def::Int(0), flex: None },
+    Field { name: "salt", ty: Ty::Bytes, ver: Vr(0, MAX), nullable: NONE, tagged: NONE, tag: 0, default: Def::Empty, flex: None },
+    Field { name: "saltedPassword", ty: Ty::Bytes, ver: Vr(0, MAX), nullable: NONE, tagged: NONE, tag: 0, default: Def::Empty, flex: None },
+    Field { name: "iterations", ty: Ty::I32, ver: Vr(0, MAX), nullable: NONE, tagged: NONE, tag: 0, default: Def::Int(0), flex: None },
+];
+static O_F16: &[Field] = &[
+    Field { name: "name", ty: Ty::Str, ver: Vr(0, MAX), nullable: NONE, tagged: NONE, tag: 0, default: Def::Str(""), flex: None },
+    Field { name: "credentialInfos", ty: Ty::Arr(&Ty::Struct(O_F15)), ver: Vr(0, MAX), nullable: NONE, tagged: NONE, tag: 0, default: Def::Empty, flex: None },
+];
+/// Metadata records an older release line lays out otherwise than the newest
+/// schema (fields the newest lacks): (line, that line's own schema), which
+/// its kafka-dump-log reads the record with.
+pub(crate) static METADATA_OLD_LAYOUTS: &[((u8, u8), &Schema)] = &[
+    ((2, 8), &Schema { name: "FeatureLevelRecord", api_key: 12, valid: Vr(0, 0), flex: NONE, fields: O_F1 }),
+    ((2, 8), &Schema { name: "UserScramCredentialRecord", api_key: 11, valid: Vr(0, 0), flex: NONE, fields: O_F3 }),
+    ((3, 0), &Schema { name: "FeatureLevelRecord", api_key: 12, valid: Vr(0, 0), flex: Vr(0, MAX), fields: O_F4 }),
+    ((3, 0), &Schema { name: "UserScramCredentialRecord", api_key: 11, valid: Vr(0, 0), flex: Vr(0, MAX), fields: O_F6 }),
+    ((3, 1), &Schema { name: "FeatureLevelRecord", api_key: 12, valid: Vr(0, 0), flex: Vr(0, MAX), fields: O_F7 }),
+    ((3, 1), &Schema { name: "UserScramCredentialRecord", api_key: 11, valid: Vr(0, 0), flex: Vr(0, MAX), fields: O_F9 }),
+    ((3, 2), &Schema { name: "FeatureLevelRecord", api_key: 12, valid: Vr(0, 0), flex: Vr(0, MAX), fields: O_F10 }),
+    ((3, 2), &Schema { name: "UserScramCredentialRecord", api_key: 11, valid: Vr(0, 0), flex: Vr(0, MAX), fields: O_F12 }),
+    ((3, 3), &Schema { name: "UserScramCredentialRecord", api_key: 11, valid: Vr(0, 0), flex: Vr(0, MAX), fields: O_F14 }),
+    ((3, 4), &Schema { name: "UserScramCredentialRecord", api_key: 11, valid: Vr(0, 0), flex: Vr(0, MAX), fields: O_F16 }),
+];
+/// Every `metadata.version` feature level and its version (`3.3-IV3`), from
+/// `MetadataVersion` of Kafka 4.4.0 and, for the levels 4.x dropped, 3.9.2.
+pub(crate) static METADATA_VERSIONS: &[(i16, &str)] = &[
+    (1, "3.0-IV1"),
+    (2, "3.1-IV0"),
+    (3, "3.2-IV0"),
+    (4, "3.3-IV0"),
+    (5, "3.3-IV1"),
+    (6, "3.3-IV2"),
+    (7, "3.3-IV3"),
+    (8, "3.4-IV0"),
+    (9, "3.5-IV0"),
+    (10, "3.5-IV1"),
+    (11, "3.5-IV2"),
+    (12, "3.6-IV0"),
+    (13, "3.6-IV1"),
+    (14, "3.6-IV2"),
+    (15, "3.7-IV0"),
+    (16, "3.7-IV1"),
+    (17, "3.7-IV2"),
+    (18, "3.7-IV3"),
+    (19, "3.7-IV4"),
+    (20, "3.8-IV0"),
+    (21, "3.9-IV0"),
+    (22, "4.0-IV0"),
+    (23, "4.0-IV1"),
+    (24, "4.0-IV2"),
+    (25, "4.0-IV3"),
+    (26, "4.1-IV0"),
+    (27, "4.1-IV1"),
+    (28, "4.2-IV0"),
+    (29, "4.2-IV1"),
+    (30, "4.3-IV0"),
+    (31, "4.4-IV0"),
+    (32, "4.4-IV1"),
+    (33, "4.4-IV2"),
+    (34, "4.5-IV0"),
 ];
 static C_F1: &[Field] = &[
     Field { name: "version", ty: Ty::I16, ver: Vr(0, MAX), nullable: NONE, tagged: NONE, tag: 0, default: Def::Int(0), flex: None },
