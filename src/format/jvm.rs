@@ -60,8 +60,9 @@ pub enum ScalaPut {
 /// indexes into the hashes of `steps` (a key equal to an earlier one, as
 /// `same` tells, is not added twice). The table is an array of buckets
 /// indexed by the spread hash; within a bucket nodes are kept sorted by
-/// that hash (ties in insertion order), and a resize keeps both, so the
-/// order is by (bucket of the final table, hash, insertion).
+/// that hash (a signed comparison; ties in insertion order), and a resize
+/// keeps both, so the order is by (bucket of the final table, hash,
+/// insertion).
 pub fn scala_hash_order(steps: &[ScalaPut], same: impl Fn(usize, usize) -> bool) -> Vec<usize> {
     let mut len: usize = 16;
     let threshold = |len: usize| (len as f64 * 0.75) as usize;
@@ -93,13 +94,88 @@ pub fn scala_hash_order(steps: &[ScalaPut], same: impl Fn(usize, usize) -> bool)
         }
         keys.push((i, spread(hash)));
     }
-    keys.sort_by_key(|&(i, h)| ((h as usize) & (len - 1), h, i));
+    // within a bucket by the hash as a signed Int (`n.hash <= hash`)
+    keys.sort_by_key(|&(i, h)| ((h as usize) & (len - 1), h as i32, i));
     keys.into_iter().map(|(i, _)| i).collect()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Orders printed by scala-library 2.13.12 (the one Kafka 3.7.2 ships)
+    /// for a `mutable.HashMap` filled with `consumer-N-member`, N = 0..n, in
+    /// order: the first growth of the table comes at the 12th key.
+    #[test]
+    fn scala_hash_map_orders_as_scala_library() {
+        for (n, want) in [
+            (11, &[3, 1, 9, 2, 0, 5, 8, 6, 4, 7, 10][..]),
+            (12, &[3, 1, 2, 0, 5, 6, 4, 11, 10, 9, 8, 7][..]),
+            (13, &[3, 1, 2, 0, 5, 6, 4, 11, 10, 12, 9, 8, 7][..]),
+            (
+                24,
+                &[
+                    3, 1, 2, 0, 5, 6, 4, 17, 16, 18, 19, 23, 22, 9, 8, 7, 11, 10, 20, 21, 14, 12,
+                    15, 13,
+                ][..],
+            ),
+            (
+                25,
+                &[
+                    3, 1, 2, 0, 5, 6, 4, 17, 16, 18, 19, 24, 23, 22, 9, 8, 7, 11, 10, 20, 21, 14,
+                    12, 15, 13,
+                ][..],
+            ),
+        ] {
+            let keys: Vec<String> = (0..n).map(|i| format!("consumer-{i}-member")).collect();
+            let steps: Vec<ScalaPut> = keys
+                .iter()
+                .map(|k| ScalaPut::One(java_string_hash(k)))
+                .collect();
+            assert_eq!(scala_hash_order(&steps, |a, b| keys[a] == keys[b]), want, "{n} keys");
+        }
+    }
+
+    /// The same for a `mutable.HashSet[TopicPartition]` filled as Kafka's
+    /// `TransactionMetadata.addPartitions` does, one topic's partitions
+    /// (an immutable set) at a time.
+    #[test]
+    fn scala_hash_set_orders_as_scala_library() {
+        for (topics, want) in [
+            (
+                &[("wide", 14), ("side", 3)][..],
+                "side-1,side-2,wide-0,wide-1,wide-2,wide-3,wide-4,side-0,wide-13,wide-5,wide-6,wide-7,wide-8,wide-9,wide-10,wide-11,wide-12",
+            ),
+            (&[("side", 3)][..], "side-1,side-2,side-0"),
+            (
+                &[("a", 2), ("b", 2), ("c", 2), ("d", 2), ("e", 2), ("f", 2), ("g", 2)][..],
+                "a-1,a-0,b-1,b-0,c-1,c-0,d-1,d-0,e-1,e-0,f-1,f-0,g-1,g-0",
+            ),
+            (
+                &[("t", 30)][..],
+                "t-21,t-19,t-17,t-15,t-13,t-11,t-9,t-7,t-5,t-3,t-1,t-28,t-26,t-24,t-22,t-20,t-18,t-16,t-14,t-12,t-10,t-8,t-6,t-4,t-2,t-0,t-29,t-27,t-25,t-23",
+            ),
+        ] {
+            let mut steps = Vec::new();
+            let mut names = Vec::new();
+            for (t, n) in topics {
+                steps.push(ScalaPut::SizeHint(*n));
+                names.push(String::new());
+                for p in 0..*n {
+                    let h = topic_partition_hash(t, p as i32);
+                    steps.push(if *n > 4 {
+                        ScalaPut::Bulk(h)
+                    } else {
+                        ScalaPut::One(h)
+                    });
+                    names.push(format!("{t}-{p}"));
+                }
+            }
+            let order = scala_hash_order(&steps, |a, b| names[a] == names[b]);
+            let got: Vec<&str> = order.iter().map(|&i| names[i].as_str()).collect();
+            assert_eq!(got.join(","), want);
+        }
+    }
 
     #[test]
     fn string_and_partition_hashes() {

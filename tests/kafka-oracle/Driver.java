@@ -64,6 +64,9 @@ public class Driver {
             case "txn-hold": out = txnHold(); break;
             case "produce-hold": out = produceHold(); break;
             case "replay": out = replay(); break;
+            case "txn-wide": out = txnWide(); break;
+            case "group-members": out = groupMembers(); break;
+            case "streams": out = streams(); break;
             default: throw new IllegalArgumentException("unknown command " + cmd);
         }
         System.out.println(out);
@@ -346,6 +349,150 @@ public class Driver {
             }
         }
         return "{\"committed\":" + committed + ",\"aborted\":" + aborted + ",\"open\":0}";
+    }
+
+    // Transactions over many partitions of several topics (topics=T:N,U:M):
+    // each writes one record to every partition, so the transaction log
+    // lists them all; plan=commit,abort,...; leave_open=true ends with one
+    // left open (the producer halts).
+    static String txnWide() throws Exception {
+        Map<String, Integer> topics = new LinkedHashMap<>();
+        for (String t : arg("topics").split(",")) {
+            String[] a = t.split(":");
+            topics.put(a[0], Integer.parseInt(a[1]));
+        }
+        Properties p = producerProps();
+        p.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, arg("txn_id"));
+        p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
+        p.put(ProducerConfig.ACKS_CONFIG, "all");
+        p.put(ProducerConfig.RETRIES_CONFIG, "5");
+        int committed = 0, aborted = 0;
+        long i = 0;
+        try (KafkaProducer<byte[], byte[]> prod = new KafkaProducer<>(p)) {
+            prod.initTransactions();
+            List<String> steps = new ArrayList<>(Arrays.asList(arg("plan").split(",")));
+            boolean open = Boolean.parseBoolean(arg("leave_open", "false"));
+            if (open) steps.add("open");
+            for (String step : steps) {
+                prod.beginTransaction();
+                int n = 0;
+                for (Map.Entry<String, Integer> t : topics.entrySet())
+                    for (int part = 0; part < t.getValue(); part++, i++, n++)
+                        prod.send(new ProducerRecord<>(t.getKey(), part, ("wide-" + i).getBytes(StandardCharsets.UTF_8), value(30, i)));
+                prod.flush();
+                if (step.equals("commit")) {
+                    prod.commitTransaction();
+                    committed += n;
+                } else if (step.equals("abort")) {
+                    prod.abortTransaction();
+                    aborted += n;
+                } else {
+                    System.out.println("{\"committed\":" + committed + ",\"aborted\":" + aborted + ",\"open\":" + n + "}");
+                    System.out.flush();
+                    Runtime.getRuntime().halt(0);
+                }
+            }
+        }
+        return "{\"committed\":" + committed + ",\"aborted\":" + aborted + ",\"open\":0}";
+    }
+
+    // members=N consumers of one group (protocol=classic|consumer), each on
+    // its own thread, consume the topic and commit what they read; once
+    // every member holds partitions and count records were read, they all
+    // leave. The group's records in __consumer_offsets then list N members.
+    static String groupMembers() throws Exception {
+        int n = iarg("members", 3);
+        int want = iarg("count", 1);
+        AtomicInteger got = new AtomicInteger();
+        AtomicBoolean stop = new AtomicBoolean();
+        AtomicInteger assigned = new AtomicInteger();
+        ConcurrentHashMap<String, Integer> sizes = new ConcurrentHashMap<>();
+        List<Thread> threads = new ArrayList<>();
+        List<Throwable> errors = Collections.synchronizedList(new ArrayList<>());
+        for (int m = 0; m < n; m++) {
+            final int id = m;
+            Thread th = new Thread(() -> {
+                Properties p = new Properties();
+                p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, arg("bootstrap"));
+                p.put(ConsumerConfig.GROUP_ID_CONFIG, arg("group"));
+                p.put(ConsumerConfig.GROUP_PROTOCOL_CONFIG, arg("protocol", "classic"));
+                p.put(ConsumerConfig.CLIENT_ID_CONFIG, arg("group") + "-member-" + id);
+                p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+                p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+                p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+                p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+                boolean had = false;
+                try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(p)) {
+                    c.subscribe(List.of(arg("topic")));
+                    while (!stop.get()) {
+                        ConsumerRecords<byte[], byte[]> rs = c.poll(Duration.ofMillis(200));
+                        Map<TopicPartition, OffsetAndMetadata> now = new HashMap<>();
+                        for (ConsumerRecord<byte[], byte[]> r : rs)
+                            now.put(new TopicPartition(r.topic(), r.partition()),
+                                    new OffsetAndMetadata(r.offset() + 1, r.leaderEpoch(), ""));
+                        if (!now.isEmpty()) {
+                            c.commitSync(now);
+                            got.addAndGet(rs.count());
+                        }
+                        boolean has = !c.assignment().isEmpty();
+                        if (has != had) assigned.addAndGet(has ? 1 : -1);
+                        had = has;
+                        sizes.put("member-" + id, c.assignment().size());
+                    }
+                } catch (Throwable e) {
+                    errors.add(e);
+                }
+            });
+            th.start();
+            threads.add(th);
+        }
+        long deadline = System.currentTimeMillis() + 90000;
+        long steadySince = -1;
+        while (System.currentTimeMillis() < deadline && errors.isEmpty()) {
+            boolean ready = assigned.get() == n && got.get() >= want;
+            if (ready && steadySince < 0) steadySince = System.currentTimeMillis();
+            if (!ready) steadySince = -1;
+            // every member assigned for a while: the group's state is stored
+            if (steadySince > 0 && System.currentTimeMillis() - steadySince > 3000) break;
+            Thread.sleep(100);
+        }
+        stop.set(true);
+        for (Thread th : threads) th.join(60000);
+        if (!errors.isEmpty()) throw new RuntimeException(errors.get(0));
+        if (assigned.get() != n) throw new RuntimeException("only " + assigned.get() + " of " + n + " members were assigned partitions: " + sizes);
+        return "{\"members\":" + n + ",\"consumed\":" + got.get() + "}";
+    }
+
+    // A Kafka Streams application (group.protocol=streams, KIP-1071) copies
+    // topic to out_topic until it has processed count records: a streams
+    // group's records in __consumer_offsets.
+    static String streams() throws Exception {
+        Properties p = new Properties();
+        p.put(org.apache.kafka.streams.StreamsConfig.APPLICATION_ID_CONFIG, arg("application_id"));
+        p.put(org.apache.kafka.streams.StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, arg("bootstrap"));
+        p.put(org.apache.kafka.streams.StreamsConfig.GROUP_PROTOCOL_CONFIG, "streams");
+        p.put(org.apache.kafka.streams.StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, "200");
+        p.put(org.apache.kafka.streams.StreamsConfig.NUM_STREAM_THREADS_CONFIG, arg("threads", "2"));
+        p.put(org.apache.kafka.streams.StreamsConfig.STATE_DIR_CONFIG, arg("state_dir"));
+        p.put(org.apache.kafka.streams.StreamsConfig.DEFAULT_KEY_SERDE_CLASS_CONFIG, Serdes.ByteArraySerde.class.getName());
+        p.put(org.apache.kafka.streams.StreamsConfig.DEFAULT_VALUE_SERDE_CLASS_CONFIG, Serdes.ByteArraySerde.class.getName());
+        p.put(org.apache.kafka.streams.StreamsConfig.consumerPrefix(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG), "earliest");
+        int want = iarg("count", 1);
+        AtomicInteger seen = new AtomicInteger();
+        org.apache.kafka.streams.StreamsBuilder b = new org.apache.kafka.streams.StreamsBuilder();
+        b.<byte[], byte[]>stream(arg("topic"))
+            .peek((k, v) -> seen.incrementAndGet())
+            .to(arg("out_topic"));
+        try (org.apache.kafka.streams.KafkaStreams ks = new org.apache.kafka.streams.KafkaStreams(b.build(), p)) {
+            ks.start();
+            long deadline = System.currentTimeMillis() + 90000;
+            while (seen.get() < want && System.currentTimeMillis() < deadline) Thread.sleep(100);
+            if (seen.get() < want) throw new RuntimeException("streams processed " + seen.get() + " of " + want + " records; state " + ks.state());
+            // past a commit interval: the offsets are committed
+            Thread.sleep(1500);
+            ks.close(Duration.ofSeconds(30));
+        }
+        return "{\"processed\":" + seen.get() + "}";
     }
 
     // A consumer group reads the topic and commits offsets (fills __consumer_offsets).

@@ -156,7 +156,8 @@ def setup():
         import legacy
         legacy.setup()
     lib = os.path.join(CACHE, f"lib-{client_version()}")
-    if not os.path.isdir(lib) or not any(f.startswith("kafka_2.13-") for f in os.listdir(lib)):
+    if not os.path.isdir(lib) or not all(any(f.startswith(p) for f in os.listdir(lib))
+                                         for p in ("kafka_2.13-", "kafka-streams-")):
         log(f"resolving Kafka {client_version()} jars with Maven")
         subprocess.run(["mvn", "-B", "-q", "-f", os.path.join(HERE, "pom.xml"),
                         "-Dmaven.repo.local=" + os.path.join(CACHE, "m2"),
@@ -653,13 +654,19 @@ class Cluster:
 
     def leader_epoch(self, topic, partition, node):
         """The leader epoch the broker itself logged when it last became leader."""
+        # 3.x/4.x: "Leader T-P with topic id ID starts at leader epoch E from
+        # offset O with partition epoch PE, high watermark HW"; 2.8 (and a
+        # topic without an id): "Leader T-P starts at leader epoch E from
+        # offset O with high watermark HW"
         pat = re.compile(r"Leader " + re.escape(f"{topic}-{partition}") +
-                         r" with topic id \S+ starts at leader epoch (\d+) from offset (\d+) with partition epoch (\d+), high watermark (\d+)")
+                         r"(?: with topic id \S+)? starts at leader epoch (\d+) from offset (\d+) with "
+                         r"(?:partition epoch (\d+), )?high watermark (\d+)")
         m = pat.findall(self.brokers[node].log_text())
         if not m:
             return None
         e, off, pe, hw = m[-1]
-        return {"leader_epoch": int(e), "start_offset": int(off), "partition_epoch": int(pe), "high_watermark": int(hw)}
+        return {"leader_epoch": int(e), "start_offset": int(off),
+                "partition_epoch": int(pe) if pe else None, "high_watermark": int(hw)}
 
     def truncations(self, node, topic, partition=0, since_start=True):
         """Truncation lines the broker logged for the partition since it last started."""
@@ -668,9 +675,10 @@ class Cluster:
         out = []
         for m in re.finditer(r"Truncating partition " + tp + r" with TruncationState\(offset=(\d+), completed=(\w+)\) due to (.*?) \(", text):
             out.append({"offset": int(m.group(1)), "completed": m.group(2) == "true", "reason": m.group(3)})
-        for m in re.finditer(r"\[UnifiedLog partition=" + tp + r", dir=[^\]]*\] Truncating to offset (\d+)", text):
+        # the log's own line (UnifiedLog from 3.0, Log in 2.8)
+        for m in re.finditer(r"\[(?:Unified)?Log partition=" + tp + r", dir=[^\]]*\] Truncating to offset (\d+)", text):
             out.append({"offset": int(m.group(1)), "completed": True, "reason": "UnifiedLog.truncateTo"})
-        for m in re.finditer(r"\[UnifiedLog partition=" + tp + r", dir=[^\]]*\] Truncating to (\d+) has no effect", text):
+        for m in re.finditer(r"\[(?:Unified)?Log partition=" + tp + r", dir=[^\]]*\] Truncating to (\d+) has no effect", text):
             out.append({"offset": int(m.group(1)), "completed": True, "reason": "no effect"})
         return out
 
@@ -678,10 +686,18 @@ class Cluster:
         """LEO / log start the broker reported when it loaded the log on its last start."""
         text = self.brokers[node].log_text(since_start=True)
         tp = re.escape(f"{topic}-{partition}")
-        m = re.findall(r"\[LogLoader partition=" + tp + r", dir=[^\]]*\] Loading producer state till offset (\d+)", text)
         m2 = re.findall(r"Completed load of Log\(dir=[^)]*" + tp + r", [^)]*highWatermark=(\d+)[^)]*\) with (\d+) segments, local-log-start-offset (\d+) and log-end-offset (\d+)", text)
         if m2:
             hw, segs, start, leo = m2[-1]
+            return {"segments": int(segs), "log_start_offset": int(start), "log_end_offset": int(leo),
+                    "high_watermark": int(hw)}
+        # 2.8: "Completed load of Log(dir=D/T-P, topic=T, partition=P,
+        # highWatermark=HW, lastStableOffset=L, logStartOffset=S,
+        # logEndOffset=E) with N segments in Xms"
+        m3 = re.findall(r"Completed load of Log\(dir=[^,]*/" + tp + r", [^)]*highWatermark=(\d+), [^)]*"
+                        r"logStartOffset=(\d+), logEndOffset=(\d+)\) with (\d+) segments", text)
+        if m3:
+            hw, start, leo, segs = m3[-1]
             return {"segments": int(segs), "log_start_offset": int(start), "log_end_offset": int(leo),
                     "high_watermark": int(hw)}
         return None
@@ -1843,6 +1859,56 @@ def s_internal(c, out):
         "partitions": facts})
 
 
+@scenario("coordinators")
+def s_coordinators(c, out):
+    """The coordinators' records at scale: transactions over 17 partitions of
+    two topics (the transaction log lists them all; the Scala decoders print
+    them in their hash set's order), a classic group of 14 members (its
+    group metadata lists them all; the Scala decoder prints them in its hash
+    map's order, past the growth at 12), a consumer-protocol group of 3, and
+    a Kafka Streams application in a streams group (KIP-1071, 4.2 on)."""
+    wide, side = "wide", "side"
+    c.driver("create", topic=wide, assignment=";".join(str(1 + i % 3) for i in range(14)),
+             config=topic_config())
+    c.driver("create", topic=side, assignment="1;2;3", config=topic_config())
+    tx = c.driver("txn-wide", topics=f"{wide}:14,{side}:3", txn_id="klf-wide-txn", plan="commit,abort")
+    tx_side = c.driver("txn-wide", topics=f"{side}:3", txn_id="klf-side-txn", plan="commit,commit")
+    classic = c.driver("group-members", topic=wide, group="klf-big-classic", protocol="classic",
+                       members=14, count=14)
+    consumer = c.driver("group-members", topic=wide, group="klf-three-consumer", protocol="consumer",
+                        members=3, count=14)
+    streams = None
+    if release_tuple() >= (4, 2):
+        c.driver("create", topic="streams-out", assignment="1", config=topic_config())
+        state = os.path.join(c.dir, "streams-state")
+        streams = c.driver("streams", topic=side, out_topic="streams-out", application_id="klf-streams",
+                           count=9, state_dir=state)
+    # left open: the transaction log holds an Ongoing entry with every partition
+    open_tx = c.driver("txn-wide", topics=f"{wide}:14,{side}:3", txn_id="klf-open-txn", plan="commit",
+                       leave_open="true")
+    time.sleep(2)
+    capture(c, out)
+    facts = []
+    for it in ("__consumer_offsets", "__transaction_state"):
+        d = c.describe(it)
+        facts.append({"topic": it, "partition": 0, "replicas": d["replicas"], "leader_at_capture": d["leader"],
+                      "isr_at_capture": d["isr"], "internal": True,
+                      "leader_epoch_at_capture": (c.leader_epoch(it, 0, d["leader"]) or {}).get("leader_epoch"),
+                      "replica_state": replica_state(c, it, 0, d["leader"], BROKERS),
+                      "acked": {"count": 0, "max_offset": -1}})
+    facts[0]["groups"] = {"klf-big-classic": classic, "klf-three-consumer": consumer}
+    if streams is not None:
+        facts[0]["streams_groups"] = {"klf-streams": streams}
+    facts[1]["transactions"] = {"klf-wide-txn": tx, "klf-side-txn": tx_side, "klf-open-txn": open_tx}
+    write_scenario(out, {
+        "description": "Transactions over 17 partitions of two topics (committed, aborted, one left open), a "
+                       "classic consumer group of 14 members and a consumer-protocol group of 3 on a 14-partition "
+                       "topic" + (", a Kafka Streams application in a streams group" if streams else "")
+                       + ": __consumer_offsets and __transaction_state records at the sizes where the coordinators' "
+                       "hash tables grow. Captured live.",
+        "partitions": facts})
+
+
 def checkpoint_lists(c, nodes, topics, hw):
     """Whether each node's replication-offset-checkpoint lists every topic
     (partition 0) at `hw`."""
@@ -2672,8 +2738,10 @@ def main():
         setup_dump_tool()
         for d in a.dirs:
             golden_unpack(os.path.abspath(d))
-            golden_release(d)
-            golden_pack(os.path.abspath(d))
+            try:
+                golden_release(d)
+            finally:
+                golden_pack(os.path.abspath(d))
     elif a.cmd == "golden-pack":
         for d in a.dirs:
             golden_pack(os.path.abspath(d))
@@ -2683,8 +2751,10 @@ def main():
     elif a.cmd == "golden-dedupe":
         for d in a.dirs:
             golden_unpack(os.path.abspath(d))
-            golden_dedupe(d, a.line, a.base)
-            golden_pack(os.path.abspath(d))
+            try:
+                golden_dedupe(d, a.line, a.base)
+            finally:
+                golden_pack(os.path.abspath(d))
     elif a.cmd == "truth":
         setup()
         for d in a.dirs:
