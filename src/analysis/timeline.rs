@@ -4,7 +4,7 @@
 
 use serde::Serialize;
 
-use crate::analysis::diff::ReplicaLog;
+use crate::analysis::diff::{BatchSummary, ReplicaLog};
 
 /// One leader epoch as the batch headers show it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -60,46 +60,95 @@ pub struct Timeline {
     pub disagreements: Vec<Disagreement>,
 }
 
-/// Builds the timeline of one replica from its batch summaries.
-pub fn timeline(log: &ReplicaLog) -> Timeline {
-    let mut batches: Vec<_> = log.batches.iter().collect();
-    batches.sort_by_key(|b| b.base_offset);
-    let mut spans: Vec<EpochSpan> = Vec::new();
-    let mut disagreements = Vec::new();
-    for b in batches {
-        match spans.last_mut() {
-            Some(s) if s.epoch == b.partition_leader_epoch => {
-                s.end_offset = s.end_offset.max(b.last_offset);
-                s.batches += 1;
-                s.records += i64::from(b.record_count.max(0));
-                s.first_timestamp = s.first_timestamp.min(b.first_timestamp);
-                s.last_timestamp = s.last_timestamp.max(b.max_timestamp);
+/// The epoch spans of a log, built one batch at a time in log order (a
+/// reader streaming a replica's batches keeps this, not the batches), with
+/// every place the epochs go backwards.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct EpochSpans {
+    /// Spans so far, in log order.
+    pub spans: Vec<EpochSpan>,
+    /// `epoch-regression` disagreements so far.
+    pub regressions: Vec<Disagreement>,
+}
+
+impl EpochSpans {
+    /// Adds the next batch of the log; returns whether it starts a span.
+    pub fn push(&mut self, b: &BatchSummary) -> bool {
+        self.push_span(EpochSpan::of(b))
+    }
+
+    /// Adds the next run of batches of one epoch (the spans of a part of
+    /// the log read on its own, in order): it joins the last span when the
+    /// epoch is the same, else starts one. Returns whether it starts one.
+    pub fn push_span(&mut self, next: EpochSpan) -> bool {
+        match self.spans.last_mut() {
+            Some(s) if s.epoch == next.epoch => {
+                s.join(&next);
+                false
             }
             prev => {
                 if let Some(p) = prev {
-                    if b.partition_leader_epoch < p.epoch {
-                        disagreements.push(Disagreement {
+                    if next.epoch < p.epoch {
+                        self.regressions.push(Disagreement {
                             code: "epoch-regression",
-                            epoch: Some(b.partition_leader_epoch),
+                            epoch: Some(next.epoch),
                             message: format!(
                                 "batch at offset {} has leader epoch {} after epoch {}: epochs go backwards",
-                                b.base_offset, b.partition_leader_epoch, p.epoch
+                                next.start_offset, next.epoch, p.epoch
                             ),
                         });
                     }
                 }
-                spans.push(EpochSpan {
-                    epoch: b.partition_leader_epoch,
-                    start_offset: b.base_offset,
-                    end_offset: b.last_offset,
-                    batches: 1,
-                    records: i64::from(b.record_count.max(0)),
-                    first_timestamp: b.first_timestamp,
-                    last_timestamp: b.max_timestamp,
-                });
+                self.spans.push(next);
+                true
             }
         }
     }
+}
+
+impl EpochSpan {
+    /// The span of one batch.
+    pub fn of(b: &BatchSummary) -> EpochSpan {
+        EpochSpan {
+            epoch: b.partition_leader_epoch,
+            start_offset: b.base_offset,
+            end_offset: b.last_offset,
+            batches: 1,
+            records: i64::from(b.record_count.max(0)),
+            first_timestamp: b.first_timestamp,
+            last_timestamp: b.max_timestamp,
+        }
+    }
+
+    /// Extends this span by the next span of the same epoch.
+    pub fn join(&mut self, next: &EpochSpan) {
+        self.end_offset = self.end_offset.max(next.end_offset);
+        self.batches += next.batches;
+        self.records += next.records;
+        self.first_timestamp = self.first_timestamp.min(next.first_timestamp);
+        self.last_timestamp = self.last_timestamp.max(next.last_timestamp);
+    }
+}
+
+/// Builds the timeline of one replica from its batch summaries.
+pub fn timeline(log: &ReplicaLog) -> Timeline {
+    let mut batches: Vec<_> = log.batches.iter().collect();
+    batches.sort_by_key(|b| b.base_offset);
+    let mut spans = EpochSpans::default();
+    for b in batches {
+        spans.push(b);
+    }
+    timeline_of_spans(log, spans)
+}
+
+/// The timeline of a replica whose epoch spans were built as its batches
+/// were read ([`EpochSpans`]); `log` gives its offsets and checkpoint (its
+/// batches are not read).
+pub fn timeline_of_spans(log: &ReplicaLog, spans: EpochSpans) -> Timeline {
+    let EpochSpans {
+        spans,
+        regressions: mut disagreements,
+    } = spans;
     match &log.checkpoint_epochs {
         None => disagreements.push(Disagreement {
             code: "checkpoint-missing",

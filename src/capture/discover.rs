@@ -872,16 +872,15 @@ impl Discovery {
                 r.other_files.push(path);
                 continue;
             };
-            if !self.check_readable(&path) {
-                continue;
-            }
+            // Whether it reads is the real open's to say (an error of the
+            // machine there is an I/O error, not a file left out).
             if !seg.canonical {
                 self.warn(
                     &path,
                     "offset in the name is not zero-padded to 20 digits as Kafka writes it",
                 );
             }
-            self.check_empty(&path, seg.kind, seg.pending);
+            let len = self.check_empty(&path, seg.kind, seg.pending);
             if seg.kind == SegmentFileKind::KraftSnapshot {
                 if let Some(state) = seg.pending {
                     self.note(&path, format!("KRaft snapshot {}", pending_phrase(state)));
@@ -920,7 +919,11 @@ impl Discovery {
                 index: None,
                 timeindex: None,
                 txnindex: None,
+                log_len: None,
             });
+            if seg.kind == SegmentFileKind::Log && s.log.is_none() {
+                s.log_len = len;
+            }
             let slot = match seg.kind {
                 SegmentFileKind::Log => &mut s.log,
                 SegmentFileKind::Index => &mut s.index,
@@ -970,12 +973,18 @@ impl Discovery {
         }
     }
 
-    fn check_empty(&mut self, path: &Path, kind: SegmentFileKind, pending: Option<PendingState>) {
+    /// Notes an empty file; its size.
+    fn check_empty(
+        &mut self,
+        path: &Path,
+        kind: SegmentFileKind,
+        pending: Option<PendingState>,
+    ) -> Option<u64> {
         let Ok(meta) = fs::metadata(path) else {
-            return;
+            return None;
         };
         if !meta.is_empty() || pending.is_some() {
-            return;
+            return Some(meta.len());
         }
         match kind {
             SegmentFileKind::Log => self.note(path, "empty segment (normal for a segment just rolled)"),
@@ -989,6 +998,7 @@ impl Discovery {
                 self.warn(path, "empty KRaft snapshot: a complete snapshot holds at least header and footer batches")
             }
         }
+        Some(0)
     }
 
     fn cross_check_checkpoints(&mut self, broker: &Broker, replicas: &[Replica]) {

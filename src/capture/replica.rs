@@ -108,11 +108,25 @@ pub fn replica_log(
     batches: Vec<BatchSummary>,
     last_segment_base: Option<i64>,
 ) -> ReplicaLog {
-    let first_base = replica.segments.first().map(|s| s.base_offset);
     let last_batch_end = batches
         .iter()
         .map(|b| b.last_offset.saturating_add(1))
         .max();
+    let mut log = replica_log_ends(replica, broker, last_batch_end, last_segment_base);
+    log.batches = batches;
+    log
+}
+
+/// [`replica_log`] of a replica whose batches were read and not kept:
+/// `last_batch_end` is one past the greatest last offset of its batches
+/// (`None`: no batch). The log's `batches` are empty.
+pub fn replica_log_ends(
+    replica: &Replica,
+    broker: i32,
+    last_batch_end: Option<i64>,
+    last_segment_base: Option<i64>,
+) -> ReplicaLog {
+    let first_base = replica.segments.first().map(|s| s.base_offset);
     let log_end_offset = match (last_batch_end, last_segment_base) {
         (Some(a), Some(b)) => a.max(b),
         (Some(a), None) => a,
@@ -134,7 +148,7 @@ pub fn replica_log(
     });
     ReplicaLog {
         broker,
-        batches,
+        batches: Vec::new(),
         log_start_offset,
         log_end_offset,
         high_watermark: replica.high_watermark,

@@ -128,6 +128,32 @@ pub fn diff_partition_replicas(
     options: &DiffOptions,
     mode: ReadMode,
 ) -> PartitionResult {
+    diff_partition_adjusted(
+        evidence,
+        topic,
+        partition,
+        replicas,
+        reference,
+        options,
+        mode,
+        &|_| {},
+    )
+}
+
+/// [`diff_partition_replicas`] with each replica log changed by `adjust`
+/// after it is read and before the diff (`klf check` moves log starts above
+/// what a compacted log no longer compares).
+#[allow(clippy::too_many_arguments)]
+pub fn diff_partition_adjusted(
+    evidence: &Evidence<'_>,
+    topic: &str,
+    partition: i32,
+    replicas: &[Replica],
+    reference: ReferenceHint,
+    options: &DiffOptions,
+    mode: ReadMode,
+    adjust: &(dyn Fn(&mut ReplicaLog) + Sync),
+) -> PartitionResult {
     let ids = broker_ids(replicas);
     let log_bytes: u64 = replicas
         .iter()
@@ -142,7 +168,14 @@ pub fn diff_partition_replicas(
         let input = PartitionReplicas {
             topic: topic.to_string(),
             partition,
-            replicas: loaded.into_iter().map(|l| l.log).collect(),
+            replicas: loaded
+                .into_iter()
+                .map(|l| {
+                    let mut log = l.log;
+                    adjust(&mut log);
+                    log
+                })
+                .collect(),
             reference: reference.clone(),
         };
         (input, problems, bytes)

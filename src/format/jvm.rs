@@ -132,7 +132,11 @@ mod tests {
                 .iter()
                 .map(|k| ScalaPut::One(java_string_hash(k)))
                 .collect();
-            assert_eq!(scala_hash_order(&steps, |a, b| keys[a] == keys[b]), want, "{n} keys");
+            assert_eq!(
+                scala_hash_order(&steps, |a, b| keys[a] == keys[b]),
+                want,
+                "{n} keys"
+            );
         }
     }
 

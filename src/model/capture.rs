@@ -156,6 +156,9 @@ pub struct SegmentFiles {
     pub timeindex: Option<PathBuf>,
     /// `.txnindex`.
     pub txnindex: Option<PathBuf>,
+    /// Size of the `.log` when the capture was discovered (`None`: not
+    /// known).
+    pub log_len: Option<u64>,
 }
 
 /// A producer state snapshot file.

@@ -94,7 +94,10 @@ pub fn dump_txn_index(path: &str, data: &[u8]) -> FileDump {
 /// ends with `lastTimestamp: <ms> ` (trailing space) where `release`'s tool
 /// prints one (up to 4.1).
 pub fn producer_snapshot_line(e: &ProducerEntry, release: Release) -> String {
-    let txn = match (e.current_txn_first_offset(), release.snapshot_scala_option()) {
+    let txn = match (
+        e.current_txn_first_offset(),
+        release.snapshot_scala_option(),
+    ) {
         (Some(o), false) => format!("OptionalLong[{o}]"),
         (None, false) => "OptionalLong.empty".to_string(),
         (Some(o), true) => format!("Some({o})"),

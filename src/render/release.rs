@@ -176,9 +176,7 @@ impl Release {
         let decoded = match ty {
             ControlType::Abort | ControlType::Commit => true,
             ControlType::LeaderChange => self.leader_change_decoded(),
-            ControlType::SnapshotHeader | ControlType::SnapshotFooter => {
-                self >= Release::new(3, 3)
-            }
+            ControlType::SnapshotHeader | ControlType::SnapshotFooter => self >= Release::new(3, 3),
             ControlType::KRaftVersion | ControlType::KRaftVoters => {
                 if self < Release::new(3, 8) {
                     return ("UNKNOWN", false);
@@ -294,7 +292,12 @@ impl Release {
             r
         } else {
             // a line klf skips: the newest one before it
-            RELEASES.iter().rev().find(|l| **l < r).copied().unwrap_or(RELEASES[0])
+            RELEASES
+                .iter()
+                .rev()
+                .find(|l| **l < r)
+                .copied()
+                .unwrap_or(RELEASES[0])
         })
     }
 }
@@ -346,7 +349,10 @@ mod tests {
             Release::for_metadata_version("3.0-IV1"),
             Some(Release::new(3, 0))
         );
-        assert_eq!(Release::for_metadata_version("4.5-IV0"), Some(Release::NEWEST));
+        assert_eq!(
+            Release::for_metadata_version("4.5-IV0"),
+            Some(Release::NEWEST)
+        );
         assert_eq!(Release::for_metadata_version("latest"), None);
         assert_eq!(RELEASES.last(), Some(&Release::NEWEST));
     }

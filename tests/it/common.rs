@@ -198,14 +198,20 @@ pub fn release_goldens(scenario: &Path) -> std::sync::Arc<GoldenFiles> {
             if !entry.header().entry_type().is_file() {
                 continue;
             }
-            let name = entry.path().expect("entry path").to_string_lossy().into_owned();
+            let name = entry
+                .path()
+                .expect("entry path")
+                .to_string_lossy()
+                .into_owned();
             let mut data = Vec::new();
             std::io::Read::read_to_end(&mut entry, &mut data).expect("read entry");
             files.insert(name, data);
         }
     }
     fn walk(dir: &Path, prefix: &str, files: &mut BTreeMap<String, Vec<u8>>) {
-        let Ok(rd) = std::fs::read_dir(dir) else { return };
+        let Ok(rd) = std::fs::read_dir(dir) else {
+            return;
+        };
         for e in rd.flatten() {
             let name = format!("{prefix}/{}", e.file_name().to_string_lossy());
             if e.path().is_dir() {
@@ -269,7 +275,8 @@ pub fn release_golden_files(scenario: &Path, line: &str, suffix: &str) -> Vec<(S
         .iter()
         .filter_map(|(k, v)| {
             let rest = k.strip_prefix(&prefix)?;
-            rest.ends_with(suffix).then(|| (rest.to_string(), v.clone()))
+            rest.ends_with(suffix)
+                .then(|| (rest.to_string(), v.clone()))
         })
         .collect()
 }

@@ -444,7 +444,10 @@ fn auto_version_is_the_release_the_capture_records() {
         }
     }
     println!("--kafka-version auto: golden files compared per release picked: {compared:?}");
-    assert!(compared.len() >= 2, "auto picked one release only: {compared:?}");
+    assert!(
+        compared.len() >= 2,
+        "auto picked one release only: {compared:?}"
+    );
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
@@ -459,7 +462,8 @@ fn stderr_summaries_match_each_release() {
     let mut failures = Vec::new();
     for scenario in crate::common::captures() {
         for line in crate::common::compared_releases(&scenario) {
-            for (f, want) in crate::common::release_golden_files(&scenario, &line, ".deep.stderr.txt")
+            for (f, want) in
+                crate::common::release_golden_files(&scenario, &line, ".deep.stderr.txt")
             {
                 let Some(name) = f.strip_suffix(".deep.stderr.txt") else {
                     continue;

@@ -24,16 +24,16 @@ mod codes;
 mod report;
 mod rules;
 
-pub use assemble::assemble;
+pub use assemble::{assemble, PartitionChecked};
 pub use baseline::{apply_baseline, Baseline, BaselineEntry};
 pub use codes::{code, finding, info, CHECKS};
 pub use report::{
-    display, BatchKey, BatchLoc, CheckInfo, CheckReport, Checked, Family, Finding, Location,
-    LossBrief, PartitionAnalyzer, PartitionCheck, ReplicaResult, Severity, Subject, Summary,
+    display, BatchKey, BatchPlace, CheckInfo, CheckReport, Checked, Family, Finding, Location,
+    Locator, LossBrief, PartitionCheck, ReplicaResult, Severity, Subject, Summary,
 };
 pub use rules::{
-    capture_findings, check_epochs, check_offsets, check_partition, controller_findings,
-    impact_findings,
+    agreement_range, capture_findings, check_epochs, check_offsets, check_partition,
+    controller_findings, impact_findings, log_matching_at, AtOffset, LogMatching,
 };
 
 #[cfg(test)]

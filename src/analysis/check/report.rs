@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::analysis::diff::{BatchSummary, PartitionDiff, ReferenceChoice, ReplicaLog};
-use crate::analysis::loss::PartitionLoss;
+use crate::analysis::diff::{ReferenceChoice, ReplicaLog};
+use crate::analysis::timeline::EpochSpans;
 
 /// How serious a finding is. Ordered: `Info < Warning < Error`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -235,12 +235,6 @@ pub struct LossBrief {
     pub verdict: String,
 }
 
-/// How the cross-replica checks get a partition's diff and loss from the
-/// replica logs they read: the engine's analysis, with the capture's
-/// evidence (the same reference and loss as `klf diff`).
-pub type PartitionAnalyzer<'a> =
-    dyn Fn(&str, i32, Vec<ReplicaLog>) -> (PartitionDiff, PartitionLoss) + Sync + 'a;
-
 impl CheckReport {
     /// Findings at or above `level` that no baseline accepted.
     pub fn failing(&self, level: Severity) -> impl Iterator<Item = &Finding> {
@@ -272,26 +266,34 @@ impl CheckReport {
 /// `(base offset, last offset, leader epoch, crc)` of a batch.
 pub type BatchKey = (i64, i64, i32, u32);
 
-/// Where one batch was read.
-#[derive(Debug, Clone)]
-pub struct BatchLoc {
-    /// Its header.
-    pub summary: BatchSummary,
-    /// Index of its file in [`ReplicaResult::files`].
-    pub file: usize,
-    /// Byte position in that file.
-    pub position: u64,
-}
+/// Where a batch is: the index of its file in [`ReplicaResult::files`] and
+/// its byte position there.
+pub type BatchPlace = (usize, u64);
 
-/// One replica after its own checks: what the cross-replica rules read.
-#[derive(Debug, Clone)]
+/// Finds where the batch holding an offset is (or, with none holding it,
+/// the next batch), reading as little of the replica's files as that takes.
+pub type Locator = std::sync::Arc<dyn Fn(i64) -> Option<BatchPlace> + Send + Sync>;
+
+/// One replica after its own checks: what the other rules read of it. Its
+/// batches were read as a stream and are not kept: what the rules need of
+/// them is summed up here (epochs, counts, the first batch of each epoch),
+/// and [`ReplicaResult::locate`] finds any other batch again.
+#[derive(Clone)]
 pub struct ReplicaResult {
     /// Findings of its own checks.
     pub findings: Vec<Finding>,
-    /// Its log as the analyses see it.
+    /// Its offsets and checkpoint as the analyses see them (its `batches`
+    /// are left empty).
     pub log: ReplicaLog,
-    /// Every batch read, with where.
-    pub batches: Vec<BatchLoc>,
+    /// Its epochs as the batches show them, and where they go backwards.
+    pub spans: EpochSpans,
+    /// Where the first batch of each span is (one per `spans.spans`).
+    pub span_starts: Vec<BatchPlace>,
+    /// The first batch of each epoch that goes backwards: (offset, epoch,
+    /// where).
+    pub regressions: Vec<(i64, i32, BatchPlace)>,
+    /// Batches read.
+    pub batches: u64,
     /// The segment files read.
     pub files: Vec<PathBuf>,
     /// Segments read.
@@ -300,6 +302,19 @@ pub struct ReplicaResult {
     pub bytes: u64,
     /// `cleaner-offset-checkpoint` value: below it the log was compacted.
     pub cleaned_to: Option<i64>,
+    /// Finds a batch of this replica by offset.
+    pub locate: Locator,
+}
+
+impl std::fmt::Debug for ReplicaResult {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ReplicaResult")
+            .field("broker", &self.log.broker)
+            .field("findings", &self.findings.len())
+            .field("batches", &self.batches)
+            .field("segments", &self.segments)
+            .finish()
+    }
 }
 
 impl ReplicaResult {
@@ -308,20 +323,16 @@ impl ReplicaResult {
     pub fn loc_of_offset(&self, base: &Location, offset: i64) -> Location {
         let mut l = base.clone();
         l.offset = Some(offset);
-        if let Some(b) = self
-            .batches
-            .iter()
-            .find(|b| b.summary.base_offset <= offset && offset <= b.summary.last_offset)
-            .or_else(|| {
-                self.batches
-                    .iter()
-                    .find(|b| b.summary.base_offset >= offset)
-            })
-        {
-            l.file = self.files.get(b.file).map(|p| p.display().to_string());
-            l.position = Some(b.position);
+        if let Some(place) = (self.locate)(offset) {
+            self.place(&mut l, place);
         }
         l
+    }
+
+    /// Sets `l`'s file and position to `place`.
+    pub fn place(&self, l: &mut Location, (file, position): BatchPlace) {
+        l.file = self.files.get(file).map(|p| display(p));
+        l.position = Some(position);
     }
 }
 

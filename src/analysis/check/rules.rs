@@ -7,16 +7,15 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 use super::codes::{code, finding};
-use super::report::PartitionAnalyzer;
 use super::report::{
-    display, BatchKey, Finding, Location, LossBrief, PartitionCheck, ReplicaResult,
+    display, BatchKey, BatchPlace, Finding, Location, LossBrief, PartitionCheck, ReplicaResult,
 };
-use crate::analysis::diff::{DivergenceKind, FindingKind};
+use crate::analysis::diff::{DivergenceKind, FindingKind, PartitionDiff};
 use crate::analysis::explain::loss_headline;
-use crate::analysis::loss::Verdict;
-use crate::analysis::timeline::timeline;
+use crate::analysis::loss::{PartitionLoss, Verdict};
+use crate::analysis::timeline::timeline_of_spans;
 use crate::format::checkpoint::{OffsetCheckpointKind, LEADER_EPOCH_CHECKPOINT_FILE};
-use crate::model::{Capture, ControllerView, Level, Replica, ReplicaLog};
+use crate::model::{Capture, ControllerView, Level, Replica};
 
 /// Discovery's diagnostics as findings: checkpoint files Kafka cannot read,
 /// and every warning.
@@ -132,24 +131,26 @@ pub fn controller_findings(
             .into_iter()
             .flatten()
         {
-            let Some(b) = r
-                .batches
+            // the first batch of an epoch above it starts a span
+            let Some((s, place)) = r
+                .spans
+                .spans
                 .iter()
-                .find(|b| b.summary.partition_leader_epoch > max_epoch)
+                .zip(&r.span_starts)
+                .find(|(s, _)| s.epoch > max_epoch)
             else {
                 continue;
             };
             let mut l = base.clone();
             l.broker = Some(r.log.broker);
-            l.file = r.files.get(b.file).map(|p| p.display().to_string());
-            l.position = Some(b.position);
-            l.offset = Some(b.summary.base_offset);
+            r.place(&mut l, *place);
+            l.offset = Some(s.start_offset);
             out.push(finding(
                 code::EPOCH_BEYOND_CONTROLLER,
                 l,
                 format!(
                     "batch at offset {} has leader epoch {}, but the controller's highest epoch for the partition is {max_epoch}",
-                    b.summary.base_offset, b.summary.partition_leader_epoch
+                    s.start_offset, s.epoch
                 ),
             ));
         }
@@ -158,10 +159,10 @@ pub fn controller_findings(
 }
 
 /// Leader epochs in the batches and the `leader-epoch-checkpoint`, through
-/// [`timeline`].
+/// [`crate::analysis::timeline::timeline_of_spans`].
 pub fn check_epochs(replica: &Replica, base: &Location, r: &mut ReplicaResult) {
-    let t = timeline(&r.log);
-    let has_epochs = r.log.batches.iter().any(|b| b.partition_leader_epoch >= 0);
+    let t = timeline_of_spans(&r.log, r.spans.clone());
+    let has_epochs = r.spans.spans.iter().any(|s| s.epoch >= 0);
     let cp_loc = || Location {
         file: replica
             .leader_epoch_checkpoint
@@ -170,24 +171,16 @@ pub fn check_epochs(replica: &Replica, base: &Location, r: &mut ReplicaResult) {
             .or_else(|| Some(display(&replica.dir.join(LEADER_EPOCH_CHECKPOINT_FILE)))),
         ..base.clone()
     };
-    let mut regressions = Vec::new();
-    let mut max_epoch = -1;
-    for b in &r.batches {
-        let e = b.summary.partition_leader_epoch;
-        if e >= 0 && e < max_epoch {
-            regressions.push((b.summary.base_offset, e));
-        }
-        max_epoch = max_epoch.max(e);
-    }
     for d in &t.disagreements {
         let (code, loc) = match d.code {
             "epoch-regression" => {
-                let off = regressions
-                    .iter()
-                    .find(|(_, e)| Some(*e) == d.epoch)
-                    .map(|(o, _)| *o);
-                let loc = match off {
-                    Some(o) => r.loc_of_offset(base, o),
+                let loc = match r.regressions.iter().find(|(_, e, _)| Some(*e) == d.epoch) {
+                    Some(&(o, _, place)) => {
+                        let mut l = base.clone();
+                        l.offset = Some(o);
+                        r.place(&mut l, place);
+                        l
+                    }
                     None => base.clone(),
                 };
                 (code::EPOCH_REGRESSION, loc)
@@ -312,23 +305,12 @@ pub fn check_offsets(replica: &Replica, base: &Location, r: &mut ReplicaResult) 
     }
 }
 
-/// Cross-replica checks of one partition: identical batches below the
-/// smallest high watermark, then the engine's diff's divergence and
-/// predicted truncation.
-pub fn check_partition(
-    topic: &str,
-    partition: i32,
-    reps: &[&ReplicaResult],
-    analyze: &PartitionAnalyzer<'_>,
-) -> (Vec<Finding>, PartitionCheck) {
-    let mut out = Vec::new();
-    let base_of = |r: &ReplicaResult| Location {
-        broker: Some(r.log.broker),
-        topic: Some(topic.to_string()),
-        partition: Some(partition),
-        ..Location::default()
-    };
-    // Below every replica's high watermark, all replicas must agree.
+/// The replicas' offsets that bound the log-matching check of a partition:
+/// `[lo, min_hw)`, below the smallest high watermark and above every log
+/// start and the highest cleaned offset (each broker's cleaner compacts on
+/// its own schedule: below it, replicas legitimately hold different
+/// batches). Empty when `lo >= min_hw`.
+pub fn agreement_range(reps: &[&ReplicaResult]) -> (i64, i64) {
     let min_hw = reps
         .iter()
         .map(|r| {
@@ -342,8 +324,6 @@ pub fn check_partition(
         })
         .min()
         .unwrap_or(0);
-    // Each broker's cleaner compacts on its own schedule: below the highest
-    // cleaned offset, replicas legitimately hold different batches.
     let cleaned_to = reps.iter().filter_map(|r| r.cleaned_to).max();
     let lo = reps
         .iter()
@@ -351,115 +331,149 @@ pub fn check_partition(
         .chain(cleaned_to)
         .max()
         .unwrap_or(0);
-    let logs: Vec<ReplicaLog> = reps
+    (lo, min_hw)
+}
+
+/// What one replica holds at an offset where some replica starts a batch:
+/// the batch starting there, else the batch spanning it (each with where it
+/// is).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AtOffset {
+    /// Index of the replica in the partition's replicas.
+    pub replica: usize,
+    /// The batch starting at the offset.
+    pub starts: Option<(BatchKey, BatchPlace)>,
+    /// Without one, the batch holding the offset.
+    pub holds: Option<(BatchKey, BatchPlace)>,
+}
+
+/// The partition the log-matching rule judges: its replicas, the smallest
+/// high watermark and the diff's reference broker.
+#[derive(Clone, Copy)]
+pub struct LogMatching<'a> {
+    /// Topic.
+    pub topic: &'a str,
+    /// Partition.
+    pub partition: i32,
+    /// The smallest high watermark (the rule's range ends there).
+    pub min_hw: i64,
+    /// The replicas.
+    pub reps: &'a [&'a ReplicaResult],
+    /// The diff's reference broker (it wins a tie).
+    pub reference: i32,
+}
+
+/// The log-matching rule at one offset `o` below the smallest high
+/// watermark `min_hw` where some replica starts a batch: every replica
+/// holding the offset (`at`, one entry each) must start the same batch
+/// there. The largest group of replicas agreeing is right (on a tie, the
+/// one holding the diff's `reference`); each other replica gets one
+/// finding, the first time (`reported` keeps who has one).
+pub fn log_matching_at(
+    rule: &LogMatching<'_>,
+    o: i64,
+    at: &[AtOffset],
+    reported: &mut BTreeSet<i32>,
+    out: &mut Vec<Finding>,
+) {
+    let LogMatching {
+        topic,
+        partition,
+        min_hw,
+        reps,
+        reference,
+    } = *rule;
+    let mut groups: BTreeMap<Option<BatchKey>, Vec<usize>> = BTreeMap::new();
+    for a in at {
+        groups
+            .entry(a.starts.map(|(k, _)| k))
+            .or_default()
+            .push(a.replica);
+    }
+    if groups.len() < 2 {
+        return;
+    }
+    let Some(best) = groups
         .iter()
-        .map(|r| {
-            let mut log = r.log.clone();
-            if let Some(c) = cleaned_to {
-                let start = log.log_start_offset.max(c.min(log.log_end_offset));
-                log.log_start_offset = start;
-                log.batches.retain(|b| b.last_offset >= start);
-            }
-            log
-        })
-        .collect();
-    let (diff, loss) = analyze(topic, partition, logs);
-    let reference = diff.reference.broker;
-    let mut mismatch_reported = BTreeSet::new();
-    if lo < min_hw {
-        // Every base offset some replica starts a batch at, below the
-        // smallest high watermark: each replica holding that offset must
-        // have the same batch there.
-        let offsets: BTreeSet<i64> = reps
-            .iter()
-            .flat_map(|r| r.batches.iter().map(|b| b.summary.base_offset))
-            .filter(|o| (lo..min_hw).contains(o))
-            .collect();
-        for o in offsets {
-            // Replica index → its batch key at `o` (None: no batch starts there).
-            let mut groups: BTreeMap<Option<BatchKey>, Vec<usize>> = BTreeMap::new();
-            for (i, r) in reps.iter().enumerate() {
-                if o < r.log.log_start_offset || o >= r.log.log_end_offset {
-                    continue;
-                }
-                let key = r
-                    .batches
-                    .iter()
-                    .find(|b| b.summary.base_offset == o)
-                    .map(|b| b.summary.key());
-                groups.entry(key).or_default().push(i);
-            }
-            if groups.len() < 2 {
+        .max_by_key(|(_, v)| (v.len(), v.iter().any(|&i| reps[i].log.broker == reference)))
+        .map(|(k, _)| *k)
+    else {
+        return;
+    };
+    let holders: Vec<String> = groups
+        .get(&best)
+        .map(|v| v.iter().map(|&i| reps[i].log.broker.to_string()).collect())
+        .unwrap_or_default();
+    for (key, members) in &groups {
+        if *key == best {
+            continue;
+        }
+        for &i in members {
+            let r = reps[i];
+            if !reported.insert(r.log.broker) {
                 continue;
             }
-            // The largest group is right; on a tie, the one holding the
-            // diff's reference replica.
-            let Some(best) = groups
-                .iter()
-                .max_by_key(|(_, v)| (v.len(), v.iter().any(|&i| reps[i].log.broker == reference)))
-                .map(|(k, _)| *k)
-            else {
-                continue;
+            let mut l = Location {
+                broker: Some(r.log.broker),
+                topic: Some(topic.to_string()),
+                partition: Some(partition),
+                offset: Some(o),
+                ..Location::default()
             };
-            let holders: Vec<String> = groups
-                .get(&best)
-                .map(|v| v.iter().map(|&i| reps[i].log.broker.to_string()).collect())
-                .unwrap_or_default();
-            for (key, members) in &groups {
-                if *key == best {
-                    continue;
+            let mine = at
+                .iter()
+                .find(|a| a.replica == i)
+                .and_then(|a| a.starts.or(a.holds));
+            let what = match mine {
+                Some(((b, last, e, crc), place)) => {
+                    r.place(&mut l, place);
+                    format!(
+                        "batch [{b}, {}) (epoch {e}, crc {crc:#010x})",
+                        last.saturating_add(1)
+                    )
                 }
-                for &i in members {
-                    let r = reps[i];
-                    if !mismatch_reported.insert(r.log.broker) {
-                        continue;
-                    }
-                    let mut l = base_of(r);
-                    l.offset = Some(o);
-                    let mine = r
-                        .batches
-                        .iter()
-                        .find(|b| b.summary.base_offset == o)
-                        .or_else(|| {
-                            r.batches
-                                .iter()
-                                .find(|b| b.summary.base_offset <= o && o <= b.summary.last_offset)
-                        });
-                    let what = match mine {
-                        Some(b) => {
-                            l.file = r.files.get(b.file).map(|p| display(p));
-                            l.position = Some(b.position);
-                            format!(
-                                "batch [{}, {}) (epoch {}, crc {:#010x})",
-                                b.summary.base_offset,
-                                b.summary.last_offset.saturating_add(1),
-                                b.summary.partition_leader_epoch,
-                                b.summary.crc
-                            )
-                        }
-                        None => format!("no batch boundary at offset {o}"),
-                    };
-                    let theirs = match best {
-                        Some((b, last, e, crc)) => {
-                            format!(
-                                "batch [{b}, {}) (epoch {e}, crc {crc:#010x})",
-                                last.saturating_add(1)
-                            )
-                        }
-                        None => "no batch starting there".to_string(),
-                    };
-                    out.push(finding(
-                        code::LOG_MATCHING_VIOLATION,
-                        l,
-                        format!(
-                            "{what} differs from broker(s) {}, which hold {theirs}, below the smallest high watermark {min_hw}",
-                            holders.join(", ")
-                        ),
-                    ));
+                None => format!("no batch boundary at offset {o}"),
+            };
+            let theirs = match best {
+                Some((b, last, e, crc)) => {
+                    format!(
+                        "batch [{b}, {}) (epoch {e}, crc {crc:#010x})",
+                        last.saturating_add(1)
+                    )
                 }
-            }
+                None => "no batch starting there".to_string(),
+            };
+            out.push(finding(
+                code::LOG_MATCHING_VIOLATION,
+                l,
+                format!(
+                    "{what} differs from broker(s) {}, which hold {theirs}, below the smallest high watermark {min_hw}",
+                    holders.join(", ")
+                ),
+            ));
         }
     }
+}
+
+/// Cross-replica checks of one partition over the engine's diff and loss:
+/// the predicted truncation, divergence and loss. `reported`: the brokers
+/// the log-matching check ([`log_matching_at`]) already reported.
+pub fn check_partition(
+    topic: &str,
+    partition: i32,
+    reps: &[&ReplicaResult],
+    diff: &PartitionDiff,
+    loss: &PartitionLoss,
+    reported: &BTreeSet<i32>,
+) -> (Vec<Finding>, PartitionCheck) {
+    let mut out = Vec::new();
+    let base_of = |r: &ReplicaResult| Location {
+        broker: Some(r.log.broker),
+        topic: Some(topic.to_string()),
+        partition: Some(partition),
+        ..Location::default()
+    };
+    let mismatch_reported = reported;
     if let Some(alt) = diff.protocol.alternative {
         for rd in &diff.replicas {
             let Some(at) = rd
@@ -580,7 +594,7 @@ pub fn check_partition(
             format!(
                 "following broker {}: {}",
                 diff.reference.broker,
-                loss_headline(&loss)
+                loss_headline(loss)
             ),
         ));
     }

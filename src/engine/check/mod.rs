@@ -1,20 +1,42 @@
-//! The check pipeline: every replica checked on its own in parallel
-//! (segments, indexes, snapshots, transaction indexes, epochs, offsets: the
-//! reading is here, the rules in `analysis::check`), then every partition
-//! across its replicas with the same diff and loss as `klf diff` (the
-//! reference from the metadata log, the capture's evidence), and the
-//! controller rules.
+//! The check pipeline, one partition at a time (partitions in parallel).
+//! Each replica's segments are read once, in parallel: framing, checksums,
+//! indexes, and what the order-dependent rules need of them (epochs,
+//! producers, transactions), folded per segment and combined in log order
+//! (the reading is here, the rules in `analysis::check`). A small replica
+//! keeps its batches' headers; a large one keeps a fingerprint of its
+//! batches below the smallest high watermark. Then the partition's diff and
+//! loss as `klf diff` computes them (the reference from the metadata log,
+//! the capture's evidence; a large replica's logs read in the window where
+//! replicas can differ), and the log-matching rule: where fingerprints
+//! differ, one merge of the replicas' batch streams in offset order finds
+//! where, and the diff reads every batch. Then the controller rules. What a
+//! partition leaves behind is its findings and a few summaries: memory does
+//! not grow with the batches of a capture.
 
 mod replica;
+mod stream;
+
+use std::collections::BTreeSet;
 
 use rayon::prelude::*;
 
-use crate::analysis::check::{assemble, impact_findings, CheckReport, Checked};
+use crate::analysis::check::{
+    agreement_range, assemble, check_partition, code, display, finding, impact_findings,
+    log_matching_at, AtOffset, CheckReport, Checked, Location, LogMatching, PartitionChecked,
+    ReplicaResult,
+};
 use crate::analysis::diff::PartitionReplicas;
 use crate::analysis::truncation::ReplicationProtocol;
 use crate::capture::discover::Capture;
+use crate::capture::scan::tail_end;
+use crate::engine::diff::{diff_partition_adjusted, PartitionResult, ReadMode};
 use crate::engine::evidence::{broker_ids, Evidence};
+use crate::engine::impact::CoordinatorView;
 use crate::engine::impact::{coordinator, impact_of};
+use crate::model::{Replica, ReplicaLog};
+
+use replica::{base_location, check_replica, keeps_batches, scan_replica, Scanned};
+use stream::{BatchAt, Batches, HeldBatches, ReplicaBatches};
 
 /// Runs every check on `capture`; `progress` is called once per replica
 /// checked (from worker threads).
@@ -28,66 +50,76 @@ pub fn check(
 ) -> CheckReport {
     let evidence = Evidence::gather(capture);
     let options = evidence.diff_options(protocol);
-    let mut jobs = Vec::new();
-    for ((topic, partition), reps) in &capture.partitions {
-        for (r, id) in reps.iter().zip(broker_ids(reps)) {
-            jobs.push((r, id, Some((topic.clone(), *partition))));
-        }
-    }
-    for (r, id) in capture
+    let coord = std::sync::OnceLock::new();
+    let impacts = std::sync::Mutex::new(Vec::new());
+    let partitions: Vec<(&(String, i32), &Vec<Replica>)> = capture.partitions.iter().collect();
+    let checked: Vec<PartitionChecked<'_>> = partitions
+        .par_iter()
+        .map(|((topic, partition), reps)| {
+            let ids = broker_ids(reps);
+            // The log-matching range, from what the replicas' checkpoints
+            // and tails say: the scans take a fingerprint of it.
+            // (small replicas keep their batches: nothing to plan)
+            let planned = if reps.len() >= 2 && !reps.iter().all(keeps_batches) {
+                planned_range(reps)
+            } else {
+                None
+            };
+            let scanned: Vec<Scanned> = reps
+                .par_iter()
+                .zip(&ids)
+                .map(|(r, &id)| {
+                    let s = scan_replica(r, id, planned);
+                    progress();
+                    s
+                })
+                .collect();
+            let (results, cross) = if reps.len() >= 2 {
+                let (results, cross, impact) = cross_check(
+                    &evidence, &options, &coord, topic, *partition, reps, planned, scanned,
+                );
+                if let Some(i) = impact {
+                    if let Ok(mut v) = impacts.lock() {
+                        v.push(i);
+                    }
+                }
+                (results, Some(cross))
+            } else {
+                (scanned.into_iter().map(|s| s.result).collect(), None)
+            };
+            PartitionChecked {
+                replicas: results
+                    .into_iter()
+                    .zip(reps.iter().zip(&ids))
+                    .map(|(result, (r, &broker))| Checked {
+                        topic: &r.topic,
+                        partition: r.partition,
+                        broker,
+                        partition_key: Some((topic.clone(), *partition)),
+                        result,
+                    })
+                    .collect(),
+                cross,
+            }
+        })
+        .collect();
+    let metadata: Vec<Checked<'_>> = capture
         .metadata_logs
-        .iter()
+        .par_iter()
         .zip(broker_ids(&capture.metadata_logs))
-    {
-        jobs.push((r, id, None));
-    }
-    let checked: Vec<Checked<'_>> = jobs
-        .into_par_iter()
-        .map(|(r, broker, partition_key)| {
-            let result = replica::check_replica(r, broker);
+        .map(|(r, broker)| {
+            let result = check_replica(r, broker);
             progress();
             Checked {
                 topic: &r.topic,
                 partition: r.partition,
                 broker,
-                partition_key,
+                partition_key: None,
                 result,
             }
         })
         .collect();
-    // The impact of each loss (klf impact's): computed here, beside the
-    // diff, while the replica logs are at hand.
-    let coord = std::sync::OnceLock::new();
-    let impacts = std::sync::Mutex::new(Vec::new());
-    let analyze = |topic: &str, partition: i32, logs| {
-        let input = PartitionReplicas {
-            topic: topic.to_string(),
-            partition,
-            replicas: logs,
-            reference: evidence.reference(None, topic, partition),
-        };
-        let replicas = capture.replicas(topic, partition);
-        let (diff, loss) = evidence.analyze(&input, replicas, &options);
-        if loss.any() {
-            let coord = coord.get_or_init(|| coordinator(&evidence));
-            let mut problems = Vec::new();
-            if let Some(i) = impact_of(
-                &evidence,
-                replicas,
-                &diff,
-                &loss,
-                &input.replicas,
-                coord,
-                &mut problems,
-            ) {
-                if let Ok(mut v) = impacts.lock() {
-                    v.push(i);
-                }
-            }
-        }
-        (diff, loss)
-    };
-    let mut report = assemble(capture, &checked, &analyze, evidence.controller.as_ref());
+    let mut report = assemble(capture, &checked, &metadata, evidence.controller.as_ref());
     let impacts = impacts.into_inner().unwrap_or_default();
     if !impacts.is_empty() {
         for i in &impacts {
@@ -99,4 +131,240 @@ pub fn check(
         report.recount();
     }
     report
+}
+
+/// The log-matching range `[lo, min_hw)` of a partition as its replicas'
+/// checkpoints and the tails of their logs give it before their batches are
+/// read (`None` where a tail does not read cleanly).
+fn planned_range(reps: &[Replica]) -> Option<(i64, i64)> {
+    let tails: Vec<Result<(i64, u64), String>> = reps.par_iter().map(tail_end).collect();
+    let mut min_hw = i64::MAX;
+    let mut lo = i64::MIN;
+    for (r, tail) in reps.iter().zip(tails) {
+        let (leo, _) = tail.ok()?;
+        let first_base = r.segments.first().map(|s| s.base_offset);
+        let lso = match (r.log_start_offset, first_base) {
+            (Some(a), Some(b)) => a.max(b),
+            (a, b) => a.or(b).unwrap_or(0),
+        };
+        let hw = r.high_watermark.unwrap_or(lso).clamp(lso, leo.max(lso));
+        min_hw = min_hw.min(hw);
+        lo = lo.max(lso);
+    }
+    if let Some(c) = reps.iter().filter_map(|r| r.cleaner_offset).max() {
+        lo = lo.max(c);
+    }
+    Some((lo, min_hw))
+}
+
+/// A stream's read that failed, as a finding.
+fn unreadable(
+    base: &Location,
+    failed: Option<(std::path::PathBuf, String)>,
+) -> Option<crate::analysis::check::Finding> {
+    failed.map(|(path, e)| {
+        finding(
+            code::FILE_UNREADABLE,
+            Location {
+                file: Some(display(&path)),
+                ..base.clone()
+            },
+            format!("cannot read: {e}"),
+        )
+    })
+}
+
+/// A partition's cross-replica checks: its diff and loss (and the impact of
+/// a loss), then one pass over its replicas' batches in offset order, and
+/// the cross-replica rules.
+#[allow(clippy::too_many_arguments)]
+fn cross_check(
+    evidence: &Evidence<'_>,
+    options: &crate::analysis::diff::DiffOptions,
+    coord: &std::sync::OnceLock<CoordinatorView>,
+    topic: &str,
+    partition: i32,
+    reps: &[Replica],
+    planned: Option<(i64, i64)>,
+    scanned: Vec<Scanned>,
+) -> (
+    Vec<ReplicaResult>,
+    (
+        Vec<crate::analysis::check::Finding>,
+        crate::analysis::check::PartitionCheck,
+    ),
+    Option<crate::analysis::impact::PartitionImpact>,
+) {
+    let prints: Vec<_> = scanned.iter().map(|s| s.agree).collect();
+    let all_kept = scanned.iter().all(|s| s.kept.is_some());
+    let mut results = Vec::with_capacity(scanned.len());
+    let mut plans = Vec::with_capacity(scanned.len());
+    let mut kept = Vec::with_capacity(scanned.len());
+    for s in scanned {
+        results.push(s.result);
+        plans.push(s.plans);
+        kept.push(s.kept.unwrap_or_default());
+    }
+    // The diff and loss `klf diff` reports, over the logs read as it reads
+    // them; below the highest cleaned offset the replicas' compacted logs
+    // are not compared.
+    let cleaned_to = results.iter().filter_map(|r| r.cleaned_to).max();
+    let adjust = |log: &mut ReplicaLog| {
+        if let Some(c) = cleaned_to {
+            let start = log.log_start_offset.max(c.min(log.log_end_offset));
+            log.log_start_offset = start;
+            log.batches.retain(|b| b.last_offset >= start);
+        }
+    };
+    let reference = evidence.reference(None, topic, partition);
+    let mut pr = if all_kept {
+        // small replicas: their batches are at hand, every one is compared
+        let input = PartitionReplicas {
+            topic: topic.to_string(),
+            partition,
+            replicas: results
+                .iter()
+                .zip(&kept)
+                .map(|(r, k)| {
+                    let mut log = r.log.clone();
+                    log.batches = k.iter().map(|b| b.summary.clone()).collect();
+                    adjust(&mut log);
+                    log
+                })
+                .collect(),
+            reference,
+        };
+        let (diff, loss) = evidence.analyze(&input, reps, options);
+        PartitionResult {
+            diff,
+            loss,
+            logs: input.replicas,
+            problems: Vec::new(),
+        }
+    } else {
+        diff_partition_adjusted(
+            evidence,
+            topic,
+            partition,
+            reps,
+            reference,
+            options,
+            ReadMode::Window,
+            &adjust,
+        )
+    };
+    // Below the smallest high watermark every replica must hold the same
+    // batches. Where the scans' fingerprints of that range agree, they do;
+    // else one pass over the replicas' batches in offset order finds where
+    // they differ.
+    let (lo, min_hw) = {
+        let refs: Vec<&ReplicaResult> = results.iter().collect();
+        agreement_range(&refs)
+    };
+    let mut matching = Vec::new();
+    let mut reported = BTreeSet::new();
+    let agree = lo >= min_hw
+        || (!all_kept && planned == Some((lo, min_hw)) && prints.iter().all(|p| *p == prints[0]));
+    if !agree {
+        let mut streams: Vec<Box<dyn Batches>> = if all_kept {
+            kept.into_iter()
+                .map(|k| Box::new(HeldBatches(k.into())) as Box<dyn Batches>)
+                .collect()
+        } else {
+            plans
+                .into_iter()
+                .map(|p| Box::new(ReplicaBatches::new(p)) as Box<dyn Batches>)
+                .collect()
+        };
+        // Each replica's last batch taken (the one spanning the next offsets).
+        let mut last: Vec<Option<BatchAt>> = vec![None; streams.len()];
+        let bounds: Vec<(i64, i64)> = results
+            .iter()
+            .map(|r| (r.log.log_start_offset, r.log.log_end_offset))
+            .collect();
+        let refs: Vec<&ReplicaResult> = results.iter().collect();
+        loop {
+            // the smallest next base offset below the range's end
+            let mut next: Option<i64> = None;
+            for s in streams.iter_mut() {
+                if let Some(b) = s.peek() {
+                    let o = b.summary.base_offset;
+                    next = Some(next.map_or(o, |n| n.min(o)));
+                }
+            }
+            let Some(o) = next.filter(|&o| o < min_hw) else {
+                break;
+            };
+            let mut starts: Vec<Option<BatchAt>> = vec![None; streams.len()];
+            for (i, s) in streams.iter_mut().enumerate() {
+                while s.peek().is_some_and(|b| b.summary.base_offset == o) {
+                    let Some(b) = s.next_batch() else { break };
+                    if starts[i].is_none() {
+                        starts[i] = Some(b.clone());
+                    }
+                    last[i] = Some(b);
+                }
+            }
+            if o < lo {
+                continue;
+            }
+            let at: Vec<AtOffset> = (0..streams.len())
+                .filter(|&i| bounds[i].0 <= o && o < bounds[i].1)
+                .map(|i| AtOffset {
+                    replica: i,
+                    starts: starts[i].as_ref().map(|b| (b.summary.key(), b.place)),
+                    holds: last[i]
+                        .as_ref()
+                        .filter(|b| b.summary.base_offset <= o && o <= b.summary.last_offset)
+                        .map(|b| (b.summary.key(), b.place)),
+                })
+                .collect();
+            let rule = LogMatching {
+                topic,
+                partition,
+                min_hw,
+                reps: &refs,
+                reference: pr.diff.reference.broker,
+            };
+            log_matching_at(&rule, o, &at, &mut reported, &mut matching);
+        }
+        for (i, s) in streams.iter_mut().enumerate() {
+            let base = base_location(&reps[i], results[i].log.broker);
+            matching.extend(unreadable(&base, s.failed()));
+        }
+    }
+    // Replicas that differ below the high watermark break what the window
+    // takes on trust (a shared prefix): the diff then reads every batch.
+    if !all_kept && !reported.is_empty() {
+        pr = diff_partition_adjusted(
+            evidence,
+            topic,
+            partition,
+            reps,
+            evidence.reference(None, topic, partition),
+            options,
+            ReadMode::Full,
+            &adjust,
+        );
+    }
+    let impact = if pr.loss.any() {
+        let coord = coord.get_or_init(|| coordinator(evidence));
+        let mut problems = Vec::new();
+        impact_of(
+            evidence,
+            reps,
+            &pr.diff,
+            &pr.loss,
+            &pr.logs,
+            coord,
+            &mut problems,
+        )
+    } else {
+        None
+    };
+    let refs: Vec<&ReplicaResult> = results.iter().collect();
+    let (mut findings, check) =
+        check_partition(topic, partition, &refs, &pr.diff, &pr.loss, &reported);
+    matching.append(&mut findings);
+    (results, (matching, check), impact)
 }

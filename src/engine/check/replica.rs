@@ -1,32 +1,423 @@
 //! One replica's own checks, reading its files: segments (framing,
 //! checksums, offsets, torn tails), indexes against the log, producer
-//! snapshots, transaction indexes; then the epoch and offset rules of
-//! `analysis::check` over what was read.
+//! snapshots, transaction indexes; then, over its batches streamed again in
+//! log order ([`Fold`]), the epoch, offset and producer rules of
+//! `analysis::check`. No batch list is kept: a segment's batches live while
+//! its indexes are checked, the stream holds a chunk.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use rayon::prelude::*;
 
+use super::stream::{BatchAt, ReplicaBatches, SegmentPlan};
 use crate::analysis::check::{
-    check_epochs, check_offsets, code, display, finding, BatchLoc, Finding, Location, ReplicaResult,
+    check_epochs, check_offsets, code, display, finding, BatchPlace, Finding, Location,
+    ReplicaResult,
 };
-use crate::capture::replica::{replica_log, summarize};
+use crate::analysis::timeline::{EpochSpan, EpochSpans};
+use crate::capture::replica::{replica_log_ends, summarize};
 use crate::capture::segment::SegmentFile;
 use crate::format::batch::{Batch, EntryError, TailKind, V2_HEADER_SIZE};
 use crate::format::index::{OFFSET_ENTRY_SIZE, TIME_ENTRY_SIZE};
 use crate::format::names::ReplicaKind;
-use crate::format::snapshot::read_producer_snapshot;
+use crate::format::snapshot::{read_producer_snapshot, ProducerEntry};
 use crate::format::txnindex::parse_txn_index;
 use crate::model::{BatchSummary, Replica};
 
-/// Checks of one replica on its own: segments, indexes, epochs, offsets.
-pub fn check_replica(replica: &Replica, broker: i32) -> ReplicaResult {
-    let base = Location {
+/// A replica after its segments' own checks: its result (findings,
+/// offsets, counts, epochs, producer rules), how to stream its batches
+/// again, and the fingerprint of its batches in the agreement range asked
+/// for.
+pub struct Scanned {
+    /// The result.
+    pub result: ReplicaResult,
+    /// Its segments' readable batches, in log order.
+    pub plans: Vec<SegmentPlan>,
+    /// The fingerprint of its batches whose base offset is in the range
+    /// [`scan_replica`] was given.
+    pub agree: Fingerprint,
+    /// Its batches, for a small replica ([`keeps_batches`]): the later
+    /// steps then read no file again.
+    pub kept: Option<Vec<BatchAt>>,
+}
+
+/// A replica whose `.log` files hold at most this many bytes keeps its
+/// batches' headers from its scan (a few hundred KiB at most).
+pub const KEEP_LOG_BYTES: u64 = 4 << 20;
+
+/// [`KEEP_LOG_BYTES`], or `KLF_KEEP_LOG_BYTES` when set to a byte count
+/// (`K`, `M`, `G` suffixes allowed; `0` makes every replica go the way of
+/// a large one: for tests of that way on small captures).
+fn keep_log_bytes() -> u64 {
+    static N: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
+    *N.get_or_init(|| {
+        std::env::var("KLF_KEEP_LOG_BYTES")
+            .ok()
+            .and_then(|v| crate::format::text::parse_bytes(&v).ok())
+            .unwrap_or(KEEP_LOG_BYTES)
+    })
+}
+
+/// Whether `replica`'s scan keeps its batches: its `.log` files are known
+/// to hold at most [`keep_log_bytes`] (and some bytes at all when that is
+/// 0).
+pub fn keeps_batches(replica: &Replica) -> bool {
+    let limit = keep_log_bytes();
+    if limit == 0 {
+        return false;
+    }
+    let mut total = 0u64;
+    for s in replica.segments.iter().filter(|s| s.log.is_some()) {
+        match s.log_len {
+            Some(n) => total = total.saturating_add(n),
+            None => return false,
+        }
+    }
+    total <= limit
+}
+
+/// An order-free fingerprint of a set of batches (two independent sums of
+/// a hash of each batch's `(base, last, epoch, crc)`, and their count): two
+/// replicas with the same batches in a range have the same fingerprint
+/// there, and any difference changes it but for a chance of 2^-128.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Fingerprint {
+    count: u64,
+    sums: (u64, u64),
+}
+
+impl Fingerprint {
+    fn add(&mut self, k: (i64, i64, i32, u32)) {
+        let mix = |seed: u64| {
+            let mut h = seed;
+            for v in [
+                k.0 as u64,
+                k.1 as u64,
+                u64::from(k.2 as u32) << 32 | u64::from(k.3),
+            ] {
+                h ^= v;
+                // splitmix64's finaliser
+                h = h.wrapping_add(0x9e37_79b9_7f4a_7c15);
+                h = (h ^ (h >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+                h = (h ^ (h >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+                h ^= h >> 31;
+            }
+            h
+        };
+        self.count += 1;
+        self.sums.0 = self.sums.0.wrapping_add(mix(0x243f_6a88_85a3_08d3));
+        self.sums.1 = self.sums.1.wrapping_add(mix(0x1319_8a2e_0370_7344));
+    }
+
+    fn merge(&mut self, o: Fingerprint) {
+        self.count += o.count;
+        self.sums.0 = self.sums.0.wrapping_add(o.sums.0);
+        self.sums.1 = self.sums.1.wrapping_add(o.sums.1);
+    }
+}
+
+/// One segment's readable range and offsets, for the locator.
+#[derive(Debug, Clone)]
+struct SegmentRange {
+    plan: SegmentPlan,
+    /// Smallest base offset and greatest last offset of its batches.
+    offsets: Option<(i64, i64)>,
+}
+
+/// What a replica's producer snapshots say, read before its batches: the
+/// latest readable snapshot's offset and producers, and the findings of
+/// the snapshots that do not read.
+struct Snapshots {
+    latest: Option<(i64, Vec<ProducerEntry>)>,
+    /// Producers of the latest snapshot with a sequence to continue.
+    waiting: BTreeSet<i64>,
+    findings: Vec<Finding>,
+}
+
+impl Snapshots {
+    fn read(replica: &Replica, base: &Location) -> Snapshots {
+        let mut findings = Vec::new();
+        let mut latest: Option<(i64, Vec<ProducerEntry>)> = None;
+        if replica.kind != ReplicaKind::Metadata {
+            for snap in &replica.snapshots {
+                let mut l = base.clone();
+                l.file = Some(display(&snap.path));
+                let data = match crate::capture::vfs::read(&snap.path) {
+                    Ok(d) => d,
+                    Err(e) => {
+                        findings.push(finding(
+                            code::FILE_UNREADABLE,
+                            l,
+                            format!("cannot read: {e}"),
+                        ));
+                        continue;
+                    }
+                };
+                match read_producer_snapshot(&data) {
+                    Ok(s) => {
+                        if latest.as_ref().is_none_or(|(o, _)| snap.offset > *o) {
+                            latest = Some((snap.offset, s.entries));
+                        }
+                    }
+                    Err(e) => {
+                        l.position = Some(e.pos);
+                        findings.push(finding(
+                            code::PRODUCER_SNAPSHOT_INVALID,
+                            l,
+                            format!("Kafka would refuse this producer snapshot: {}", e.reason),
+                        ));
+                    }
+                }
+            }
+        }
+        let waiting = latest
+            .as_ref()
+            .map(|(_, es)| {
+                es.iter()
+                    .filter(|e| e.last_sequence >= 0)
+                    .map(|e| e.producer_id)
+                    .collect()
+            })
+            .unwrap_or_default();
+        Snapshots {
+            latest,
+            waiting,
+            findings,
+        }
+    }
+}
+
+/// What one segment read on its own gives its replica's order-dependent
+/// rules, combined with the other segments' in log order
+/// ([`ReplicaFold`]): sizes bounded by epochs and producers, not batches.
+#[derive(Debug, Default)]
+struct SegmentFold {
+    /// Runs of one epoch, with where each begins.
+    spans: Vec<(EpochSpan, BatchPlace)>,
+    /// Each waiting producer's first data batch at or after the snapshot.
+    next_of: BTreeMap<i64, BatchAt>,
+    /// Transactional producers' batches.
+    txns: BTreeMap<i64, TxnPart>,
+    /// The batches whose base offset is in the agreement range.
+    agree: Fingerprint,
+}
+
+/// One producer's transactional batches in a segment.
+#[derive(Debug, Clone, Copy, Default)]
+struct TxnPart {
+    /// A control batch (commit or abort) closed what was open.
+    closed: bool,
+    /// Its first data batch, before any control batch.
+    first_open: Option<(i64, BatchPlace)>,
+    /// Its first data batch after the last control batch.
+    open_after_close: Option<(i64, BatchPlace)>,
+}
+
+/// What a segment's scan folds as it reads, and with what.
+struct FoldContext<'a> {
+    snapshots: &'a Snapshots,
+    agree: Option<(i64, i64)>,
+    /// Keep every batch's header.
+    keep: bool,
+}
+
+impl SegmentFold {
+    fn push(&mut self, s: &BatchSummary, place: BatchPlace, cx: &FoldContext<'_>) {
+        match self.spans.last_mut() {
+            Some((span, _)) if span.epoch == s.partition_leader_epoch => {
+                span.join(&EpochSpan::of(s))
+            }
+            _ => self.spans.push((EpochSpan::of(s), place)),
+        }
+        if let Some((at, _)) = &cx.snapshots.latest {
+            if !s.is_control
+                && s.base_offset >= *at
+                && cx.snapshots.waiting.contains(&s.producer_id)
+                && !self.next_of.contains_key(&s.producer_id)
+            {
+                self.next_of.insert(
+                    s.producer_id,
+                    BatchAt {
+                        summary: s.clone(),
+                        place,
+                    },
+                );
+            }
+        }
+        if s.is_transactional && s.producer_id >= 0 {
+            let t = self.txns.entry(s.producer_id).or_default();
+            if s.is_control {
+                t.closed = true;
+                t.open_after_close = None;
+            } else if t.closed {
+                t.open_after_close.get_or_insert((s.base_offset, place));
+            } else {
+                t.first_open.get_or_insert((s.base_offset, place));
+            }
+        }
+        if let Some((lo, hi)) = cx.agree {
+            if (lo..hi).contains(&s.base_offset) {
+                self.agree.add(s.key());
+            }
+        }
+    }
+}
+
+/// A replica's order-dependent facts, its segments' folds combined in log
+/// order.
+struct ReplicaFold {
+    spans: EpochSpans,
+    span_starts: Vec<BatchPlace>,
+    next_of: BTreeMap<i64, BatchAt>,
+    /// Open transactions: producer id -> its first batch's offset.
+    open: BTreeMap<i64, (i64, BatchPlace)>,
+    agree: Fingerprint,
+}
+
+impl ReplicaFold {
+    fn new() -> Self {
+        ReplicaFold {
+            spans: EpochSpans::default(),
+            span_starts: Vec::new(),
+            next_of: BTreeMap::new(),
+            open: BTreeMap::new(),
+            agree: Fingerprint::default(),
+        }
+    }
+
+    /// The next segment's fold.
+    fn add(&mut self, seg: SegmentFold) {
+        for (span, place) in seg.spans {
+            if self.spans.push_span(span) {
+                self.span_starts.push(place);
+            }
+        }
+        for (pid, b) in seg.next_of {
+            self.next_of.entry(pid).or_insert(b);
+        }
+        for (pid, t) in seg.txns {
+            let now = if t.closed {
+                t.open_after_close
+            } else {
+                self.open.get(&pid).copied().or(t.first_open)
+            };
+            match now {
+                Some(o) => {
+                    self.open.insert(pid, o);
+                }
+                None => {
+                    self.open.remove(&pid);
+                }
+            }
+        }
+        self.agree.merge(seg.agree);
+    }
+
+    /// Puts what was kept into `result` and runs the rules over it.
+    fn finish(
+        self,
+        replica: &Replica,
+        base: &Location,
+        snaps: Snapshots,
+        result: &mut ReplicaResult,
+    ) {
+        // The first batch of each epoch below one seen before it starts a
+        // span: where the epochs go backwards.
+        let mut regressions = Vec::new();
+        let mut max_epoch = -1;
+        for (span, &place) in self.spans.spans.iter().zip(&self.span_starts) {
+            let e = span.epoch;
+            if e >= 0
+                && e < max_epoch
+                && !regressions
+                    .iter()
+                    .any(|r: &(i64, i32, BatchPlace)| r.1 == e)
+            {
+                regressions.push((span.start_offset, e, place));
+            }
+            max_epoch = max_epoch.max(e);
+        }
+        result.spans = self.spans;
+        result.span_starts = self.span_starts;
+        result.regressions = regressions;
+        result.findings.extend(snaps.findings);
+        check_epochs(replica, base, result);
+        if replica.kind == ReplicaKind::Metadata {
+            return;
+        }
+        check_offsets(replica, base, result);
+        // For each producer in the latest snapshot, its next batch after the
+        // snapshot offset continues its sequence.
+        if let Some((at, entries)) = &snaps.latest {
+            for e in entries.iter().filter(|e| e.last_sequence >= 0) {
+                let Some(next) = self.next_of.get(&e.producer_id) else {
+                    continue;
+                };
+                let s = &next.summary;
+                // A new producer epoch restarts sequences at 0.
+                let expected = if s.producer_epoch == e.producer_epoch {
+                    if e.last_sequence == i32::MAX {
+                        0
+                    } else {
+                        e.last_sequence + 1
+                    }
+                } else {
+                    0
+                };
+                if s.base_sequence != expected && s.base_sequence >= 0 {
+                    let mut loc = base.clone();
+                    loc.offset = Some(s.base_offset);
+                    result.place(&mut loc, next.place);
+                    result.findings.push(finding(
+                        code::PRODUCER_SEQUENCE_GAP,
+                        loc,
+                        format!(
+                            "producer {} (epoch {}) ends at sequence {} in the snapshot at offset {at}, but its next batch at offset {} starts at sequence {} (epoch {})",
+                            e.producer_id, e.producer_epoch, e.last_sequence, s.base_offset, s.base_sequence, s.producer_epoch
+                        ),
+                    ));
+                }
+            }
+        }
+        // Transactions open at the log end: a transactional batch of a
+        // producer with no control marker after it.
+        for (pid, (first, place)) in self.open {
+            let mut loc = base.clone();
+            loc.offset = Some(first);
+            result.place(&mut loc, place);
+            result.findings.push(finding(
+                code::TRANSACTION_OPEN,
+                loc,
+                format!("producer {pid} has a transaction open since offset {first}: no commit or abort marker follows it"),
+            ));
+        }
+    }
+}
+
+/// The location every finding of a replica's own checks starts from.
+pub fn base_location(replica: &Replica, broker: i32) -> Location {
+    Location {
         broker: Some(broker),
         topic: Some(replica.topic.clone()),
         partition: Some(replica.partition),
         ..Location::default()
+    }
+}
+
+/// Every check of `replica` on its own: each segment read once (in
+/// parallel: framing, checksums, offsets within it, its name, tail and
+/// indexes, and what the order-dependent rules need of it), then the
+/// epoch, offset and producer rules over the segments' folds. `agree`: the
+/// offset range whose batches' [`Fingerprint`] to take.
+pub fn scan_replica(replica: &Replica, broker: i32, agree: Option<(i64, i64)>) -> Scanned {
+    let base = base_location(replica, broker);
+    let snapshots = Snapshots::read(replica, &base);
+    let cx = FoldContext {
+        snapshots: &snapshots,
+        agree,
+        keep: keeps_batches(replica),
     };
     let logs: Vec<(&crate::capture::discover::SegmentFiles, &PathBuf)> = replica
         .segments
@@ -38,18 +429,27 @@ pub fn check_replica(replica: &Replica, broker: i32) -> ReplicaResult {
     let scans: Vec<SegmentScan> = logs
         .par_iter()
         .enumerate()
-        .map(|(i, (seg, path))| scan_segment(seg, path, i, i + 1 == nseg, &base))
+        .map(|(i, (seg, path))| scan_segment(seg, path, i, i + 1 == nseg, &base, &cx))
         .collect();
     let mut findings = Vec::new();
     let files: Vec<PathBuf> = logs.iter().map(|(_, p)| (*p).clone()).collect();
-    let mut batches: Vec<BatchLoc> = Vec::new();
     let segments = nseg as u64;
     let mut bytes_read = 0u64;
+    let mut batches = 0u64;
     let last_segment_base = logs.last().map(|(s, _)| s.base_offset);
+    let mut last_batch_end: Option<i64> = None;
     let mut prev_last: Option<(i64, usize)> = None; // last offset of the previous segment, its file
-    for (fidx, ((seg, path), scan)) in logs.iter().zip(scans).enumerate() {
+    let mut ranges = Vec::with_capacity(nseg);
+    let mut fold = ReplicaFold::new();
+    let mut kept: Option<Vec<BatchAt>> = cx.keep.then(Vec::new);
+    for (fidx, ((seg, path), mut scan)) in logs.iter().zip(scans).enumerate() {
+        match (&mut kept, scan.kept.take()) {
+            (Some(k), Some(mut b)) => k.append(&mut b),
+            _ => kept = None,
+        }
         findings.extend(scan.findings);
         bytes_read += scan.bytes_read;
+        batches += scan.batches;
         if let (Some((pos, first)), Some((pl, pf))) = (scan.first, prev_last) {
             if first <= pl || seg.base_offset <= pl {
                 findings.push(finding(
@@ -70,37 +470,191 @@ pub fn check_replica(replica: &Replica, broker: i32) -> ReplicaResult {
         }
         if let Some(p) = scan.last {
             prev_last = Some((p, fidx));
+            last_batch_end = Some(
+                last_batch_end.map_or(p.saturating_add(1), |e: i64| e.max(p.saturating_add(1))),
+            );
         }
-        batches.extend(scan.batches);
+        fold.add(scan.fold);
+        ranges.push(SegmentRange {
+            plan: SegmentPlan {
+                file: fidx,
+                path: (*path).clone(),
+                end: scan.end,
+            },
+            offsets: scan.min_base.zip(scan.last),
+        });
     }
-    let summaries: Vec<BatchSummary> = batches.iter().map(|b| b.summary.clone()).collect();
-    let log = replica_log(replica, broker, summaries, last_segment_base);
+    let log = replica_log_ends(replica, broker, last_batch_end, last_segment_base);
+    let plans: Vec<SegmentPlan> = ranges.iter().map(|r| r.plan.clone()).collect();
+    let ranges = Arc::new(ranges);
+    let agree_print = fold.agree;
     let mut result = ReplicaResult {
         findings,
         log,
+        spans: EpochSpans::default(),
+        span_starts: Vec::new(),
+        regressions: Vec::new(),
         batches,
         files,
         segments,
         bytes: bytes_read,
         cleaned_to: replica.cleaner_offset,
+        locate: Arc::new(move |offset| locate(&ranges, offset)),
     };
-    check_epochs(replica, &base, &mut result);
-    if replica.kind != ReplicaKind::Metadata {
-        check_offsets(replica, &base, &mut result);
-        check_producers(replica, &base, &mut result);
+    fold.finish(replica, &base, snapshots, &mut result);
+    Scanned {
+        result,
+        plans,
+        agree: agree_print,
+        kept,
     }
-    result
+}
+
+/// Every check of a replica read on its own (a metadata log, a partition's
+/// only replica).
+pub fn check_replica(replica: &Replica, broker: i32) -> ReplicaResult {
+    scan_replica(replica, broker, None).result
+}
+
+/// The batch holding `offset` (the first in log order), else the first
+/// batch at or after it: read again from the segments whose offsets reach
+/// it.
+fn locate(ranges: &[SegmentRange], offset: i64) -> Option<BatchPlace> {
+    let scan = |r: &SegmentRange, pick: &dyn Fn(&BatchSummary) -> bool| -> Option<BatchPlace> {
+        let mut s = ReplicaBatches::new(vec![r.plan.clone()]);
+        while let Some(b) = s.next_batch() {
+            if pick(&b.summary) {
+                return Some(b.place);
+            }
+        }
+        None
+    };
+    let holds = |b: &BatchSummary| b.base_offset <= offset && offset <= b.last_offset;
+    for r in ranges {
+        if matches!(r.offsets, Some((lo, hi)) if lo <= offset && offset <= hi) {
+            if let Some(p) = scan(r, &holds) {
+                return Some(p);
+            }
+        }
+    }
+    ranges
+        .iter()
+        .filter(|r| matches!(r.offsets, Some((_, hi)) if hi >= offset))
+        .find_map(|r| scan(r, &|b: &BatchSummary| b.base_offset >= offset))
 }
 
 /// What one segment's own checks found.
 struct SegmentScan {
     findings: Vec<Finding>,
-    batches: Vec<BatchLoc>,
+    /// Batches read.
+    batches: u64,
     /// Position and offset of the first batch.
     first: Option<(u64, i64)>,
+    /// Smallest base offset of its batches.
+    min_base: Option<i64>,
     /// Greatest last offset of its batches.
     last: Option<i64>,
+    /// Where its readable batches end.
+    end: u64,
     bytes_read: u64,
+    /// What the replica's order-dependent rules need of it.
+    fold: SegmentFold,
+    /// Its batches, when asked to keep them.
+    kept: Option<Vec<BatchAt>>,
+}
+
+/// What the index checks of a segment read of each of its batches.
+#[derive(Debug, Clone, Copy)]
+struct SegBatch {
+    position: u64,
+    base_offset: i64,
+    last_offset: i64,
+    is_control: bool,
+}
+
+/// The batches of one segment, in file order, with the lookups the index
+/// checks make (each in logarithmic time, not a scan per entry).
+struct SegBatches {
+    /// In file order (positions increase).
+    list: Vec<SegBatch>,
+    /// `(base offset, greatest last offset of the batches up to it)` in base
+    /// offset order: whether some batch holds an offset.
+    by_base: Vec<(i64, i64)>,
+    /// `(last offset, index in list)`, sorted: the latest batch ending at
+    /// an offset.
+    last_at: Vec<(i64, usize)>,
+    /// Base offsets of the control batches, sorted.
+    control: Vec<i64>,
+}
+
+impl SegBatches {
+    fn new(list: Vec<SegBatch>) -> Self {
+        let mut sorted: Vec<(i64, i64)> = list
+            .iter()
+            .map(|b| (b.base_offset, b.last_offset))
+            .collect();
+        sorted.sort_unstable();
+        let mut max_last = i64::MIN;
+        let by_base = sorted
+            .into_iter()
+            .map(|(b, l)| {
+                max_last = max_last.max(l);
+                (b, max_last)
+            })
+            .collect();
+        let mut last_at: Vec<(i64, usize)> = list
+            .iter()
+            .enumerate()
+            .map(|(i, b)| (b.last_offset, i))
+            .collect();
+        last_at.sort_unstable();
+        let mut control: Vec<i64> = list
+            .iter()
+            .filter(|b| b.is_control)
+            .map(|b| b.base_offset)
+            .collect();
+        control.sort_unstable();
+        SegBatches {
+            list,
+            by_base,
+            last_at,
+            control,
+        }
+    }
+
+    fn is_empty(&self) -> bool {
+        self.list.is_empty()
+    }
+
+    /// The greatest last offset.
+    fn last(&self) -> Option<i64> {
+        self.by_base.last().map(|(_, l)| *l)
+    }
+
+    /// Whether some batch has `base <= offset <= last`.
+    fn holds(&self, offset: i64) -> bool {
+        let n = self.by_base.partition_point(|(b, _)| *b <= offset);
+        n > 0 && self.by_base[n - 1].1 >= offset
+    }
+
+    /// The batch starting at `position`, by index.
+    fn at_position(&self, position: u64) -> Option<usize> {
+        self.list
+            .binary_search_by_key(&position, |b| b.position)
+            .ok()
+    }
+
+    /// Whether a batch at index `i` or after it in the file ends at `offset`.
+    fn ends_at_or_after(&self, i: usize, offset: i64) -> bool {
+        // the last entry ending at `offset` has the greatest index
+        let n = self.last_at.partition_point(|&(l, _)| l <= offset);
+        n > 0 && self.last_at[n - 1].0 == offset && self.last_at[n - 1].1 >= i
+    }
+
+    /// Whether a control batch starts at `offset`.
+    fn control_at(&self, offset: i64) -> bool {
+        self.control.binary_search(&offset).is_ok()
+    }
 }
 
 /// Reads one segment (`fidx`: its number among the replica's `.log` files):
@@ -112,10 +666,14 @@ fn scan_segment(
     fidx: usize,
     is_last: bool,
     base: &Location,
+    cx: &FoldContext<'_>,
 ) -> SegmentScan {
+    let mut fold = SegmentFold::default();
+    let mut kept: Option<Vec<BatchAt>> = cx.keep.then(Vec::new);
     let mut findings = Vec::new();
-    let mut batches: Vec<BatchLoc> = Vec::new();
+    let mut batches: Vec<SegBatch> = Vec::new();
     let mut first_batch = None;
+    let mut min_base: Option<i64> = None;
     let at = |position: Option<u64>, offset: Option<i64>| Location {
         file: Some(display(path)),
         position,
@@ -132,10 +690,14 @@ fn scan_segment(
             ));
             return SegmentScan {
                 findings,
-                batches,
+                batches: 0,
                 first: None,
+                min_base: None,
                 last: None,
+                end: 0,
                 bytes_read: 0,
+                fold,
+                kept: None,
             };
         }
     };
@@ -249,11 +811,20 @@ fn scan_segment(
             }
         }
         prev_in_seg = Some(prev_in_seg.map_or(summary.last_offset, |p| p.max(summary.last_offset)));
-        batches.push(BatchLoc {
-            summary,
-            file: fidx,
+        min_base = Some(min_base.map_or(first, |m| m.min(first)));
+        fold.push(&summary, (fidx, pos), cx);
+        batches.push(SegBatch {
             position: pos,
+            base_offset: summary.base_offset,
+            last_offset: summary.last_offset,
+            is_control: summary.is_control,
         });
+        if let Some(k) = &mut kept {
+            k.push(BatchAt {
+                summary,
+                place: (fidx, pos),
+            });
+        }
     }
     if stopped.is_none() {
         if let Some(tail) = it.tail() {
@@ -278,6 +849,8 @@ fn scan_segment(
             ));
         }
     }
+    let count = batches.len() as u64;
+    let batches = SegBatches::new(batches);
     check_indexes(
         seg,
         log_len,
@@ -289,103 +862,14 @@ fn scan_segment(
     );
     SegmentScan {
         findings,
-        batches,
+        batches: count,
         first: first_batch,
+        min_base,
         last: prev_in_seg,
+        end: stopped.unwrap_or(log_len),
         bytes_read: log_len,
-    }
-}
-
-/// Producer state: every `.snapshot` file reads under Kafka's own rules
-/// (version, CRC-32C); for each producer in the latest snapshot, its next
-/// batch after the snapshot offset continues its sequence; transactions
-/// still open at the log end are reported.
-fn check_producers(replica: &Replica, base: &Location, r: &mut ReplicaResult) {
-    let mut latest: Option<(i64, Vec<crate::format::snapshot::ProducerEntry>)> = None;
-    for snap in &replica.snapshots {
-        let mut l = base.clone();
-        l.file = Some(display(&snap.path));
-        let data = match crate::capture::vfs::read(&snap.path) {
-            Ok(d) => d,
-            Err(e) => {
-                r.findings.push(finding(
-                    code::FILE_UNREADABLE,
-                    l,
-                    format!("cannot read: {e}"),
-                ));
-                continue;
-            }
-        };
-        match read_producer_snapshot(&data) {
-            Ok(s) => {
-                if latest.as_ref().is_none_or(|(o, _)| snap.offset > *o) {
-                    latest = Some((snap.offset, s.entries));
-                }
-            }
-            Err(e) => {
-                l.position = Some(e.pos);
-                r.findings.push(finding(
-                    code::PRODUCER_SNAPSHOT_INVALID,
-                    l,
-                    format!("Kafka would refuse this producer snapshot: {}", e.reason),
-                ));
-            }
-        }
-    }
-    if let Some((at, entries)) = latest {
-        for e in entries.iter().filter(|e| e.last_sequence >= 0) {
-            let Some(next) = r.batches.iter().find(|b| {
-                b.summary.base_offset >= at
-                    && b.summary.producer_id == e.producer_id
-                    && !b.summary.is_control
-            }) else {
-                continue;
-            };
-            let s = &next.summary;
-            // A new producer epoch restarts sequences at 0.
-            let expected = if s.producer_epoch == e.producer_epoch {
-                if e.last_sequence == i32::MAX {
-                    0
-                } else {
-                    e.last_sequence + 1
-                }
-            } else {
-                0
-            };
-            if s.base_sequence != expected && s.base_sequence >= 0 {
-                let loc = r.loc_of_offset(base, s.base_offset);
-                r.findings.push(finding(
-                    code::PRODUCER_SEQUENCE_GAP,
-                    loc,
-                    format!(
-                        "producer {} (epoch {}) ends at sequence {} in the snapshot at offset {at}, but its next batch at offset {} starts at sequence {} (epoch {})",
-                        e.producer_id, e.producer_epoch, e.last_sequence, s.base_offset, s.base_sequence, s.producer_epoch
-                    ),
-                ));
-            }
-        }
-    }
-    // Transactions open at the log end: a transactional batch of a producer
-    // with no control marker after it.
-    let mut open: BTreeMap<i64, i64> = BTreeMap::new();
-    for b in &r.batches {
-        let s = &b.summary;
-        if !s.is_transactional || s.producer_id < 0 {
-            continue;
-        }
-        if s.is_control {
-            open.remove(&s.producer_id);
-        } else {
-            open.entry(s.producer_id).or_insert(s.base_offset);
-        }
-    }
-    for (pid, first) in open {
-        let loc = r.loc_of_offset(base, first);
-        r.findings.push(finding(
-            code::TRANSACTION_OPEN,
-            loc,
-            format!("producer {pid} has a transaction open since offset {first}: no commit or abort marker follows it"),
-        ));
+        fold,
+        kept,
     }
 }
 
@@ -404,13 +888,13 @@ fn all_zero(b: &[u8]) -> bool {
 fn check_indexes(
     seg: &crate::capture::discover::SegmentFiles,
     log_len: u64,
-    batches: &[BatchLoc],
+    batches: &SegBatches,
     is_last: bool,
     stopped: Option<u64>,
     base: &Location,
     findings: &mut Vec<Finding>,
 ) {
-    let seg_last = batches.iter().map(|b| b.summary.last_offset).max();
+    let seg_last = batches.last();
     if let Some(path) = &seg.txnindex {
         check_txn_index(
             seg.base_offset,
@@ -587,18 +1071,16 @@ fn check_indexes(
                 // The position must start a batch; the entry's offset is the
                 // last offset of an append that began there: at least that
                 // batch's last offset, and the last offset of some batch.
-                match batches.binary_search_by_key(&(position as u64), |b| b.position) {
-                    Err(_) => report(
+                match batches.at_position(position as u64) {
+                    None => report(
                         code::INDEX_ENTRY_MISMATCH,
                         s,
                         Some(offset),
                         format!("entry {n}: position {position} for offset {offset} is not the start of a batch"),
                     ),
-                    Ok(i) => {
-                        let b = &batches[i].summary;
-                        let ends_batch = batches[i..]
-                            .iter()
-                            .any(|x| x.summary.last_offset == offset);
+                    Some(i) => {
+                        let b = &batches.list[i];
+                        let ends_batch = batches.ends_at_or_after(i, offset);
                         if offset < b.last_offset || !ends_batch {
                             report(
                                 code::INDEX_ENTRY_MISMATCH,
@@ -649,10 +1131,7 @@ fn check_indexes(
                 // batch (a follower appending a leader's batch does this; the
                 // divergence capture has one). kafka-dump-log's own check
                 // calls that a mismatch; Kafka itself reads it fine.
-                if !batches
-                    .iter()
-                    .any(|b| b.summary.base_offset <= offset && offset <= b.summary.last_offset)
-                {
+                if !batches.holds(offset) {
                     report(
                         code::INDEX_ENTRY_MISMATCH,
                         s,
@@ -682,7 +1161,7 @@ fn check_indexes(
 fn check_txn_index(
     base_offset: i64,
     path: &Path,
-    batches: &[BatchLoc],
+    batches: &SegBatches,
     complete: bool,
     base: &Location,
     findings: &mut Vec<Finding>,
@@ -710,7 +1189,7 @@ fn check_txn_index(
     let Ok(idx) = parse_txn_index(&data) else {
         return;
     };
-    let seg_last = batches.iter().map(|b| b.summary.last_offset).max();
+    let seg_last = batches.last();
     let mut problems = Vec::new();
     for e in &idx.entries {
         let why = if !e.version_supported() {
@@ -729,9 +1208,7 @@ fn check_txn_index(
                 e.first_offset, e.last_offset
             ))
         } else if complete
-            && !batches
-                .iter()
-                .any(|b| b.summary.is_control && b.summary.base_offset == e.last_offset)
+            && !batches.control_at(e.last_offset)
             && matches!(seg_last, Some(l) if e.last_offset <= l)
         {
             Some(format!(

@@ -29,7 +29,10 @@ pub struct ScalaText {
 }
 
 fn java_error(e: &ParseError) -> ParseError {
-    ParseError::new(e.pos, format!("java.nio.BufferUnderflowException: {}", e.reason))
+    ParseError::new(
+        e.pos,
+        format!("java.nio.BufferUnderflowException: {}", e.reason),
+    )
 }
 
 /// A non-nullable Kafka string (int16 length, UTF-8) as the generated
@@ -254,9 +257,8 @@ fn consumer_assignment(bytes: &[u8]) -> Result<(Vec<String>, Option<Vec<u8>>), P
     }
     let schema = &tables::CONSUMER_PROTOCOL_ASSIGNMENT;
     let version = version.min(schema.valid.1);
-    let m = read_message(&mut r, schema, version).map_err(|_| {
-        schema_err("Buffer underflow while parsing consumer protocol's assignment")
-    })?;
+    let m = read_message(&mut r, schema, version)
+        .map_err(|_| schema_err("Buffer underflow while parsing consumer protocol's assignment"))?;
     let mut partitions = Vec::new();
     for tp in m.structs("assignedPartitions") {
         let topic = tp.str("topic").unwrap_or_default();
@@ -409,7 +411,10 @@ mod tests {
         s16(&mut value, "m");
         value.extend_from_slice(&1000i64.to_be_bytes());
         let kp = scala_offsets_text(Some(&key), Some(&value), text).expect("reads");
-        assert_eq!(kp.key.as_deref(), Some("offset_commit::group=g,partition=t-3"));
+        assert_eq!(
+            kp.key.as_deref(),
+            Some("offset_commit::group=g,partition=t-3")
+        );
         assert_eq!(kp.payload.as_deref(), Some("offset=42,metadata=m"));
         let kp = scala_offsets_text(Some(&key), None, text).expect("reads");
         assert_eq!(kp.payload.as_deref(), Some("<DELETE>"));
