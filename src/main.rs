@@ -98,6 +98,7 @@ struct Cli {
 }
 
 fn main() -> ExitCode {
+    out_of_memory::install();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
@@ -108,12 +109,125 @@ fn main() -> ExitCode {
             });
         }
     };
+    let workers = match start_workers() {
+        Ok(pool) => pool,
+        Err(e) => {
+            eprintln!("klf: cannot start a worker thread: {e} (an I/O error of the machine)");
+            return ExitCode::from(2);
+        }
+    };
     klf::capture::mmap::install_sigbus_handler();
     klf::capture::mmap::set_mmap_disabled(cli.no_mmap);
     let mut out = cli::common::Output::stdout(&cli.global);
-    let status = cli.command.run(&mut out);
+    let status = workers.install(|| cli.command.run(&mut out));
     let status = out.finish(status);
     ExitCode::from(status.code())
+}
+
+/// Running out of memory is the machine's failure, not the data's: an
+/// allocation klf cannot do without ends the run with exit status 2 and a
+/// message saying so, not with a signal. (The large allocations a capture's
+/// size drives are asked for, and refused in a finding; this is the rest.)
+#[allow(unsafe_code)]
+mod out_of_memory {
+    use std::alloc::{GlobalAlloc, Layout, System};
+    use std::sync::atomic::{AtomicBool, Ordering};
+
+    static FAILED: AtomicBool = AtomicBool::new(false);
+
+    /// The system allocator, noting when a request is refused.
+    struct Noting;
+
+    // SAFETY: every call is passed to the system allocator unchanged.
+    unsafe impl GlobalAlloc for Noting {
+        unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+            // SAFETY: the caller's contract for `alloc`, passed on.
+            let p = unsafe { System.alloc(layout) };
+            if p.is_null() {
+                FAILED.store(true, Ordering::Relaxed);
+            }
+            p
+        }
+        unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+            // SAFETY: the caller's contract for `alloc_zeroed`, passed on.
+            let p = unsafe { System.alloc_zeroed(layout) };
+            if p.is_null() {
+                FAILED.store(true, Ordering::Relaxed);
+            }
+            p
+        }
+        unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+            // SAFETY: `ptr` came from this allocator (the system's) with `layout`.
+            unsafe { System.dealloc(ptr, layout) }
+        }
+        unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+            // SAFETY: `ptr` came from this allocator (the system's) with `layout`.
+            let p = unsafe { System.realloc(ptr, layout, new_size) };
+            if p.is_null() {
+                FAILED.store(true, Ordering::Relaxed);
+            }
+            p
+        }
+    }
+
+    #[global_allocator]
+    static ALLOCATOR: Noting = Noting;
+
+    /// Turns an abort (what follows a refused allocation, in Rust or in the
+    /// C library) into exit 2 and a message.
+    pub fn install() {
+        extern "C" fn on_abort(_: libc::c_int) {
+            const OOM: &[u8] = b"klf: out of memory: the machine refused an allocation \
+(an I/O error, not evidence about the data); the output is incomplete\n";
+            const FATAL: &[u8] = b"klf: aborted by a fatal error of the C library or the \
+runtime (above; usually memory or threads the machine refused): not evidence about the \
+data; the output is incomplete\n";
+            let msg = if FAILED.load(Ordering::Relaxed) {
+                OOM
+            } else {
+                FATAL
+            };
+            // SAFETY: write(2) and _exit(2) are async-signal-safe.
+            unsafe {
+                libc::write(2, msg.as_ptr().cast(), msg.len());
+                libc::_exit(2);
+            }
+        }
+        // SAFETY: the handler only reads an atomic and calls
+        // async-signal-safe functions.
+        unsafe {
+            let mut sa: libc::sigaction = std::mem::zeroed();
+            sa.sa_sigaction = on_abort as extern "C" fn(libc::c_int) as usize;
+            libc::sigemptyset(&mut sa.sa_mask);
+            libc::sigaction(libc::SIGABRT, &sa, std::ptr::null_mut());
+        }
+    }
+}
+
+/// Starts the worker threads: as many as `RAYON_NUM_THREADS` or the
+/// machine's cores, and fewer when the machine will not give that many
+/// (a memory limit, a thread limit), down to the main thread alone. Only
+/// when not even that can be had is it an error.
+fn start_workers() -> Result<rayon::ThreadPool, rayon::ThreadPoolBuildError> {
+    let mut want = std::env::var("RAYON_NUM_THREADS")
+        .ok()
+        .and_then(|v| v.parse::<usize>().ok())
+        .filter(|&n| n > 0)
+        .or_else(|| std::thread::available_parallelism().ok().map(|n| n.get()))
+        .unwrap_or(1);
+    loop {
+        let builder = rayon::ThreadPoolBuilder::new().num_threads(want);
+        let built = if want == 1 {
+            builder.use_current_thread().build()
+        } else {
+            builder.build()
+        };
+        match built {
+            Ok(pool) => return Ok(pool),
+            Err(e) if want == 1 => return Err(e),
+            Err(_) => want /= 2,
+        }
+    }
 }
 
 #[cfg(test)]

@@ -55,14 +55,12 @@ fuzz_target!(|data: &[u8]| {
             if let Ok(r) = decode_group_record(key, value) {
                 let _ = format!("{r:?}");
             }
-            // the newest release's text and 4.0's (tagged fields it lacks left out)
-            let old = CoordinatorText {
-                line: (4, 0),
-                status_names: false,
-                scala_transactions: true,
-            };
+            // the newest release's text, 4.0's (tagged fields it lacks left
+            // out), 3.7's and 3.3's (the Scala coordinator's text)
             let _ = format_offsets_record(3, Some(key), value, CoordinatorText::NEWEST);
-            let _ = format_offsets_record(3, Some(key), value, old);
+            for old in older_texts() {
+                let _ = format_offsets_record(3, Some(key), value, old);
+            }
             if let Ok(r) = decode_share_state_record(key, value) {
                 let _ = format!("{r:?}");
             }
@@ -72,13 +70,23 @@ fuzz_target!(|data: &[u8]| {
             if let Ok(r) = decode_transaction_record(key, value) {
                 let _ = format!("{r:?}");
             }
-            let old = CoordinatorText {
-                line: (4, 0),
-                status_names: false,
-                scala_transactions: true,
-            };
             let _ = format_transaction_log_record(3, Some(key), value, CoordinatorText::NEWEST);
-            let _ = format_transaction_log_record(3, Some(key), value, old);
+            for old in older_texts() {
+                let _ = format_transaction_log_record(3, Some(key), value, old);
+            }
         }
     }
 });
+
+/// Older releases' coordinator texts: 4.0 (the Scala transaction log), 3.7
+/// (the Scala group coordinator too), 3.3 (unknown keys stop the tool).
+fn older_texts() -> [CoordinatorText; 3] {
+    let line = |line: (u8, u8)| CoordinatorText {
+        line,
+        status_names: false,
+        scala_transactions: true,
+        scala_offsets: line < (3, 8),
+        scala_unknown_key_aborts: line < (3, 4),
+    };
+    [line((4, 0)), line((3, 7)), line((3, 3))]
+}

@@ -81,9 +81,18 @@ struct Discovery {
     loose_partitions: BTreeSet<(PathBuf, PathBuf)>,
     excluded: BTreeSet<PathBuf>,
     diags: Vec<Diagnostic>,
+    /// Reads that failed (see [`Capture::unreadable`]).
+    unreadable: BTreeSet<PathBuf>,
 }
 
 impl Discovery {
+    /// A read of `path` that failed: the machine's failure (reported as a
+    /// warning, and kept so that nothing is inferred from its absence).
+    fn read_failed(&mut self, path: &Path, message: String) {
+        self.unreadable.insert(path.to_path_buf());
+        self.warn(path, message);
+    }
+
     fn note(&mut self, path: &Path, message: impl Into<String>) {
         self.diags.push(Diagnostic {
             path: path.to_path_buf(),
@@ -231,7 +240,7 @@ impl Discovery {
         let rd = match fs::read_dir(dir) {
             Ok(rd) => rd,
             Err(e) => {
-                self.warn(dir, format!("cannot list directory: {e}"));
+                self.read_failed(dir, format!("cannot list directory: {e}"));
                 return Vec::new();
             }
         };
@@ -239,7 +248,7 @@ impl Discovery {
         for e in rd {
             match e {
                 Ok(e) => entries.push(e),
-                Err(e) => self.warn(dir, format!("error while listing directory: {e}")),
+                Err(e) => self.read_failed(dir, format!("error while listing directory: {e}")),
             }
         }
         entries.sort_by_key(|e| e.file_name());
@@ -356,6 +365,7 @@ impl Discovery {
         });
         cap.metadata_logs.sort_by_key(order);
         cap.excluded = self.excluded.into_iter().collect();
+        cap.unreadable = std::mem::take(&mut self.unreadable).into_iter().collect();
         self.diags.sort_by(|a, b| a.path.cmp(&b.path));
         self.diags.dedup();
         cap.warnings = self.diags;
@@ -682,13 +692,13 @@ impl Discovery {
         let file = match fs::File::open(path) {
             Ok(f) => f,
             Err(e) => {
-                self.warn(path, format!("cannot open for reading: {e}"));
+                self.read_failed(path, format!("cannot open for reading: {e}"));
                 return None;
             }
         };
         let mut bytes = Vec::new();
         if let Err(e) = file.take(MAX_TEXT_FILE + 1).read_to_end(&mut bytes) {
-            self.warn(path, format!("read error: {e}"));
+            self.read_failed(path, format!("read error: {e}"));
             return None;
         }
         if bytes.len() as u64 > MAX_TEXT_FILE {

@@ -142,7 +142,17 @@ impl FileBytes {
             // the file; files of live log directories are never mapped, and
             // a file that changed while we looked is read instead (module
             // docs).
-            let map = unsafe { memmap2::MmapOptions::new().map(&file)? };
+            let map = match unsafe { memmap2::MmapOptions::new().map(&file) } {
+                Ok(m) => m,
+                // The address space or memory a mapping needs is not there
+                // (ENOMEM under a ulimit, say): read it a window at a time.
+                Err(_) => {
+                    return Ok(Opened::Unmapped {
+                        file,
+                        len: meta.len(),
+                    })
+                }
+            };
             let after = file.metadata()?;
             if after.len() == meta.len() && after.modified().ok() == meta.modified().ok() {
                 #[cfg(unix)]
@@ -283,7 +293,14 @@ fn read_capped(file: File, len_hint: u64) -> io::Result<Vec<u8>> {
     }
     // The hint only sizes the first allocation; a file that grew or shrank
     // meanwhile is still read correctly, up to the cap.
-    let mut v = Vec::with_capacity(len_hint as usize);
+    // The machine may not have the memory: an I/O error, not an abort.
+    let mut v = Vec::new();
+    v.try_reserve_exact(len_hint as usize).map_err(|_| {
+        io::Error::new(
+            io::ErrorKind::OutOfMemory,
+            format!("cannot allocate {len_hint} bytes to read the file"),
+        )
+    })?;
     file.take(MAX_WHOLE_READ + 1).read_to_end(&mut v)?;
     if v.len() as u64 > MAX_WHOLE_READ {
         return Err(too_large_to_read(v.len() as u64));

@@ -164,6 +164,22 @@ pub fn load_replica(replica: &Replica, broker: i32) -> LoadedReplica {
     load_replica_from(replica, broker, None)
 }
 
+/// Grows `batches` (doubling) if the memory for it and for what the
+/// analyses make of it can be had: they copy, sort and key a replica's
+/// headers, so three times the new size is asked for and given back at
+/// once. `false` when it cannot (a machine short of memory): the caller
+/// reports that as an I/O problem rather than abort on the allocation.
+fn grow(batches: &mut Vec<BatchSummary>) -> bool {
+    let more = batches.len().max(1024);
+    let bytes = (batches.len() + more).saturating_mul(std::mem::size_of::<BatchSummary>());
+    let mut probe: Vec<u8> = Vec::new();
+    if probe.try_reserve_exact(bytes.saturating_mul(3)).is_err() {
+        return false;
+    }
+    drop(probe);
+    batches.try_reserve(more).is_ok()
+}
+
 /// Reads `replica`'s batches from the one holding offset `from` to the end
 /// of the log (every batch when `from` is `None`). Segments that end before
 /// `from` are not opened; in the segment holding it, reading starts at the
@@ -177,7 +193,11 @@ pub fn load_replica_from(replica: &Replica, broker: i32, from: Option<i64>) -> L
     let mut last_segment_base = None;
     // End of the batches read but left out (below `from`): a bound on the LEO.
     let mut skipped_end: Option<i64> = None;
+    let mut out_of_memory = false;
     for (i, seg) in replica.segments.iter().enumerate() {
+        if out_of_memory {
+            break;
+        }
         let Some(path) = &seg.log else {
             continue;
         };
@@ -226,6 +246,21 @@ pub fn load_replica_from(replica: &Replica, broker: i32, from: Option<i64>) -> L
                         let end = batch.last_offset().saturating_add(1);
                         skipped_end = Some(skipped_end.map_or(end, |e| e.max(end)));
                         continue;
+                    }
+                    // memory for the headers is asked for, not assumed:
+                    // a machine without it is an I/O error, not an abort
+                    if batches.len() == batches.capacity() && !grow(&mut batches) {
+                        problems.push(ReplicaProblem {
+                            path: path.clone(),
+                            position: Some(batch.position()),
+                            message: format!(
+                                "cannot allocate memory for more than {} batch headers",
+                                batches.len()
+                            ),
+                            io: true,
+                        });
+                        out_of_memory = true;
+                        break;
                     }
                     batches.push(summarize(&batch));
                 }

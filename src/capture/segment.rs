@@ -248,8 +248,22 @@ impl<'a> SegmentReader<'a> {
         let want = len.max(self.next_read);
         self.next_read = self.next_read.saturating_mul(2).min(self.window);
         let avail = self.src.len.saturating_sub(at);
-        let n = usize::try_from(avail).map_or(want, |a| a.min(want));
+        let mut n = usize::try_from(avail).map_or(want, |a| a.min(want));
         self.buf.clear();
+        // The memory is asked for: short of it, the window shrinks to the
+        // entry; without even that, an I/O error (never an abort).
+        if self.buf.try_reserve_exact(n).is_err() {
+            self.buf = Vec::new();
+            self.window = len.max(1);
+            self.next_read = self.window;
+            n = usize::try_from(avail).map_or(len, |a| a.min(len));
+            self.buf.try_reserve_exact(n).map_err(|_| {
+                io::Error::new(
+                    io::ErrorKind::OutOfMemory,
+                    format!("cannot allocate {n} bytes to read the entry at byte {at}"),
+                )
+            })?;
+        }
         self.buf.resize(n, 0);
         let mut got = 0;
         while got < n {

@@ -503,6 +503,24 @@ impl Selection {
     }
 }
 
+/// Reports the partitions a diff could not compare (fewer than two of their
+/// replicas read: the machine's failure): each problem, then one line per
+/// partition. Returns whether there were any (the run then exits 2).
+pub fn report_not_compared(
+    out: &mut Output,
+    not_compared: &[(String, i32, Vec<klf::capture::replica::ReplicaProblem>)],
+) -> bool {
+    for (topic, partition, problems) in not_compared {
+        for pr in problems {
+            out.diag(format_args!("klf: {pr}"));
+        }
+        out.diag(format_args!(
+            "klf: {topic}-{partition}: not compared: fewer than two of its replicas could be read (the reads that failed are above); nothing is concluded about it"
+        ));
+    }
+    !not_compared.is_empty()
+}
+
 /// Says why there is nothing to compare: one replica of a partition only
 /// (`single`, the first is named), or no partition at all.
 pub fn no_replicated_partition(out: &mut Output, single: &[(String, i32)]) -> Status {

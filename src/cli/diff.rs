@@ -157,7 +157,11 @@ pub fn run(args: Args, out: &mut Output) -> Status {
     if let Some(b) = &bar {
         b.finish_and_clear();
     }
+    let not_compared = super::common::report_not_compared(out, &run.not_compared);
     if run.partitions.is_empty() {
+        if not_compared {
+            return Status::Failure;
+        }
         return super::common::no_replicated_partition(out, &run.single_replica);
     }
     if let Some(c) = &run.evidence.controller {
@@ -167,7 +171,7 @@ pub fn run(args: Args, out: &mut Output) -> Status {
     }
     let mut problems = false;
     // A read that failed (the machine, not the data): exit 2.
-    let mut unreadable = false;
+    let mut unreadable = not_compared;
     for p in &run.partitions {
         for pr in &p.problems {
             problems = true;

@@ -146,11 +146,15 @@ pub fn run(args: Args, out: &mut Output) -> Status {
     if let Some(b) = &bar {
         b.finish_and_clear();
     }
+    let not_compared = super::common::report_not_compared(out, &run.diff.not_compared);
     if run.diff.partitions.is_empty() {
+        if not_compared {
+            return Status::Failure;
+        }
         return super::common::no_replicated_partition(out, &run.diff.single_replica);
     }
     let mut problems = false;
-    let mut unreadable = false;
+    let mut unreadable = not_compared;
     for pr in run.diff.partitions.iter().flat_map(|p| &p.problems).chain(&run.problems) {
         problems = true;
         unreadable |= pr.io;

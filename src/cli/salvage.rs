@@ -138,10 +138,18 @@ pub fn run(args: Args, out: &mut Output) -> Status {
     };
     let req = args.select.request(ReadMode::Window);
     let run = diff_capture(&capture, &req, &|| {});
+    let not_compared = super::common::report_not_compared(out, &run.not_compared);
     if run.partitions.is_empty() {
+        if not_compared {
+            return Status::Failure;
+        }
         return super::common::no_replicated_partition(out, &run.single_replica);
     }
-    let mut status = Status::Clean;
+    let mut status = if not_compared {
+        Status::Failure
+    } else {
+        Status::Clean
+    };
     for p in run.partitions.iter() {
         for pr in &p.problems {
             status = status.worst(if pr.io { Status::Failure } else { Status::Corruption });

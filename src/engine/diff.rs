@@ -55,6 +55,10 @@ pub struct PartitionResult {
     pub logs: Vec<ReplicaLog>,
     /// Problems met while reading (bad batches, torn tails, unreadable files).
     pub problems: Vec<ReplicaProblem>,
+    /// Brokers whose replica could not be read (the machine's failure, a
+    /// problem with `io` says where): left out of the diff and the loss,
+    /// which are the other replicas'.
+    pub left_out: Vec<i32>,
 }
 
 /// A diff of a capture.
@@ -64,6 +68,10 @@ pub struct DiffRun<'c> {
     pub partitions: Vec<PartitionResult>,
     /// Partitions that match the request but have one replica only.
     pub single_replica: Vec<(String, i32)>,
+    /// Partitions not compared: fewer than two of their replicas could be
+    /// read (the machine's failure): topic, partition, and the problems
+    /// that say why.
+    pub not_compared: Vec<(String, i32, Vec<ReplicaProblem>)>,
     /// The evidence used.
     pub evidence: Evidence<'c>,
 }
@@ -99,21 +107,89 @@ pub fn diff_capture<'c>(
         .map(|(k, _)| (*k).clone())
         .collect();
     wanted.retain(|(_, reps)| reps.len() >= 2);
-    let partitions = wanted
+    let results: Vec<PartitionResult> = wanted
         .par_iter()
         .map(|((topic, partition), reps)| {
-            let reference = evidence.reference(req.leader, topic, *partition);
-            let r = diff_partition_replicas(
-                &evidence, topic, *partition, reps, reference, &options, req.mode,
-            );
+            let r = diff_readable(&evidence, topic, *partition, reps, req, &options);
             progress();
             r
         })
         .collect();
+    let mut partitions = Vec::with_capacity(results.len());
+    let mut not_compared = Vec::new();
+    for (r, (_, reps)) in results.into_iter().zip(&wanted) {
+        if reps.len() - r.left_out.len() < 2 {
+            not_compared.push((r.diff.topic.clone(), r.diff.partition, r.problems));
+        } else {
+            partitions.push(r);
+        }
+    }
     DiffRun {
         partitions,
         single_replica,
+        not_compared,
         evidence,
+    }
+}
+
+/// Diffs one partition's readable replicas: a replica a read of which
+/// failed (in discovery, or while its logs are read) is left out, and the
+/// diff and loss are the others'. With fewer than two readable replicas the
+/// result is the first read's, every replica left out that failed.
+fn diff_readable(
+    evidence: &Evidence<'_>,
+    topic: &str,
+    partition: i32,
+    reps: &[Replica],
+    req: &DiffRequest,
+    options: &DiffOptions,
+) -> PartitionResult {
+    let ids = broker_ids(reps);
+    let mut left_out: Vec<i32> = reps
+        .iter()
+        .zip(&ids)
+        .filter(|(r, _)| evidence.capture().unreadable_for(r).is_some())
+        .map(|(_, &id)| id)
+        .collect();
+    let mut problems = Vec::new();
+    loop {
+        let sub: Vec<Replica> = reps
+            .iter()
+            .zip(&ids)
+            .filter(|(_, id)| !left_out.contains(id))
+            .map(|(r, _)| r.clone())
+            .collect();
+        let use_all = sub.len() < 2;
+        let reading = if use_all { reps } else { &sub };
+        let reference = evidence.reference(req.leader, topic, partition);
+        let mut r = diff_partition_replicas(
+            evidence, topic, partition, reading, reference, options, req.mode,
+        );
+        let reading_ids = broker_ids(reading);
+        let failed: Vec<i32> = reading
+            .iter()
+            .zip(&reading_ids)
+            .filter(|(rep, id)| {
+                !left_out.contains(id)
+                    && r.problems
+                        .iter()
+                        .any(|p| p.io && p.path.starts_with(&rep.dir))
+            })
+            .map(|(_, &id)| id)
+            .collect();
+        if failed.is_empty() || use_all {
+            left_out.extend(failed);
+            left_out.sort_unstable();
+            left_out.dedup();
+            problems.append(&mut r.problems);
+            r.problems = problems;
+            r.left_out = left_out;
+            return r;
+        }
+        // what the failed reads reported stays; the diff goes again
+        // without those replicas
+        problems.extend(r.problems.into_iter().filter(|p| p.io));
+        left_out.extend(failed);
     }
 }
 
@@ -164,7 +240,31 @@ pub fn diff_partition_adjusted(
         .sum();
     let input = |loaded: Vec<LoadedReplica>| -> (PartitionReplicas, Vec<ReplicaProblem>, u64) {
         let bytes: u64 = loaded.iter().map(|l| l.bytes_read).sum();
-        let problems = loaded.iter().flat_map(|l| l.problems.clone()).collect();
+        let mut problems: Vec<ReplicaProblem> =
+            loaded.iter().flat_map(|l| l.problems.clone()).collect();
+        // The analysis copies, sorts and keys the headers read: the memory
+        // for it is asked for first. Short of it, every replica is an I/O
+        // failure (the partition is not compared), never an abort.
+        let headers: usize = loaded.iter().map(|l| l.log.batches.len()).sum();
+        let need = headers.saturating_mul(std::mem::size_of::<crate::model::BatchSummary>() * 4);
+        let mut probe: Vec<u8> = Vec::new();
+        let short = probe.try_reserve_exact(need).is_err();
+        drop(probe);
+        let mut loaded = loaded;
+        if short {
+            for (l, r) in loaded.iter_mut().zip(replicas) {
+                l.log.batches = Vec::new();
+                problems.push(ReplicaProblem {
+                    path: r.dir.clone(),
+                    position: None,
+                    message: format!(
+                        "not enough memory to compare the {headers} batch headers read from the partition's replicas (about {} MiB)",
+                        need >> 20
+                    ),
+                    io: true,
+                });
+            }
+        }
         let input = PartitionReplicas {
             topic: topic.to_string(),
             partition,
@@ -188,6 +288,7 @@ pub fn diff_partition_adjusted(
             loss,
             logs: input.replicas,
             problems,
+            left_out: Vec::new(),
         }
     };
     let full = |reason: Option<String>, extra_bytes: u64| -> PartitionResult {
@@ -210,7 +311,21 @@ pub fn diff_partition_adjusted(
         Err((reason, bytes)) => return full(Some(reason), bytes),
     };
     let loaded = load_all(replicas, &ids, Some(window));
-    if let Some(reason) = window_start_disagrees(replicas, &ids, &loaded) {
+    // A read that failed leaves a replica's window short: it is not
+    // analysed; the replicas are read in full, and a read that fails again
+    // is reported with the partition.
+    let failed = loaded
+        .iter()
+        .flat_map(|l| l.problems.iter())
+        .find(|p| p.io)
+        .map(|p| {
+            format!(
+                "a read of the window failed ({}: {})",
+                p.path.display(),
+                p.message
+            )
+        });
+    if let Some(reason) = failed.or_else(|| window_start_disagrees(replicas, &ids, &loaded)) {
         let bytes = tail_bytes + loaded.iter().map(|l| l.bytes_read).sum::<u64>();
         return full(Some(reason), bytes);
     }

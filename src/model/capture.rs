@@ -6,7 +6,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use crate::format::checkpoint::{
     Checkpoint, CleanShutdown, EpochEntry, OffsetCheckpointKind, OffsetEntry,
@@ -254,9 +254,29 @@ pub struct Capture {
     pub excluded: Vec<PathBuf>,
     /// Notes and warnings, sorted by path.
     pub warnings: Vec<Diagnostic>,
+    /// Files and directories whose read failed (the machine's failure, not
+    /// the data's): what depends on them is not inferred from (see
+    /// [`Capture::unreadable_for`]).
+    pub unreadable: Vec<PathBuf>,
 }
 
 impl Capture {
+    /// A file or directory whose read failed and that `r`'s analysis needs:
+    /// in its partition directory, or a checkpoint of its log directory (or
+    /// one of those directories itself).
+    pub fn unreadable_for(&self, r: &Replica) -> Option<&Path> {
+        self.unreadable
+            .iter()
+            .find(|p| {
+                let parent = p.parent();
+                parent == Some(r.dir.as_path())
+                    || parent == Some(r.log_dir.as_path())
+                    || **p == r.dir
+                    || **p == r.log_dir
+            })
+            .map(PathBuf::as_path)
+    }
+
     /// The `meta.properties` versions of the brokers whose file Kafka
     /// reads: 0 (ZooKeeper mode) and 1 (KRaft).
     pub fn meta_versions(&self) -> BTreeSet<i32> {

@@ -69,6 +69,9 @@ pub struct PartitionOut<'a> {
     pub reference: serde_json::Value,
     /// The loss, as `klf diff` counts it.
     pub loss: &'a LossBrief,
+    /// Brokers whose replica could not be read, left out of the
+    /// comparison and the loss (`[]` when none).
+    pub left_out: &'a [i32],
 }
 
 fn finding_out(f: &Finding, line: bool) -> FindingOut<'_> {
@@ -104,6 +107,7 @@ pub fn write_json(report: &CheckReport, lines: bool, w: &mut impl Write) -> std:
                 partition: p.partition,
                 reference: serde_json::to_value(&p.reference).unwrap_or_default(),
                 loss: &p.loss,
+                left_out: &p.left_out,
             })
             .collect()
     };
@@ -216,6 +220,16 @@ pub fn write_table(
         for (code, hint) in hints {
             writeln!(w, "{code}: {}", sanitize(hint))?;
         }
+    }
+    for p in report.partitions.iter().filter(|p| !p.left_out.is_empty()) {
+        let brokers: Vec<String> = p.left_out.iter().map(i32::to_string).collect();
+        writeln!(
+            w,
+            "{}-{}: broker {} left out (a file could not be read); the comparison and the loss are the other replicas'",
+            sanitize(&p.topic),
+            p.partition,
+            brokers.join(", ")
+        )?;
     }
     let s = &report.summary;
     let failing = report.failing(level).count();

@@ -52,6 +52,9 @@ pub struct DiffPartition<'a> {
     pub truncation_protocol: TruncationProtocol,
     /// What was read.
     pub scan: Option<&'a ScanInfo>,
+    /// Brokers whose replica could not be read, left out of the diff and
+    /// the loss (`[]` when none).
+    pub left_out: &'a [i32],
 }
 
 /// The truncation protocol a diff modelled, where it comes from, and the
@@ -284,6 +287,7 @@ pub fn partition<'a>(
             cluster_mode: d.protocol.mode.code(),
         },
         scan: d.scan.as_ref(),
+        left_out: &p.left_out,
     }
 }
 
@@ -349,6 +353,21 @@ pub fn write_table(
             p.reference.broker,
             reason_text(p)
         )?;
+        if !part.left_out.is_empty() {
+            let brokers: Vec<String> = part.left_out.iter().map(i32::to_string).collect();
+            writeln!(
+                w,
+                "  {}",
+                paint(
+                    color,
+                    &format!(
+                        "broker {} left out: a file could not be read (see above); what follows is the other replicas'",
+                        brokers.join(", ")
+                    ),
+                    Paint::Bad
+                )
+            )?;
+        }
         let headline_paint = match part.loss.verdict {
             Verdict::NothingLost => None,
             Verdict::UncommittedLost => Some(Paint::Warn),

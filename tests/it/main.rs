@@ -29,6 +29,7 @@ mod kafka_impact;
 mod kafka_truncation;
 mod layers;
 mod loss;
+mod machine_limits;
 mod read_paths;
 mod report;
 mod salvage;

@@ -33,7 +33,8 @@ pub use report::{
 };
 pub use rules::{
     agreement_range, capture_findings, check_epochs, check_offsets, check_partition,
-    controller_findings, impact_findings, log_matching_at, AtOffset, LogMatching,
+    controller_findings, impact_findings, log_matching_at, settle_unreadable, AtOffset,
+    LogMatching,
 };
 
 #[cfg(test)]

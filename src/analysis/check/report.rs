@@ -215,6 +215,11 @@ pub struct PartitionCheck {
     pub reference: ReferenceChoice,
     /// What the partition loses.
     pub loss: LossBrief,
+    /// Brokers whose replica could not be read (a `file-unreadable`
+    /// finding names the file): left out of the comparison and the loss,
+    /// which are the other replicas'.
+    #[serde(default)]
+    pub left_out: Vec<i32>,
 }
 
 /// The figures of a partition's loss (see `klf diff`'s `loss`).
@@ -304,6 +309,10 @@ pub struct ReplicaResult {
     pub cleaned_to: Option<i64>,
     /// Finds a batch of this replica by offset.
     pub locate: Locator,
+    /// A read of one of its files failed (the machine's failure, a
+    /// `file-unreadable` finding): nothing else is inferred from it, and
+    /// the cross-replica rules leave it out.
+    pub unreadable: bool,
 }
 
 impl std::fmt::Debug for ReplicaResult {

@@ -43,7 +43,9 @@ pub fn capture_findings(capture: &Capture) -> Vec<Finding> {
         let name = d.path.file_name().and_then(|n| n.to_str()).unwrap_or("");
         let is_checkpoint = name == LEADER_EPOCH_CHECKPOINT_FILE
             || OffsetCheckpointKind::from_file_name(name).is_some();
+        let unreadable = capture.unreadable.contains(&d.path);
         let code = match (is_checkpoint, d.level) {
+            _ if unreadable && d.level == Level::Warning => code::FILE_UNREADABLE,
             (true, Level::Warning) if d.message.contains("Kafka would fail to read it") => {
                 code::CHECKPOINT_UNREADABLE
             }
@@ -156,6 +158,16 @@ pub fn controller_findings(
         }
     }
     out
+}
+
+/// When a read of one of `r`'s files failed: keeps only what says so
+/// (`file-unreadable` findings) and marks it [`ReplicaResult::unreadable`],
+/// so that nothing else is inferred from it.
+pub fn settle_unreadable(r: &mut ReplicaResult) {
+    if r.findings.iter().any(|f| f.code == code::FILE_UNREADABLE) {
+        r.findings.retain(|f| f.code == code::FILE_UNREADABLE);
+        r.unreadable = true;
+    }
 }
 
 /// Leader epochs in the batches and the `leader-epoch-checkpoint`, through
@@ -599,6 +611,7 @@ pub fn check_partition(
         ));
     }
     let summary = PartitionCheck {
+        left_out: Vec::new(),
         topic: topic.to_string(),
         partition,
         reference: diff.reference.clone(),

@@ -16,6 +16,7 @@
 mod replica;
 mod stream;
 
+use crate::analysis::check::settle_unreadable;
 use std::collections::BTreeSet;
 
 use rayon::prelude::*;
@@ -69,21 +70,62 @@ pub fn check(
                 .par_iter()
                 .zip(&ids)
                 .map(|(r, &id)| {
-                    let s = scan_replica(r, id, planned);
+                    let mut s = scan_replica(r, id, planned);
+                    if capture.unreadable_for(r).is_some() {
+                        // what it needs could not be read: the capture's
+                        // file-unreadable finding names it
+                        s.result.findings.clear();
+                        s.result.unreadable = true;
+                    }
                     progress();
                     s
                 })
                 .collect();
-            let (results, cross) = if reps.len() >= 2 {
-                let (results, cross, impact) = cross_check(
-                    &evidence, &options, &coord, topic, *partition, reps, planned, scanned,
+            // A replica a read of which failed is left out of the
+            // cross-replica rules (nothing is inferred from it).
+            let readable: Vec<usize> = (0..scanned.len())
+                .filter(|&i| !scanned[i].result.unreadable)
+                .collect();
+            let (results, cross) = if readable.len() >= 2 {
+                let left_out: Vec<i32> = (0..scanned.len())
+                    .filter(|i| !readable.contains(i))
+                    .map(|i| ids[i])
+                    .collect();
+                let subset: Vec<Replica>;
+                let sub: &[Replica] = if left_out.is_empty() {
+                    reps
+                } else {
+                    subset = readable.iter().map(|&i| reps[i].clone()).collect();
+                    &subset
+                };
+                let mut slots: Vec<Option<ReplicaResult>> = vec![None; scanned.len()];
+                let mut taken = Vec::with_capacity(readable.len());
+                for (i, s) in scanned.into_iter().enumerate() {
+                    if readable.contains(&i) {
+                        taken.push(s);
+                    } else {
+                        slots[i] = Some(s.result);
+                    }
+                }
+                let (results, mut cross, impact) = cross_check(
+                    &evidence, &options, &coord, topic, *partition, sub, planned, taken,
                 );
+                cross.1.left_out = left_out;
+                // the diff could not read them all (memory, I/O): nothing is
+                // concluded about the partition
+                let compared = !results.iter().any(|r| r.unreadable);
                 if let Some(i) = impact {
                     if let Ok(mut v) = impacts.lock() {
                         v.push(i);
                     }
                 }
-                (results, Some(cross))
+                for (&i, r) in readable.iter().zip(results) {
+                    slots[i] = Some(r);
+                }
+                (
+                    slots.into_iter().flatten().collect::<Vec<_>>(),
+                    compared.then_some(cross),
+                )
             } else {
                 (scanned.into_iter().map(|s| s.result).collect(), None)
             };
@@ -108,7 +150,11 @@ pub fn check(
         .par_iter()
         .zip(broker_ids(&capture.metadata_logs))
         .map(|(r, broker)| {
-            let result = check_replica(r, broker);
+            let mut result = check_replica(r, broker);
+            if capture.unreadable_for(r).is_some() {
+                result.findings.clear();
+                result.unreadable = true;
+            }
             progress();
             Checked {
                 topic: &r.topic,
@@ -240,6 +286,7 @@ fn cross_check(
             loss,
             logs: input.replicas,
             problems: Vec::new(),
+            left_out: Vec::new(),
         }
     } else {
         diff_partition_adjusted(
@@ -253,6 +300,24 @@ fn cross_check(
             &adjust,
         )
     };
+    // A read the diff made that failed (memory, I/O): those replicas are
+    // unreadable, and nothing else is inferred from them.
+    for p in pr.problems.iter().filter(|p| p.io) {
+        for (r, res) in reps.iter().zip(results.iter_mut()) {
+            if p.path.starts_with(&r.dir) {
+                res.findings.push(finding(
+                    code::FILE_UNREADABLE,
+                    Location {
+                        file: Some(display(&p.path)),
+                        position: p.position,
+                        ..base_location(r, res.log.broker)
+                    },
+                    p.message.clone(),
+                ));
+                settle_unreadable(res);
+            }
+        }
+    }
     // Below the smallest high watermark every replica must hold the same
     // batches. Where the scans' fingerprints of that range agree, they do;
     // else one pass over the replicas' batches in offset order finds where

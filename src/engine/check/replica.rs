@@ -5,6 +5,7 @@
 //! `analysis::check`. No batch list is kept: a segment's batches live while
 //! its indexes are checked, the stream holds a chunk.
 
+use crate::analysis::check::settle_unreadable;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -500,8 +501,10 @@ pub fn scan_replica(replica: &Replica, broker: i32, agree: Option<(i64, i64)>) -
         bytes: bytes_read,
         cleaned_to: replica.cleaner_offset,
         locate: Arc::new(move |offset| locate(&ranges, offset)),
+        unreadable: false,
     };
     fold.finish(replica, &base, snapshots, &mut result);
+    settle_unreadable(&mut result);
     Scanned {
         result,
         plans,
@@ -588,25 +591,21 @@ struct SegBatches {
 }
 
 impl SegBatches {
-    fn new(list: Vec<SegBatch>) -> Self {
-        let mut sorted: Vec<(i64, i64)> = list
-            .iter()
-            .map(|b| (b.base_offset, b.last_offset))
-            .collect();
-        sorted.sort_unstable();
+    /// The lookup tables of a segment's batches; `None` when the memory for
+    /// them cannot be had.
+    fn new(list: Vec<SegBatch>) -> Option<Self> {
+        let mut by_base: Vec<(i64, i64)> = Vec::new();
+        let mut last_at: Vec<(i64, usize)> = Vec::new();
+        by_base.try_reserve_exact(list.len()).ok()?;
+        last_at.try_reserve_exact(list.len()).ok()?;
+        by_base.extend(list.iter().map(|b| (b.base_offset, b.last_offset)));
+        by_base.sort_unstable();
         let mut max_last = i64::MIN;
-        let by_base = sorted
-            .into_iter()
-            .map(|(b, l)| {
-                max_last = max_last.max(l);
-                (b, max_last)
-            })
-            .collect();
-        let mut last_at: Vec<(i64, usize)> = list
-            .iter()
-            .enumerate()
-            .map(|(i, b)| (b.last_offset, i))
-            .collect();
+        for e in by_base.iter_mut() {
+            max_last = max_last.max(e.1);
+            e.1 = max_last;
+        }
+        last_at.extend(list.iter().enumerate().map(|(i, b)| (b.last_offset, i)));
         last_at.sort_unstable();
         let mut control: Vec<i64> = list
             .iter()
@@ -614,12 +613,12 @@ impl SegBatches {
             .map(|b| b.base_offset)
             .collect();
         control.sort_unstable();
-        SegBatches {
+        Some(SegBatches {
             list,
             by_base,
             last_at,
             control,
-        }
+        })
     }
 
     fn is_empty(&self) -> bool {
@@ -813,6 +812,21 @@ fn scan_segment(
         prev_in_seg = Some(prev_in_seg.map_or(summary.last_offset, |p| p.max(summary.last_offset)));
         min_base = Some(min_base.map_or(first, |m| m.min(first)));
         fold.push(&summary, (fidx, pos), cx);
+        // memory for what the index checks need, asked for, not assumed
+        if batches.len() == batches.capacity()
+            && batches.try_reserve(batches.len().max(1024)).is_err()
+        {
+            findings.push(finding(
+                code::FILE_UNREADABLE,
+                at(Some(pos), None),
+                format!(
+                    "cannot allocate memory to check the segment past {} batches",
+                    batches.len()
+                ),
+            ));
+            stopped = Some(pos);
+            break;
+        }
         batches.push(SegBatch {
             position: pos,
             base_offset: summary.base_offset,
@@ -850,7 +864,24 @@ fn scan_segment(
         }
     }
     let count = batches.len() as u64;
-    let batches = SegBatches::new(batches);
+    let Some(batches) = SegBatches::new(batches) else {
+        findings.push(finding(
+            code::FILE_UNREADABLE,
+            at(None, None),
+            "cannot allocate memory to check the segment's indexes".to_string(),
+        ));
+        return SegmentScan {
+            findings,
+            batches: count,
+            first: first_batch,
+            min_base,
+            last: prev_in_seg,
+            end: stopped.unwrap_or(log_len),
+            bytes_read: log_len,
+            fold,
+            kept,
+        };
+    };
     check_indexes(
         seg,
         log_len,
