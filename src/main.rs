@@ -60,7 +60,8 @@ subcommands! {
     /// Write a self-contained HTML post-mortem page: summary, replica timelines as SVG, the diff story
     ///
     /// One HTML file (inline CSS and SVG, no script, nothing loaded from elsewhere) with a summary
-    /// table of every partition, then per partition an SVG timeline with one lane per replica
+    /// table of every partition (those whose replicas agree folded into one table of their own and
+    /// not drawn), then per partition, the losses first, an SVG timeline with one lane per replica
     /// (leader epochs from batch headers and the checkpoint where it disagrees, high watermark,
     /// log end, divergence, the truncation Kafka will perform, the records it cuts with the
     /// committed ones in red), the controller's elections from the metadata log, a zoomed panel

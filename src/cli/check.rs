@@ -11,7 +11,6 @@ use super::common::{Output, Status};
 use klf::analysis::check::{
     apply_baseline, Baseline, Severity,
 };
-use klf::capture::discover::discover;
 use klf::render::check::{write_json, write_junit, write_table};
 
 /// Output formats of `klf check`.
@@ -139,7 +138,7 @@ pub fn run(args: Args, out: &mut Output) -> Status {
         Ok(p) => p,
         Err(s) => return s,
     };
-    let capture = discover(&paths);
+    let capture = out.discover(&paths);
     // Broker directories found under the inputs (symlinked ones included).
     if let Some(t) = &write_to {
         let found = found_inputs(&capture, &args.paths);

@@ -3,6 +3,7 @@
 //! on a terminal, tables fitted to the terminal, archive inputs, and the run
 //! status that becomes the exit code.
 
+use std::collections::BTreeMap;
 use std::fmt::Display;
 use std::io::{self, BufWriter, IsTerminal, Stdout, Write};
 use std::path::{Path, PathBuf};
@@ -135,7 +136,23 @@ pub struct Output {
     pub color: bool,
     /// `--archive-limit`.
     pub archive_limit: u64,
+    /// The progress bar on stderr, if one is showing: diagnostics are
+    /// printed above it, never onto its line.
+    bar: Option<indicatif::ProgressBar>,
+    /// Notes said many times over (one per partition or file): the first
+    /// few are printed, the rest counted and summarised at the end.
+    repeated: BTreeMap<(&'static str, &'static str), Repeated>,
 }
+
+/// The notes of one kind: how many were printed, and the rest by name.
+#[derive(Default)]
+struct Repeated {
+    shown: usize,
+    more: BTreeMap<String, usize>,
+}
+
+/// How many notes of one kind are printed before the rest are summarised.
+pub const REPEATED_SHOWN: usize = 3;
 
 impl Output {
     /// Output to the process's stdout, with the global options.
@@ -147,6 +164,58 @@ impl Output {
             quiet: g.quiet,
             color: g.color.enabled(io::stdout().is_terminal(), no_color.as_deref()),
             archive_limit: g.archive_limit,
+            bar: None,
+            repeated: BTreeMap::new(),
+        }
+    }
+
+    /// A note that may be said once per partition or file: the first
+    /// [`REPEATED_SHOWN`] of a kind (`prefix`, `what`) are printed as
+    /// `msg`; the rest are counted under `name` (such as a file name) and
+    /// said in one line at the end of the run, `PREFIX: note: and N more
+    /// WHAT: NAME ×COUNT, ...`. Dropped with `--quiet`.
+    pub fn note_repeated(
+        &mut self,
+        prefix: &'static str,
+        what: &'static str,
+        name: &str,
+        msg: impl Display,
+    ) {
+        if self.quiet {
+            return;
+        }
+        let r = self.repeated.entry((prefix, what)).or_default();
+        if r.shown < REPEATED_SHOWN {
+            r.shown += 1;
+            self.diag(msg);
+        } else {
+            *r.more.entry(name.to_string()).or_default() += 1;
+        }
+    }
+
+    /// Says the notes [`Output::note_repeated`] held back, one line per kind.
+    pub fn flush_repeated(&mut self) {
+        let held = std::mem::take(&mut self.repeated);
+        for ((prefix, what), r) in held {
+            if r.more.is_empty() {
+                continue;
+            }
+            let n: usize = r.more.values().sum();
+            let names: Vec<String> = r
+                .more
+                .iter()
+                .take(8)
+                .map(|(name, c)| format!("{name} ×{c}"))
+                .collect();
+            let others = if r.more.len() > 8 {
+                format!(", and {} other names", r.more.len() - 8)
+            } else {
+                String::new()
+            };
+            self.diag(format_args!(
+                "{prefix}: note: and {n} more {what}: {}{others}",
+                names.join(", ")
+            ));
         }
     }
 
@@ -160,7 +229,8 @@ impl Output {
 
     /// A progress bar of `len` steps on stderr, only when stderr is a
     /// terminal and `--quiet` is not given. `template` is indicatif's.
-    pub fn progress(&self, len: u64, template: &str) -> Option<indicatif::ProgressBar> {
+    /// Diagnostics printed while it shows go above it.
+    pub fn progress(&mut self, len: u64, template: &str) -> Option<indicatif::ProgressBar> {
         if self.quiet || !io::stderr().is_terminal() {
             return None;
         }
@@ -168,6 +238,17 @@ impl Output {
         if let Ok(style) = indicatif::ProgressStyle::with_template(template) {
             b.set_style(style);
         }
+        self.bar = Some(b.clone());
+        Some(b)
+    }
+
+    /// A spinner with the time spent, for a phase whose length is not
+    /// known in advance (finding the files of a capture); `msg` says what
+    /// it is doing. Like [`Output::progress`], only on a terminal.
+    pub fn spinner(&mut self, msg: &str) -> Option<indicatif::ProgressBar> {
+        let b = self.progress(0, "{spinner} {elapsed} {msg}")?;
+        b.set_message(msg.to_string());
+        b.enable_steady_tick(std::time::Duration::from_millis(120));
         Some(b)
     }
 
@@ -193,13 +274,24 @@ impl Output {
         paths: &[PathBuf],
     ) -> Result<klf::capture::discover::Capture, Status> {
         let paths = self.resolve_inputs(paths)?;
-        let capture = klf::capture::discover::discover(&paths);
+        let capture = self.discover(&paths);
         for w in &capture.warnings {
             if w.level == klf::capture::discover::Level::Warning {
                 self.note(format_args!("klf: warning: {}: {}", w.path.display(), w.message));
             }
         }
         Ok(capture)
+    }
+
+    /// Discovers the capture under `paths` (resolved), with a spinner on a
+    /// terminal while it lists the folders.
+    pub fn discover(&mut self, paths: &[PathBuf]) -> klf::capture::discover::Capture {
+        let spin = self.spinner("finding the log directories, partitions and segments");
+        let capture = klf::capture::discover::discover(paths);
+        if let Some(b) = spin {
+            b.finish_and_clear();
+        }
+        capture
     }
 
     /// Checks a file klf is asked to write against the inputs (the one
@@ -327,8 +419,15 @@ impl Output {
     pub fn diag(&mut self, msg: impl Display) {
         let _ = self.out.flush();
         let text = msg.to_string();
-        let mut e = io::stderr().lock();
-        let _ = writeln!(e, "{}", klf::render::text::sanitize(&text));
+        let line = klf::render::text::sanitize(&text);
+        let write = || {
+            let mut e = io::stderr().lock();
+            let _ = writeln!(e, "{line}");
+        };
+        match &self.bar {
+            Some(b) if !b.is_finished() => b.suspend(write),
+            _ => write(),
+        }
     }
 
     /// Reports a problem in `file` at byte `pos` as `file:pos: reason`.
@@ -352,6 +451,10 @@ impl Output {
     /// Flushes stdout and returns the final status. A closed pipe does not
     /// change it: `klf diff ... | head -1` exits 1 after a loss.
     pub fn finish(mut self, status: Status) -> Status {
+        if let Some(b) = self.bar.take() {
+            b.finish_and_clear();
+        }
+        self.flush_repeated();
         if self.pipe_closed {
             return status;
         }

@@ -312,6 +312,10 @@ impl RecordFormatter for AuxFormatter {
     fn set_release(&mut self, release: Release) {
         self.1 = release;
     }
+
+    fn fork(&self) -> Option<Box<dyn RecordFormatter + Send>> {
+        Some(Box::new(AuxFormatter(self.0, self.1)))
+    }
 }
 
 /// Builds a formatter for a decoder option.
@@ -826,6 +830,18 @@ pub fn run(args: Args, out: &mut Output) -> Status {
                 out.note(format_args!("klf dump: {n}"));
             }
         }
+        for f in &e.not_dumped {
+            let name = Path::new(f)
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            out.note_repeated(
+                "klf dump",
+                "files klf does not dump, skipped",
+                &name,
+                format_args!("klf dump: note: {f}: not a file klf dumps; skipped"),
+            );
+        }
         if e.failed {
             status = status.worst(Status::Failure);
         }
@@ -899,19 +915,30 @@ fn dump_kafka_item(
         return out.write_failed(e);
     }
     if let Kind::Text(_) = item.kind {
-        out.note(format_args!(
-            "klf dump: note: {}: skipped in kafka format (kafka-dump-log has no output for it; use --format json or table)",
-            names.display
-        ));
+        out.note_repeated(
+            "klf dump",
+            "files skipped in kafka format",
+            &names.name,
+            format_args!(
+                "klf dump: note: {}: skipped in kafka format (kafka-dump-log has no output for it; use --format json or table)",
+                names.display
+            ),
+        );
         return Status::Clean;
     }
     if klf::format::names::parse_remote_segment_name(&names.name).is_some()
         && !names.name.split('.').next().is_some_and(|s| s.bytes().all(|b| b.is_ascii_digit()))
     {
-        out.note(format_args!(
-            "klf dump: note: {}: a remote segment's file (named by base offset and segment id): kafka-dump-log stops on this name (NumberFormatException); klf dumps it as the segment it is",
-            names.display
-        ));
+        let suffix = names.name.rsplit('.').next().unwrap_or("");
+        out.note_repeated(
+            "klf dump",
+            "remote segment files dumped as segments (kafka-dump-log stops on their names)",
+            &format!("*.{suffix}"),
+            format_args!(
+                "klf dump: note: {}: a remote segment's file (named by base offset and segment id): kafka-dump-log stops on this name (NumberFormatException); klf dumps it as the segment it is",
+                names.display
+            ),
+        );
     }
     dump_kafka_file(dumper, names, item.kind, out)
 }

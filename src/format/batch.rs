@@ -909,6 +909,12 @@ impl<'a> SegmentIter<'a> {
         self.scan.position()
     }
 
+    /// The entries starting in `[start, end)` of the same bytes (a range of
+    /// what this iterator holds: `start` at an entry's position).
+    pub fn sub_range(&self, start: u64, end: u64) -> SegmentIter<'a> {
+        SegmentIter::in_window(self.w, Scan::new(start, end.min(self.scan.end())))
+    }
+
     /// The tail that ended the iteration, if it ended on one.
     pub fn tail(&self) -> Option<Tail> {
         self.scan.tail()

@@ -100,6 +100,13 @@ pub trait RecordFormatter {
     /// Formats as `release`'s tool does from now on (for a formatter whose
     /// text depends on the release).
     fn set_release(&mut self, _release: Release) {}
+
+    /// A copy to format other records with at the same time, when what it
+    /// prints for a record does not depend on the records before it
+    /// (`None` otherwise: such records are formatted in order, by one).
+    fn fork(&self) -> Option<Box<dyn RecordFormatter + Send>> {
+        None
+    }
 }
 
 /// Kafka's default `StringDecoder`: UTF-8, malformed bytes replaced by U+FFFD.
@@ -109,6 +116,10 @@ pub struct StringFormatter;
 impl RecordFormatter for StringFormatter {
     fn format<'a>(&mut self, rec: &RecordRef<'a>) -> Result<Formatted<'a>, String> {
         Ok((rec.key.map(java_utf8), rec.value.map(java_utf8)))
+    }
+
+    fn fork(&self) -> Option<Box<dyn RecordFormatter + Send>> {
+        Some(Box::new(*self))
     }
 }
 
@@ -221,6 +232,12 @@ impl RecordFormatter for ClassFormatter {
             None => None,
         };
         Ok((key, value))
+    }
+
+    fn fork(&self) -> Option<Box<dyn RecordFormatter + Send>> {
+        // DefaultDecoder prints an identity that changes with each record.
+        let ordered = [self.key, self.value].contains(&DecoderClass::Default);
+        (!ordered).then(|| Box::new(self.clone()) as Box<dyn RecordFormatter + Send>)
     }
 }
 
@@ -651,169 +668,166 @@ pub struct Dumper<'o> {
     mid_line: bool,
 }
 
-/// Per-file state of a log dump (Kafka's offset-gap tracking).
-struct LogState<'f> {
-    abs: &'f str,
-    last_offset: i64,
+/// Bytes of batches one task renders ahead ([`Dumper`], kafka format).
+const RENDER_CHUNK: u64 = 512 << 10;
+/// Tasks per core rendered ahead at a time.
+const RENDER_CHUNKS: u64 = 2;
+
+/// Batches rendered ahead: their text, what they found, and where they are.
+struct Rendered {
+    start: u64,
+    end: u64,
+    entries: usize,
+    text: Vec<u8>,
+    problems: Vec<ParseError>,
+    offsets: OffsetGaps,
+    error: Option<DumpError>,
 }
 
-impl<'o> Dumper<'o> {
-    /// A dumper.
-    pub fn new(opts: Options, formatter: &'o mut dyn RecordFormatter) -> Self {
-        Dumper {
-            opts,
-            formatter,
-            findings: Findings::default(),
-            scratch: Vec::new(),
-            mid_line: false,
+/// Kafka's offset-gap tracking: each record's offset against the one
+/// before (the Java tool from 4.2 compares the first with -1 too; the
+/// Scala tool starts at the first). A chunk of batches rendered ahead
+/// does not know the offset before it: it keeps its first and is
+/// [`OffsetGaps::absorb`]ed by the file's, in order.
+struct OffsetGaps {
+    java: bool,
+    first: Option<i64>,
+    last: Option<i64>,
+    gaps: Vec<(i64, i64)>,
+}
+
+impl OffsetGaps {
+    /// A file's, from its start.
+    fn file(java: bool) -> Self {
+        OffsetGaps {
+            java,
+            first: None,
+            last: Some(-1),
+            gaps: Vec::new(),
         }
     }
 
-    /// Dumps the next files as `release`'s tool does.
-    pub fn set_release(&mut self, release: Release) {
-        self.opts.release = release;
-        self.formatter.set_release(release);
-    }
-
-    /// `Dumping <file>` line.
-    /// A dump that stopped mid-line (where kafka-dump-log's whole run
-    /// would end) gets its line ended first.
-    pub fn write_dumping<W: Write>(&mut self, w: &mut W, names: &FileNames) -> io::Result<()> {
-        if std::mem::take(&mut self.mid_line) {
-            w.write_all(b"\n")?;
+    /// A chunk's, not knowing the offset before it.
+    fn chunk(java: bool) -> Self {
+        OffsetGaps {
+            java,
+            first: None,
+            last: None,
+            gaps: Vec::new(),
         }
-        w.write_all(b"Dumping ")?;
-        w.write_all(names.display.as_bytes())?;
-        w.write_all(b"\n")
     }
 
-    /// Dumps a `.log` (or KRaft `.checkpoint`) file: its bytes in memory, or
-    /// any other [`SegmentSource`] (a file read a window at a time).
-    pub fn dump_log<W: Write>(
-        &mut self,
-        w: &mut W,
-        names: &FileNames,
-        log: &dyn SegmentSource,
-        problems: &mut dyn Problems,
-    ) -> Result<(), DumpError> {
-        let mut tracker = LineTracker {
-            inner: w,
-            mid_line: false,
+    fn track(&mut self, offset: i64) {
+        match self.last {
+            None => self.first = Some(offset),
+            // The Scala tool takes -1 for "no offset yet".
+            Some(last) if (self.java || last != -1) && offset != last.wrapping_add(1) => {
+                self.gaps.push((last, offset));
+            }
+            Some(_) => {}
+        }
+        self.last = Some(offset);
+    }
+
+    /// The chunk that follows what this one tracked.
+    fn absorb(&mut self, chunk: OffsetGaps) {
+        if let Some(first) = chunk.first {
+            self.track(first);
+            self.gaps.extend(chunk.gaps);
+            self.last = chunk.last;
+        }
+    }
+}
+
+/// The text of the `entries` batches from `start` (to `end`) of `ahead`.
+fn render_chunk(
+    opts: &Options,
+    formatter: &mut dyn RecordFormatter,
+    ahead: &SegmentIter<'_>,
+    (start, end, entries): (u64, u64, usize),
+) -> Rendered {
+    let mut offsets = OffsetGaps::chunk(opts.release.java_tool());
+    let mut scratch = Vec::new();
+    let mut text = Vec::with_capacity(usize::try_from(end - start).unwrap_or(0));
+    let mut problems = Vec::new();
+    let mut error = None;
+    let mut it = ahead.sub_range(start, end);
+    let mut tracker = LineTracker {
+        inner: &mut text,
+        mid_line: false,
+    };
+    for _ in 0..entries {
+        let Some(Ok(batch)) = it.next() else { break };
+        let valid = match &batch {
+            Batch::V2(v) => v.is_valid(),
+            Batch::Legacy(_) => true,
         };
-        let r = self.dump_log_lines(&mut tracker, names, log, problems);
-        self.mid_line = tracker.mid_line;
-        r
+        let mut render = Render {
+            opts,
+            formatter: &mut *formatter,
+            offsets: &mut offsets,
+            scratch: &mut scratch,
+        };
+        let position = batch.position();
+        if let Err(e) = render.batch(&mut tracker, &batch, position, valid, &mut problems) {
+            error = Some(e);
+            break;
+        }
     }
+    Rendered {
+        start,
+        end,
+        entries,
+        text,
+        problems,
+        offsets,
+        error,
+    }
+}
 
-    fn dump_log_lines<W: Write>(
+/// What writes one batch's text: the options, the key/payload formatter,
+/// the offset tracking and a buffer for decompression.
+struct Render<'r> {
+    opts: &'r Options,
+    formatter: &'r mut dyn RecordFormatter,
+    offsets: &'r mut OffsetGaps,
+    scratch: &'r mut Vec<u8>,
+}
+
+impl Render<'_> {
+    /// A batch's line and, deep, its records; `position` as the line says
+    /// it, `valid` whether its checksum matches. With `--resync`, an error
+    /// ends the line and is a problem, and the dump goes on.
+    fn batch<W: Write>(
         &mut self,
         w: &mut LineTracker<'_, W>,
-        names: &FileNames,
-        log: &dyn SegmentSource,
+        batch: &Batch<'_>,
+        position: u64,
+        valid: bool,
         problems: &mut dyn Problems,
     ) -> Result<(), DumpError> {
-        if names.name.ends_with(".log") {
-            let base = base_offset_of(&names.name).ok_or_else(|| {
-                abort(
-                    0,
-                    format!("cannot parse a base offset from file name {}", names.name),
-                )
-            })?;
-            w.write_all(self.opts.release.log_start_label().as_bytes())?;
-            num(w, base)?;
-            w.write_all(b"\n")?;
-        } else if names.name.ends_with(".checkpoint") {
-            if names.name == "bootstrap.checkpoint" {
-                w.write_all(b"KRaft bootstrap snapshot\n")?;
-            } else {
-                let (offset, epoch) = snapshot_id(&names.name).ok_or_else(|| {
-                    abort(
-                        0,
-                        format!(
-                            "snapshot file name {} is not <20-digit offset>-<10-digit epoch>.checkpoint",
-                            names.name
-                        ),
-                    )
-                })?;
-                writeln!(w, "Snapshot end offset: {offset}, epoch: {epoch}")?;
+        match self.write_batch_line(w, batch, position, valid) {
+            Err(DumpError::Abort(e)) if self.opts.resync => {
+                w.end_line()?;
+                problems.problem(e);
+                return Ok(());
+            }
+            r => r?,
+        }
+        // The checksum was computed ahead; only a bad one is worked out
+        // again, for its message.
+        if !valid || matches!(batch, Batch::Legacy(_)) {
+            if let Err(e) = batch.check_crc() {
+                problems.problem(e);
             }
         }
-        let slice_end = (self.opts.max_bytes.max(0) as u64).min(log.len());
-        let full = self.opts.max_bytes == i32::MAX;
-        let mut iter = log.entries(0, slice_end);
-        let mut crcs = ChecksumsAhead::default();
-        let mut valid_bytes: u64 = 0;
-        let mut state = LogState {
-            abs: &names.absolute,
-            last_offset: -1,
-        };
-        loop {
-            crcs.prepare(iter.ahead());
-            let batch = match iter.next_entry() {
-                None => break,
-                Some(Ok(b)) => b,
-                Some(Err(EntryError::Io(e))) => return Err(DumpError::Read(e)),
-                Some(Err(EntryError::Bad(e))) if self.opts.resync => {
-                    problems.problem(e);
-                    match iter.resync() {
-                        Ok(Some(s)) => {
-                            problems.problem(ParseError::new(
-                                s.from,
-                                format!(
-                                    "resync: skipped {} bytes, resuming at {}",
-                                    s.to - s.from,
-                                    s.to
-                                ),
-                            ));
-                            valid_bytes = s.to;
-                        }
-                        Ok(None) => {}
-                        Err(EntryError::Io(e)) => return Err(DumpError::Read(e)),
-                        Err(EntryError::Bad(e)) => return Err(DumpError::Abort(e)),
-                    }
-                    continue;
-                }
-                Some(Err(EntryError::Bad(e))) => return Err(DumpError::Abort(e)),
-            };
-            let valid = crcs.valid(&batch);
-            match self.write_batch_line(w, &batch, valid_bytes, valid) {
+        if self.opts.deep {
+            match self.write_records(w, batch, position) {
                 Err(DumpError::Abort(e)) if self.opts.resync => {
                     w.end_line()?;
                     problems.problem(e);
-                    valid_bytes += batch.size_in_bytes();
-                    continue;
                 }
                 r => r?,
-            }
-            // The checksum was computed ahead; only a bad one is worked out
-            // again, for its message.
-            if !valid || matches!(batch, Batch::Legacy(_)) {
-                if let Err(e) = batch.check_crc() {
-                    problems.problem(e);
-                }
-            }
-            if self.opts.deep {
-                match self.write_records(w, &batch, &mut state, valid_bytes) {
-                    Err(DumpError::Abort(e)) if self.opts.resync => {
-                        w.end_line()?;
-                        problems.problem(e);
-                    }
-                    r => r?,
-                }
-            }
-            valid_bytes += batch.size_in_bytes();
-        }
-        let trailing = slice_end.saturating_sub(valid_bytes);
-        if trailing > 0 && full {
-            w.write_all(b"Found ")?;
-            num(w, trailing)?;
-            w.write_all(b" invalid bytes at the end of ")?;
-            w.write_all(names.name.as_bytes())?;
-            w.write_all(b"\n")?;
-        }
-        if full {
-            if let Some(t) = iter.tail() {
-                problems.problem(ParseError::new(t.position, t.describe()));
             }
         }
         Ok(())
@@ -927,43 +941,19 @@ impl<'o> Dumper<'o> {
         }
     }
 
-    fn track_offset(&mut self, state: &mut LogState<'_>, offset: i64) {
-        if self.opts.release.java_tool() {
-            // The Java tool compares from -1: a first offset other than 0
-            // is a gap too.
-            if offset != state.last_offset.wrapping_add(1) {
-                push_finding(
-                    &mut self.findings.non_consecutive,
-                    state.abs,
-                    (state.last_offset, offset),
-                );
-            }
-        } else if state.last_offset == -1 {
-            state.last_offset = offset;
-        } else if offset != state.last_offset.wrapping_add(1) {
-            push_finding(
-                &mut self.findings.non_consecutive,
-                state.abs,
-                (state.last_offset, offset),
-            );
-        }
-        state.last_offset = offset;
-    }
-
     /// `position`: where the batch is, as the batch line says.
     fn write_records<W: Write>(
         &mut self,
         w: &mut W,
         batch: &Batch<'_>,
-        state: &mut LogState<'_>,
         position: u64,
     ) -> Result<(), DumpError> {
-        let mut scratch = std::mem::take(&mut self.scratch);
+        let mut scratch = std::mem::take(self.scratch);
         let r = match batch {
-            Batch::V2(b) => self.write_v2_records(w, b, state, &mut scratch, position),
-            Batch::Legacy(e) => self.write_legacy_records(w, e, state, &mut scratch, position),
+            Batch::V2(b) => self.write_v2_records(w, b, &mut scratch, position),
+            Batch::Legacy(e) => self.write_legacy_records(w, e, &mut scratch, position),
         };
-        self.scratch = scratch;
+        *self.scratch = scratch;
         r
     }
 
@@ -971,7 +961,6 @@ impl<'o> Dumper<'o> {
         &mut self,
         w: &mut W,
         b: &RecordBatch<'_>,
-        state: &mut LogState<'_>,
         scratch: &mut Vec<u8>,
         position: u64,
     ) -> Result<(), DumpError> {
@@ -983,7 +972,7 @@ impl<'o> Dumper<'o> {
         let with_batch = self.opts.release.record_line_with_batch();
         for rec in records {
             let rec = rec.map_err(DumpError::Abort)?;
-            self.track_offset(state, rec.offset);
+            self.offsets.track(rec.offset);
             let mut pipe = true;
             if !self.opts.skip_record_metadata {
                 if with_batch {
@@ -1062,7 +1051,6 @@ impl<'o> Dumper<'o> {
         &mut self,
         w: &mut W,
         e: &LegacyEntry<'_>,
-        state: &mut LogState<'_>,
         scratch: &mut Vec<u8>,
         position: u64,
     ) -> Result<(), DumpError> {
@@ -1088,7 +1076,7 @@ impl<'o> Dumper<'o> {
             .map_err(DumpError::Abort)?;
         for m in msgs {
             let m = m.map_err(DumpError::Abort)?;
-            self.track_offset(state, m.offset);
+            self.offsets.track(m.offset);
             let mut pipe = true;
             if !self.opts.skip_record_metadata {
                 if with_batch {
@@ -1135,6 +1123,241 @@ impl<'o> Dumper<'o> {
             w.write_all(b"\n")?;
         }
         Ok(())
+    }
+}
+
+impl<'o> Dumper<'o> {
+    /// A dumper.
+    pub fn new(opts: Options, formatter: &'o mut dyn RecordFormatter) -> Self {
+        Dumper {
+            opts,
+            formatter,
+            findings: Findings::default(),
+            scratch: Vec::new(),
+            mid_line: false,
+        }
+    }
+
+    /// Dumps the next files as `release`'s tool does.
+    pub fn set_release(&mut self, release: Release) {
+        self.opts.release = release;
+        self.formatter.set_release(release);
+    }
+
+    /// `Dumping <file>` line.
+    /// A dump that stopped mid-line (where kafka-dump-log's whole run
+    /// would end) gets its line ended first.
+    pub fn write_dumping<W: Write>(&mut self, w: &mut W, names: &FileNames) -> io::Result<()> {
+        if std::mem::take(&mut self.mid_line) {
+            w.write_all(b"\n")?;
+        }
+        w.write_all(b"Dumping ")?;
+        w.write_all(names.display.as_bytes())?;
+        w.write_all(b"\n")
+    }
+
+    /// Dumps a `.log` (or KRaft `.checkpoint`) file: its bytes in memory, or
+    /// any other [`SegmentSource`] (a file read a window at a time).
+    pub fn dump_log<W: Write>(
+        &mut self,
+        w: &mut W,
+        names: &FileNames,
+        log: &dyn SegmentSource,
+        problems: &mut dyn Problems,
+    ) -> Result<(), DumpError> {
+        let mut tracker = LineTracker {
+            inner: w,
+            mid_line: false,
+        };
+        let r = self.dump_log_lines(&mut tracker, names, log, problems);
+        self.mid_line = tracker.mid_line;
+        r
+    }
+
+    fn dump_log_lines<W: Write>(
+        &mut self,
+        w: &mut LineTracker<'_, W>,
+        names: &FileNames,
+        log: &dyn SegmentSource,
+        problems: &mut dyn Problems,
+    ) -> Result<(), DumpError> {
+        if names.name.ends_with(".log") {
+            let base = base_offset_of(&names.name).ok_or_else(|| {
+                abort(
+                    0,
+                    format!("cannot parse a base offset from file name {}", names.name),
+                )
+            })?;
+            w.write_all(self.opts.release.log_start_label().as_bytes())?;
+            num(w, base)?;
+            w.write_all(b"\n")?;
+        } else if names.name.ends_with(".checkpoint") {
+            if names.name == "bootstrap.checkpoint" {
+                w.write_all(b"KRaft bootstrap snapshot\n")?;
+            } else {
+                let (offset, epoch) = snapshot_id(&names.name).ok_or_else(|| {
+                    abort(
+                        0,
+                        format!(
+                            "snapshot file name {} is not <20-digit offset>-<10-digit epoch>.checkpoint",
+                            names.name
+                        ),
+                    )
+                })?;
+                writeln!(w, "Snapshot end offset: {offset}, epoch: {epoch}")?;
+            }
+        }
+        let slice_end = (self.opts.max_bytes.max(0) as u64).min(log.len());
+        let full = self.opts.max_bytes == i32::MAX;
+        let mut iter = log.entries(0, slice_end);
+        let mut crcs = ChecksumsAhead::default();
+        let mut valid_bytes: u64 = 0;
+        let mut offsets = OffsetGaps::file(self.opts.release.java_tool());
+        // Batches rendered ahead on every core, in order, when the
+        // formatter's text does not depend on what came before.
+        let forks = rayon::current_num_threads() > 1 && self.formatter.fork().is_some();
+        let mut ready: std::collections::VecDeque<Rendered> = std::collections::VecDeque::new();
+        let r = (|| -> Result<(), DumpError> {
+            loop {
+                if forks && ready.is_empty() && valid_bytes == iter.position() {
+                    ready = self.render_ahead(iter.ahead());
+                }
+                if let Some(chunk) = ready.pop_front() {
+                    if chunk.start == iter.position() {
+                        w.write_all(&chunk.text)?;
+                        for e in chunk.problems {
+                            problems.problem(e);
+                        }
+                        offsets.absorb(chunk.offsets);
+                        if let Some(e) = chunk.error {
+                            return Err(e);
+                        }
+                        for _ in 0..chunk.entries {
+                            match iter.next_entry() {
+                                Some(Ok(_)) => {}
+                                Some(Err(EntryError::Io(e))) => return Err(DumpError::Read(e)),
+                                _ => {
+                                    return Err(abort(
+                                        iter.position(),
+                                        "the segment changed while it was read",
+                                    ))
+                                }
+                            }
+                        }
+                        valid_bytes = chunk.end;
+                        continue;
+                    }
+                    ready.clear();
+                }
+                if !forks {
+                    crcs.prepare(iter.ahead());
+                }
+                let batch = match iter.next_entry() {
+                    None => break,
+                    Some(Ok(b)) => b,
+                    Some(Err(EntryError::Io(e))) => return Err(DumpError::Read(e)),
+                    Some(Err(EntryError::Bad(e))) if self.opts.resync => {
+                        problems.problem(e);
+                        match iter.resync() {
+                            Ok(Some(s)) => {
+                                problems.problem(ParseError::new(
+                                    s.from,
+                                    format!(
+                                        "resync: skipped {} bytes, resuming at {}",
+                                        s.to - s.from,
+                                        s.to
+                                    ),
+                                ));
+                                valid_bytes = s.to;
+                            }
+                            Ok(None) => {}
+                            Err(EntryError::Io(e)) => return Err(DumpError::Read(e)),
+                            Err(EntryError::Bad(e)) => return Err(DumpError::Abort(e)),
+                        }
+                        continue;
+                    }
+                    Some(Err(EntryError::Bad(e))) => return Err(DumpError::Abort(e)),
+                };
+                let valid = crcs.valid(&batch);
+                let mut render = Render {
+                    opts: &self.opts,
+                    formatter: &mut *self.formatter,
+                    offsets: &mut offsets,
+                    scratch: &mut self.scratch,
+                };
+                render.batch(w, &batch, valid_bytes, valid, problems)?;
+                valid_bytes += batch.size_in_bytes();
+            }
+            Ok(())
+        })();
+        for gap in std::mem::take(&mut offsets.gaps) {
+            push_finding(&mut self.findings.non_consecutive, &names.absolute, gap);
+        }
+        r?;
+        let trailing = slice_end.saturating_sub(valid_bytes);
+        if trailing > 0 && full {
+            w.write_all(b"Found ")?;
+            num(w, trailing)?;
+            w.write_all(b" invalid bytes at the end of ")?;
+            w.write_all(names.name.as_bytes())?;
+            w.write_all(b"\n")?;
+        }
+        if full {
+            if let Some(t) = iter.tail() {
+                problems.problem(ParseError::new(t.position, t.describe()));
+            }
+        }
+        Ok(())
+    }
+
+    /// Renders, on every core, the batches of `ahead` (those already in
+    /// memory from the next one on) up to the first that does not frame:
+    /// about [`RENDER_CHUNK`] bytes of batches per task, [`RENDER_CHUNKS`]
+    /// tasks per core at a time. Less than two tasks' worth is left to the
+    /// sequential path.
+    fn render_ahead(&self, ahead: SegmentIter<'_>) -> std::collections::VecDeque<Rendered> {
+        let most = RENDER_CHUNK * RENDER_CHUNKS * rayon::current_num_threads() as u64;
+        let mut plan: Vec<(u64, u64, usize)> = Vec::new();
+        let (mut start, mut bytes, mut n) = (ahead.position(), 0u64, 0usize);
+        let mut total = 0u64;
+        for item in ahead.sub_range(ahead.position(), u64::MAX) {
+            let Ok(b) = item else { break };
+            let size = b.size_in_bytes();
+            bytes += size;
+            total += size;
+            n += 1;
+            if bytes >= RENDER_CHUNK {
+                plan.push((start, b.position() + size, n));
+                start = b.position() + size;
+                bytes = 0;
+                n = 0;
+            }
+            if total >= most {
+                break;
+            }
+        }
+        if n > 0 {
+            plan.push((start, start + bytes, n));
+        }
+        if plan.len() < 2 {
+            return std::collections::VecDeque::new();
+        }
+        let mut formatters = Vec::with_capacity(plan.len());
+        for _ in &plan {
+            match self.formatter.fork() {
+                Some(f) => formatters.push(f),
+                None => return std::collections::VecDeque::new(),
+            }
+        }
+        let opts = &self.opts;
+        let ahead = &ahead;
+        use rayon::prelude::*;
+        plan.into_par_iter()
+            .zip(formatters)
+            .map(|((start, end, entries), mut f)| {
+                render_chunk(opts, &mut *f, ahead, (start, end, entries))
+            })
+            .collect()
     }
 
     /// Dumps a `.index` file. `log` is the `.log` of the same base offset.

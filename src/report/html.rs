@@ -67,7 +67,17 @@ pub fn render(report: &Report) -> String {
     );
     legend(&mut h);
     summary(&mut h, report);
-    for (i, p) in report.partitions.iter().enumerate() {
+    agreeing(&mut h, report);
+    // Sections in the summary's order: the partitions that lose data
+    // first, the worst first.
+    let mut drawn: Vec<(usize, &PartitionReport)> = report
+        .partitions
+        .iter()
+        .enumerate()
+        .filter(|(_, p)| !p.agrees())
+        .collect();
+    drawn.sort_by_key(|(_, p)| p.loss.verdict);
+    for (i, p) in drawn {
         partition(&mut h, p, i);
     }
     if !report.problems.is_empty() {
@@ -153,8 +163,10 @@ fn kind_name(f: &Finding) -> String {
 
 fn summary(h: &mut String, report: &Report) {
     h.push_str("<h2 id=\"summary\">Summary</h2>\n<p>Records lost: on no replica once every replica follows the reference, counted once per partition. Committed: proven (below a high watermark some evidence shows) and possible (every member of an ISR in force held them; blank when it cannot be bounded).</p>\n<table class=\"summary\">\n<thead><tr><th>partition</th><th>replicas</th><th>reference (leader)</th><th>divergence offset</th><th>records lost</th><th>committed (proven)</th><th>committed (possible)</th><th>findings</th></tr></thead>\n<tbody>\n");
-    // Partitions that lose data first, the worst first.
-    let mut order: Vec<&PartitionReport> = report.partitions.iter().collect();
+    // Partitions that lose data first, the worst first; those whose
+    // replicas agree are in their own table below.
+    let mut order: Vec<&PartitionReport> =
+        report.partitions.iter().filter(|p| !p.agrees()).collect();
     order.sort_by_key(|p| p.loss.verdict);
     for p in order {
         let name = format!("{}-{}", p.diff.topic, p.diff.partition);
@@ -194,6 +206,52 @@ fn summary(h: &mut String, report: &Report) {
         );
     }
     h.push_str("</tbody>\n</table>\n");
+}
+
+/// The partitions with nothing to draw ([`PartitionReport::agrees`]), one
+/// short row each, folded under a heading that counts them.
+fn agreeing(h: &mut String, report: &Report) {
+    let quiet: Vec<&PartitionReport> = report.partitions.iter().filter(|p| p.agrees()).collect();
+    if quiet.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        h,
+        "<h2 id=\"agreeing\">{} partition(s) whose replicas agree</h2>\n<details><summary>Every replica holds the reference's batches up to the same log end; nothing is lost or cut and nothing was found, so they are not drawn.</summary>\n<table class=\"agreeing\">\n<thead><tr><th>partition</th><th>replicas</th><th>reference (leader)</th><th>log start</th><th>log end</th></tr></thead>\n<tbody>",
+        quiet.len()
+    );
+    for p in quiet {
+        let name = format!("{}-{}", p.diff.topic, p.diff.partition);
+        let (start, end) = (
+            p.diff
+                .replicas
+                .iter()
+                .map(|r| r.log_start_offset)
+                .min()
+                .unwrap_or(0),
+            p.diff
+                .replicas
+                .iter()
+                .map(|r| r.log_end_offset)
+                .max()
+                .unwrap_or(0),
+        );
+        let _ = writeln!(
+            h,
+            "<tr data-partition=\"{}\" data-agrees=\"true\" data-records-lost=\"0\" data-verdict=\"{}\"><td>{}</td><td>{}</td><td>broker {}</td><td class=\"num\">{start}</td><td class=\"num\">{end}</td></tr>",
+            markup(&name),
+            p.loss.verdict.name(),
+            markup(&name),
+            p.diff
+                .replicas
+                .iter()
+                .map(|r| r.broker.to_string())
+                .collect::<Vec<_>>()
+                .join(", "),
+            p.diff.reference.broker,
+        );
+    }
+    h.push_str("</tbody>\n</table>\n</details>\n");
 }
 
 /// The partition's loss, first in its section: the headline, then each

@@ -21,7 +21,7 @@ use crate::analysis::diff::{
     ReplicaLog,
 };
 use crate::analysis::explain::{epoch_leaders, loss_story, story};
-use crate::analysis::loss::{partition_loss, LossContext, PartitionLoss};
+use crate::analysis::loss::{partition_loss, LossContext, PartitionLoss, Verdict};
 use crate::analysis::timeline::{timeline, Timeline};
 use crate::engine::evidence::reference_hint;
 use crate::engine::DiffRun;
@@ -99,6 +99,8 @@ pub struct PartitionReport {
     pub story: Vec<String>,
     /// Who the loss hurts (`klf impact`), when the partition loses records.
     pub impact: Option<crate::analysis::impact::PartitionImpact>,
+    /// Brokers whose replica could not be read (left out of the diff).
+    pub left_out: Vec<i32>,
 }
 
 impl PartitionReport {
@@ -133,6 +135,30 @@ impl PartitionReport {
                 .iter()
                 .map(|r| r.findings.len())
                 .sum::<usize>()
+    }
+
+    /// Whether there is nothing to draw: every replica holds the
+    /// reference's batches and log end, nothing is lost or cut, no finding
+    /// (but that the replicas tie as the reference, which does not matter
+    /// when they are the same), no replica left out. Such partitions are
+    /// listed in one table, not drawn one by one.
+    pub fn agrees(&self) -> bool {
+        let counts = |f: &&crate::analysis::diff::Finding| {
+            f.kind != crate::analysis::diff::FindingKind::AmbiguousReference
+        };
+        self.loss.verdict == Verdict::NothingLost
+            && self.loss.records == 0
+            && self.loss.control_records == 0
+            && !self.diff.findings.iter().any(|f| counts(&f))
+            && self.diff.replicas.iter().all(|r| r.findings.is_empty())
+            && self.left_out.is_empty()
+            && self.diff.replicas.iter().all(|r| {
+                matches!(
+                    r.divergence_kind,
+                    DivergenceKind::Identical | DivergenceKind::Reference
+                ) && r.records_to_truncate == 0
+                    && r.truncation_offset == r.log_end_offset
+            })
     }
 
     /// The offsets the page draws: lowest log start to highest log end.
@@ -230,13 +256,9 @@ pub fn build(run: &DiffRun<'_>, inputs: Vec<String>) -> Result<Report, String> {
             .history(&p.diff.topic, p.diff.partition)
             .cloned();
         let recovery: Vec<Option<i64>> = run.replicas(p).iter().map(|r| r.recovery_point).collect();
-        report.partitions.push(section(
-            p.diff.clone(),
-            p.loss.clone(),
-            &p.logs,
-            &recovery,
-            history,
-        ));
+        let mut part = section(p.diff.clone(), p.loss.clone(), &p.logs, &recovery, history);
+        part.left_out = p.left_out.clone();
+        report.partitions.push(part);
     }
     Ok(report)
 }
@@ -279,6 +301,7 @@ pub fn section(
         elections: Vec::new(),
         story: story_lines,
         impact: None,
+        left_out: Vec::new(),
     };
     part.elections = election_marks(&part);
     part

@@ -27,6 +27,15 @@ cache warm (one untimed run of each first):
   3. klf diff of the three replicas, small and large (10x) capture;
   4. peak resident memory (getrusage maxrss) of every klf command.
 Results go to stdout and, as JSON, to --json (default: DATA/results.json).
+
+    python3 tests/bench/bench.py --shapes        # the shapes only
+
+Shapes (tests/bench/shapes.py: captures of a chosen shape made from the
+real batches of a committed capture) measure how klf grows with a
+capture's shape: each shape at n and at 4n (batches per segment, segments
+per partition, partitions, brokers), every command timed beside `cat` of
+the same files and with its peak RSS; the growth factor is the 4n time over
+the n time (4.0 is linear). `--shape-scale` multiplies every n.
 """
 
 import argparse
@@ -43,6 +52,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(REPO, "tests", "kafka-oracle"))
+sys.path.insert(0, HERE)
 import oracle  # noqa: E402
 
 KLF = os.path.join(REPO, "target", "release", "klf")
@@ -240,6 +250,65 @@ def measure(data, reps, deep_reps):
     return res
 
 
+# (kind, n): each measured at n and 4n
+SHAPE_SIZES = [("batches", 10000), ("segments", 50), ("partitions", 500), ("brokers", 3)]
+
+
+def shape_commands(d):
+    """What is timed on a shape: name -> argv (klf's) or None for cat."""
+    return {
+        "check": [KLF, "check", "--format", "json", d],
+        "diff": [KLF, "diff", "--format", "json", d],
+        "diff --verify": [KLF, "diff", "--verify", "--format", "json", d],
+        "timeline": [KLF, "timeline", "--format", "json", d],
+        "dump table": [KLF, "dump", "--format", "table", d],
+        "report": [KLF, "report", "--html", os.path.join(os.path.dirname(d), "report.html"), d],
+    }
+
+
+def cat_of(d):
+    """`cat` of every file of a capture (through xargs: a large capture's
+    file list is longer than one command line)."""
+    return ["sh", "-c", 'find "$1" -type f ! -name done -print0 | xargs -0 cat', "sh", d]
+
+
+def measure_shapes(data, reps, scale):
+    import shapes
+    res = {"machine": machine(), "reps": reps, "shapes": {}}
+    for kind, n in SHAPE_SIZES:
+        n = max(1, int(n * scale))
+        runs = {}
+        for size in (n, 4 * n):
+            log(f"shape {kind}-{size}: making (once)")
+            d = shapes.shape(data, kind, size)
+            cmds = {"cat": cat_of(d), **shape_commands(d)}
+            r = compare(f"{kind}-{size}", cmds, reps)
+            r["bytes"] = du(d)
+            r["files"] = len(shapes.files(d))
+            report_file = os.path.join(os.path.dirname(d), "report.html")
+            r["report_bytes"] = os.path.getsize(report_file) if os.path.exists(report_file) else None
+            runs[size] = r
+        small, large = runs[n], runs[4 * n]
+        growth = {k: large["median_s"][k] / small["median_s"][k] for k in small["median_s"]}
+        res["shapes"][kind] = {"n": n, "runs": {str(k): v for k, v in runs.items()}, "growth": growth}
+    return res
+
+
+def report_shapes(res):
+    mib = lambda kib: f"{kib / 1024:.0f}"
+    print(f"machine: {res['machine']['cores']} cores, {res['machine']['cpu']}, {res['machine']['memory_gib']} GiB; "
+          f"medians of {res['reps']} runs")
+    for kind, r in res["shapes"].items():
+        n = r["n"]
+        small, large = r["runs"][str(n)], r["runs"][str(4 * n)]
+        print(f"{kind}: {n} -> {4 * n} ({small['bytes'] >> 20} -> {large['bytes'] >> 20} MiB, "
+              f"{small['files']} -> {large['files']} files; report {small['report_bytes']} -> {large['report_bytes']} bytes)")
+        for k in small["median_s"]:
+            ratio = large["median_s"][k] / large["median_s"]["cat"]
+            print(f"  {k:14} {small['median_s'][k]:7.3f} s -> {large['median_s'][k]:7.3f} s  growth {r['growth'][k]:5.2f}x  "
+                  f"at 4n {ratio:5.2f}x cat  peak RSS {mib(small['peak_rss_kib'][k])} -> {mib(large['peak_rss_kib'][k])} MiB")
+
+
 def du(d, topic=None):
     """Bytes under d; with topic, only in that topic's partition directories (all replicas)."""
     return sum(os.path.getsize(os.path.join(r, f)) for r, _, fs in os.walk(d) for f in fs
@@ -290,8 +359,18 @@ def main():
     ap.add_argument("--deep-reps", type=int, default=3, help="repetitions of the deep dumps (slow in kafka-dump-log)")
     ap.add_argument("--json", help="where to write the results (default DATA/results.json)")
     ap.add_argument("--generate-only", action="store_true")
+    ap.add_argument("--shapes", action="store_true", help="measure the shapes only (no Kafka needed)")
+    ap.add_argument("--shape-scale", type=float, default=1.0, help="multiplies every shape's n")
     a = ap.parse_args()
     data = os.path.abspath(a.data)
+    if a.shapes:
+        log("building klf (release)")
+        subprocess.run(["cargo", "build", "--release", "--quiet"], cwd=REPO, check=True)
+        res = measure_shapes(data, a.reps, a.shape_scale)
+        with open(a.json or os.path.join(data, "shapes.json"), "w") as f:
+            json.dump(res, f, indent=2)
+        report_shapes(res)
+        return
     generate(data)
     if a.generate_only:
         return

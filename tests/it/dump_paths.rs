@@ -753,3 +753,59 @@ fn directory_of_loose_segment_files() {
     std::fs::create_dir_all(s.0.join("empty")).unwrap();
     assert_eq!(run_in(&s.0, &["empty"]).status.code(), Some(2));
 }
+
+#[test]
+fn notes_said_once_per_file_are_summarised_after_the_first_three() {
+    let b = "testdata/kafka/coordinators-4.4/broker-1";
+    let out = klf(&[b]);
+    assert_eq!(out.status.code(), Some(0));
+    let err = String::from_utf8_lossy(&out.stderr);
+    let each: Vec<&str> = err
+        .lines()
+        .filter(|l| l.ends_with("skipped in kafka format (kafka-dump-log has no output for it; use --format json or table)"))
+        .collect();
+    assert_eq!(each.len(), 3, "{err}");
+    // Every text file of the broker and its partitions is named or counted.
+    let dir = super::common::root().join(b);
+    let mut text_files = 0;
+    let mut by_name: BTreeMap<String, usize> = BTreeMap::new();
+    let mut walk = vec![dir.clone()];
+    while let Some(d) = walk.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                walk.push(p);
+                continue;
+            }
+            let name = p.file_name().unwrap().to_string_lossy().into_owned();
+            if name.ends_with("checkpoint") && !name.ends_with(".checkpoint")
+                || ["partition.metadata", "meta.properties", "quorum-state"]
+                    .contains(&name.as_str())
+            {
+                text_files += 1;
+                *by_name.entry(name).or_default() += 1;
+            }
+        }
+    }
+    let summary = err
+        .lines()
+        .find(|l| l.starts_with("klf dump: note: and "))
+        .unwrap_or_else(|| panic!("no summary: {err}"));
+    let more: usize = summary["klf dump: note: and ".len()..]
+        .split(' ')
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert_eq!(more + 3, text_files, "{summary}");
+    assert!(
+        summary.contains(&format!(
+            "leader-epoch-checkpoint ×{}",
+            by_name["leader-epoch-checkpoint"]
+        )),
+        "{summary}"
+    );
+    // --quiet drops them all.
+    let quiet = klf(&["--quiet", b]);
+    assert!(!String::from_utf8_lossy(&quiet.stderr).contains("skipped in kafka format"));
+}

@@ -20,6 +20,7 @@ mod diff_model;
 mod diff_window;
 mod dump_corrupt;
 mod dump_golden;
+mod dump_parallel;
 mod dump_paths;
 mod elect;
 mod evidence_untouched;

@@ -542,3 +542,64 @@ fn page_is_written_to_a_file() {
         "the same page either way"
     );
 }
+
+#[test]
+fn partitions_whose_replicas_agree_are_listed_not_drawn() {
+    // The codecs capture: partitions whose replicas hold the same batches,
+    // and others where they do not.
+    for name in ["codecs", "transactions", "internal-topics"] {
+        let dir = capture(name);
+        let (_, html) = report(&dir);
+        let (_, diff) = klf_json(&["diff", "--format", "json"], &dir);
+        let sections: Vec<String> = tags(&html)
+            .into_iter()
+            .filter(|(n, _)| n == "section")
+            .filter_map(|(_, a)| a.get("data-partition").cloned())
+            .collect();
+        let rows: BTreeMap<String, BTreeMap<String, String>> = tags(&html)
+            .into_iter()
+            .filter(|(n, a)| n == "tr" && a.contains_key("data-partition"))
+            .map(|(_, a)| (a["data-partition"].clone(), a))
+            .collect();
+        let parts = diff["partitions"].as_array().unwrap();
+        assert_eq!(rows.len(), parts.len(), "{name}: one row per partition");
+        let mut agreeing = 0;
+        for p in parts {
+            let pname = format!("{}-{}", p["topic"].as_str().unwrap(), p["partition"]);
+            let reps = p["replicas"].as_array().unwrap();
+            let same = reps.iter().all(|r| {
+                matches!(
+                    r["divergence_kind"].as_str(),
+                    Some("identical" | "reference")
+                ) && r["records_to_truncate"] == 0
+                    && r["truncation_offset"] == r["log_end_offset"]
+                    && r["findings"].as_array().unwrap().is_empty()
+            }) && p["loss"]["verdict"] == "nothing-lost"
+                && p["loss"]["records"] == 0
+                && p["findings"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .all(|f| f["code"] == "ambiguous-reference");
+            let row = &rows[&pname];
+            if same {
+                agreeing += 1;
+                assert_eq!(
+                    row.get("data-agrees").map(String::as_str),
+                    Some("true"),
+                    "{name} {pname}"
+                );
+                assert_eq!(row["data-records-lost"], "0");
+                assert!(!sections.contains(&pname), "{name} {pname}: drawn");
+            } else {
+                assert!(!row.contains_key("data-agrees"), "{name} {pname}");
+                assert!(sections.contains(&pname), "{name} {pname}: not drawn");
+            }
+        }
+        assert!(agreeing > 0, "{name}: no partition agrees");
+        assert!(
+            html.contains(&format!("{agreeing} partition(s) whose replicas agree")),
+            "{name}"
+        );
+    }
+}

@@ -18,6 +18,7 @@ use serde_json::{Map, Value};
 use super::walk::Item;
 use super::{files, kind_name, open_item, DecoderKind, Kind};
 use crate::cli::common::{Output, Status};
+use klf::render::style::StreamTable;
 
 /// A table fitted to the terminal's width when stdout is one (cells wrap),
 /// at natural width otherwise, like every klf table.
@@ -71,36 +72,25 @@ fn key_value_cells(
     }
 }
 
-fn log_tables(
+/// Walks the entries of the segment as the table dump reads them (up to
+/// `--max-bytes`, resyncing after damage with `--skip-record-metadata`'s
+/// rule), calling `each` for every batch. With `framing`, damage to the
+/// framing and a short tail are recorded there (the first walk does; the
+/// second, for the records, walks the same entries again).
+fn walk_batches(
     log: &dyn SegmentSource,
     opts: &Options,
-    decoder: Option<AuxDecoder>,
-    errs: &mut Vec<ParseError>,
+    mut framing: Option<&mut Vec<ParseError>>,
     read_error: &mut Option<std::io::Error>,
-) -> (Table, Option<Table>) {
-    let mut batches = new_table(&[
-        "position",
-        "offsets",
-        "count",
-        "size",
-        "magic",
-        "codec",
-        "max timestamp",
-        "producer",
-        "leader epoch",
-        "flags",
-        "crc",
-    ]);
-    let mut records = opts.deep.then(|| {
-        if opts.print_data {
-            new_table(&["offset", "timestamp", "key", "value", "headers"])
-        } else {
-            new_table(&["offset", "timestamp", "key size", "value size", "headers"])
-        }
-    });
+    each: &mut dyn FnMut(&Batch<'_>) -> std::io::Result<()>,
+) -> std::io::Result<()> {
     let end = (opts.max_bytes.max(0) as u64).min(log.len());
     let mut iter = log.entries(0, end);
-    let mut scratch = Vec::new();
+    let bad = |e: ParseError, framing: &mut Option<&mut Vec<ParseError>>| {
+        if let Some(f) = framing.as_deref_mut() {
+            f.push(e);
+        }
+    };
     loop {
         let b = match iter.next_entry() {
             None => break,
@@ -110,143 +100,262 @@ fn log_tables(
                 break;
             }
             Some(Err(EntryError::Bad(e))) => {
-                errs.push(e);
+                bad(e, &mut framing);
                 if opts.resync {
                     match iter.resync() {
                         Ok(Some(_)) => continue,
                         Ok(None) => {}
                         Err(EntryError::Io(e)) => *read_error = Some(e),
-                        Err(EntryError::Bad(e)) => errs.push(e),
+                        Err(EntryError::Bad(e)) => bad(e, &mut framing),
                     }
                 }
                 break;
             }
         };
-        let crc = if b.check_crc().is_ok() { "ok" } else { "BAD" };
-        if let Err(e) = b.check_crc() {
-            errs.push(e);
-        }
-        match &b {
-            Batch::V2(v) => {
-                let mut flags = Vec::new();
-                if v.is_transactional() {
-                    flags.push("txn");
-                }
-                if v.is_control() {
-                    flags.push("control");
-                }
-                if v.delete_horizon_ms().is_some() {
-                    flags.push("horizon");
-                }
-                batches.add_row(vec![
-                    v.position.to_string(),
-                    format!("[{}, {})", v.base_offset(), v.last_offset().saturating_add(1)),
-                    v.records_count().to_string(),
-                    b.size_in_bytes().to_string(),
-                    v.magic().to_string(),
-                    v.compression().map_or_else(
-                        || format!("?{}", v.compression_id()),
-                        |c| c.name().to_string(),
-                    ),
-                    v.max_timestamp().to_string(),
-                    v.producer_id().to_string(),
-                    v.partition_leader_epoch().to_string(),
-                    flags.join(","),
-                    crc.to_string(),
-                ]);
-                if let Some(t) = records.as_mut() {
-                    match v.records(&mut scratch, opts.decompress_cap) {
-                        Ok(rs) => {
-                            for r in rs {
-                                match r {
-                                    Ok(r) => {
-                                        let hk: Vec<String> = r
-                                            .headers()
-                                            .map(|h| printable(Some(h.key), 40))
-                                            .collect();
-                                        let d = decoder.filter(|_| !v.is_control());
-                                        let (k, val) =
-                                            key_value_cells(opts, d, r.offset, r.key, r.value);
-                                        t.add_row(vec![
-                                            r.offset.to_string(),
-                                            r.timestamp.to_string(),
-                                            k,
-                                            val,
-                                            hk.join(","),
-                                        ]);
-                                    }
-                                    Err(e) => {
-                                        errs.push(e);
-                                        break;
-                                    }
-                                }
-                            }
-                        }
-                        Err(e) => errs.push(e),
-                    }
-                }
-            }
-            Batch::Legacy(e) => {
-                let r = e.record();
-                batches.add_row(vec![
-                    e.position.to_string(),
-                    e.offset.to_string(),
-                    String::new(),
-                    b.size_in_bytes().to_string(),
-                    e.magic.to_string(),
-                    r.compression()
-                        .map_or_else(|| "?".to_string(), |c| c.name().to_string()),
-                    r.timestamp().to_string(),
-                    String::new(),
-                    String::new(),
-                    String::new(),
-                    crc.to_string(),
-                ]);
-                if let Some(t) = records.as_mut() {
-                    match e.records(&mut scratch, opts.decompress_cap) {
-                        Ok(msgs) => {
-                            for m in msgs {
-                                match m {
-                                    Ok(m) => {
-                                        let r = m.record;
-                                        let (key, value) =
-                                            (r.key().ok().flatten(), r.value().ok().flatten());
-                                        let (k, val) =
-                                            key_value_cells(opts, decoder, m.offset, key, value);
-                                        t.add_row(vec![
-                                            m.offset.to_string(),
-                                            r.timestamp().to_string(),
-                                            k,
-                                            val,
-                                            String::new(),
-                                        ]);
-                                    }
-                                    Err(e) => {
-                                        errs.push(e);
-                                        break;
-                                    }
-                                }
-                            }
-                        }
-                        Err(e) => errs.push(e),
-                    }
-                }
-            }
-        }
+        each(&b)?;
     }
     if opts.max_bytes == i32::MAX {
         if let Some(t) = iter.tail() {
-            errs.push(ParseError::new(t.position, t.describe()));
+            bad(ParseError::new(t.position, t.describe()), &mut framing);
         }
     }
-    (batches, records)
+    Ok(())
+}
+
+/// The cells of a batch's row in the batches table.
+fn batch_row(b: &Batch<'_>, crc: &str) -> Vec<String> {
+match b {
+        Batch::V2(v) => {
+            let mut flags = Vec::new();
+            if v.is_transactional() {
+                flags.push("txn");
+            }
+            if v.is_control() {
+                flags.push("control");
+            }
+            if v.delete_horizon_ms().is_some() {
+                flags.push("horizon");
+            }
+            vec![
+                v.position.to_string(),
+                format!("[{}, {})", v.base_offset(), v.last_offset().saturating_add(1)),
+                v.records_count().to_string(),
+                b.size_in_bytes().to_string(),
+                v.magic().to_string(),
+                v.compression().map_or_else(
+                    || format!("?{}", v.compression_id()),
+                    |c| c.name().to_string(),
+                ),
+                v.max_timestamp().to_string(),
+                v.producer_id().to_string(),
+                v.partition_leader_epoch().to_string(),
+                flags.join(","),
+                crc.to_string(),
+            ]
+        }
+        Batch::Legacy(e) => {
+            let r = e.record();
+            vec![
+                e.position.to_string(),
+                e.offset.to_string(),
+                String::new(),
+                b.size_in_bytes().to_string(),
+                e.magic.to_string(),
+                r.compression()
+                    .map_or_else(|| "?".to_string(), |c| c.name().to_string()),
+                r.timestamp().to_string(),
+                String::new(),
+                String::new(),
+                String::new(),
+                crc.to_string(),
+            ]
+        }
+    }
+}
+
+/// The widest cell of each numeric column, known before the tables are
+/// written: the batches table's from every batch's row, the records
+/// table's offset and timestamp from the batches' offsets and timestamps.
+struct Widths {
+    batches: Vec<usize>,
+    record_offset: usize,
+    record_timestamp: usize,
+}
+
+fn digits(n: i64) -> usize {
+    n.to_string().len()
+}
+
+fn widths(log: &dyn SegmentSource, opts: &Options) -> Widths {
+    let mut w = Widths {
+        batches: vec![0; 11],
+        record_offset: 0,
+        record_timestamp: 0,
+    };
+    let mut ignored = None;
+    let _ = walk_batches(log, opts, None, &mut ignored, &mut |b| {
+        for (m, c) in w.batches.iter_mut().zip(batch_row(b, "BAD")) {
+            *m = (*m).max(c.len());
+        }
+        let (first, last, ts) = match b {
+            Batch::V2(v) => (
+                v.base_offset(),
+                v.last_offset(),
+                [v.base_timestamp(), v.max_timestamp()],
+            ),
+            Batch::Legacy(e) => (e.offset, e.offset, [e.record().timestamp(), -1]),
+        };
+        w.record_offset = w.record_offset.max(digits(first)).max(digits(last));
+        w.record_timestamp = ts.iter().fold(w.record_timestamp, |m, &t| m.max(digits(t)));
+        Ok(())
+    });
+    w
+}
+
+/// The batches table (and with `--deep-iteration` the records table) of a
+/// segment, each written as its rows come: the segment is walked once for
+/// the batches and once more for the records.
+fn write_log_tables(
+    w: &mut dyn Write,
+    log: &dyn SegmentSource,
+    opts: &Options,
+    decoder: Option<AuxDecoder>,
+    errs: &mut Vec<ParseError>,
+    read_error: &mut Option<std::io::Error>,
+) -> std::io::Result<()> {
+    let width = klf::render::style::terminal_width();
+    let known = widths(log, opts);
+    writeln!(w, "batches:")?;
+    let mut batches = StreamTable::new(
+        &[
+            "position",
+            "offsets",
+            "count",
+            "size",
+            "magic",
+            "codec",
+            "max timestamp",
+            "producer",
+            "leader epoch",
+            "flags",
+            "crc",
+        ],
+        width,
+    )
+    .at_least(&known.batches)
+    .no_wrap(&[0, 1, 2, 3, 4, 6, 7, 8, 10]);
+    let mut batch_errs = Vec::new();
+    let mut crc_errs = Vec::new();
+    walk_batches(log, opts, Some(&mut batch_errs), read_error, &mut |b| {
+        let crc = match b.check_crc() {
+            Ok(()) => "ok",
+            Err(e) => {
+                crc_errs.push(e);
+                "BAD"
+            }
+        };
+        let row = batch_row(b, crc);
+        batches.row(w, row)
+    })?;
+    batches.finish(w)?;
+    errs.extend(batch_errs);
+    errs.extend(crc_errs);
+    if !opts.deep {
+        errs.sort_by_key(|e| e.pos);
+        return Ok(());
+    }
+    writeln!(w, "records:")?;
+    let mut records = StreamTable::new(
+        &if opts.print_data {
+            ["offset", "timestamp", "key", "value", "headers"]
+        } else {
+            ["offset", "timestamp", "key size", "value size", "headers"]
+        },
+        width,
+    )
+    .at_least(&[known.record_offset, known.record_timestamp])
+    .no_wrap(&[0, 1]);
+    let mut scratch = Vec::new();
+    let mut record_errs = Vec::new();
+    walk_batches(log, opts, None, read_error, &mut |b| {
+        match b {
+            Batch::V2(v) => match v.records(&mut scratch, opts.decompress_cap) {
+                Ok(rs) => {
+                    for r in rs {
+                        match r {
+                            Ok(r) => {
+                                let hk: Vec<String> =
+                                    r.headers().map(|h| printable(Some(h.key), 40)).collect();
+                                let d = decoder.filter(|_| !v.is_control());
+                                let (k, val) = key_value_cells(opts, d, r.offset, r.key, r.value);
+                                records.row(
+                                    w,
+                                    vec![
+                                        r.offset.to_string(),
+                                        r.timestamp.to_string(),
+                                        k,
+                                        val,
+                                        hk.join(","),
+                                    ],
+                                )?;
+                            }
+                            Err(e) => {
+                                record_errs.push(e);
+                                break;
+                            }
+                        }
+                    }
+                }
+                Err(e) => record_errs.push(e),
+            },
+            Batch::Legacy(e) => match e.records(&mut scratch, opts.decompress_cap) {
+                Ok(msgs) => {
+                    for m in msgs {
+                        match m {
+                            Ok(m) => {
+                                let r = m.record;
+                                let (key, value) = (r.key().ok().flatten(), r.value().ok().flatten());
+                                let (k, val) = key_value_cells(opts, decoder, m.offset, key, value);
+                                records.row(
+                                    w,
+                                    vec![
+                                        m.offset.to_string(),
+                                        r.timestamp().to_string(),
+                                        k,
+                                        val,
+                                        String::new(),
+                                    ],
+                                )?;
+                            }
+                            Err(e) => {
+                                record_errs.push(e);
+                                break;
+                            }
+                        }
+                    }
+                }
+                Err(e) => record_errs.push(e),
+            },
+        }
+        Ok(())
+    })?;
+    records.finish(w)?;
+    errs.extend(record_errs);
+    errs.sort_by_key(|e| e.pos);
+    Ok(())
 }
 
 /// One row summarising the slots after the valid entries.
-fn rest_row(t: &mut Table, data: &[u8], valid: usize, entry: usize) {
+fn rest_row(
+    w: &mut dyn Write,
+    t: &mut StreamTable,
+    data: &[u8],
+    valid: usize,
+    entry: usize,
+) -> std::io::Result<()> {
     let slots = data.len() / entry;
     if valid >= slots && data.len() % entry == 0 {
-        return;
+        return Ok(());
     }
     let tail = data.get(valid * entry..).unwrap_or(&[]);
     let what = if tail.iter().all(|&b| b == 0) {
@@ -254,11 +363,14 @@ fn rest_row(t: &mut Table, data: &[u8], valid: usize, entry: usize) {
     } else {
         "not a valid entry"
     };
-    t.add_row(vec![
-        format!("{valid}.."),
-        format!("{} slots", slots.saturating_sub(valid)),
-        what.to_string(),
-    ]);
+    t.row(
+        w,
+        vec![
+            format!("{valid}.."),
+            format!("{} slots", slots.saturating_sub(valid)),
+            what.to_string(),
+        ],
+    )
 }
 
 /// A cell for a JSON value: strings bare, `null` empty, the rest as JSON.
@@ -351,73 +463,6 @@ pub fn dump_item(
     let base = base_offset_of(&names.name).unwrap_or(0);
     let mut errs = Vec::new();
     let mut read_error = None;
-    let tables: Vec<(String, Table)> = match kind {
-        Kind::Log => {
-            let (b, r) = log_tables(
-                inputs.log(),
-                opts,
-                decoder.map(DecoderKind::aux),
-                &mut errs,
-                &mut read_error,
-            );
-            std::iter::once(("batches".to_string(), b))
-                .chain(r.map(|r| ("records".to_string(), r)))
-                .collect()
-        }
-        Kind::Index => {
-            let idx = OffsetIndex::new(&inputs.main, base);
-            let valid = idx.valid_entries(inputs.log.as_ref().map(|l| l.len()));
-            if let Err(e) = idx.sanity_check() {
-                if opts.index_sanity_only {
-                    errs.push(ParseError::new(0, e.0));
-                }
-            }
-            let mut t = new_table(&["slot", "offset", "position"]);
-            for (i, e) in idx.iter().enumerate().take(valid) {
-                t.add_row(vec![
-                    i.to_string(),
-                    e.offset.to_string(),
-                    e.position.to_string(),
-                ]);
-            }
-            rest_row(&mut t, &inputs.main, valid, 8);
-            vec![("index entries".to_string(), t)]
-        }
-        Kind::TimeIndex => {
-            let idx = TimeIndex::new(&inputs.main, base);
-            let valid = idx.valid_entries();
-            if let Err(e) = idx.sanity_check() {
-                if opts.index_sanity_only {
-                    errs.push(ParseError::new(0, e.0));
-                }
-            }
-            let mut t = new_table(&["slot", "timestamp", "offset"]);
-            for (i, e) in idx.iter().enumerate().take(valid) {
-                t.add_row(vec![
-                    i.to_string(),
-                    e.timestamp.to_string(),
-                    e.offset.to_string(),
-                ]);
-            }
-            rest_row(&mut t, &inputs.main, valid, 12);
-            vec![("time index entries".to_string(), t)]
-        }
-        _ => {
-            let objs = files::objects(
-                &names.display,
-                &names.name,
-                kind,
-                &inputs.main,
-                opts.index_sanity_only,
-            );
-            errs.extend(
-                objs.iter()
-                    .filter_map(files::as_problem)
-                    .map(|(p, r)| ParseError::new(p, r)),
-            );
-            object_tables(&objs)
-        }
-    };
     let w = out.out();
     let r = (|| -> std::io::Result<()> {
         write!(w, "{} ({}", names.display, kind_name(kind, &names.name))?;
@@ -428,14 +473,95 @@ pub fn dump_item(
             write!(w, ", {} decoder", d.name())?;
         }
         writeln!(w, ")")?;
-        if tables.is_empty() {
-            writeln!(w, "(nothing to show)")?;
+        match kind {
+            Kind::Log => write_log_tables(
+                w,
+                inputs.log(),
+                opts,
+                decoder.map(DecoderKind::aux),
+                &mut errs,
+                &mut read_error,
+            ),
+            Kind::Index => {
+                let idx = OffsetIndex::new(&inputs.main, base);
+                let valid = idx.valid_entries(inputs.log.as_ref().map(|l| l.len()));
+                if let Err(e) = idx.sanity_check() {
+                    if opts.index_sanity_only {
+                        errs.push(ParseError::new(0, e.0));
+                    }
+                }
+                writeln!(w, "index entries:")?;
+                let entries = idx.iter().take(valid);
+                let known = entries.fold([digits(valid as i64), 0, 0], |m, e| {
+                    [m[0], m[1].max(digits(e.offset)), m[2].max(digits(e.position.into()))]
+                });
+                let mut t = StreamTable::new(
+                    &["slot", "offset", "position"],
+                    klf::render::style::terminal_width(),
+                )
+                .at_least(&known)
+                .no_wrap(&[0, 1, 2]);
+                for (i, e) in idx.iter().enumerate().take(valid) {
+                    t.row(
+                        w,
+                        vec![i.to_string(), e.offset.to_string(), e.position.to_string()],
+                    )?;
+                }
+                rest_row(w, &mut t, &inputs.main, valid, 8)?;
+                t.finish(w)
+            }
+            Kind::TimeIndex => {
+                let idx = TimeIndex::new(&inputs.main, base);
+                let valid = idx.valid_entries();
+                if let Err(e) = idx.sanity_check() {
+                    if opts.index_sanity_only {
+                        errs.push(ParseError::new(0, e.0));
+                    }
+                }
+                writeln!(w, "time index entries:")?;
+                let entries = idx.iter().take(valid);
+                let known = entries.fold([digits(valid as i64), 0, 0], |m, e| {
+                    [m[0], m[1].max(digits(e.timestamp)), m[2].max(digits(e.offset))]
+                });
+                let mut t = StreamTable::new(
+                    &["slot", "timestamp", "offset"],
+                    klf::render::style::terminal_width(),
+                )
+                .at_least(&known)
+                .no_wrap(&[0, 1, 2]);
+                for (i, e) in idx.iter().enumerate().take(valid) {
+                    t.row(
+                        w,
+                        vec![i.to_string(), e.timestamp.to_string(), e.offset.to_string()],
+                    )?;
+                }
+                rest_row(w, &mut t, &inputs.main, valid, 12)?;
+                t.finish(w)
+            }
+            _ => {
+                let objs = files::objects(
+                    &names.display,
+                    &names.name,
+                    kind,
+                    &inputs.main,
+                    opts.index_sanity_only,
+                );
+                errs.extend(
+                    objs.iter()
+                        .filter_map(files::as_problem)
+                        .map(|(p, r)| ParseError::new(p, r)),
+                );
+                let tables = object_tables(&objs);
+                if tables.is_empty() {
+                    writeln!(w, "(nothing to show)")?;
+                }
+                for (title, t) in &tables {
+                    writeln!(w, "{title}:")?;
+                    writeln!(w, "{t}")?;
+                }
+                Ok(())
+            }
         }
-        for (title, t) in &tables {
-            writeln!(w, "{title}:")?;
-            writeln!(w, "{t}")?;
-        }
-        Ok(())
     })();
     if let Err(e) = r {
         return out.write_failed(e);

@@ -130,6 +130,9 @@ pub struct Expansion {
     pub items: Vec<Item>,
     /// Lines for stderr (without the `klf dump: ` prefix).
     pub notes: Vec<String>,
+    /// Files of a directory that klf does not dump (a note each, the first
+    /// few; the rest summarised).
+    pub not_dumped: Vec<String>,
     /// Set when the PATH could not be used at all (exit status 2).
     pub failed: bool,
 }
@@ -186,15 +189,13 @@ pub fn expand(arg: &str) -> Expansion {
         for n in names {
             let item = Item::new(join(arg, &n));
             match item.kind {
-                Kind::Unknown | Kind::NoSuffix => e.notes.push(format!(
-                    "note: {}: not a file klf dumps; skipped",
-                    item.path
-                )),
+                Kind::Unknown | Kind::NoSuffix => e.not_dumped.push(item.path),
                 _ => e.items.push(item),
             }
         }
         if e.items.is_empty() {
             e.notes.clear();
+            e.not_dumped.clear();
             e.notes.extend(cap.warnings.iter().map(ToString::to_string));
             e.notes.push(format!(
                 "{arg}: no Kafka log directory, partition directory or segment file found here"
