@@ -159,16 +159,9 @@ pub fn run(args: Args, out: &mut Output) -> Status {
         out.diag("klf: no partition found under the given paths");
         return Status::Failure;
     }
-    let bar = out.progress(replicas as u64, "{bar:40} {pos}/{len} replicas checked");
-    let tick = || {
-        if let Some(b) = &bar {
-            b.inc(1);
-        }
-    };
-    let mut report = klf::engine::check::check(&capture, args.inter_broker_protocol, &tick);
-    if let Some(b) = &bar {
-        b.finish_and_clear();
-    }
+    let mut report = out.counted(replicas, "replicas checked", |tick| {
+        klf::engine::check::check(&capture, args.inter_broker_protocol, tick)
+    });
     if let Some(b) = &baseline {
         apply_baseline(&mut report, b);
     }

@@ -242,6 +242,27 @@ impl Output {
         Some(b)
     }
 
+    /// Runs `work` with a bar of `len` steps counting `what` (e.g.
+    /// "partitions diffed"), which `work` advances by calling the function
+    /// it is given; the bar is cleared after.
+    pub fn counted<T>(
+        &mut self,
+        len: usize,
+        what: &str,
+        work: impl FnOnce(&(dyn Fn() + Sync)) -> T,
+    ) -> T {
+        let bar = self.progress(len as u64, &format!("{{bar:40}} {{pos}}/{{len}} {what}"));
+        let r = work(&|| {
+            if let Some(b) = &bar {
+                b.inc(1);
+            }
+        });
+        if let Some(b) = &bar {
+            b.finish_and_clear();
+        }
+        r
+    }
+
     /// A spinner with the time spent, for a phase whose length is not
     /// known in advance (finding the files of a capture); `msg` says what
     /// it is doing. Like [`Output::progress`], only on a terminal.
@@ -589,6 +610,7 @@ impl Selection {
             partition: self.partition,
             mode,
             protocol: self.inter_broker_protocol,
+            drop_logs: false,
         }
     }
 

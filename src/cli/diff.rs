@@ -146,17 +146,13 @@ pub fn run(args: Args, out: &mut Output) -> Status {
         Ok(c) => c,
         Err(s) => return s,
     };
-    let req = args.select.request(if args.verify { ReadMode::Full } else { ReadMode::Window });
+    let mut req = args.select.request(if args.verify { ReadMode::Full } else { ReadMode::Window });
+    // The batches read are needed after the diff only to list records.
+    req.drop_logs = !args.records;
     let candidates = args.select.candidates(&capture);
-    let bar = out.progress(candidates as u64, "{bar:40} {pos}/{len} partitions diffed");
-    let run = diff_capture(&capture, &req, &|| {
-        if let Some(b) = &bar {
-            b.inc(1);
-        }
+    let run = out.counted(candidates, "partitions diffed", |tick| {
+        diff_capture(&capture, &req, tick)
     });
-    if let Some(b) = &bar {
-        b.finish_and_clear();
-    }
     let not_compared = super::common::report_not_compared(out, &run.not_compared);
     if run.partitions.is_empty() {
         if not_compared {

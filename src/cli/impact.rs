@@ -137,15 +137,9 @@ pub fn run(args: Args, out: &mut Output) -> Status {
     };
     let req = args.select.request(ReadMode::Window);
     let candidates = args.select.candidates(&capture);
-    let bar = out.progress(candidates as u64, "{bar:40} {pos}/{len} partitions diffed");
-    let run = impact_capture(&capture, &req, &|| {
-        if let Some(b) = &bar {
-            b.inc(1);
-        }
+    let run = out.counted(candidates, "partitions diffed", |tick| {
+        impact_capture(&capture, &req, tick)
     });
-    if let Some(b) = &bar {
-        b.finish_and_clear();
-    }
     let not_compared = super::common::report_not_compared(out, &run.diff.not_compared);
     if run.diff.partitions.is_empty() {
         if not_compared {

@@ -78,15 +78,9 @@ pub fn run(args: Args, out: &mut Output) -> Status {
     }
     let req = args.select.request(ReadMode::Full);
     let candidates = args.select.candidates(&capture);
-    let bar = out.progress(candidates as u64, "{bar:40} {pos}/{len} partitions diffed");
-    let impact = klf::engine::impact::impact_capture(&capture, &req, &|| {
-        if let Some(b) = &bar {
-            b.inc(1);
-        }
+    let impact = out.counted(candidates, "partitions diffed", |tick| {
+        klf::engine::impact::impact_capture(&capture, &req, tick)
     });
-    if let Some(b) = &bar {
-        b.finish_and_clear();
-    }
     let run = &impact.diff;
     let inputs = args
         .paths

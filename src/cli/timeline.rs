@@ -85,15 +85,9 @@ pub fn run(args: Args, out: &mut Output) -> Status {
         out.diag("klf: no partition found under the given paths");
         return Status::Failure;
     }
-    let bar = out.progress(total as u64, "{bar:40} {pos}/{len} replicas read");
-    let parts = timelines(&capture, args.topic.as_deref(), args.partition, &|| {
-        if let Some(b) = &bar {
-            b.inc(1);
-        }
+    let parts = out.counted(total, "replicas read", |tick| {
+        timelines(&capture, args.topic.as_deref(), args.partition, tick)
     });
-    if let Some(b) = &bar {
-        b.finish_and_clear();
-    }
     let mut status = Status::Clean;
     for p in &parts {
         for pr in &p.problems {

@@ -42,6 +42,11 @@ pub struct DiffRequest {
     /// (`--inter-broker-protocol`); `None`: from the capture
     /// ([`Evidence::diff_options`]).
     pub protocol: Option<ReplicationProtocol>,
+    /// Drop each replica's batch summaries once its partition's diff and
+    /// loss are made (every [`PartitionResult::logs`] is left with no
+    /// batches): what a run holds is then a few KiB a partition, whatever
+    /// its batches. For callers that only render the diff.
+    pub drop_logs: bool,
 }
 
 /// One partition's diff, loss and what was read for it.
@@ -110,7 +115,12 @@ pub fn diff_capture<'c>(
     let results: Vec<PartitionResult> = wanted
         .par_iter()
         .map(|((topic, partition), reps)| {
-            let r = diff_readable(&evidence, topic, *partition, reps, req, &options);
+            let mut r = diff_readable(&evidence, topic, *partition, reps, req, &options);
+            if req.drop_logs {
+                for l in &mut r.logs {
+                    l.batches = Vec::new();
+                }
+            }
             progress();
             r
         })

@@ -777,7 +777,7 @@ pub mod control {
 /// whole 3-byte sequence) and drop the rest of a sequence cut by the end of
 /// the input.
 pub fn java_utf8(bytes: &[u8]) -> std::borrow::Cow<'_, str> {
-    if let Ok(s) = std::str::from_utf8(bytes) {
+    if let Ok(s) = simdutf8::basic::from_utf8(bytes) {
         return std::borrow::Cow::Borrowed(s);
     }
     const REPL: char = '\u{FFFD}';

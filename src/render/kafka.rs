@@ -663,15 +663,18 @@ pub struct Dumper<'o> {
     /// Summaries collected.
     pub findings: Findings,
     scratch: Vec<u8>,
+    /// Buffers of batches rendered ahead, kept for the next ones (a fresh
+    /// buffer costs a page fault per page).
+    spare: std::sync::Mutex<Vec<(Vec<u8>, Vec<u8>)>>,
     /// The last dump stopped in the middle of a line (kafka-dump-log's run
     /// ends there; klf ends the line before the next file's).
     mid_line: bool,
 }
 
 /// Bytes of batches one task renders ahead ([`Dumper`], kafka format).
-const RENDER_CHUNK: u64 = 512 << 10;
+const RENDER_CHUNK: u64 = 1 << 20;
 /// Tasks per core rendered ahead at a time.
-const RENDER_CHUNKS: u64 = 2;
+const RENDER_CHUNKS: u64 = 4;
 
 /// Batches rendered ahead: their text, what they found, and where they are.
 struct Rendered {
@@ -679,6 +682,7 @@ struct Rendered {
     end: u64,
     entries: usize,
     text: Vec<u8>,
+    scratch: Vec<u8>,
     problems: Vec<ParseError>,
     offsets: OffsetGaps,
     error: Option<DumpError>,
@@ -745,10 +749,11 @@ fn render_chunk(
     formatter: &mut dyn RecordFormatter,
     ahead: &SegmentIter<'_>,
     (start, end, entries): (u64, u64, usize),
+    (mut text, mut scratch): (Vec<u8>, Vec<u8>),
 ) -> Rendered {
     let mut offsets = OffsetGaps::chunk(opts.release.java_tool());
-    let mut scratch = Vec::new();
-    let mut text = Vec::with_capacity(usize::try_from(end - start).unwrap_or(0));
+    text.clear();
+    let _ = text.try_reserve(usize::try_from(end - start).unwrap_or(0));
     let mut problems = Vec::new();
     let mut error = None;
     let mut it = ahead.sub_range(start, end);
@@ -779,6 +784,7 @@ fn render_chunk(
         end,
         entries,
         text,
+        scratch,
         problems,
         offsets,
         error,
@@ -1134,6 +1140,7 @@ impl<'o> Dumper<'o> {
             formatter,
             findings: Findings::default(),
             scratch: Vec::new(),
+            spare: std::sync::Mutex::new(Vec::new()),
             mid_line: false,
         }
     }
@@ -1213,9 +1220,11 @@ impl<'o> Dumper<'o> {
         let mut crcs = ChecksumsAhead::default();
         let mut valid_bytes: u64 = 0;
         let mut offsets = OffsetGaps::file(self.opts.release.java_tool());
-        // Batches rendered ahead on every core, in order, when the
-        // formatter's text does not depend on what came before.
-        let forks = rayon::current_num_threads() > 1 && self.formatter.fork().is_some();
+        // Records rendered ahead on every core, in order, when the
+        // formatter's text does not depend on what came before (a shallow
+        // dump's lines are few: its checksums are worked out ahead instead).
+        let forks =
+            self.opts.deep && rayon::current_num_threads() > 1 && self.formatter.fork().is_some();
         let mut ready: std::collections::VecDeque<Rendered> = std::collections::VecDeque::new();
         let r = (|| -> Result<(), DumpError> {
             loop {
@@ -1225,6 +1234,9 @@ impl<'o> Dumper<'o> {
                 if let Some(chunk) = ready.pop_front() {
                     if chunk.start == iter.position() {
                         w.write_all(&chunk.text)?;
+                        if let Ok(mut spare) = self.spare.lock() {
+                            spare.push((chunk.text, chunk.scratch));
+                        }
                         for e in chunk.problems {
                             problems.problem(e);
                         }
@@ -1351,11 +1363,17 @@ impl<'o> Dumper<'o> {
         }
         let opts = &self.opts;
         let ahead = &ahead;
+        let spare = &self.spare;
         use rayon::prelude::*;
         plan.into_par_iter()
             .zip(formatters)
             .map(|((start, end, entries), mut f)| {
-                render_chunk(opts, &mut *f, ahead, (start, end, entries))
+                let buffers = spare
+                    .lock()
+                    .ok()
+                    .and_then(|mut s| s.pop())
+                    .unwrap_or_default();
+                render_chunk(opts, &mut *f, ahead, (start, end, entries), buffers)
             })
             .collect()
     }

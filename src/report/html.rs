@@ -129,6 +129,16 @@ fn anchor(p: &PartitionReport) -> String {
     a
 }
 
+/// The brokers of a partition's replicas, `1, 2, 3`.
+fn brokers(p: &PartitionReport) -> String {
+    p.diff
+        .replicas
+        .iter()
+        .map(|r| r.broker.to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 fn opt<T: std::fmt::Display>(v: Option<T>) -> String {
     v.map(|x| x.to_string()).unwrap_or_else(|| "-".into())
 }
@@ -185,12 +195,7 @@ fn summary(h: &mut String, report: &Report) {
             if bad { " class=\"loss\"" } else { "" },
             anchor(p),
             markup(&name),
-            p.diff
-                .replicas
-                .iter()
-                .map(|r| r.broker.to_string())
-                .collect::<Vec<_>>()
-                .join(", "),
+            brokers(p),
             p.diff.reference.broker,
             markup(&reason(p)),
             opt(p.divergence_offset()),
@@ -242,12 +247,7 @@ fn agreeing(h: &mut String, report: &Report) {
             markup(&name),
             p.loss.verdict.name(),
             markup(&name),
-            p.diff
-                .replicas
-                .iter()
-                .map(|r| r.broker.to_string())
-                .collect::<Vec<_>>()
-                .join(", "),
+            brokers(p),
             p.diff.reference.broker,
         );
     }

@@ -25,7 +25,7 @@ cache warm (one untimed run of each first):
      two outputs are byte-identical;
   2. klf check of a partition against `cat` of the same files > /dev/null;
   3. klf diff of the three replicas, small and large (10x) capture;
-  4. peak resident memory (getrusage maxrss) of every klf command.
+  4. peak resident memory of every command (GNU time's %M, one run each).
 Results go to stdout and, as JSON, to --json (default: DATA/results.json).
 
     python3 tests/bench/bench.py --shapes        # the shapes only
@@ -156,15 +156,31 @@ def generate(data):
 # ---------------------------------------------------------------- measuring
 
 def run(cmd, stdout=subprocess.DEVNULL):
-    """Wall time and peak RSS (KiB) of one command."""
+    """Wall time of one command."""
     t0 = time.perf_counter()
     p = subprocess.Popen(cmd, stdout=stdout, stderr=subprocess.DEVNULL)
-    _, status, ru = os.wait4(p.pid, 0)
+    _, status, _ = os.wait4(p.pid, 0)
     wall = time.perf_counter() - t0
     p.returncode = os.waitstatus_to_exitcode(status)
     if p.returncode not in (0, 1):
         raise RuntimeError(f"{' '.join(cmd)} exited {p.returncode}")
-    return wall, ru.ru_maxrss
+    return wall
+
+
+def peak_rss(cmd):
+    """Peak RSS (KiB) of one run of a command, as GNU time reports it. (The
+    rusage of a child Python forks counts the Python process it was before
+    exec, some 30 MiB, so it is not used.) None without /usr/bin/time."""
+    if not os.path.exists("/usr/bin/time"):
+        return None
+    import tempfile
+    with tempfile.NamedTemporaryFile("r", suffix=".rss") as f:
+        p = subprocess.run(["/usr/bin/time", "-o", f.name, "-f", "%M", *cmd],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        if p.returncode not in (0, 1):
+            raise RuntimeError(f"{' '.join(cmd)} exited {p.returncode}")
+        lines = [l for l in f.read().splitlines() if l.strip().isdigit()]
+        return int(lines[-1]) if lines else None
 
 
 def output_hash(cmd):
@@ -183,12 +199,10 @@ def compare(label, cmds, reps):
     for c in cmds.values():
         run(c)
     times = {k: [] for k in cmds}
-    rss = {k: 0 for k in cmds}
     for _ in range(reps):
         for k, c in cmds.items():
-            w, r = run(c)
-            times[k].append(w)
-            rss[k] = max(rss[k], r)
+            times[k].append(run(c))
+    rss = {k: peak_rss(c) for k, c in cmds.items()}
     med = {k: statistics.median(v) for k, v in times.items()}
     log(f"{label}: " + ", ".join(f"{k} {med[k]:.3f} s" for k in cmds))
     return {"median_s": med, "runs_s": times, "peak_rss_kib": rss}
@@ -295,7 +309,7 @@ def measure_shapes(data, reps, scale):
 
 
 def report_shapes(res):
-    mib = lambda kib: f"{kib / 1024:.0f}"
+    mib = lambda kib: "?" if kib is None else f"{kib / 1024:.0f}"
     print(f"machine: {res['machine']['cores']} cores, {res['machine']['cpu']}, {res['machine']['memory_gib']} GiB; "
           f"medians of {res['reps']} runs")
     for kind, r in res["shapes"].items():
@@ -330,7 +344,7 @@ def machine():
 
 
 def report(res):
-    mib = lambda kib: f"{kib / 1024:.0f} MiB"
+    mib = lambda kib: "?" if kib is None else f"{kib / 1024:.0f} MiB"
     print(f"machine: {res['machine']['cores']} cores, {res['machine']['cpu']}, {res['machine']['memory_gib']} GiB; "
           f"Kafka {res['machine']['kafka']}; medians of {res['reps']} runs")
     print(f"inputs: segment {res['inputs']['segment_none_bytes'] >> 20} MiB (none), "

@@ -36,6 +36,19 @@ pub fn klf(args: &[&str]) -> Output {
         .expect("run klf")
 }
 
+/// Runs `klf ARGS...` with the read-path variables unset and then `env`
+/// set: exit code, stdout, stderr.
+pub fn klf_env(args: &[&str], env: &[(&str, &str)]) -> (Option<i32>, Vec<u8>, Vec<u8>) {
+    let o = Command::new(KLF)
+        .args(args)
+        .env_remove("KLF_NO_MMAP")
+        .env_remove("KLF_READ_WINDOW")
+        .envs(env.iter().copied())
+        .output()
+        .expect("run klf");
+    (o.status.code(), o.stdout, o.stderr)
+}
+
 /// A new, empty folder under the system's temporary directory, unique to
 /// this process and `tag`.
 pub fn scratch(tag: &str) -> PathBuf {

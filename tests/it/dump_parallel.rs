@@ -6,11 +6,10 @@
 
 use std::io::Write;
 use std::path::Path;
-use std::process::Command;
 
 use klf::format::batch::{Batch, SegmentIter};
 
-use super::common::{root, scratch, KLF};
+use super::common::{klf_env, root, scratch};
 
 /// Every entry (v2 batch or legacy message set) of the segments of these
 /// committed partitions, as bytes.
@@ -75,17 +74,6 @@ fn mixed_segment(path: &Path, bytes: usize) -> Vec<usize> {
     starts
 }
 
-fn run(args: &[&str], env: &[(&str, &str)]) -> (Option<i32>, Vec<u8>, Vec<u8>) {
-    let o = Command::new(KLF)
-        .args(args)
-        .env_remove("KLF_NO_MMAP")
-        .env_remove("KLF_READ_WINDOW")
-        .envs(env.iter().copied())
-        .output()
-        .unwrap();
-    (o.status.code(), o.stdout, o.stderr)
-}
-
 #[test]
 fn a_dump_rendered_on_every_core_is_the_dump_rendered_in_order() {
     let dir = scratch("dump-parallel");
@@ -129,7 +117,7 @@ fn a_dump_rendered_on_every_core_is_the_dump_rendered_in_order() {
             let mut args = vec!["dump", "--format", "kafka"];
             args.extend_from_slice(mode);
             args.push(s);
-            let one = run(&args, &[("RAYON_NUM_THREADS", "1")]);
+            let one = klf_env(&args, &[("RAYON_NUM_THREADS", "1")]);
             assert!(!one.1.is_empty(), "{args:?}: no output");
             for env in [
                 &[("RAYON_NUM_THREADS", "2")][..],
@@ -139,7 +127,7 @@ fn a_dump_rendered_on_every_core_is_the_dump_rendered_in_order() {
                     ("KLF_READ_WINDOW", "1M"),
                 ][..],
             ] {
-                let many = run(&args, env);
+                let many = klf_env(&args, env);
                 assert_eq!(many.0, one.0, "{args:?} {env:?}: exit status");
                 assert!(many.1 == one.1, "{args:?} {env:?}: stdout differs");
                 assert_eq!(
@@ -152,7 +140,7 @@ fn a_dump_rendered_on_every_core_is_the_dump_rendered_in_order() {
         }
     }
     // The damage and the gaps are in what was compared.
-    let (_, _, err) = run(&["dump", "--deep-iteration", crc.to_str().unwrap()], &[]);
+    let (_, _, err) = klf_env(&["dump", "--deep-iteration", crc.to_str().unwrap()], &[]);
     let err = String::from_utf8_lossy(&err);
     assert!(err.contains("Non-consecutive offsets"), "{err}");
     assert!(err.contains(&format!("{}:", crc.display())), "{err}");

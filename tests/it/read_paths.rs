@@ -9,12 +9,11 @@
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use klf::capture::segment::SegmentFile;
 use klf::format::batch::{Batch, Entries, EntryError, SegmentIter};
 
-use super::common::{captures, klf_measured_env, root, scratch, KLF};
+use super::common::{captures, klf_env, klf_measured_env, root, scratch};
 
 /// Every entry, error, resync and the tail of an iteration, as text.
 fn trace(e: &mut dyn Entries) -> Vec<String> {
@@ -158,17 +157,6 @@ fn digests(dir: &Path, out: &mut BTreeMap<PathBuf, (u64, u32)>) {
     }
 }
 
-fn run_env(args: &[&str], env: &[(&str, &str)]) -> (Option<i32>, Vec<u8>, Vec<u8>) {
-    let o = Command::new(KLF)
-        .args(args)
-        .env_remove("KLF_NO_MMAP")
-        .env_remove("KLF_READ_WINDOW")
-        .envs(env.iter().copied())
-        .output()
-        .unwrap();
-    (o.status.code(), o.stdout, o.stderr)
-}
-
 #[test]
 fn every_command_answers_the_same_on_every_capture_read_either_way() {
     // Windows of 1 byte and 4 KiB force every segment (the committed ones
@@ -192,13 +180,13 @@ fn every_command_answers_the_same_on_every_capture_read_either_way() {
             vec!["dump", "--format", "table", c],
         ];
         for args in &commands {
-            let want = run_env(args, &[]);
+            let want = klf_env(args, &[]);
             assert!(
                 !want.1.is_empty() || !want.2.is_empty(),
                 "{args:?}: no output"
             );
             for env in ways {
-                let got = run_env(args, env);
+                let got = klf_env(args, env);
                 assert_eq!(got.0, want.0, "{args:?} {env:?}: exit code");
                 assert!(got.1 == want.1, "{args:?} {env:?}: stdout differs");
                 assert_eq!(
@@ -255,13 +243,13 @@ fn a_large_segment_reads_the_same_mapped_and_unmapped() {
         vec!["dump", "--format", "json", s],
         vec!["check", "--format", "json", b],
     ] {
-        let mapped = run_env(&args, &[]);
+        let mapped = klf_env(&args, &[]);
         let mut unmapped_args = vec!["--no-mmap"];
         unmapped_args.extend(&args);
-        let unmapped = run_env(&unmapped_args, &[]);
+        let unmapped = klf_env(&unmapped_args, &[]);
         assert_eq!(mapped.0, unmapped.0, "{args:?}");
         assert!(mapped.1 == unmapped.1, "{args:?}: stdout differs");
-        let small = run_env(&unmapped_args, &[("KLF_READ_WINDOW", "100K")]);
+        let small = klf_env(&unmapped_args, &[("KLF_READ_WINDOW", "100K")]);
         assert!(
             mapped.1 == small.1,
             "{args:?}: stdout differs with 100 KiB windows"
@@ -364,7 +352,7 @@ fn what_klf_will_not_hold_without_a_mapping_is_refused_with_exit_2() {
             run.max_rss_kib
         );
     }
-    let out = run_env(&["--no-mmap", "check", "--format", "json", b], &[]);
+    let out = klf_env(&["--no-mmap", "check", "--format", "json", b], &[]);
     assert_eq!(out.0, Some(2));
     let v: serde_json::Value = serde_json::from_slice(&out.1).unwrap();
     let codes: Vec<&str> = v["findings"]
@@ -377,7 +365,7 @@ fn what_klf_will_not_hold_without_a_mapping_is_refused_with_exit_2() {
     assert!(!codes.contains(&"batch-framing"), "{codes:?}");
     // The same segment mapped is read as Kafka would: the entry is framed
     // and its checksum fails (evidence about the data, exit 1).
-    let mapped = run_env(&["check", "--format", "json", b], &[]);
+    let mapped = klf_env(&["check", "--format", "json", b], &[]);
     assert_eq!(mapped.0, Some(1), "{}", String::from_utf8_lossy(&mapped.2));
 
     // An index too large to read whole without a mapping.
@@ -390,7 +378,7 @@ fn what_klf_will_not_hold_without_a_mapping_is_refused_with_exit_2() {
     let run = klf_measured_env(&["--no-mmap", "check", b], &[]);
     assert_eq!(run.code, Some(2), "{}", run.stderr);
     assert!(run.max_rss_kib < 64 * 1024, "peak {} KiB", run.max_rss_kib);
-    let out = run_env(&["--no-mmap", "check", "--format", "json", b], &[]);
+    let out = klf_env(&["--no-mmap", "check", "--format", "json", b], &[]);
     let text = String::from_utf8_lossy(&out.1);
     assert!(
         text.contains("more than klf reads into memory without a memory mapping"),

@@ -345,6 +345,32 @@ fn write_log_tables(
     Ok(())
 }
 
+/// The table of an index's valid entries (two numbers each, after the
+/// slot), then a row for the slots after them; the widths from the entries
+/// themselves, read twice.
+fn index_table<I: Iterator<Item = (i64, i64)>>(
+    w: &mut dyn Write,
+    title: &str,
+    header: [&str; 3],
+    entries: impl Fn() -> I,
+    data: &[u8],
+    valid: usize,
+    entry: usize,
+) -> std::io::Result<()> {
+    writeln!(w, "{title}:")?;
+    let known = entries().fold([digits(valid as i64), 0, 0], |m, (a, b)| {
+        [m[0], m[1].max(digits(a)), m[2].max(digits(b))]
+    });
+    let mut t = StreamTable::new(&header, klf::render::style::terminal_width())
+        .at_least(&known)
+        .no_wrap(&[0, 1, 2]);
+    for (i, (a, b)) in entries().enumerate() {
+        t.row(w, vec![i.to_string(), a.to_string(), b.to_string()])?;
+    }
+    rest_row(w, &mut t, data, valid, entry)?;
+    t.finish(w)
+}
+
 /// One row summarising the slots after the valid entries.
 fn rest_row(
     w: &mut dyn Write,
@@ -490,25 +516,9 @@ pub fn dump_item(
                         errs.push(ParseError::new(0, e.0));
                     }
                 }
-                writeln!(w, "index entries:")?;
-                let entries = idx.iter().take(valid);
-                let known = entries.fold([digits(valid as i64), 0, 0], |m, e| {
-                    [m[0], m[1].max(digits(e.offset)), m[2].max(digits(e.position.into()))]
-                });
-                let mut t = StreamTable::new(
-                    &["slot", "offset", "position"],
-                    klf::render::style::terminal_width(),
-                )
-                .at_least(&known)
-                .no_wrap(&[0, 1, 2]);
-                for (i, e) in idx.iter().enumerate().take(valid) {
-                    t.row(
-                        w,
-                        vec![i.to_string(), e.offset.to_string(), e.position.to_string()],
-                    )?;
-                }
-                rest_row(w, &mut t, &inputs.main, valid, 8)?;
-                t.finish(w)
+                let pairs = || idx.iter().take(valid).map(|e| (e.offset, i64::from(e.position)));
+                let header = ["slot", "offset", "position"];
+                index_table(w, "index entries", header, pairs, &inputs.main, valid, 8)
             }
             Kind::TimeIndex => {
                 let idx = TimeIndex::new(&inputs.main, base);
@@ -518,25 +528,9 @@ pub fn dump_item(
                         errs.push(ParseError::new(0, e.0));
                     }
                 }
-                writeln!(w, "time index entries:")?;
-                let entries = idx.iter().take(valid);
-                let known = entries.fold([digits(valid as i64), 0, 0], |m, e| {
-                    [m[0], m[1].max(digits(e.timestamp)), m[2].max(digits(e.offset))]
-                });
-                let mut t = StreamTable::new(
-                    &["slot", "timestamp", "offset"],
-                    klf::render::style::terminal_width(),
-                )
-                .at_least(&known)
-                .no_wrap(&[0, 1, 2]);
-                for (i, e) in idx.iter().enumerate().take(valid) {
-                    t.row(
-                        w,
-                        vec![i.to_string(), e.timestamp.to_string(), e.offset.to_string()],
-                    )?;
-                }
-                rest_row(w, &mut t, &inputs.main, valid, 12)?;
-                t.finish(w)
+                let pairs = || idx.iter().take(valid).map(|e| (e.timestamp, e.offset));
+                let header = ["slot", "timestamp", "offset"];
+                index_table(w, "time index entries", header, pairs, &inputs.main, valid, 12)
             }
             _ => {
                 let objs = files::objects(

@@ -864,33 +864,22 @@ fn scan_segment(
         }
     }
     let count = batches.len() as u64;
-    let Some(batches) = SegBatches::new(batches) else {
-        findings.push(finding(
+    match SegBatches::new(batches) {
+        Some(batches) => check_indexes(
+            seg,
+            log_len,
+            &batches,
+            is_last,
+            stopped,
+            base,
+            &mut findings,
+        ),
+        None => findings.push(finding(
             code::FILE_UNREADABLE,
             at(None, None),
             "cannot allocate memory to check the segment's indexes".to_string(),
-        ));
-        return SegmentScan {
-            findings,
-            batches: count,
-            first: first_batch,
-            min_base,
-            last: prev_in_seg,
-            end: stopped.unwrap_or(log_len),
-            bytes_read: log_len,
-            fold,
-            kept,
-        };
-    };
-    check_indexes(
-        seg,
-        log_len,
-        &batches,
-        is_last,
-        stopped,
-        base,
-        &mut findings,
-    );
+        )),
+    }
     SegmentScan {
         findings,
         batches: count,
