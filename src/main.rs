@@ -82,7 +82,6 @@ mod man;
     name = "klf",
     version,
     about,
-    infer_long_args = true,
     disable_help_subcommand = true,
     after_long_help = cli::common::TOP_HELP
 )]

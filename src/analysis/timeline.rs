@@ -149,7 +149,10 @@ pub fn timeline_of_spans(log: &ReplicaLog, spans: EpochSpans) -> Timeline {
         spans,
         regressions: mut disagreements,
     } = spans;
+    // v0/v1 messages and empty logs carry no epoch to record
+    let has_epochs = spans.iter().any(|s| s.epoch >= 0);
     match &log.checkpoint_epochs {
+        None if !has_epochs => {}
         None => disagreements.push(Disagreement {
             code: "checkpoint-missing",
             epoch: None,

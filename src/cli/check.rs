@@ -3,6 +3,7 @@
 //! document or JUnit XML. Exit 0 when nothing at or above `--fail-on` is left
 //! after the baseline, 1 when something is, 2 on usage or I/O errors.
 
+use std::io::Write;
 use std::path::PathBuf;
 
 use clap::ValueEnum;
@@ -100,6 +101,11 @@ pub struct Args {
     /// (default: from the capture)
     #[arg(long, value_name = "VERSION", value_parser = super::common::parse_inter_broker_protocol)]
     inter_broker_protocol: Option<klf::analysis::truncation::ReplicationProtocol>,
+    /// Table: show at most N findings (default: 40 on a terminal, all into
+    /// a pipe); each code shows at most 3 per partition, then how many
+    /// more. JSON, JSON Lines and JUnit list every finding whatever N
+    #[arg(long, value_name = "N")]
+    max_findings: Option<usize>,
 }
 
 /// Runs `klf check`.
@@ -178,8 +184,8 @@ pub fn run(args: Args, out: &mut Output) -> Status {
         match res {
             Ok(()) => {
                 out.note(format_args!(
-                    "klf: wrote {} findings to baseline {}",
-                    b.findings.len(),
+                    "klf: wrote {} to baseline {}",
+                    klf::render::text::counted(b.findings.len() as u64, "finding"),
                     p.display()
                 ));
                 apply_baseline(&mut report, &b);
@@ -196,8 +202,11 @@ pub fn run(args: Args, out: &mut Output) -> Status {
     let level = args.fail_on.severity();
     let res = match args.format {
         Format::Table => {
-            let color = out.color;
-            write_table(&report, level, color, out.out())
+            let look = out.look();
+            // about a screenful on a terminal
+            let max = args.max_findings.or(look.width.map(|_| 40));
+            let mut w = out.fitted();
+            write_table(&report, level, look, max, &mut w).and_then(|()| w.flush())
         }
         Format::Json => write_json(&report, false, out.out()),
         Format::Jsonl => write_json(&report, true, out.out()),

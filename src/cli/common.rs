@@ -136,6 +136,8 @@ pub struct Output {
     pub color: bool,
     /// `--archive-limit`.
     pub archive_limit: u64,
+    /// The display columns of the terminal stdout is, else None.
+    pub width: Option<usize>,
     /// The progress bar on stderr, if one is showing: diagnostics are
     /// printed above it, never onto its line.
     bar: Option<indicatif::ProgressBar>,
@@ -164,6 +166,7 @@ impl Output {
             quiet: g.quiet,
             color: g.color.enabled(io::stdout().is_terminal(), no_color.as_deref()),
             archive_limit: g.archive_limit,
+            width: klf::render::style::terminal_width(),
             bar: None,
             repeated: BTreeMap::new(),
         }
@@ -433,6 +436,20 @@ impl Output {
         &mut self.out
     }
 
+    /// How results are laid out on stdout: colour and the terminal's width.
+    pub fn look(&self) -> klf::render::style::Look {
+        klf::render::style::Look {
+            color: self.color,
+            width: self.width,
+        }
+    }
+
+    /// The stdout writer with lines longer than the terminal's width
+    /// broken (see [`klf::render::style::Fit`]); flush it when done.
+    pub fn fitted(&mut self) -> klf::render::style::Fit<&mut BufWriter<Stdout>> {
+        klf::render::style::Fit::new(&mut self.out, self.width)
+    }
+
     /// A diagnostic line on stderr, after flushing stdout so both streams
     /// interleave in order when they go to the same terminal.
     /// The line is sanitised: a name in it holding a terminal escape, a line
@@ -612,6 +629,68 @@ impl Selection {
             protocol: self.inter_broker_protocol,
             drop_logs: false,
         }
+    }
+
+    /// Checks the selection against what `capture` holds: a `--topic` or
+    /// `--partition` that matches no partition is named with what exists,
+    /// and a `--leader` that holds no selected replica is an error (exit 2),
+    /// never a silent fall-back to another reference.
+    pub fn check(&self, out: &mut Output, capture: &klf::capture::discover::Capture) -> Result<(), Status> {
+        let selected: Vec<(&(String, i32), &Vec<klf::capture::discover::Replica>)> = capture
+            .partitions
+            .iter()
+            .filter(|((t, p), _)| {
+                self.topic.as_ref().is_none_or(|x| x == t) && self.partition.is_none_or(|x| x == *p)
+            })
+            .collect();
+        if selected.is_empty() && (self.topic.is_some() || self.partition.is_some()) {
+            let filter = match (&self.topic, self.partition) {
+                (Some(t), Some(p)) => format!("--topic {t} --partition {p}"),
+                (Some(t), None) => format!("--topic {t}"),
+                (None, Some(p)) => format!("--partition {p}"),
+                (None, None) => String::new(),
+            };
+            const SHOWN: usize = 20;
+            let names: Vec<String> = capture
+                .partitions
+                .iter()
+                .take(SHOWN)
+                .map(|((t, p), r)| {
+                    let n = r.len();
+                    format!("{t}-{p} ({n} {})", if n == 1 { "replica" } else { "replicas" })
+                })
+                .collect();
+            let more = capture.partitions.len().saturating_sub(SHOWN);
+            let held = if names.is_empty() {
+                "no partition at all".to_string()
+            } else if more > 0 {
+                format!("{} and {more} more", names.join(", "))
+            } else {
+                names.join(", ")
+            };
+            out.diag(format_args!("klf: no partition matches {filter}; the capture holds {held}"));
+            return Err(Status::Failure);
+        }
+        if let Some(l) = self.leader {
+            let holds = selected
+                .iter()
+                .any(|(_, rs)| rs.iter().any(|r| r.node_id == Some(l)));
+            if !holds {
+                let mut brokers: Vec<i32> = selected
+                    .iter()
+                    .flat_map(|(_, rs)| rs.iter().filter_map(|r| r.node_id))
+                    .collect();
+                brokers.sort_unstable();
+                brokers.dedup();
+                let list: Vec<String> = brokers.iter().map(i32::to_string).collect();
+                out.diag(format_args!(
+                    "klf: --leader {l}: broker {l} holds no replica of the selected partitions (their replicas are on {})",
+                    if list.is_empty() { "no known broker".to_string() } else { format!("brokers {}", list.join(", ")) }
+                ));
+                return Err(Status::Failure);
+            }
+        }
+        Ok(())
     }
 
     /// The partitions of `capture` it selects that have two or more replicas.

@@ -90,7 +90,7 @@ JSON output:
   \"lost_summary\" (which counts every record, however many are listed).
   Each partition has \"scan\":{\"mode\":\"window\"|\"full\",\"window_start\",
   \"full_reason\",\"bytes_read\",\"log_bytes\"}: what was read (see --verify).
-  man klf-diff and the README describe every field.
+  docs/json.md in the klf sources describes every field.
 
 ",
     super::common::inputs_help!(),
@@ -149,6 +149,9 @@ pub fn run(args: Args, out: &mut Output) -> Status {
     let mut req = args.select.request(if args.verify { ReadMode::Full } else { ReadMode::Window });
     // The batches read are needed after the diff only to list records.
     req.drop_logs = !args.records;
+    if let Err(s) = args.select.check(out, &capture) {
+        return s;
+    }
     let candidates = args.select.candidates(&capture);
     let run = out.counted(candidates, "partitions diffed", |tick| {
         diff_capture(&capture, &req, tick)
@@ -225,14 +228,17 @@ pub fn run(args: Args, out: &mut Output) -> Status {
                 .iter()
                 .map(|p| epoch_leaders(run.evidence.history(&p.diff.topic, p.diff.partition)))
                 .collect();
-            let color = out.color;
-            write_table(&run.partitions, args.explain, &leaders, &records, color, out.out()).and_then(|()| {
-                if impacts.is_empty() {
-                    return Ok(());
-                }
-                writeln!(out.out(), "Who the losses hurt (klf impact):")?;
-                klf::render::impact::write_table(&impacts, color, out.out())
-            })
+            let look = out.look();
+            let mut w = out.fitted();
+            write_table(&run.partitions, args.explain, &leaders, &records, look, &mut w)
+                .and_then(|()| {
+                    if impacts.is_empty() {
+                        return Ok(());
+                    }
+                    writeln!(w, "Who the losses hurt (klf impact):")?;
+                    klf::render::impact::write_table(&impacts, look, &mut w)
+                })
+                .and_then(|()| w.flush())
         }
     };
     if let Err(e) = res {

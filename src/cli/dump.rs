@@ -78,7 +78,7 @@ Output:
          terminal)
   json   JSON Lines: one object per file, batch, record, index entry,
          checkpoint entry or problem; every object has \"type\" and \"file\"
-         first (README.md lists every type and field)
+         first (docs/json.md in the klf sources lists every type and field)
   table  tables for reading (default on a terminal)
   Problems go to stderr as FILE:BYTE: reason and the next file is dumped.
 
@@ -123,12 +123,12 @@ pub struct Args {
     #[arg(long)]
     pub deep_iteration: bool,
 
-    /// Only read this many bytes of each .log file.
-    #[arg(long, value_name = "N", default_value_t = i32::MAX)]
+    /// Only read this many bytes of each .log file (K, M, G: powers of 1024).
+    #[arg(long, value_name = "BYTES", default_value_t = i32::MAX, value_parser = parse_i32_bytes)]
     pub max_bytes: i32,
 
     /// Bytes read at each .index position when checking it against the log.
-    #[arg(long, value_name = "N", default_value_t = 5 * 1024 * 1024)]
+    #[arg(long, value_name = "BYTES", default_value_t = 5 * 1024 * 1024, value_parser = parse_i32_bytes)]
     pub max_message_size: i32,
 
     /// Omit the per-record metadata.
@@ -194,8 +194,35 @@ pub struct Args {
     #[arg(long, value_name = "X.Y|auto", default_value = "4.4", value_parser = KafkaVersion::parse)]
     pub kafka_version: KafkaVersion,
 
+    /// klf only (json, table): only offsets A to B, B excluded (`A..B`,
+    /// `A..`, `..B`); batches are found with the segment's .index.
+    #[arg(long, value_name = "A..B", value_parser = parse_offsets)]
+    pub offsets: Option<(i64, i64)>,
+
+    /// klf only (json, table): from the first batch whose max timestamp is
+    /// at least T (Kafka's offset for a time; found with the .timeindex):
+    /// ISO-8601 UTC (2026-11-29T22:56:05.313Z, 2026-11-29T22:56:05Z,
+    /// 2026-11-29) or epoch milliseconds.
+    #[arg(long, value_name = "T", value_parser = parse_time)]
+    pub since: Option<i64>,
+
+    /// klf only (json, table): up to, not including, the first batch whose
+    /// max timestamp is at least T (as --since).
+    #[arg(long, value_name = "T", value_parser = parse_time)]
+    pub until: Option<i64>,
+
+    /// klf only (json, table; implies --deep-iteration): only records whose
+    /// key is these UTF-8 bytes.
+    #[arg(long, value_name = "K")]
+    pub key: Option<String>,
+
+    /// klf only (json, table): at most N records per file (batches without
+    /// --deep-iteration).
+    #[arg(long, value_name = "N")]
+    pub count: Option<u64>,
+
     /// klf only: largest decompressed size accepted for one batch.
-    #[arg(long, value_name = "BYTES", default_value_t = klf::format::codec::DEFAULT_DECOMPRESSED_CAP)]
+    #[arg(long, value_name = "BYTES", default_value_t = klf::format::codec::DEFAULT_DECOMPRESSED_CAP, value_parser = parse_usize_bytes)]
     pub max_decompressed_bytes: usize,
 }
 
@@ -471,8 +498,11 @@ pub struct Inputs {
     /// The `.log`: the file itself (a `.log` or a KRaft `.checkpoint`), or
     /// the `.log` of the same base offset (index kinds).
     pub log: Option<SegmentFile>,
-    /// The `.index` of the same base offset (time index; `None` if absent).
+    /// The `.index` of the same base offset (time index, and a `.log`
+    /// dumped with a selection; `None` if absent).
     pub index: Option<FileBytes>,
+    /// The `.timeindex` of a `.log` dumped with `--since`/`--until`.
+    pub timeindex: Option<FileBytes>,
     /// Size of the file itself.
     pub size: u64,
 }
@@ -521,7 +551,7 @@ pub fn open_item(
             Status::Failure
         });
     }
-    let inputs = load(names, kind).map_err(|(path, e)| {
+    let inputs = load(names, kind, !opts.want.is_all()).map_err(|(path, e)| {
         out.diag(format_args!("{path}: {e}"));
         Status::Failure
     })?;
@@ -530,7 +560,8 @@ pub fn open_item(
 }
 
 /// Reads the file and the siblings its kind needs.
-pub fn load(names: &FileNames, kind: Kind) -> Result<Inputs, (String, std::io::Error)> {
+/// With `seek`, a `.log`'s `.index` and `.timeindex` are read too.
+pub fn load(names: &FileNames, kind: Kind, seek: bool) -> Result<Inputs, (String, std::io::Error)> {
     // An index is read with its segment's .log: say so when that is missing.
     let open_log = |p: &Path| {
         SegmentFile::open(p).map_err(|e| {
@@ -561,10 +592,19 @@ pub fn load(names: &FileNames, kind: Kind) -> Result<Inputs, (String, std::io::E
             let log = SegmentFile::open(Path::new(&names.display))
                 .map_err(|e| (names.display.clone(), e))?;
             let size = log.len();
+            // the indexes to seek with: a missing or unreadable one only
+            // means reading from the start
+            let (index, timeindex) = if seek && names.name.ends_with(".log") {
+                let open = |suffix: &str| vfs::open(&sibling(names, suffix)).ok();
+                (open(".index"), open(".timeindex"))
+            } else {
+                (None, None)
+            };
             return Ok(Inputs {
                 main: FileBytes::from_vec(Vec::new()),
                 log: Some(log),
-                index: None,
+                index,
+                timeindex,
                 size,
             });
         }
@@ -577,6 +617,7 @@ pub fn load(names: &FileNames, kind: Kind) -> Result<Inputs, (String, std::io::E
         main,
         log,
         index,
+        timeindex: None,
         size,
     })
 }
@@ -595,6 +636,48 @@ pub fn file_list(args: &Args) -> Vec<String> {
     v
 }
 
+/// A byte count for kafka-dump-log's int options: digits (a negative
+/// number as Java reads it) or `K`, `M`, `G` suffixes; at most 2^31-1.
+fn parse_i32_bytes(s: &str) -> Result<i32, String> {
+    if let Ok(n) = s.trim().parse::<i32>() {
+        return Ok(n);
+    }
+    let n = klf::format::text::parse_bytes(s)?;
+    i32::try_from(n).map_err(|_| format!("{s:?} is more than 2147483647 bytes (2G - 1)"))
+}
+
+/// A byte count with an optional `K`, `M`, `G`, `T` suffix.
+fn parse_usize_bytes(s: &str) -> Result<usize, String> {
+    let n = klf::format::text::parse_bytes(s)?;
+    usize::try_from(n).map_err(|_| format!("{s:?} is too large"))
+}
+
+/// `--offsets`: `A..B`, `A..` or `..B`, B excluded.
+fn parse_offsets(s: &str) -> Result<(i64, i64), String> {
+    let (a, b) = s
+        .split_once("..")
+        .ok_or_else(|| format!("{s:?}: give offsets as A..B (B excluded), A.. or ..B"))?;
+    let num = |x: &str, absent: i64| -> Result<i64, String> {
+        if x.is_empty() {
+            return Ok(absent);
+        }
+        x.parse::<i64>()
+            .map_err(|_| format!("{x:?} is not an offset (in {s:?}; give A..B, A.. or ..B)"))
+    };
+    let (a, b) = (num(a, i64::MIN)?, num(b, i64::MAX)?);
+    if a > b {
+        return Err(format!("{s:?}: the first offset is past the end"));
+    }
+    Ok((a, b))
+}
+
+/// `--since`, `--until`: ISO-8601 UTC or epoch milliseconds.
+fn parse_time(s: &str) -> Result<i64, String> {
+    klf::render::text::parse_time(s).ok_or_else(|| {
+        format!("{s:?} is not a time: give ISO-8601 UTC (2026-11-29T22:56:05.313Z, 2026-11-29T22:56:05Z, 2026-11-29) or epoch milliseconds")
+    })
+}
+
 fn options(args: &Args) -> Options {
     let decoder = args.offsets_decoder
         || args.transaction_log_decoder
@@ -604,9 +687,10 @@ fn options(args: &Args) -> Options {
         || args.key_decoder_class.is_some()
         || args.value_decoder_class.is_some();
     let print_data = args.print_data_log || decoder;
+    let (first, end) = args.offsets.unwrap_or((i64::MIN, i64::MAX));
     Options {
         print_data,
-        deep: args.deep_iteration || print_data,
+        deep: args.deep_iteration || print_data || args.key.is_some(),
         skip_record_metadata: args.skip_record_metadata,
         max_bytes: args.max_bytes,
         max_message_size: args.max_message_size,
@@ -618,6 +702,87 @@ fn options(args: &Args) -> Options {
             KafkaVersion::Line(r) => r,
             KafkaVersion::Auto => Release::NEWEST,
         },
+        want: klf::format::seek::Wanted {
+            first,
+            end,
+            since: args.since,
+            until: args.until,
+        },
+        key: args.key.as_ref().map(|k| k.as_bytes().to_vec()),
+        count: args.count,
+    }
+}
+
+/// The part of a `.log` a json or table dump reads, and the records it
+/// shows there (`--offsets`, `--since`, `--until`, `--key`, `--count`).
+#[derive(Clone)]
+pub struct Pick {
+    /// Byte positions `[start, end)`.
+    pub start: u64,
+    /// See `start`.
+    pub end: u64,
+    first: i64,
+    end_offset: i64,
+    key: Option<Vec<u8>>,
+    left: Option<u64>,
+}
+
+impl Pick {
+    /// Where the selection of `opts` lies in `log` (its `.index` and
+    /// `.timeindex` in `inputs`), `--max-bytes` applied.
+    pub fn of(inputs: &Inputs, log: &dyn SegmentSource, base: i64, opts: &Options) -> Pick {
+        let end = (opts.max_bytes.max(0) as u64).min(log.len());
+        let mut p = Pick {
+            start: 0,
+            end,
+            first: i64::MIN,
+            end_offset: i64::MAX,
+            key: opts.key.clone(),
+            left: opts.count,
+        };
+        if !opts.want.is_all() {
+            let s = klf::format::seek::span(
+                log,
+                inputs.index.as_deref(),
+                inputs.timeindex.as_deref(),
+                base,
+                &opts.want,
+            );
+            p.start = s.start.min(end);
+            p.end = s.end.min(end);
+            p.first = s.first;
+            p.end_offset = s.end_offset;
+        }
+        p
+    }
+
+    /// Whether a batch of offsets `[first, last]` holds any record asked for.
+    pub fn batch(&self, first: i64, last: i64) -> bool {
+        last >= self.first && first < self.end_offset
+    }
+
+    /// Whether the record at `offset` with `key` is shown.
+    pub fn record(&self, offset: i64, key: Option<&[u8]>) -> bool {
+        offset >= self.first
+            && offset < self.end_offset
+            && self.key.as_deref().is_none_or(|k| key == Some(k))
+    }
+
+    /// Counts one shown item; false once `--count` items were shown.
+    pub fn take(&mut self) -> bool {
+        match &mut self.left {
+            None => true,
+            Some(0) => false,
+            Some(n) => {
+                *n -= 1;
+                true
+            }
+        }
+    }
+
+    /// Whether `--count` items were shown.
+    pub fn done(&self) -> bool {
+        self.left == Some(0)
     }
 }
 
@@ -752,6 +917,18 @@ pub fn run(args: Args, out: &mut Output) -> Status {
         .unwrap_or_default();
     let mut opts = options(&args);
     let format = resolve_format(&args);
+    let selects = args.offsets.is_some()
+        || args.since.is_some()
+        || args.until.is_some()
+        || args.key.is_some()
+        || args.count.is_some();
+    if selects && format == Format::Kafka {
+        out.diag(
+            "klf dump: --offsets, --since, --until, --key and --count select records in the json and table formats; \
+             the kafka format prints whole files, as kafka-dump-log does (add --format json or --format table)",
+        );
+        return Status::Failure;
+    }
     let mut status = Status::Clean;
     // Archives (and paths inside them) are read into memory first; every
     // other PATH is dumped as given.
@@ -970,7 +1147,7 @@ fn dump_kafka_file(
         }
         _ => {}
     }
-    let inputs = match load(names, kind) {
+    let inputs = match load(names, kind, false) {
         Ok(i) => i,
         Err((path, e)) => {
             out.diag(format_args!("{path}: {e}"));

@@ -1,5 +1,6 @@
 //! `klf elect`: which replica to elect when every in-sync one is gone.
 
+use std::io::Write;
 use std::path::PathBuf;
 
 use super::common::{Output, Status};
@@ -91,6 +92,9 @@ pub fn run(args: Args, out: &mut Output) -> Status {
         partition: args.partition,
         inter_broker_protocol: args.inter_broker_protocol,
     };
+    if let Err(s) = select.check(out, &capture) {
+        return s;
+    }
     let (parts, _evidence) = elect_capture(&capture, &select.request(ReadMode::Window));
     if parts.is_empty() {
         return super::common::no_replicated_partition(out, &[]);
@@ -104,8 +108,9 @@ pub fn run(args: Args, out: &mut Output) -> Status {
         Format::Json => write_json(&parts, false, out.out()),
         Format::Jsonl => write_json(&parts, true, out.out()),
         Format::Table => {
-            let color = out.color;
-            write_table(&parts, color, out.out())
+            let look = out.look();
+            let mut w = out.fitted();
+            write_table(&parts, look, &mut w).and_then(|()| w.flush())
         }
     };
     if let Err(e) = res {

@@ -2,6 +2,7 @@
 //! (as `klf diff` counts them), the consumer groups, transactions and
 //! idempotent producers it affects, and the settings that let it happen.
 
+use std::io::Write;
 use std::path::PathBuf;
 
 use clap::ValueEnum;
@@ -136,6 +137,9 @@ pub fn run(args: Args, out: &mut Output) -> Status {
         Err(s) => return s,
     };
     let req = args.select.request(ReadMode::Window);
+    if let Err(s) = args.select.check(out, &capture) {
+        return s;
+    }
     let candidates = args.select.candidates(&capture);
     let run = out.counted(candidates, "partitions diffed", |tick| {
         impact_capture(&capture, &req, tick)
@@ -166,8 +170,9 @@ pub fn run(args: Args, out: &mut Output) -> Status {
         Format::Json => write_json(&run.partitions, false, out.out()),
         Format::Jsonl => write_json(&run.partitions, true, out.out()),
         Format::Table => {
-            let color = out.color;
-            write_table(&run.partitions, color, out.out())
+            let look = out.look();
+            let mut w = out.fitted();
+            write_table(&run.partitions, look, &mut w).and_then(|()| w.flush())
         }
     };
     if let Err(e) = res {

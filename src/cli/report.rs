@@ -25,7 +25,8 @@ The page:
   divergence, truncation, records cut with committed ones in red), the
   controller's elections, and the story klf diff --explain tells. Every mark
   carries data-* attributes (data-kind, data-replica, data-epoch, data-start,
-  data-end, data-offset, data-records); README.md lists them.
+  data-end, data-offset, data-records); docs/json.md in the klf sources
+  lists them.
 
 Inputs:
   As klf diff: broker log directories, partition directories, a folder of
@@ -77,6 +78,9 @@ pub fn run(args: Args, out: &mut Output) -> Status {
         }
     }
     let req = args.select.request(ReadMode::Full);
+    if let Err(s) = args.select.check(out, &capture) {
+        return s;
+    }
     let candidates = args.select.candidates(&capture);
     let impact = out.counted(candidates, "partitions diffed", |tick| {
         klf::engine::impact::impact_capture(&capture, &req, tick)
@@ -121,9 +125,9 @@ pub fn run(args: Args, out: &mut Output) -> Status {
         return Status::Failure;
     }
     out.note(format_args!(
-        "klf: wrote {} ({} partitions)",
+        "klf: wrote {} ({})",
         args.html.display(),
-        report.partitions.len()
+        klf::render::text::counted(report.partitions.len() as u64, "partition")
     ));
     status
 }

@@ -46,7 +46,7 @@ Replay:
   or Kafka's console producer with the properties parse.key=true and
   key.separator=TAB (it partitions by key; kcat -p keeps the partition).
   Binary data, headers and null keys or values: replay the JSON Lines with
-  any client (README: \"Replaying salvaged records\").
+  any client (man klf-salvage, REPLAYING in the README of the klf sources).
 
 ",
     super::common::inputs_help!(),
@@ -137,6 +137,9 @@ pub fn run(args: Args, out: &mut Output) -> Status {
         }
     };
     let req = args.select.request(ReadMode::Window);
+    if let Err(s) = args.select.check(out, &capture) {
+        return s;
+    }
     let candidates = args.select.candidates(&capture);
     let run = out.counted(candidates, "partitions diffed", |tick| {
         diff_capture(&capture, &req, tick)

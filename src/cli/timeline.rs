@@ -1,6 +1,7 @@
 //! `klf timeline`: per replica, which leader epochs wrote which offsets,
 //! from the batch headers beside the `leader-epoch-checkpoint`.
 
+use std::io::Write;
 use std::path::PathBuf;
 
 use super::common::{Output, Status};
@@ -107,8 +108,9 @@ pub fn run(args: Args, out: &mut Output) -> Status {
         Format::Json => write_json(&parts, false, out.out()),
         Format::Jsonl => write_json(&parts, true, out.out()),
         Format::Table => {
-            let color = out.color;
-            write_table(&parts, color, out.out())
+            let look = out.look();
+            let mut w = out.fitted();
+            write_table(&parts, look, &mut w).and_then(|()| w.flush())
         }
     };
     match res {

@@ -18,6 +18,7 @@ pub mod record;
 pub mod varint;
 // Offset and time indexes.
 pub mod index;
+pub mod seek;
 // Transaction index, producer snapshots, metadata and internal-topic records.
 pub mod internal;
 pub mod metadata;

@@ -8,8 +8,8 @@ use std::io::Write;
 use serde::Serialize;
 
 use crate::analysis::check::{CheckReport, Family, Finding, LossBrief, Severity, Summary};
-use crate::render::style::{cell, paint, table, Paint};
-use crate::render::text::{markup, sanitize, JsonSafe};
+use crate::render::style::{cell, paint, Look, Paint, Sheet};
+use crate::render::text::{counted, markup, sanitize, JsonSafe};
 
 /// `{"findings": [...], "summary": {...}, "partitions": [...]}`.
 #[derive(Serialize)]
@@ -156,14 +156,63 @@ fn opt<T: std::fmt::Display>(v: &Option<T>) -> String {
 }
 
 /// The table of findings, the hints of their codes and the verdict line.
+/// How many findings of one code in one partition the table shows.
+pub const SHOWN_PER_GROUP: usize = 3;
+
+/// The findings the table shows: errors first, then warnings and infos;
+/// within each, at most [`SHOWN_PER_GROUP`] of one code in one partition
+/// (the count of the rest on the last), at most `max` in all. Returns them
+/// with the number of the group's others each stands for, and how many
+/// were left out in all.
+pub fn shown_findings(report: &CheckReport, max: Option<usize>) -> (Vec<(&Finding, usize)>, usize) {
+    let mut order: Vec<&Finding> = report.findings.iter().collect();
+    order.sort_by_key(|f| std::cmp::Reverse(f.severity));
+    type Group<'a> = (&'a str, Option<&'a str>, Option<i32>);
+    let mut groups: BTreeMap<Group<'_>, usize> = BTreeMap::new();
+    for f in &order {
+        *groups
+            .entry((
+                f.code.as_str(),
+                f.location.topic.as_deref(),
+                f.location.partition,
+            ))
+            .or_default() += 1;
+    }
+    let mut seen: BTreeMap<Group<'_>, usize> = BTreeMap::new();
+    let mut shown = Vec::new();
+    for f in order {
+        let key = (
+            f.code.as_str(),
+            f.location.topic.as_deref(),
+            f.location.partition,
+        );
+        let n = seen.entry(key).or_default();
+        *n += 1;
+        let total = groups.get(&key).copied().unwrap_or(0);
+        if *n < SHOWN_PER_GROUP || (*n == SHOWN_PER_GROUP && total == SHOWN_PER_GROUP) {
+            shown.push((f, 0));
+        } else if *n == SHOWN_PER_GROUP {
+            shown.push((f, total - SHOWN_PER_GROUP));
+        }
+    }
+    if let Some(max) = max {
+        shown.truncate(max.max(1));
+    }
+    let kept: usize = shown.iter().map(|(_, more)| 1 + more).sum();
+    (shown, report.findings.len() - kept)
+}
+
 pub fn write_table(
     report: &CheckReport,
     level: Severity,
-    color: bool,
+    look: Look,
+    max: Option<usize>,
     w: &mut impl Write,
 ) -> std::io::Result<()> {
+    let color = look.color;
     if !report.findings.is_empty() {
-        let mut t = table(color);
+        let (shown, left_out) = shown_findings(report, max);
+        let mut t = Sheet::new(look);
         t.set_header(vec![
             "severity",
             "code",
@@ -174,7 +223,8 @@ pub fn write_table(
             "offset",
             "message",
         ]);
-        for f in &report.findings {
+        t.title(2).prose(7).shorten_left(4, 40);
+        for &(f, more) in &shown {
             let sev = if f.baselined {
                 format!("{} (baseline)", f.severity.name())
             } else {
@@ -184,17 +234,7 @@ pub fn write_table(
                 (Some(t), Some(p)) => format!("{t}-{p}"),
                 _ => String::new(),
             };
-            let file = f
-                .location
-                .file
-                .as_deref()
-                .map(|p| {
-                    std::path::Path::new(p)
-                        .file_name()
-                        .map(|n| n.to_string_lossy().into_owned())
-                        .unwrap_or_else(|| p.to_string())
-                })
-                .unwrap_or_default();
+            let file = f.location.file.clone().unwrap_or_default();
             let paint = match f.severity {
                 _ if f.baselined => None,
                 Severity::Error => Some(Paint::Bad),
@@ -209,10 +249,34 @@ pub fn write_table(
                 cell(color, sanitize(&file).into_owned(), None),
                 cell(color, opt(&f.location.position), None),
                 cell(color, opt(&f.location.offset), None),
-                cell(color, sanitize(&f.message).into_owned(), None),
+                cell(
+                    color,
+                    if more > 0 {
+                        format!(
+                            "{} (and {more} more like {} in {})",
+                            sanitize(&f.message),
+                            if more == 1 { "it" } else { "this" },
+                            if partition.is_empty() {
+                                "the capture".into()
+                            } else {
+                                sanitize(&partition)
+                            }
+                        )
+                    } else {
+                        sanitize(&f.message).into_owned()
+                    },
+                    None,
+                ),
             ]);
         }
         writeln!(w, "{t}")?;
+        if left_out > 0 {
+            writeln!(
+                w,
+                "{} not shown (--max-findings N shows more; --format json lists every one)",
+                counted(left_out as u64, "more finding")
+            )?;
+        }
         let mut hints: BTreeMap<&str, &str> = BTreeMap::new();
         for f in &report.findings {
             hints.entry(f.code.as_str()).or_insert(f.hint.as_str());
@@ -235,14 +299,14 @@ pub fn write_table(
     let failing = report.failing(level).count();
     writeln!(
         w,
-        "{} partitions, {} replicas, {} segments, {} batches checked: {} errors, {} warnings, {} infos{}; {}",
-        s.partitions,
-        s.replicas,
-        s.segments,
-        s.batches,
-        s.errors,
-        s.warnings,
-        s.infos,
+        "{}, {}, {}, {} checked: {}, {}, {}{}; {}",
+        counted(s.partitions, "partition"),
+        counted(s.replicas, "replica"),
+        counted(s.segments, "segment"),
+        counted(s.batches, "batch"),
+        counted(s.errors, "error"),
+        counted(s.warnings, "warning"),
+        counted(s.infos, "info"),
         if s.baselined > 0 {
             format!(" ({} accepted by the baseline)", s.baselined)
         } else {

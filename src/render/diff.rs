@@ -20,8 +20,8 @@ use crate::analysis::truncation::Round;
 use crate::engine::records::{PartitionRecords, RecordList};
 use crate::engine::PartitionResult;
 use crate::model::Bytes;
-use crate::render::style::{cell, paint, table, Paint};
-use crate::render::text::{sanitize, JsonSafe};
+use crate::render::style::{cell, paint, Look, Paint, Sheet};
+use crate::render::text::{human_time, sanitize, JsonSafe};
 
 /// `{"partitions": [...]}`: the `--format json` document.
 #[derive(Serialize)]
@@ -340,9 +340,10 @@ pub fn write_table(
     explain: bool,
     leaders: &[BTreeMap<i32, (i32, bool)>],
     records: &[Option<PartitionRecords>],
-    color: bool,
+    look: Look,
     w: &mut impl Write,
 ) -> std::io::Result<()> {
+    let color = look.color;
     for (i, part) in parts.iter().enumerate() {
         let p = &part.diff;
         writeln!(
@@ -383,7 +384,7 @@ pub fn write_table(
             // tells it in the story)
             writeln!(w, "  {}", sanitize(&protocol_line(p)))?;
         }
-        let mut t = table(color);
+        let mut t = Sheet::new(look);
         t.set_header(vec![
             "broker",
             "log end",
@@ -454,13 +455,13 @@ pub fn write_table(
             }
         }
         if let Some(Some(rec)) = records.get(i) {
-            write_lost("the partition loses", &rec.lost, color, w)?;
+            write_lost("the partition loses", &rec.lost, look, w)?;
             for r in &p.replicas {
                 if let Some(c) = rec.cut.get(&r.broker) {
                     write_lost(
                         &format!("broker {}'s truncation cuts", r.broker),
                         c,
-                        color,
+                        look,
                         w,
                     )?;
                 }
@@ -474,7 +475,7 @@ pub fn write_table(
 fn write_lost(
     what: &str,
     list: &RecordList,
-    color: bool,
+    look: Look,
     w: &mut impl Write,
 ) -> std::io::Result<()> {
     let summary: &LossSummary = &list.summary;
@@ -484,8 +485,8 @@ fn write_lost(
         "  records {what}: {} ({} control), timestamps {} .. {}",
         summary.records,
         summary.control_records,
-        opt(summary.first_timestamp),
-        opt(summary.last_timestamp)
+        summary.first_timestamp.map_or("-".into(), human_time),
+        summary.last_timestamp.map_or("-".into(), human_time)
     )?;
     for p in &summary.by_producer {
         writeln!(
@@ -500,11 +501,11 @@ fn write_lost(
             p.last_sequence
         )?;
     }
-    let mut t = table(color);
+    let mut t = Sheet::new(look);
     t.set_header(vec![
         "offset",
         "epoch",
-        "timestamp",
+        "time (UTC, epoch ms)",
         "producer",
         "p.epoch",
         "sequence",
@@ -521,7 +522,7 @@ fn write_lost(
         t.add_row(vec![
             r.offset.to_string(),
             r.epoch.to_string(),
-            r.timestamp.to_string(),
+            human_time(r.timestamp),
             r.producer_id.to_string(),
             r.producer_epoch.to_string(),
             r.sequence.to_string(),

@@ -5,7 +5,7 @@ use std::io::Write;
 use serde::Serialize;
 
 use crate::engine::elect::{commands, PartitionElection};
-use crate::render::style::{cell, paint, table, Paint};
+use crate::render::style::{cell, paint, Look, Paint, Sheet};
 use crate::render::text::{sanitize, JsonSafe};
 
 #[derive(Serialize)]
@@ -127,9 +127,10 @@ pub fn write_json(
 /// Writes the elections as tables.
 pub fn write_table(
     parts: &[PartitionElection],
-    color: bool,
+    look: Look,
     w: &mut impl Write,
 ) -> std::io::Result<()> {
+    let color = look.color;
     for p in parts {
         writeln!(
             w,
@@ -142,7 +143,7 @@ pub fn write_table(
                 .map_or("unknown".into(), |i| format!("{i:?}")),
             p.elr.as_ref().map_or("none".into(), |i| format!("{i:?}")),
         )?;
-        let mut t = table(color);
+        let mut t = Sheet::new(look);
         t.set_header([
             "rank",
             "candidate",

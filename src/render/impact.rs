@@ -6,7 +6,7 @@ use std::io::Write;
 use serde::Serialize;
 
 use crate::analysis::impact::{GroupState, PartitionImpact, TxnState};
-use crate::render::style::{cell, paint, table, Paint};
+use crate::render::style::{cell, paint, Look, Paint, Sheet};
 use crate::render::text::{sanitize, JsonSafe};
 
 /// One partition on the wire (`docs/json.md`, `klf impact`).
@@ -248,9 +248,10 @@ fn fetch(v: Option<i64>, e: Option<&str>) -> String {
 /// Writes the impacts as tables, one block per partition.
 pub fn write_table(
     parts: &[PartitionImpact],
-    color: bool,
+    look: Look,
     w: &mut impl Write,
 ) -> std::io::Result<()> {
+    let color = look.color;
     if parts.is_empty() {
         writeln!(
             w,
@@ -289,7 +290,7 @@ pub fn write_table(
         } else if p.groups.is_empty() {
             writeln!(w, "  no group has a commit for this partition")?;
         } else {
-            let mut t = table(color);
+            let mut t = Sheet::new(look);
             t.set_header([
                 "group",
                 "protocol",
@@ -362,7 +363,7 @@ pub fn write_table(
         if p.transactions.is_empty() {
             writeln!(w, "  none open on the new leader or lost")?;
         } else {
-            let mut t = table(color);
+            let mut t = Sheet::new(look);
             t.set_header([
                 "producer id",
                 "epoch",
@@ -418,7 +419,7 @@ pub fn write_table(
         } else if p.producers.is_empty() {
             writeln!(w, "  no idempotent or transactional producer loses records")?;
         } else {
-            let mut t = table(color);
+            let mut t = Sheet::new(look);
             t.set_header([
                 "producer id",
                 "epoch",

@@ -52,6 +52,14 @@ pub struct Options {
     pub resync: bool,
     /// Whose text: the kafka-dump-log release reproduced.
     pub release: Release,
+    /// klf only (json and table): the offsets and times asked for
+    /// (`--offsets`, `--since`, `--until`).
+    pub want: crate::format::seek::Wanted,
+    /// klf only (json and table): only records with this key (`--key`).
+    pub key: Option<Vec<u8>>,
+    /// klf only (json and table): at most this many records (batches
+    /// without `--deep-iteration`) per file (`--count`).
+    pub count: Option<u64>,
 }
 
 impl Default for Options {
@@ -67,6 +75,9 @@ impl Default for Options {
             decompress_cap: DEFAULT_DECOMPRESSED_CAP,
             resync: false,
             release: Release::NEWEST,
+            want: crate::format::seek::Wanted::default(),
+            key: None,
+            count: None,
         }
     }
 }

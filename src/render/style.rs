@@ -29,29 +29,414 @@ pub fn paint(on: bool, text: &str, p: Paint) -> String {
     format!("\x1b[{code}m{text}\x1b[0m")
 }
 
-/// An empty table in klf's style, fitted to the terminal's width when stdout
-/// is a terminal (cells wrap), at natural width otherwise. With `color`,
-/// cell colours set with [`cell`] are written even into a pipe.
-pub fn table(color: bool) -> Table {
-    let mut t = Table::new();
-    t.load_preset(UTF8_FULL_CONDENSED);
-    t.set_content_arrangement(ContentArrangement::Dynamic);
-    if color {
-        t.enforce_styling();
+/// Below this many columns a [`Sheet`] is written as a list of blocks, one
+/// per row, instead of a table whose columns would be squeezed to a few
+/// characters (as ripgrep and fd degrade on a narrow terminal); at this
+/// width or more, when its table would not fit whole.
+pub const LIST_BELOW: usize = 100;
+
+/// How results are laid out: colour, and the display columns a line may
+/// take (the terminal's width when stdout is one; None: as wide as the
+/// content, for pipes and files).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Look {
+    /// Colour (see [`paint`]).
+    pub color: bool,
+    /// The most display columns a line may take.
+    pub width: Option<usize>,
+}
+
+impl Look {
+    /// Whether every row is written as a block (a width below
+    /// [`LIST_BELOW`]).
+    pub fn list(&self) -> bool {
+        self.width.is_some_and(|w| w < LIST_BELOW)
     }
-    t
+}
+
+/// One cell of a [`Sheet`]: its text and colour.
+#[derive(Clone, Debug, Default)]
+pub struct Cell {
+    text: String,
+    paint: Option<Paint>,
+}
+
+impl From<String> for Cell {
+    fn from(text: String) -> Cell {
+        Cell { text, paint: None }
+    }
+}
+
+impl From<&str> for Cell {
+    fn from(text: &str) -> Cell {
+        Cell::from(text.to_string())
+    }
 }
 
 /// A table cell, coloured as `p` when `color` (and `p` is given).
-pub fn cell(color: bool, text: impl Into<String>, p: Option<Paint>) -> comfy_table::Cell {
-    let c = comfy_table::Cell::new(text.into());
-    match (color, p) {
-        (true, Some(Paint::Bad)) => c
-            .fg(comfy_table::Color::Red)
-            .add_attribute(comfy_table::Attribute::Bold),
-        (true, Some(Paint::Warn)) => c.fg(comfy_table::Color::Yellow),
-        (true, Some(Paint::Good)) => c.fg(comfy_table::Color::Green),
-        _ => c,
+pub fn cell(color: bool, text: impl Into<String>, p: Option<Paint>) -> Cell {
+    Cell {
+        text: text.into(),
+        paint: if color { p } else { None },
+    }
+}
+
+/// Rows of results, written as a table fitted to the [`Look`]'s width, or,
+/// below [`LIST_BELOW`] columns, as one block per row: the first
+/// [`Sheet::title`] cells on a line of their own, the other non-empty
+/// cells as `name: value` packed into lines that fit, and the
+/// [`Sheet::prose`] column as wrapped text. Displayed with `{}`.
+pub struct Sheet {
+    look: Look,
+    header: Vec<String>,
+    rows: Vec<Vec<Cell>>,
+    title: usize,
+    prose: Option<usize>,
+    shorten: Vec<(usize, usize)>,
+}
+
+impl Sheet {
+    /// An empty sheet in this look.
+    pub fn new(look: Look) -> Sheet {
+        Sheet {
+            look,
+            header: Vec::new(),
+            rows: Vec::new(),
+            title: 1,
+            prose: None,
+            shorten: Vec::new(),
+        }
+    }
+
+    /// The column names.
+    pub fn set_header<S: AsRef<str>>(&mut self, names: impl IntoIterator<Item = S>) -> &mut Sheet {
+        self.header = names.into_iter().map(|n| n.as_ref().to_string()).collect();
+        self
+    }
+
+    /// How many leading cells head a row's block in the list layout.
+    pub fn title(&mut self, n: usize) -> &mut Sheet {
+        self.title = n;
+        self
+    }
+
+    /// A column of sentences: in the list layout written as wrapped text
+    /// under the block's fields, without its name.
+    pub fn prose(&mut self, column: usize) -> &mut Sheet {
+        self.prose = Some(column);
+        self
+    }
+
+    /// In a table on a terminal, cells of `column` longer than `max`
+    /// display columns are shortened from the left (`…` and the end of the
+    /// text: a path keeps its file name); whole in the list layout and
+    /// when the width is not known.
+    pub fn shorten_left(&mut self, column: usize, max: usize) -> &mut Sheet {
+        self.shorten.push((column, max));
+        self
+    }
+
+    /// Adds a row.
+    pub fn add_row<C: Into<Cell>>(&mut self, cells: Vec<C>) -> &mut Sheet {
+        self.rows.push(cells.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Whether no row was added.
+    pub fn is_empty(&self) -> bool {
+        self.rows.is_empty()
+    }
+
+    /// The display columns of the table with no cell wrapped.
+    fn natural_width(&self) -> usize {
+        let mut widths: Vec<usize> = self.header.iter().map(|h| width_of(h)).collect();
+        for row in &self.rows {
+            for (j, c) in row.iter().enumerate() {
+                let max = self
+                    .shorten
+                    .iter()
+                    .find(|(col, _)| *col == j)
+                    .map(|&(_, m)| m);
+                let w = c
+                    .text
+                    .split('\n')
+                    .map(|l| max.map_or(width_of(l), |m| width_of(l).min(m)))
+                    .max()
+                    .unwrap_or(0);
+                if j >= widths.len() {
+                    widths.resize(j + 1, 0);
+                }
+                widths[j] = widths[j].max(w);
+            }
+        }
+        widths.iter().map(|w| w + 3).sum::<usize>() + 1
+    }
+
+    /// Whether the rows are written as blocks: on a terminal narrower than
+    /// [`LIST_BELOW`], or one too narrow for the whole table.
+    pub fn as_list(&self) -> bool {
+        self.look.list() || self.look.width.is_some_and(|w| self.natural_width() > w)
+    }
+
+    fn painted(&self, c: &Cell) -> String {
+        match c.paint {
+            Some(p) => paint(true, &c.text, p),
+            None => c.text.clone(),
+        }
+    }
+
+    fn write_list(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let width = self.look.width.unwrap_or(LIST_BELOW).max(20);
+        for row in &self.rows {
+            let title: Vec<String> = row
+                .iter()
+                .take(self.title)
+                .enumerate()
+                .filter(|(_, c)| !c.text.is_empty())
+                .map(|(j, c)| {
+                    // a bare number heads its block with its column's name
+                    let name = self.header.get(j).map(String::as_str).unwrap_or("");
+                    if c.text.parse::<i64>().is_ok() && !name.is_empty() {
+                        format!("{name} {}", self.painted(c))
+                    } else {
+                        self.painted(c)
+                    }
+                })
+                .collect();
+            for line in fit_line(&title.join("  "), width) {
+                writeln!(f, "{line}")?;
+            }
+            let mut line = String::from(" ");
+            for (j, c) in row.iter().enumerate().skip(self.title) {
+                if c.text.is_empty() || Some(j) == self.prose {
+                    continue;
+                }
+                let name = self.header.get(j).map(String::as_str).unwrap_or("");
+                let item = format!("{name}: {}", self.painted(c));
+                if line.len() > 1 && display_width(&line) + 2 + display_width(&item) > width {
+                    for l in fit_line(&line, width) {
+                        writeln!(f, "{l}")?;
+                    }
+                    line = String::from(" ");
+                }
+                line.push(' ');
+                if line.len() > 2 {
+                    line.push(' ');
+                }
+                line.push_str(&item);
+            }
+            if line.len() > 1 {
+                for l in fit_line(&line, width) {
+                    writeln!(f, "{l}")?;
+                }
+            }
+            if let Some(c) = self.prose.and_then(|p| row.get(p)) {
+                if !c.text.is_empty() {
+                    for l in fit_line(&format!("  {}", self.painted(c)), width) {
+                        writeln!(f, "{l}")?;
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+impl std::fmt::Display for Sheet {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.as_list() {
+            return self.write_list(f);
+        }
+        let mut t = Table::new();
+        t.load_preset(UTF8_FULL_CONDENSED);
+        match self.look.width {
+            Some(w) => {
+                t.set_content_arrangement(ContentArrangement::Dynamic);
+                t.set_width(u16::try_from(w).unwrap_or(u16::MAX));
+            }
+            None => {
+                t.set_content_arrangement(ContentArrangement::Disabled);
+            }
+        }
+        if self.look.color {
+            t.enforce_styling();
+        }
+        t.set_header(self.header.clone());
+        for row in &self.rows {
+            t.add_row(row.iter().enumerate().map(|(j, c)| {
+                let text = match self.shorten.iter().find(|(col, _)| *col == j) {
+                    Some(&(_, max)) if self.look.width.is_some() => shorten_left(&c.text, max),
+                    _ => c.text.clone(),
+                };
+                let cc = comfy_table::Cell::new(text);
+                match c.paint {
+                    Some(Paint::Bad) => cc
+                        .fg(comfy_table::Color::Red)
+                        .add_attribute(comfy_table::Attribute::Bold),
+                    Some(Paint::Warn) => cc.fg(comfy_table::Color::Yellow),
+                    Some(Paint::Good) => cc.fg(comfy_table::Color::Green),
+                    None => cc,
+                }
+            }));
+        }
+        write!(f, "{t}")
+    }
+}
+
+/// `s` cut to at most `max` display columns from the left: `…` and the
+/// end of `s`.
+pub fn shorten_left(s: &str, max: usize) -> String {
+    if width_of(s) <= max || max < 2 {
+        return s.to_string();
+    }
+    let mut tail: Vec<char> = Vec::new();
+    let mut used = 1;
+    for c in s.chars().rev() {
+        let cw = unicode_width::UnicodeWidthChar::width(c).unwrap_or(0);
+        if used + cw > max {
+            break;
+        }
+        used += cw;
+        tail.push(c);
+    }
+    let mut o = String::from("…");
+    o.extend(tail.into_iter().rev());
+    o
+}
+
+/// The display columns of `s`, not counting colour escapes (`ESC [ ... m`).
+pub fn display_width(s: &str) -> usize {
+    let mut w = 0;
+    let mut esc = false;
+    for c in s.chars() {
+        if esc {
+            esc = c != 'm';
+        } else if c == '\x1b' {
+            esc = true;
+        } else {
+            w += unicode_width::UnicodeWidthChar::width(c).unwrap_or(0);
+        }
+    }
+    w
+}
+
+/// `line` broken at spaces into lines of at most `width` display columns
+/// (a word longer than that is cut), every line after the first indented
+/// two more than the first's leading spaces. Colour escapes count for
+/// nothing and are never cut. A table's lines are left whole.
+pub fn fit_line(line: &str, width: usize) -> Vec<String> {
+    let indent = line.len() - line.trim_start_matches(' ').len();
+    let boxed = line
+        .trim_start()
+        .starts_with(['│', '┌', '├', '╞', '└', '┆']);
+    if display_width(line) <= width || boxed {
+        return vec![line.to_string()];
+    }
+    let hang = (indent + 2).min(width / 2);
+    let mut out = Vec::new();
+    let mut cur = " ".repeat(indent);
+    let mut cur_w = indent;
+    let mut fresh = true;
+    for word in line[indent..].split(' ') {
+        let ww = display_width(word);
+        let sep = usize::from(!fresh);
+        if !fresh && cur_w + sep + ww > width {
+            out.push(std::mem::take(&mut cur));
+            cur = " ".repeat(hang);
+            cur_w = hang;
+            fresh = true;
+        }
+        if !fresh {
+            cur.push(' ');
+            cur_w += 1;
+        }
+        // a word wider than a whole line is cut where it reaches the edge
+        let mut esc = false;
+        for c in word.chars() {
+            let cw = if esc || c == '\x1b' {
+                esc = if esc { c != 'm' } else { true };
+                0
+            } else {
+                unicode_width::UnicodeWidthChar::width(c).unwrap_or(0)
+            };
+            if cw > 0 && cur_w + cw > width && cur_w > hang {
+                out.push(std::mem::take(&mut cur));
+                cur = " ".repeat(hang);
+                cur_w = hang;
+            }
+            cur.push(c);
+            cur_w += cw;
+        }
+        fresh = false;
+    }
+    out.push(cur);
+    out
+}
+
+/// A writer that breaks every line longer than `width` display columns
+/// with [`fit_line`] (None: passes everything through). Text after the last
+/// line break is written on [`std::io::Write::flush`] or when dropped.
+pub struct Fit<W: std::io::Write> {
+    inner: W,
+    width: Option<usize>,
+    line: Vec<u8>,
+}
+
+impl<W: std::io::Write> Fit<W> {
+    /// Lines written to `inner` fitted to `width`.
+    pub fn new(inner: W, width: Option<usize>) -> Fit<W> {
+        Fit {
+            inner,
+            width,
+            line: Vec::new(),
+        }
+    }
+
+    fn emit(&mut self, newline: bool) -> std::io::Result<()> {
+        let Some(width) = self.width else {
+            return Ok(());
+        };
+        let text = String::from_utf8_lossy(&self.line).into_owned();
+        self.line.clear();
+        let lines = fit_line(&text, width);
+        for (i, l) in lines.iter().enumerate() {
+            self.inner.write_all(l.as_bytes())?;
+            if i + 1 < lines.len() || newline {
+                self.inner.write_all(b"\n")?;
+            }
+        }
+        Ok(())
+    }
+}
+
+impl<W: std::io::Write> std::io::Write for Fit<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        if self.width.is_none() {
+            return self.inner.write(buf);
+        }
+        let mut rest = buf;
+        while let Some(nl) = rest.iter().position(|&b| b == b'\n') {
+            self.line.extend_from_slice(&rest[..nl]);
+            self.emit(true)?;
+            rest = &rest[nl + 1..];
+        }
+        self.line.extend_from_slice(rest);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        if !self.line.is_empty() {
+            self.emit(false)?;
+        }
+        self.inner.flush()
+    }
+}
+
+impl<W: std::io::Write> Drop for Fit<W> {
+    fn drop(&mut self) {
+        if !self.line.is_empty() {
+            let _ = self.emit(false);
+        }
     }
 }
 
@@ -354,5 +739,66 @@ mod stream_tests {
         s.finish(&mut out).unwrap();
         let text = String::from_utf8(out).unwrap();
         assert!(text.contains("│ 12345678 ┆ k   │"), "{text}");
+    }
+}
+
+#[cfg(test)]
+mod fit_tests {
+    use super::*;
+
+    #[test]
+    fn long_lines_break_at_spaces_with_a_hanging_indent() {
+        let l = fit_line("  ! broker 1: one two three four five six", 20);
+        assert_eq!(
+            l,
+            vec!["  ! broker 1: one", "    two three four", "    five six"]
+        );
+        for x in &l {
+            assert!(display_width(x) <= 20);
+        }
+        // a word wider than the line is cut; colour escapes count nothing
+        let l = fit_line(
+            &format!(
+                "{} abcdefghijklmnopqrstuvwxyz",
+                paint(true, "x", Paint::Bad)
+            ),
+            10,
+        );
+        assert!(l.iter().all(|x| display_width(x) <= 10), "{l:?}");
+        assert_eq!(
+            l.concat().replace(' ', "").len(),
+            "\x1b[1;31mx\x1b[0m".len() + 26
+        );
+        // a table's lines are left alone
+        let row = "│ 1 ┆ a long cell of a table that is wider │";
+        assert_eq!(fit_line(row, 10), vec![row.to_string()]);
+    }
+
+    #[test]
+    fn a_sheet_is_a_table_when_it_fits_and_blocks_when_not() {
+        let mut s = Sheet::new(Look {
+            color: false,
+            width: Some(120),
+        });
+        s.set_header(["broker", "log end", "message"]).prose(2);
+        s.add_row(vec!["1", "250", "short"]);
+        assert!(s.to_string().starts_with('┌'), "{s}");
+        s.add_row(vec!["2", "", &"word ".repeat(40)]);
+        let list = s.to_string();
+        assert!(
+            list.starts_with("broker 1\n  log end: 250\n  short\nbroker 2\n  word"),
+            "{list}"
+        );
+        assert!(list.lines().all(|l| display_width(l) <= 120), "{list}");
+        // without a width (a pipe), always the table
+        let mut p = Sheet::new(Look::default());
+        p.set_header(["a"]).add_row(vec!["x".repeat(500)]);
+        assert!(p.to_string().starts_with('┌'));
+    }
+
+    #[test]
+    fn paths_are_shortened_from_the_left() {
+        assert_eq!(shorten_left("broker-1/orders-0/00.log", 10), "…-0/00.log");
+        assert_eq!(shorten_left("short", 10), "short");
     }
 }

@@ -144,3 +144,188 @@ mod tests {
         assert_eq!(back, "a\u{202e}b\u{7f}c\u{1b}");
     }
 }
+
+/// Epoch milliseconds as ISO-8601 UTC with milliseconds
+/// (`2026-11-30T12:56:00.660Z`); None for a negative value (Kafka's `-1`,
+/// no timestamp) or one past the year 9999.
+pub fn iso_time(ms: i64) -> Option<String> {
+    if !(0..=253_402_300_799_999).contains(&ms) {
+        return None;
+    }
+    let days = ms.div_euclid(86_400_000);
+    let in_day = ms.rem_euclid(86_400_000);
+    // civil date from days since 1970-01-01 (the proleptic Gregorian
+    // calendar, in 400-year eras)
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    Some(format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{:03}Z",
+        in_day / 3_600_000,
+        in_day / 60_000 % 60,
+        in_day / 1000 % 60,
+        in_day % 1000
+    ))
+}
+
+/// A timestamp for a person: the ISO-8601 UTC time and, beside it, the
+/// epoch milliseconds (`2026-11-30T12:56:00.660Z (1795992960660)`); the
+/// bare number when it is not a time (negative).
+pub fn human_time(ms: i64) -> String {
+    match iso_time(ms) {
+        Some(t) => format!("{t} ({ms})"),
+        None => ms.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod time_tests {
+    use super::*;
+
+    #[test]
+    fn epoch_milliseconds_read_as_utc_dates() {
+        assert_eq!(iso_time(0).as_deref(), Some("1970-01-01T00:00:00.000Z"));
+        assert_eq!(
+            iso_time(951_782_400_001).as_deref(),
+            Some("2000-02-29T00:00:00.001Z")
+        );
+        assert_eq!(
+            iso_time(1_795_992_960_660).as_deref(),
+            Some("2026-11-29T22:56:00.660Z")
+        );
+        assert_eq!(
+            iso_time(253_402_300_799_999).as_deref(),
+            Some("9999-12-31T23:59:59.999Z")
+        );
+        assert_eq!(iso_time(-1), None);
+        assert_eq!(iso_time(i64::MAX), None);
+        assert_eq!(human_time(-1), "-1");
+        assert_eq!(human_time(1000), "1970-01-01T00:00:01.000Z (1000)");
+    }
+}
+
+/// `n` and `noun`, plural unless `n` is 1: `1 partition`, `2 batches`.
+pub fn counted(n: impl Into<u128>, noun: &str) -> String {
+    let n = n.into();
+    if n == 1 {
+        format!("1 {noun}")
+    } else if noun.ends_with("ch") || noun.ends_with('s') || noun.ends_with('x') {
+        format!("{n} {noun}es")
+    } else {
+        format!("{n} {noun}s")
+    }
+}
+
+#[cfg(test)]
+mod counted_tests {
+    #[test]
+    fn one_is_singular() {
+        assert_eq!(super::counted(1u64, "partition"), "1 partition");
+        assert_eq!(super::counted(0u64, "batch"), "0 batches");
+        assert_eq!(super::counted(3u32, "info"), "3 infos");
+    }
+}
+
+/// Days since 1970-01-01 of a proleptic Gregorian date.
+fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = (m + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
+/// A time a person gives: epoch milliseconds, or ISO-8601 UTC
+/// (`2026-11-29T22:56:05.313Z`, `2026-11-29T22:56:05Z`, a space for the
+/// `T`, `+00:00` for the `Z`, or a date alone, its midnight). None when it
+/// is neither.
+pub fn parse_time(s: &str) -> Option<i64> {
+    let s = s.trim();
+    if let Ok(ms) = s.parse::<i64>() {
+        return Some(ms);
+    }
+    let num = |t: &str| -> Option<i64> {
+        if t.is_empty() || !t.bytes().all(|b| b.is_ascii_digit()) {
+            return None;
+        }
+        t.parse().ok()
+    };
+    let (date, time) = match s.split_once(['T', ' ']) {
+        Some((d, t)) => (d, Some(t)),
+        None => (s, None),
+    };
+    let mut d = date.splitn(3, '-');
+    let (y, m, dd) = (num(d.next()?)?, num(d.next()?)?, num(d.next()?)?);
+    if date.len() != 10 || !(1..=12).contains(&m) || !(1..=31).contains(&dd) {
+        return None;
+    }
+    let mut ms = 0;
+    if let Some(t) = time {
+        let t = t.strip_suffix('Z').or_else(|| t.strip_suffix("+00:00"))?;
+        let (hms, frac) = match t.split_once('.') {
+            Some((a, f)) => (a, Some(f)),
+            None => (t, None),
+        };
+        let mut p = hms.split(':');
+        let (h, mi) = (num(p.next()?)?, num(p.next()?)?);
+        let sec = match p.next() {
+            Some(x) => num(x)?,
+            None => 0,
+        };
+        if p.next().is_some() || h > 23 || mi > 59 || sec > 60 {
+            return None;
+        }
+        let frac_ms = match frac {
+            None => 0,
+            Some(f) if (1..=9).contains(&f.len()) => {
+                let digits = num(f)?;
+                let scale = 10i64.pow(f.len() as u32);
+                digits * 1000 / scale
+            }
+            Some(_) => return None,
+        };
+        ms = ((h * 60 + mi) * 60 + sec) * 1000 + frac_ms;
+    }
+    Some(days_from_civil(y, m, dd) * 86_400_000 + ms)
+}
+
+#[cfg(test)]
+mod parse_time_tests {
+    use super::*;
+
+    #[test]
+    fn iso_times_and_milliseconds_are_read_back() {
+        for ms in [
+            0i64,
+            951_782_400_001,
+            1_795_992_960_660,
+            253_402_300_799_999,
+        ] {
+            assert_eq!(parse_time(&iso_time(ms).unwrap()), Some(ms));
+        }
+        assert_eq!(parse_time("1795992960660"), Some(1_795_992_960_660));
+        assert_eq!(parse_time("2026-11-29T22:56:00Z"), Some(1_795_992_960_000));
+        assert_eq!(
+            parse_time("2026-11-29 22:56:00.66+00:00"),
+            Some(1_795_992_960_660)
+        );
+        assert_eq!(parse_time("2026-11-29"), Some(1_795_910_400_000));
+        for bad in [
+            "yesterday",
+            "2026-13-01",
+            "2026-11-29T22:56",
+            "2026-11-29T22:56:00+01:00",
+            "",
+        ] {
+            assert_eq!(parse_time(bad), None, "{bad}");
+        }
+    }
+}

@@ -8,8 +8,8 @@ use serde::Serialize;
 use crate::analysis::timeline::{Disagreement, EpochSpan, Timeline};
 use crate::engine::timeline::PartitionTimelines;
 use crate::model::Election;
-use crate::render::style::{cell, paint, table, Paint};
-use crate::render::text::{sanitize, JsonSafe};
+use crate::render::style::{cell, paint, Look, Paint, Sheet};
+use crate::render::text::{human_time, sanitize, JsonSafe};
 
 /// `{"partitions": [...]}`.
 #[derive(Serialize)]
@@ -177,9 +177,10 @@ pub fn write_json(
 /// disagreements.
 pub fn write_table(
     parts: &[PartitionTimelines],
-    color: bool,
+    look: Look,
     w: &mut impl Write,
 ) -> std::io::Result<()> {
+    let color = look.color;
     for p in parts {
         if let Some(h) = &p.controller {
             writeln!(
@@ -189,7 +190,7 @@ pub fn write_table(
                 p.partition,
                 h.replicas
             )?;
-            let mut t = table(color);
+            let mut t = Sheet::new(look);
             t.set_header(vec![
                 "metadata offset",
                 "leader",
@@ -197,6 +198,7 @@ pub fn write_table(
                 "ISR",
                 "recovery",
                 "note",
+                "time (UTC, epoch ms)",
             ]);
             for e in &h.changes {
                 let note = if e.unclean {
@@ -221,6 +223,7 @@ pub fn write_table(
                         None,
                     ),
                     cell(color, note, e.unclean.then_some(Paint::Bad)),
+                    cell(color, human_time(e.timestamp), None),
                 ]);
             }
             writeln!(w, "{t}")?;
@@ -245,15 +248,15 @@ pub fn write_table(
                 r.high_watermark.map_or("-".into(), |h| h.to_string()),
                 r.recovery_point.map_or("-".into(), |h| h.to_string())
             )?;
-            let mut t = table(color);
+            let mut t = Sheet::new(look);
             t.set_header(vec![
                 "epoch",
                 "start",
                 "end",
                 "batches",
                 "records",
-                "first ts",
-                "last ts",
+                "first time (UTC, epoch ms)",
+                "last time (UTC, epoch ms)",
                 "checkpoint start",
             ]);
             for s in &r.from_batches {
@@ -268,8 +271,8 @@ pub fn write_table(
                     s.end_offset.to_string(),
                     s.batches.to_string(),
                     s.records.to_string(),
-                    s.first_timestamp.to_string(),
-                    s.last_timestamp.to_string(),
+                    human_time(s.first_timestamp),
+                    human_time(s.last_timestamp),
                     cp,
                 ]);
             }

@@ -358,8 +358,11 @@ fn lane(
             e.start_offset,
             e.records,
             markup(&format!(
-                "broker {broker}: epoch {} wrote offsets [{}, {end}) ({} records, {} batches)",
-                e.epoch, e.start_offset, e.records, e.batches
+                "broker {broker}: epoch {} wrote offsets [{}, {end}) ({}, {})",
+                e.epoch,
+                e.start_offset,
+                crate::render::text::counted(e.records.max(0) as u64, "record"),
+                crate::render::text::counted(e.batches, "batch")
             )),
             epoch_colour(e.epoch)
         );

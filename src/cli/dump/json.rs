@@ -19,7 +19,7 @@ use klf::render::kafka_aux::AuxDecoder;
 use klf::render::release::Release;
 
 use super::walk::Item;
-use super::{files, kind_name, open_item, DecoderKind, Kind};
+use super::{files, kind_name, open_item, DecoderKind, Kind, Pick};
 use crate::cli::common::{Output, Status};
 
 /// A byte string as JSON.
@@ -166,6 +166,7 @@ fn records_json(
     ctx: &mut Ctx<'_>,
     w: &mut impl Write,
     b: &Batch<'_>,
+    pick: &mut Pick,
 ) -> Result<(), Result<ParseError, std::io::Error>> {
     let print = ctx.opts.print_data;
     let file = ctx.file;
@@ -177,6 +178,12 @@ fn records_json(
                 .map_err(Ok)?;
             for r in recs {
                 let r = r.map_err(Ok)?;
+                if !pick.record(r.offset, r.key) {
+                    continue;
+                }
+                if !pick.take() {
+                    break;
+                }
                 let mut m = Map::new();
                 m.insert("type".into(), json!("record"));
                 m.insert("file".into(), json!(file));
@@ -221,6 +228,12 @@ fn records_json(
             for msg in msgs {
                 let msg = msg.map_err(Ok)?;
                 let r = msg.record;
+                if !pick.record(msg.offset, r.key().ok().flatten()) {
+                    continue;
+                }
+                if !pick.take() {
+                    break;
+                }
                 let mut m = Map::new();
                 m.insert("type".into(), json!("record"));
                 m.insert("file".into(), json!(file));
@@ -247,16 +260,24 @@ fn records_json(
     Ok(())
 }
 
+/// A compressed v0/v1 wrapper: only its last offset is in its header.
+fn is_legacy_wrapper(b: &Batch<'_>) -> bool {
+    matches!(b, Batch::Legacy(e) if e.record().attributes() & 0x07 != 0)
+}
+
 fn dump_log(
     ctx: &mut Ctx<'_>,
     w: &mut impl Write,
     log: &dyn SegmentSource,
+    pick: &mut Pick,
     errs: &mut Vec<ParseError>,
     read_error: &mut Option<std::io::Error>,
 ) -> std::io::Result<()> {
-    let end = (ctx.opts.max_bytes.max(0) as u64).min(log.len());
-    let mut iter = log.entries(0, end);
+    let mut iter = log.entries(pick.start, pick.end);
     loop {
+        if pick.done() {
+            break;
+        }
         let b = match iter.next_entry() {
             None => break,
             Some(Ok(b)) => b,
@@ -287,12 +308,18 @@ fn dump_log(
                 break;
             }
         };
+        if !pick.batch(b.offset_field().min(b.last_offset()), b.last_offset()) && !is_legacy_wrapper(&b) {
+            continue;
+        }
+        if !ctx.opts.deep && !pick.take() {
+            break;
+        }
         emit(w, &batch_json(ctx.file, &b))?;
         if let Err(e) = b.check_crc() {
             problem(ctx, w, errs, e)?;
         }
         if ctx.opts.deep {
-            match records_json(ctx, w, &b) {
+            match records_json(ctx, w, &b, pick) {
                 Ok(()) => {}
                 Err(Ok(e)) => {
                     problem(ctx, w, errs, e)?;
@@ -304,7 +331,7 @@ fn dump_log(
             }
         }
     }
-    if ctx.opts.max_bytes == i32::MAX {
+    if ctx.opts.max_bytes == i32::MAX && pick.end == log.len() && !pick.done() {
         if let Some(t) = iter.tail() {
             let (kind, declared) = match t.kind {
                 TailKind::Short => ("short", None),
@@ -401,7 +428,10 @@ pub fn dump_item(
                     "partition": partition, "decoder": decoder.map(DecoderKind::name)}),
         )?;
         match kind {
-            Kind::Log => dump_log(&mut ctx, w, inputs.log(), &mut errs, &mut read_error)?,
+            Kind::Log => {
+                let mut pick = Pick::of(&inputs, inputs.log(), base.unwrap_or(0), opts);
+                dump_log(&mut ctx, w, inputs.log(), &mut pick, &mut errs, &mut read_error)?
+            }
             Kind::Index => {
                 let idx = OffsetIndex::new(&inputs.main, base.unwrap_or(0));
                 let log_len = inputs.log.as_ref().map(|l| l.len());

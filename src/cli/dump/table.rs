@@ -16,7 +16,7 @@ use klf::render::kafka_aux::AuxDecoder;
 use serde_json::{Map, Value};
 
 use super::walk::Item;
-use super::{files, kind_name, open_item, DecoderKind, Kind};
+use super::{files, kind_name, open_item, DecoderKind, Kind, Pick};
 use crate::cli::common::{Output, Status};
 use klf::render::style::StreamTable;
 
@@ -80,12 +80,12 @@ fn key_value_cells(
 fn walk_batches(
     log: &dyn SegmentSource,
     opts: &Options,
+    pick: &Pick,
     mut framing: Option<&mut Vec<ParseError>>,
     read_error: &mut Option<std::io::Error>,
-    each: &mut dyn FnMut(&Batch<'_>) -> std::io::Result<()>,
+    each: &mut dyn FnMut(&Batch<'_>) -> std::io::Result<bool>,
 ) -> std::io::Result<()> {
-    let end = (opts.max_bytes.max(0) as u64).min(log.len());
-    let mut iter = log.entries(0, end);
+    let mut iter = log.entries(pick.start, pick.end);
     let bad = |e: ParseError, framing: &mut Option<&mut Vec<ParseError>>| {
         if let Some(f) = framing.as_deref_mut() {
             f.push(e);
@@ -112,9 +112,15 @@ fn walk_batches(
                 break;
             }
         };
-        each(&b)?;
+        let wrapper = matches!(&b, Batch::Legacy(e) if e.record().attributes() & 0x07 != 0);
+        if !wrapper && !pick.batch(b.offset_field().min(b.last_offset()), b.last_offset()) {
+            continue;
+        }
+        if !each(&b)? {
+            return Ok(());
+        }
     }
-    if opts.max_bytes == i32::MAX {
+    if opts.max_bytes == i32::MAX && pick.end == log.len() {
         if let Some(t) = iter.tail() {
             bad(ParseError::new(t.position, t.describe()), &mut framing);
         }
@@ -186,14 +192,19 @@ fn digits(n: i64) -> usize {
     n.to_string().len()
 }
 
-fn widths(log: &dyn SegmentSource, opts: &Options) -> Widths {
+fn widths(log: &dyn SegmentSource, opts: &Options, pick: &Pick) -> Widths {
     let mut w = Widths {
         batches: vec![0; 11],
         record_offset: 0,
         record_timestamp: 0,
     };
     let mut ignored = None;
-    let _ = walk_batches(log, opts, None, &mut ignored, &mut |b| {
+    let mut pick = pick.clone();
+    let shallow = !opts.deep;
+    let _ = walk_batches(log, opts, &pick.clone(), None, &mut ignored, &mut |b| {
+        if shallow && !pick.take() {
+            return Ok(false);
+        }
         for (m, c) in w.batches.iter_mut().zip(batch_row(b, "BAD")) {
             *m = (*m).max(c.len());
         }
@@ -207,7 +218,7 @@ fn widths(log: &dyn SegmentSource, opts: &Options) -> Widths {
         };
         w.record_offset = w.record_offset.max(digits(first)).max(digits(last));
         w.record_timestamp = ts.iter().fold(w.record_timestamp, |m, &t| m.max(digits(t)));
-        Ok(())
+        Ok(true)
     });
     w
 }
@@ -218,13 +229,14 @@ fn widths(log: &dyn SegmentSource, opts: &Options) -> Widths {
 fn write_log_tables(
     w: &mut dyn Write,
     log: &dyn SegmentSource,
+    pick: &Pick,
     opts: &Options,
     decoder: Option<AuxDecoder>,
     errs: &mut Vec<ParseError>,
     read_error: &mut Option<std::io::Error>,
 ) -> std::io::Result<()> {
     let width = klf::render::style::terminal_width();
-    let known = widths(log, opts);
+    let known = widths(log, opts, pick);
     writeln!(w, "batches:")?;
     let mut batches = StreamTable::new(
         &[
@@ -246,7 +258,12 @@ fn write_log_tables(
     .no_wrap(&[0, 1, 2, 3, 4, 6, 7, 8, 10]);
     let mut batch_errs = Vec::new();
     let mut crc_errs = Vec::new();
-    walk_batches(log, opts, Some(&mut batch_errs), read_error, &mut |b| {
+    let mut counted = pick.clone();
+    let shallow = !opts.deep;
+    walk_batches(log, opts, pick, Some(&mut batch_errs), read_error, &mut |b| {
+        if shallow && !counted.take() {
+            return Ok(false);
+        }
         let crc = match b.check_crc() {
             Ok(()) => "ok",
             Err(e) => {
@@ -255,7 +272,7 @@ fn write_log_tables(
             }
         };
         let row = batch_row(b, crc);
-        batches.row(w, row)
+        batches.row(w, row).map(|()| true)
     })?;
     batches.finish(w)?;
     errs.extend(batch_errs);
@@ -277,17 +294,30 @@ fn write_log_tables(
     .no_wrap(&[0, 1]);
     let mut scratch = Vec::new();
     let mut record_errs = Vec::new();
-    walk_batches(log, opts, None, read_error, &mut |b| {
+    let mut shown = pick.clone();
+    walk_batches(log, opts, pick, None, read_error, &mut |b| {
+        if shown.done() {
+            return Ok(false);
+        }
         match b {
             Batch::V2(v) => match v.records(&mut scratch, opts.decompress_cap) {
                 Ok(rs) => {
                     for r in rs {
                         match r {
+                            Ok(r) if !shown.record(r.offset, r.key) => {}
+                            Ok(_) if !shown.take() => break,
                             Ok(r) => {
                                 let hk: Vec<String> =
                                     r.headers().map(|h| printable(Some(h.key), 40)).collect();
                                 let d = decoder.filter(|_| !v.is_control());
-                                let (k, val) = key_value_cells(opts, d, r.offset, r.key, r.value);
+                                let (k, val) = if v.is_control() {
+                                    // a control record by name, in every format
+                                    let text = klf::render::kafka::control_record_text(r.key, r.value)
+                                        .map_or_else(|e| format!("(control record: {e})"), |t| t.trim().to_string());
+                                    (text, String::new())
+                                } else {
+                                    key_value_cells(opts, d, r.offset, r.key, r.value)
+                                };
                                 records.row(
                                     w,
                                     vec![
@@ -312,6 +342,8 @@ fn write_log_tables(
                 Ok(msgs) => {
                     for m in msgs {
                         match m {
+                            Ok(m) if !shown.record(m.offset, m.record.key().ok().flatten()) => {}
+                            Ok(_) if !shown.take() => break,
                             Ok(m) => {
                                 let r = m.record;
                                 let (key, value) = (r.key().ok().flatten(), r.value().ok().flatten());
@@ -337,7 +369,7 @@ fn write_log_tables(
                 Err(e) => record_errs.push(e),
             },
         }
-        Ok(())
+        Ok(true)
     })?;
     records.finish(w)?;
     errs.extend(record_errs);
@@ -503,6 +535,7 @@ pub fn dump_item(
             Kind::Log => write_log_tables(
                 w,
                 inputs.log(),
+                &Pick::of(&inputs, inputs.log(), base, opts),
                 opts,
                 decoder.map(DecoderKind::aux),
                 &mut errs,

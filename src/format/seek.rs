@@ -1,0 +1,210 @@
+//! Where a range of offsets or times lies in a segment, found with its
+//! `.index` and `.timeindex` as Kafka finds a fetch position: the index
+//! gives a batch at or before the target, and the batch headers are read
+//! on from there (only their first 61 bytes matter). The indexes are
+//! untrusted: an entry is used only while offsets and positions keep
+//! rising and the position lies inside the log; a bad index only makes the
+//! scan start earlier, never skip a batch.
+
+use crate::format::batch::{Batch, SegmentSource};
+use crate::format::index::{OffsetIndex, TimeIndex};
+
+/// What part of a segment is asked for: offsets `[first, end)` and batches
+/// from the first whose max timestamp is at least `since` to the first
+/// whose max timestamp is at least `until` (Kafka's offset-for-time, both
+/// ends).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Wanted {
+    /// First offset (inclusive).
+    pub first: i64,
+    /// End offset (exclusive).
+    pub end: i64,
+    /// Epoch milliseconds: from the first batch whose max timestamp is at
+    /// least this.
+    pub since: Option<i64>,
+    /// Epoch milliseconds: up to the first batch whose max timestamp is at
+    /// least this.
+    pub until: Option<i64>,
+}
+
+impl Default for Wanted {
+    fn default() -> Wanted {
+        Wanted {
+            first: i64::MIN,
+            end: i64::MAX,
+            since: None,
+            until: None,
+        }
+    }
+}
+
+impl Wanted {
+    /// Whether everything is wanted.
+    pub fn is_all(&self) -> bool {
+        *self == Wanted::default()
+    }
+}
+
+/// The part of a segment to read: byte positions `[start, end)` (batch
+/// boundaries) and the offsets `[first, end_offset)` of the records wanted
+/// in the batches there.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Span {
+    /// Position of the first batch to read.
+    pub start: u64,
+    /// Position where reading stops.
+    pub end: u64,
+    /// First offset wanted.
+    pub first: i64,
+    /// Offsets from this one on are not wanted.
+    pub end_offset: i64,
+}
+
+/// The position of a batch at or before the one holding `target`: the
+/// latest trustworthy `.index` entry whose offset is at most `target`
+/// (0 without one).
+pub fn offset_floor(index: Option<&[u8]>, base_offset: i64, target: i64, log_len: u64) -> u64 {
+    let Some(index) = index else { return 0 };
+    let idx = OffsetIndex::new(index, base_offset);
+    let mut best = 0u64;
+    let (mut last_off, mut last_pos) = (i64::MIN, -1i64);
+    for e in idx.iter() {
+        let pos = i64::from(e.position);
+        if e.offset <= last_off
+            || pos <= last_pos
+            || pos as u64 >= log_len
+            || e.offset < base_offset
+        {
+            break;
+        }
+        if e.offset > target {
+            break;
+        }
+        best = pos as u64;
+        (last_off, last_pos) = (e.offset, pos);
+    }
+    best
+}
+
+/// An offset at or before the first batch whose max timestamp is at least
+/// `t`: the offset of the latest trustworthy `.timeindex` entry whose
+/// timestamp is below `t` (the segment's base offset without one).
+pub fn time_floor(timeindex: Option<&[u8]>, base_offset: i64, t: i64) -> i64 {
+    let Some(ti) = timeindex else {
+        return base_offset;
+    };
+    let ti = TimeIndex::new(ti, base_offset);
+    let mut best = base_offset;
+    let (mut last_ts, mut last_off) = (i64::MIN, i64::MIN);
+    for e in ti.iter() {
+        if e.timestamp <= last_ts || e.offset < last_off || e.offset < base_offset {
+            break;
+        }
+        if e.timestamp >= t {
+            break;
+        }
+        best = e.offset;
+        (last_ts, last_off) = (e.timestamp, e.offset);
+    }
+    best
+}
+
+fn max_timestamp(b: &Batch<'_>) -> i64 {
+    match b {
+        Batch::V2(v) => v.max_timestamp(),
+        Batch::Legacy(e) => e.record().timestamp(),
+    }
+}
+
+/// The lowest offset a batch may hold: a v2 batch's base offset, an
+/// uncompressed legacy message's offset; a compressed legacy wrapper
+/// carries only its last offset, so the one after the batch before it.
+fn first_offset(b: &Batch<'_>, prev_last: Option<i64>) -> i64 {
+    match b {
+        Batch::V2(v) => v.base_offset(),
+        Batch::Legacy(e) if e.record().attributes() & 0x07 == 0 => e.offset,
+        Batch::Legacy(_) => prev_last.map_or(i64::MIN, |p| p.saturating_add(1)),
+    }
+}
+
+/// The first batch from position `from` for which `hit(batch, its lowest
+/// offset)` holds: its position and lowest offset; at a damaged or
+/// unreadable batch, or the end, that position and None (the dump reads
+/// on to it and reports it).
+fn first_batch(
+    log: &dyn SegmentSource,
+    from: u64,
+    hit: &dyn Fn(&Batch<'_>, i64) -> bool,
+) -> (u64, Option<i64>) {
+    let mut it = log.entries(from, log.len());
+    let mut prev_last = None;
+    loop {
+        let at = it.position();
+        match it.next_entry() {
+            Some(Ok(b)) => {
+                let lowest = first_offset(&b, prev_last);
+                if hit(&b, lowest) {
+                    return (b.position(), Some(lowest));
+                }
+                prev_last = Some(b.last_offset());
+            }
+            _ => return (at, None),
+        }
+    }
+}
+
+/// Where the wanted part of a segment lies (see [`Span`]).
+pub fn span(
+    log: &dyn SegmentSource,
+    index: Option<&[u8]>,
+    timeindex: Option<&[u8]>,
+    base_offset: i64,
+    want: &Wanted,
+) -> Span {
+    let len = log.len();
+    let mut first = want.first;
+    let mut end_offset = want.end;
+    // a time is turned into the base offset of the first batch at or past it
+    let for_time = |t: i64| -> Option<i64> {
+        let floor = time_floor(timeindex, base_offset, t);
+        let from = offset_floor(index, base_offset, floor, len);
+        first_batch(log, from, &|b, _| max_timestamp(b) >= t).1
+    };
+    if let Some(t) = want.since {
+        match for_time(t) {
+            Some(o) => first = first.max(o),
+            None => first = i64::MAX,
+        }
+    }
+    if let Some(t) = want.until {
+        if let Some(o) = for_time(t) {
+            end_offset = end_offset.min(o);
+        }
+    }
+    if first >= end_offset {
+        return Span {
+            start: len,
+            end: len,
+            first,
+            end_offset,
+        };
+    }
+    let (start, _) = if first == i64::MIN {
+        (0, None)
+    } else {
+        let from = offset_floor(index, base_offset, first, len);
+        first_batch(log, from, &|b, _| b.last_offset() >= first)
+    };
+    let end = if end_offset == i64::MAX {
+        len
+    } else {
+        let from = offset_floor(index, base_offset, end_offset, len).max(start);
+        first_batch(log, from, &|_, lowest| lowest >= end_offset).0
+    };
+    Span {
+        start,
+        end: end.max(start),
+        first,
+        end_offset,
+    }
+}

@@ -1,0 +1,155 @@
+//! On a terminal, results fit its width: tables that fit stay tables,
+//! others become one block per row, long lines are broken at spaces. The
+//! commands run under a pseudo-terminal (`script`) of a set size; piped
+//! output is never reshaped.
+
+use std::process::Command;
+
+use crate::common::{kafka, klf, text, KLF};
+
+/// stdout of `klf ARGS` on a terminal `cols` wide (stderr to a file, so
+/// progress bars are not in it), lines without their `\r`, colour
+/// escapes removed.
+fn on_terminal(cols: usize, args: &[&str]) -> String {
+    let dir = crate::common::scratch("pty");
+    let err = dir.join("stderr");
+    let quoted: Vec<String> = std::iter::once(KLF)
+        .chain(args.iter().copied())
+        .map(|a| format!("'{}'", a.replace('\'', r"'\''")))
+        .collect();
+    let inner = format!(
+        "stty cols {cols} rows 50; exec {} 2>'{}'",
+        quoted.join(" "),
+        err.display()
+    );
+    let o = Command::new("script")
+        .args(["-qec", &inner, "/dev/null"])
+        .env_remove("NO_COLOR")
+        .output()
+        .expect("run script (util-linux) to give klf a terminal");
+    let code = o.status.code();
+    assert!(
+        matches!(code, Some(0 | 1)),
+        "klf {args:?} on a terminal exited {code:?}: {}",
+        std::fs::read_to_string(&err).unwrap_or_default()
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+    let mut s = String::new();
+    let mut esc = false;
+    for c in text(&o.stdout).chars() {
+        if esc {
+            esc = !c.is_ascii_alphabetic();
+        } else if c == '\x1b' {
+            esc = true;
+        } else if c != '\r' {
+            s.push(c);
+        }
+    }
+    s
+}
+
+fn widest(s: &str) -> (usize, String) {
+    s.lines()
+        .map(|l| (unicode_width::UnicodeWidthStr::width(l), l.to_string()))
+        .max_by_key(|(w, _)| *w)
+        .unwrap_or_default()
+}
+
+#[test]
+fn every_line_fits_eighty_columns() {
+    let captures = [
+        "unclean",
+        "divergence",
+        "double-divergence",
+        "elections",
+        "impact",
+        "transactions",
+        "follower-returns",
+        "divergence-zk-2.8",
+        "unclean-4.4",
+        "unclean-zk-3.9",
+        "coordinators-4.4",
+    ];
+    for name in captures {
+        let dir = kafka(name);
+        let dir = dir.to_str().unwrap();
+        for args in [
+            vec!["check", dir],
+            vec!["diff", dir],
+            vec!["diff", dir, "--explain"],
+            vec!["diff", dir, "--records", "--records-limit", "20"],
+            vec!["timeline", dir],
+        ] {
+            let out = on_terminal(80, &args);
+            assert!(!out.trim().is_empty(), "klf {args:?} printed nothing");
+            let (w, line) = widest(&out);
+            assert!(w <= 80, "klf {args:?} at 80 columns: a line of {w}: {line}");
+        }
+    }
+}
+
+#[test]
+fn a_narrow_terminal_gets_blocks_a_wide_one_tables_a_pipe_the_table() {
+    let dir = kafka("unclean");
+    let dir = dir.to_str().unwrap();
+    let narrow = on_terminal(80, &["diff", dir]);
+    assert!(
+        narrow.contains("broker 1\n  log end: 250  high watermark: 250"),
+        "{narrow}"
+    );
+    assert!(!narrow.contains('┌'), "{narrow}");
+    let wide = on_terminal(220, &["diff", dir]);
+    assert!(
+        wide.contains("│ broker ┆ log end ┆ high watermark"),
+        "{wide}"
+    );
+    let piped = text(&klf(&["diff", dir]).stdout);
+    assert!(
+        piped.contains("│ broker ┆ log end ┆ high watermark"),
+        "{piped}"
+    );
+    assert_eq!(wide, piped, "a table that fits is the table a pipe gets");
+
+    // check: one block per finding, headed by severity and code, the path
+    // whole (it can be pasted into klf dump)
+    let narrow = on_terminal(80, &["check", dir]);
+    assert!(
+        narrow.contains("error  committed-records-lost\n  partition: unclean-0  offset: 100\n"),
+        "{narrow}"
+    );
+    assert!(
+        narrow.contains("file: testdata/kafka/unclean/broker-3/__cluster_metadata-0")
+            || narrow.contains(&format!("file: {dir}/broker-3/__cluster_metadata-0")),
+        "{narrow}"
+    );
+}
+
+#[test]
+fn times_read_as_utc_beside_the_epoch_milliseconds() {
+    let dir = kafka("unclean");
+    let dir = dir.to_str().unwrap();
+    let out = text(&klf(&["diff", dir, "--records", "--records-limit", "3"]).stdout);
+    // the time of each lost record and of the loss, from the batch headers
+    let iso = |s: &str| {
+        s.split_whitespace().any(|w| {
+            let b = w.as_bytes();
+            b.len() == 24 && b[4] == b'-' && b[10] == b'T' && b[19] == b'.' && b[23] == b'Z'
+        })
+    };
+    let record = out
+        .lines()
+        .find(|l| l.contains("┆ key-100 ┆"))
+        .unwrap_or_else(|| panic!("{out}"));
+    assert!(iso(record), "{record}");
+    let summary = out
+        .lines()
+        .find(|l| l.contains("records the partition loses"))
+        .unwrap_or_else(|| panic!("{out}"));
+    assert!(iso(summary), "{summary}");
+    let timeline = text(&klf(&["timeline", dir]).stdout);
+    let election = timeline
+        .lines()
+        .find(|l| l.contains("UNCLEAN election"))
+        .unwrap_or_else(|| panic!("{timeline}"));
+    assert!(iso(election), "{election}");
+}
