@@ -46,7 +46,8 @@ Replay:
   or Kafka's console producer with the properties parse.key=true and
   key.separator=TAB (it partitions by key; kcat -p keeps the partition).
   Binary data, headers and null keys or values: replay the JSON Lines with
-  any client (man klf-salvage, REPLAYING in the README of the klf sources).
+  any client (docs/commands.md in the klf sources: \"Replaying salvaged
+  records\").
 
 ",
     super::common::inputs_help!(),

@@ -2,7 +2,7 @@
 //! offset range and, when the interesting part (divergence, truncations,
 //! log ends) is a small slice of it, a zoomed panel over that slice.
 //!
-//! Every mark carries `data-*` attributes (the README lists them as a
+//! Every mark carries `data-*` attributes (docs/commands.md lists them as a
 //! stable contract): `data-kind`, `data-replica`, `data-epoch`,
 //! `data-start`/`data-end` (half-open offset ranges), `data-offset`,
 //! `data-records`. Panels are `<g data-panel="overview|zoom">`.

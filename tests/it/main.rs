@@ -34,6 +34,7 @@ mod layers;
 mod loss;
 mod machine_limits;
 mod read_paths;
+mod readme_examples;
 mod report;
 mod salvage;
 mod terminal_layout;

@@ -10,7 +10,7 @@
 //! Nothing here prints: `render` turns a [`CheckReport`] into text.
 //!
 //! Every code is listed in [`CHECKS`] with its severity, family and meaning
-//! (the table the README reproduces). Severities follow what Kafka itself
+//! (the table docs/commands.md reproduces). Severities follow what Kafka itself
 //! does with the data: `error` for damage or loss Kafka does not repair
 //! silently (bad checksums in the middle of a log, committed records lost),
 //! `warning` for the marks of an unclean shutdown or of a normal but

@@ -3,7 +3,7 @@
 //! [`super::files`], per transaction index entry, producer, checkpoint
 //! entry, properties file, topic id, quorum state or clean shutdown marker),
 //! each with a `type` field. Byte strings are `{"text": ...}` when valid
-//! UTF-8, else `{"base64": ...}`. The README lists every object type.
+//! UTF-8, else `{"base64": ...}`. docs/json.md lists every object type.
 
 use std::io::Write;
 
