@@ -470,7 +470,8 @@ impl Discovery {
                  not memory-mapped, and may change or vanish while klf reads them",
             );
         }
-        let mut partition_dirs: Vec<(PathBuf, PartitionDirName)> = Vec::new();
+        // (directory, parsed name, reached through a symlink)
+        let mut partition_dirs: Vec<(PathBuf, PartitionDirName, bool)> = Vec::new();
         let mut saw_meta = false;
         for entry in entries {
             let child = path.join(entry.file_name());
@@ -481,6 +482,7 @@ impl Discovery {
                 );
                 continue;
             };
+            let linked = entry.file_type().map_or(true, |t| t.is_symlink());
             let Some(kind) = self.entry_kind(&child, &entry, root) else {
                 continue;
             };
@@ -499,7 +501,7 @@ impl Discovery {
                                 continue;
                             }
                         }
-                        partition_dirs.push((child, parsed));
+                        partition_dirs.push((child, parsed, linked));
                     }
                     Err(why) => self.warn(
                         &child,
@@ -560,20 +562,40 @@ impl Discovery {
             );
         }
         self.settle_node_id(&mut broker);
-        let mut replicas = Vec::new();
-        for (dir, parsed) in partition_dirs {
-            if !seen_partition_dirs.insert(canonical_or_self(&dir)) {
+        // A partition directory that is not a symlink is its log
+        // directory's canonical path and its own name: one canonicalisation
+        // for the log directory, not one per partition.
+        let canonical_log_dir = canonical_or_self(path);
+        let mut todo = Vec::with_capacity(partition_dirs.len());
+        for (dir, parsed, linked) in partition_dirs {
+            let canonical = match dir.file_name() {
+                Some(name) if !linked => canonical_log_dir.join(name),
+                _ => canonical_or_self(&dir),
+            };
+            if !seen_partition_dirs.insert(canonical) {
                 self.note(&dir, "already read through another path");
                 continue;
             }
-            let r = self.read_partition_dir(
-                &dir,
-                path,
-                root,
-                parsed,
-                broker.node_id,
-                &broker.checkpoints,
-            );
+            todo.push((dir, parsed));
+        }
+        // Partition directories are read on every core, each into its own
+        // list of diagnostics, merged in name order (the result does not
+        // depend on the schedule).
+        let read: Vec<(Replica, Discovery)> = {
+            use rayon::prelude::*;
+            let (node_id, checkpoints) = (broker.node_id, &broker.checkpoints);
+            todo.into_par_iter()
+                .map(|(dir, parsed)| {
+                    let mut sub = Discovery::default();
+                    let r = sub.read_partition_dir(&dir, path, root, parsed, node_id, checkpoints);
+                    (r, sub)
+                })
+                .collect()
+        };
+        let mut replicas = Vec::with_capacity(read.len());
+        for (r, sub) in read {
+            self.diags.extend(sub.diags);
+            self.unreadable.extend(sub.unreadable);
             replicas.push(r);
         }
         self.cross_check_checkpoints(&broker, &replicas);
@@ -863,9 +885,9 @@ impl Discovery {
                 continue;
             }
             if name == "quorum-state" && r.kind == ReplicaKind::Metadata {
-                if self.check_readable(&path) {
-                    r.quorum_state = Some(path);
-                }
+                // Nothing is read from it here: whoever reads it (`klf
+                // dump`) reports a failure, and no probe opens it twice.
+                r.quorum_state = Some(path);
                 continue;
             }
             if name.ends_with(".tmp") {
@@ -971,16 +993,6 @@ impl Discovery {
             self.warn(dir, "partition directory without any .log segment");
         }
         r
-    }
-
-    fn check_readable(&mut self, path: &Path) -> bool {
-        match fs::File::open(path) {
-            Ok(_) => true,
-            Err(e) => {
-                self.warn(path, format!("cannot open for reading: {e}; skipped"));
-                false
-            }
-        }
     }
 
     /// Notes an empty file; its size.

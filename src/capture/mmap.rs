@@ -129,9 +129,7 @@ impl FileBytes {
     /// is not mapped and is larger than [`MMAP_THRESHOLD`] is left unread:
     /// [`Opened::Unmapped`], for a reader that reads it a window at a time.
     pub fn open_segment(path: &Path) -> io::Result<Opened> {
-        refuse_special(path)?;
-        let file = File::open(path)?;
-        let meta = file.metadata()?;
+        let (file, meta) = open_regular(path)?;
         let small = meta.len() < MMAP_THRESHOLD;
         if small && meta.len() <= read_window() as u64 {
             return Self::read_file(file, meta.len()).map(Opened::Bytes);
@@ -178,10 +176,8 @@ impl FileBytes {
     /// Reads the whole file into memory (no mapping), up to
     /// [`MAX_WHOLE_READ`] bytes.
     pub fn read(path: &Path) -> io::Result<FileBytes> {
-        refuse_special(path)?;
-        let file = File::open(path)?;
-        let len = file.metadata().map(|m| m.len()).unwrap_or(0);
-        Self::read_file(file, len)
+        let (file, meta) = open_regular(path)?;
+        Self::read_file(file, meta.len())
     }
 
     fn read_file(file: File, len_hint: u64) -> io::Result<FileBytes> {
@@ -264,17 +260,14 @@ pub const MAX_WHOLE_READ: u64 = 256 << 20;
 /// `std::fs::read`, up to [`MAX_WHOLE_READ`] bytes (a larger file is an
 /// error saying so); pipes, sockets and devices refused.
 pub fn read_whole(path: &Path) -> io::Result<Vec<u8>> {
-    refuse_special(path)?;
-    let file = File::open(path)?;
-    let len = file.metadata().map(|m| m.len()).unwrap_or(0);
-    read_capped(file, len)
+    let (file, meta) = open_regular(path)?;
+    read_capped(file, meta.len())
 }
 
 /// CRC-32C and length of a file's content, read in chunks of 1 MiB (memory
 /// does not grow with the file).
 pub fn crc32c_streamed(path: &Path) -> io::Result<(u32, u64)> {
-    refuse_special(path)?;
-    let mut file = File::open(path)?;
+    let (mut file, _) = open_regular(path)?;
     let mut buf = vec![0u8; 1 << 20];
     let (mut crc, mut len) = (0u32, 0u64);
     loop {
@@ -342,8 +335,7 @@ fn recently_modified(meta: &std::fs::Metadata) -> bool {
 /// A pipe, socket or device is not read: opening a FIFO blocks until a
 /// writer appears, and a device can be endless. Directories are left to
 /// the OS (reading one fails with "Is a directory").
-pub fn refuse_special(path: &Path) -> io::Result<()> {
-    let meta = std::fs::metadata(path)?;
+fn refuse_special_meta(meta: &std::fs::Metadata) -> io::Result<()> {
     if meta.is_file() || meta.is_dir() {
         return Ok(());
     }
@@ -351,6 +343,24 @@ pub fn refuse_special(path: &Path) -> io::Result<()> {
         io::ErrorKind::InvalidInput,
         "not a regular file (a pipe, socket or device); not read",
     ))
+}
+
+/// Opens `path` read-only and says what it opened, in one open and one
+/// stat of the open file: a pipe, socket or device is refused. The open does not wait on a FIFO (it is
+/// non-blocking, which changes nothing for a regular file) and never makes a
+/// terminal the controlling one.
+pub fn open_regular(path: &Path) -> io::Result<(File, std::fs::Metadata)> {
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY);
+    }
+    let file = options.open(path)?;
+    let meta = file.metadata()?;
+    refuse_special_meta(&meta)?;
+    Ok((file, meta))
 }
 
 impl Deref for FileBytes {

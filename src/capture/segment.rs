@@ -70,9 +70,8 @@ impl SegmentFile {
     /// Opens `path` and reads it a window at a time whatever its size or
     /// place (no mapping): for tests of the unmapped path.
     pub fn open_unmapped(path: &Path) -> io::Result<SegmentFile> {
-        crate::capture::mmap::refuse_special(path)?;
-        let file = File::open(path)?;
-        let len = file.metadata()?.len();
+        let (file, meta) = crate::capture::mmap::open_regular(path)?;
+        let len = meta.len();
         Ok(SegmentFile {
             src: Src::Unmapped(file),
             len,

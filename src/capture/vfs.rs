@@ -1049,8 +1049,7 @@ impl File {
         let p = p.as_ref();
         match lookup(p) {
             None => {
-                super::mmap::refuse_special(p)?;
-                std::fs::File::open(p).map(File::Disk)
+                super::mmap::open_regular(p).map(|(f, _)| File::Disk(f))
             }
             Some((t, rel)) => match t.files.get(&rel) {
                 Some(f) => Ok(File::Memory(io::Cursor::new(Arc::clone(&f.bytes)))),

@@ -161,7 +161,20 @@ fn diff_readable(
         .filter(|(r, _)| evidence.capture().unreadable_for(r).is_some())
         .map(|(_, &id)| id)
         .collect();
-    let mut problems = Vec::new();
+    // A replica left out because discovery could not read its directory or
+    // a file it needs: the failed read is the partition's problem (an I/O
+    // error), said once here.
+    let mut problems: Vec<ReplicaProblem> = reps
+        .iter()
+        .filter_map(|r| evidence.capture().unreadable_for(r))
+        .map(|path| ReplicaProblem {
+            path: path.to_path_buf(),
+            position: None,
+            message: "could not be read when the capture was listed; the replica is left out"
+                .to_string(),
+            io: true,
+        })
+        .collect();
     loop {
         let sub: Vec<Replica> = reps
             .iter()
