@@ -237,6 +237,38 @@ impl FileBytes {
     }
 }
 
+/// Maps the pages behind `bytes` into this process now
+/// (`MADV_POPULATE_READ`), so that the thread that reads them next does
+/// not stop on a page fault for each few of them: a reader calls it from a
+/// worker for the bytes it will read after the ones in hand. A hint: bytes
+/// not mapped from a file (read into memory) are already there, and any
+/// failure (an old kernel, a range not mapped) changes nothing.
+pub fn populate(bytes: &[u8]) {
+    #[cfg(target_os = "linux")]
+    {
+        if bytes.is_empty() {
+            return;
+        }
+        let page = 4096usize;
+        let start = bytes.as_ptr() as usize;
+        let aligned = start - start % page;
+        let len = bytes.len() + (start - aligned);
+        // SAFETY: MADV_POPULATE_READ only faults in, readable, pages of
+        // mappings that already exist (the range starts on the page that
+        // holds `bytes[0]` and ends on the one that holds its last byte,
+        // both mapped since `bytes` is a live slice); it changes no byte,
+        // no protection and no mapping, and fails (ignored) rather than
+        // faulting on a page that is not mapped.
+        unsafe {
+            let _ = libc::madvise(aligned as *mut libc::c_void, len, libc::MADV_POPULATE_READ);
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = bytes;
+    }
+}
+
 /// A file opened by [`FileBytes::open_segment`].
 pub enum Opened {
     /// Its bytes, mapped or (a small file) read.
@@ -269,13 +301,13 @@ pub fn read_whole(path: &Path) -> io::Result<Vec<u8>> {
 pub fn crc32c_streamed(path: &Path) -> io::Result<(u32, u64)> {
     let (mut file, _) = open_regular(path)?;
     let mut buf = vec![0u8; 1 << 20];
-    let (mut crc, mut len) = (0u32, 0u64);
+    let (mut crc, mut len) = (crate::format::crc::Crc32c::default(), 0u64);
     loop {
         let n = file.read(&mut buf)?;
         if n == 0 {
-            return Ok((crc, len));
+            return Ok((crc.value(), len));
         }
-        crc = crc32c::crc32c_append(crc, &buf[..n]);
+        crc.update(&buf[..n]);
         len += n as u64;
     }
 }

@@ -84,7 +84,7 @@ pub fn summarize(batch: &Batch<'_>) -> BatchSummary {
             base_offset: e.offset,
             last_offset: e.offset,
             partition_leader_epoch: -1,
-            crc: crc32c::crc32c(e.bytes()),
+            crc: crate::format::crc::crc32c(e.bytes()),
             record_count: 1,
             is_control: false,
             is_transactional: false,

@@ -304,6 +304,12 @@ impl Entries for SegmentReader<'_> {
     fn position(&self) -> u64 {
         SegmentReader::position(self)
     }
+    fn page_in(&self) -> Option<fn(&[u8])> {
+        match &self.src.src {
+            Src::Bytes(b) if b.is_mapped() => Some(crate::capture::mmap::populate),
+            _ => None,
+        }
+    }
     fn ahead(&self) -> SegmentIter<'_> {
         self.release();
         let mut scan = Scan::new(self.scan.position(), self.scan.end());

@@ -186,11 +186,37 @@ struct Tree {
 
 impl Tree {
     fn rel(&self, p: &Path) -> Option<PathBuf> {
-        if let Ok(r) = p.strip_prefix(&self.root) {
-            return Some(normal(r));
+        let r = match p.strip_prefix(&self.root) {
+            Ok(r) => normal(r),
+            Err(_) => {
+                let abs = std::path::absolute(p).ok()?;
+                normal(abs.strip_prefix(&self.abs_root).ok()?)
+            }
+        };
+        Some(self.through_single_folder(r))
+    }
+
+    /// An archive of one folder (`tar -czf capture.tar.gz capture/`) is
+    /// read as that folder: `capture.tar.gz!/broker-1/...` names
+    /// `capture/broker-1/...` when the archive holds nothing else at its
+    /// top and has no `broker-1` of its own there. Paths spelled with the
+    /// folder's name still work.
+    fn through_single_folder(&self, r: PathBuf) -> PathBuf {
+        if r.as_os_str().is_empty() || self.files.contains_key(&r) || self.is_dir(&r) {
+            return r;
         }
-        let abs = std::path::absolute(p).ok()?;
-        abs.strip_prefix(&self.abs_root).ok().map(normal)
+        if !self.dirs.files.is_empty() || self.dirs.dirs.len() != 1 {
+            return r;
+        }
+        let Some(top) = self.dirs.dirs.keys().next() else {
+            return r;
+        };
+        let inside = Path::new(top).join(&r);
+        if self.files.contains_key(&inside) || self.is_dir(&inside) {
+            inside
+        } else {
+            r
+        }
     }
 
     fn is_dir(&self, rel: &Path) -> bool {
@@ -1048,9 +1074,7 @@ impl File {
     pub fn open(p: impl AsRef<Path>) -> io::Result<File> {
         let p = p.as_ref();
         match lookup(p) {
-            None => {
-                super::mmap::open_regular(p).map(|(f, _)| File::Disk(f))
-            }
+            None => super::mmap::open_regular(p).map(|(f, _)| File::Disk(f)),
             Some((t, rel)) => match t.files.get(&rel) {
                 Some(f) => Ok(File::Memory(io::Cursor::new(Arc::clone(&f.bytes)))),
                 None if t.is_dir(&rel) => Err(io::Error::other("Is a directory")),
@@ -1108,7 +1132,7 @@ pub fn crc32c(p: &Path) -> io::Result<(u32, u64)> {
     match lookup(p) {
         None => super::mmap::crc32c_streamed(p),
         Some((t, rel)) => match t.files.get(&rel) {
-            Some(f) => Ok((crc32c::crc32c(&f.bytes), f.bytes.len() as u64)),
+            Some(f) => Ok((crate::format::crc::crc32c(&f.bytes), f.bytes.len() as u64)),
             None => Err(not_found(p)),
         },
     }

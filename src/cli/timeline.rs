@@ -5,7 +5,7 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use super::common::{Output, Status};
-use klf::engine::timeline::timelines;
+use klf::engine::timeline::{selection, timelines};
 use klf::render::timeline::{write_json, write_table};
 
 /// Output formats of `klf timeline`.
@@ -39,6 +39,10 @@ JSON output:
   \"changes\":[...]},\"controller_missing\"}]}
   Without a metadata log (a ZooKeeper-mode cluster) \"controller\" is null
   and \"controller_missing\" says why.
+
+The metadata log (__cluster_metadata-0) has its own timeline, the KRaft
+quorum's epochs: shown with --topic __cluster_metadata, or when the paths
+hold nothing else.
 
 ",
     super::common::inputs_help!(),
@@ -74,12 +78,8 @@ pub fn run(args: Args, out: &mut Output) -> Status {
         Ok(c) => c,
         Err(s) => return s,
     };
-    let total: usize = capture
-        .partitions
+    let total: usize = selection(&capture, args.topic.as_deref(), args.partition)
         .iter()
-        .filter(|((t, p), _)| {
-            args.topic.as_ref().is_none_or(|x| x == t) && args.partition.is_none_or(|x| x == *p)
-        })
         .map(|(_, reps)| reps.len())
         .sum();
     if total == 0 {

@@ -5,7 +5,7 @@
 use rayon::prelude::*;
 
 use crate::analysis::timeline::{timeline, Timeline};
-use crate::capture::discover::Capture;
+use crate::capture::discover::{Capture, Replica, METADATA_TOPIC};
 use crate::capture::replica::{load_replica, ReplicaProblem};
 use crate::engine::evidence::{broker_ids, Evidence};
 use crate::model::PartitionHistory;
@@ -39,11 +39,7 @@ pub fn timelines(
     progress: &(dyn Fn() + Sync),
 ) -> Vec<PartitionTimelines> {
     let evidence = Evidence::gather(capture);
-    let wanted: Vec<_> = capture
-        .partitions
-        .iter()
-        .filter(|((t, p), _)| topic.is_none_or(|x| x == t) && partition.is_none_or(|x| x == *p))
-        .collect();
+    let wanted = selection(capture, topic, partition);
     wanted
         .par_iter()
         .map(|((t, p), reps)| {
@@ -60,14 +56,55 @@ pub fn timelines(
                     tl
                 })
                 .collect();
+            let metadata = t == METADATA_TOPIC;
             PartitionTimelines {
                 topic: t.clone(),
                 partition: *p,
                 replicas,
-                controller: evidence.history(t, *p).cloned(),
-                controller_missing: evidence.history_missing(t, *p),
+                controller: if metadata {
+                    None
+                } else {
+                    evidence.history(t, *p).cloned()
+                },
+                controller_missing: if metadata {
+                    Some(METADATA_LOG_OWN.to_string())
+                } else {
+                    evidence.history_missing(t, *p)
+                },
                 problems,
             }
         })
         .collect()
+}
+
+/// Why the metadata log's own timeline has no controller's view.
+pub const METADATA_LOG_OWN: &str = "this is the metadata log itself: its leader epochs are the \
+     KRaft controller quorum's, from its batches and leader-epoch-checkpoint (quorum-state \
+     names the quorum's current leader)";
+
+/// The partitions `topic` and `partition` select (all when `None`), each
+/// with its replicas in broker order. The metadata log
+/// (`__cluster_metadata-0`) is among them when `topic` names it, or when
+/// nothing else is selected and no filter is given (a folder of the
+/// metadata log alone).
+pub fn selection<'c>(
+    capture: &'c Capture,
+    topic: Option<&str>,
+    partition: Option<i32>,
+) -> Vec<((String, i32), &'c [Replica])> {
+    let mut wanted: Vec<((String, i32), &[Replica])> = capture
+        .partitions
+        .iter()
+        .filter(|((t, p), _)| topic.is_none_or(|x| x == t) && partition.is_none_or(|x| x == *p))
+        .map(|(k, reps)| (k.clone(), reps.as_slice()))
+        .collect();
+    let asked = topic == Some(METADATA_TOPIC) && partition.is_none_or(|p| p == 0);
+    let alone = wanted.is_empty() && topic.is_none() && partition.is_none();
+    if !capture.metadata_logs.is_empty() && (asked || alone) {
+        wanted.push((
+            (METADATA_TOPIC.to_string(), 0),
+            capture.metadata_logs.as_slice(),
+        ));
+    }
+    wanted
 }

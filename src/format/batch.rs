@@ -206,7 +206,7 @@ impl<'a> RecordBatch<'a> {
     }
     /// CRC-32C over attributes..end, as computed.
     pub fn computed_crc(&self) -> u32 {
-        self.bytes.get(21..).map_or(0, crc32c::crc32c)
+        self.bytes.get(21..).map_or(0, crate::format::crc::crc32c)
     }
     /// Kafka's `isValid`: size ≥ 61 and the CRC matches.
     pub fn is_valid(&self) -> bool {
@@ -838,7 +838,7 @@ fn plausible_in(w: &Window<'_>, p: u64, end: u64) -> Plausible {
     let ok = match h[16] {
         2 => {
             total >= V2_HEADER_SIZE
-                && be_i32(entry, 17) as u32 == crc32c::crc32c(&entry[21..])
+                && be_i32(entry, 17) as u32 == crate::format::crc::crc32c(&entry[21..])
                 && be_i32(entry, 57) >= 0
         }
         0 | 1 => {
@@ -874,6 +874,18 @@ impl<'a> SegmentIter<'a> {
     /// Iterates all of `data`.
     pub fn new(data: &'a [u8]) -> Self {
         Self::with_range(data, 0, data.len())
+    }
+
+    /// The bytes of segment positions `[from, from + len)` that are in
+    /// memory (fewer at the window's end; empty outside it).
+    pub fn bytes_at(&self, from: u64, len: u64) -> &'a [u8] {
+        let start = from
+            .saturating_sub(self.w.base)
+            .min(self.w.data.len() as u64) as usize;
+        let end = (start as u64)
+            .saturating_add(len)
+            .min(self.w.data.len() as u64) as usize;
+        &self.w.data[start..end]
     }
 
     /// Iterates entries starting in `[start, end)` (Kafka's
@@ -973,6 +985,12 @@ pub trait Entries {
     /// The entries from the current position that are already in memory,
     /// to look ahead (the iteration itself does not move).
     fn ahead(&self) -> SegmentIter<'_>;
+    /// What maps bytes of [`Self::ahead`] into memory before they are
+    /// read, for a worker to call on the bytes after those in hand (a
+    /// memory-mapped file's pages); `None` when they are in memory already.
+    fn page_in(&self) -> Option<fn(&[u8])> {
+        None
+    }
 }
 
 impl Entries for SegmentIter<'_> {
@@ -1052,7 +1070,7 @@ pub fn encode_batch(
     b.extend_from_slice(&producer.2.to_be_bytes());
     b.extend_from_slice(&count.to_be_bytes());
     b.extend_from_slice(records);
-    let crc = crc32c::crc32c(&b[21..]);
+    let crc = crate::format::crc::crc32c(&b[21..]);
     b[17..21].copy_from_slice(&crc.to_be_bytes());
     b
 }
@@ -1099,7 +1117,7 @@ mod tests {
         assert_eq!(b.len(), 70);
         let batch = RecordBatch::new(&b, 0, b.len()).unwrap();
         assert!(batch.is_valid());
-        assert_eq!(batch.crc(), crc32c::crc32c(&b[21..]));
+        assert_eq!(batch.crc(), crate::format::crc::crc32c(&b[21..]));
     }
 
     #[test]

@@ -145,7 +145,7 @@ impl<'a> OffsetIndex<'a> {
                 )));
             }
         }
-        if self.data.len() % OFFSET_ENTRY_SIZE != 0 {
+        if !self.data.len().is_multiple_of(OFFSET_ENTRY_SIZE) {
             return Err(SanityError(format!(
                 "index is corrupt, found {} bytes which is neither positive nor a multiple of 8",
                 self.data.len()
@@ -251,7 +251,7 @@ impl<'a> TimeIndex<'a> {
                 )));
             }
         }
-        if self.data.len() % TIME_ENTRY_SIZE != 0 {
+        if !self.data.len().is_multiple_of(TIME_ENTRY_SIZE) {
             return Err(SanityError(format!(
                 "time index is corrupt, found {} bytes which is neither positive nor a multiple of 12",
                 self.data.len()

@@ -12,6 +12,7 @@ pub use error::ParseError;
 pub mod batch;
 pub mod bytes;
 pub mod codec;
+pub mod crc;
 pub mod framing;
 pub mod legacy;
 pub mod record;

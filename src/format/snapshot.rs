@@ -147,7 +147,7 @@ pub fn parse_producer_snapshot(data: &[u8]) -> Result<ProducerSnapshot, ParseErr
     Ok(ProducerSnapshot {
         version,
         crc,
-        computed_crc: crc32c::crc32c(&data[ENTRIES_OFFSET..]),
+        computed_crc: crate::format::crc::crc32c(&data[ENTRIES_OFFSET..]),
         entries,
         trailing_bytes: data.len() - pos,
     })
@@ -178,7 +178,7 @@ mod tests {
         }
         body.extend_from_slice(extra);
         let mut out = 1i16.to_be_bytes().to_vec();
-        out.extend_from_slice(&crc32c::crc32c(&body).to_be_bytes());
+        out.extend_from_slice(&crate::format::crc::crc32c(&body).to_be_bytes());
         out.extend(body);
         out
     }

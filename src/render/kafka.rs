@@ -1240,7 +1240,7 @@ impl<'o> Dumper<'o> {
         let r = (|| -> Result<(), DumpError> {
             loop {
                 if forks && ready.is_empty() && valid_bytes == iter.position() {
-                    ready = self.render_ahead(iter.ahead());
+                    ready = self.render_ahead(iter.ahead(), iter.page_in());
                 }
                 if let Some(chunk) = ready.pop_front() {
                     if chunk.start == iter.position() {
@@ -1273,7 +1273,7 @@ impl<'o> Dumper<'o> {
                     ready.clear();
                 }
                 if !forks {
-                    crcs.prepare(iter.ahead());
+                    crcs.prepare(iter.ahead(), iter.page_in());
                 }
                 let batch = match iter.next_entry() {
                     None => break,
@@ -1338,7 +1338,11 @@ impl<'o> Dumper<'o> {
     /// about [`RENDER_CHUNK`] bytes of batches per task, [`RENDER_CHUNKS`]
     /// tasks per core at a time. Less than two tasks' worth is left to the
     /// sequential path.
-    fn render_ahead(&self, ahead: SegmentIter<'_>) -> std::collections::VecDeque<Rendered> {
+    fn render_ahead(
+        &self,
+        ahead: SegmentIter<'_>,
+        page_in: Option<fn(&[u8])>,
+    ) -> std::collections::VecDeque<Rendered> {
         let most = RENDER_CHUNK * RENDER_CHUNKS * rayon::current_num_threads() as u64;
         let mut plan: Vec<(u64, u64, usize)> = Vec::new();
         let (mut start, mut bytes, mut n) = (ahead.position(), 0u64, 0usize);
@@ -1365,6 +1369,7 @@ impl<'o> Dumper<'o> {
         if plan.len() < 2 {
             return std::collections::VecDeque::new();
         }
+        let chunks = plan.len() as u64;
         let mut formatters = Vec::with_capacity(plan.len());
         for _ in &plan {
             match self.formatter.fork() {
@@ -1375,18 +1380,53 @@ impl<'o> Dumper<'o> {
         let opts = &self.opts;
         let ahead = &ahead;
         let spare = &self.spare;
-        use rayon::prelude::*;
-        plan.into_par_iter()
+        // The pages of the next round are mapped in meanwhile, a piece per
+        // task among the rendering tasks, not by the thread that scans
+        // their headers next.
+        let after = plan.last().map_or(0, |p| p.1);
+        let pieces = page_in.map_or(0, |_| {
+            ahead
+                .bytes_at(after, most)
+                .len()
+                .div_ceil(RENDER_CHUNK as usize)
+        });
+        // a chunk to render with its formatter, or (None) a piece to map in
+        type Task = Option<((u64, u64, usize), Box<dyn RecordFormatter + Send>)>;
+        let tasks: Vec<Task> = plan
+            .into_iter()
             .zip(formatters)
-            .map(|((start, end, entries), mut f)| {
-                let buffers = spare
-                    .lock()
-                    .ok()
-                    .and_then(|mut s| s.pop())
-                    .unwrap_or_default();
-                render_chunk(opts, &mut *f, ahead, (start, end, entries), buffers)
+            .map(Some)
+            .chain((0..pieces).map(|_| None))
+            .collect();
+        use rayon::prelude::*;
+        let rendered: Vec<Option<Rendered>> = tasks
+            .into_par_iter()
+            .enumerate()
+            .map(|(i, task)| match task {
+                Some(((start, end, entries), mut f)) => {
+                    let buffers = spare
+                        .lock()
+                        .ok()
+                        .and_then(|mut s| s.pop())
+                        .unwrap_or_default();
+                    Some(render_chunk(
+                        opts,
+                        &mut *f,
+                        ahead,
+                        (start, end, entries),
+                        buffers,
+                    ))
+                }
+                None => {
+                    if let Some(page_in) = page_in {
+                        let piece = (i as u64).saturating_sub(chunks) * RENDER_CHUNK;
+                        page_in(ahead.bytes_at(after + piece, RENDER_CHUNK));
+                    }
+                    None
+                }
             })
-            .collect()
+            .collect();
+        rendered.into_iter().flatten().collect()
     }
 
     /// Dumps a `.index` file. `log` is the `.log` of the same base offset.
@@ -1864,7 +1904,7 @@ impl ChecksumsAhead {
     /// Works out, on every core, the checksums of the v2 batches of `ahead`
     /// (the entries from the next one on that are already in memory), up to
     /// [`CHECKSUM_WINDOW`] bytes, unless the next entry's is known already.
-    fn prepare(&mut self, ahead: SegmentIter<'_>) {
+    fn prepare(&mut self, ahead: SegmentIter<'_>, page_in: Option<fn(&[u8])>) {
         let pos = ahead.position();
         while let Some(&(p, _)) = self.ready.front() {
             if p >= pos {
@@ -1874,7 +1914,8 @@ impl ChecksumsAhead {
         }
         let mut window = Vec::new();
         let mut bytes = 0u64;
-        for item in ahead {
+        let next_window = |from: u64| ahead.bytes_at(from, CHECKSUM_WINDOW);
+        for item in ahead.clone() {
             match item {
                 Ok(Batch::V2(n)) => {
                     bytes += n.size_in_bytes() as u64;
@@ -1887,11 +1928,46 @@ impl ChecksumsAhead {
                 break;
             }
         }
+        // Checksums of about a MiB of batches a task and, among those
+        // tasks, the pages of the next window mapped in a MiB a task, so
+        // that the thread that scans their headers next does not fault them
+        // in alone.
+        const PIECE: u64 = 1 << 20;
+        let after = pos + bytes;
+        let mut tasks: Vec<Task<'_>> = Vec::new();
+        let (mut from, mut size) = (0usize, 0u64);
+        for (i, b) in window.iter().enumerate() {
+            size += b.size_in_bytes() as u64;
+            if size >= PIECE || i + 1 == window.len() {
+                tasks.push(Task::Check(&window[from..=i]));
+                (from, size) = (i + 1, 0);
+            }
+        }
+        if page_in.is_some() {
+            let next = next_window(after);
+            tasks.extend(next.chunks(PIECE as usize).map(Task::PageIn));
+        }
+        enum Task<'w> {
+            Check(&'w [RecordBatch<'w>]),
+            PageIn(&'w [u8]),
+        }
         use rayon::prelude::*;
-        let done: Vec<(u64, bool)> = window
+        let done: Vec<(u64, bool)> = tasks
             .par_iter()
-            .with_min_len(8)
-            .map(|b| (b.position, b.is_valid()))
+            .flat_map_iter(|t| {
+                let mut out = Vec::new();
+                match t {
+                    Task::Check(batches) => {
+                        out.extend(batches.iter().map(|b| (b.position, b.is_valid())));
+                    }
+                    Task::PageIn(bytes) => {
+                        if let Some(page_in) = page_in {
+                            page_in(bytes);
+                        }
+                    }
+                }
+                out
+            })
             .collect();
         self.ready.extend(done);
     }

@@ -228,13 +228,23 @@ pub fn write_table(
             }
             writeln!(w, "{t}")?;
         } else if let Some(why) = &p.controller_missing {
-            writeln!(
-                w,
-                "{}-{}: no controller's view: {}; who led each epoch, the ISR and the elections are not in the capture",
-                sanitize(&p.topic),
-                p.partition,
-                sanitize(why)
-            )?;
+            if p.topic == crate::format::names::METADATA_TOPIC {
+                writeln!(
+                    w,
+                    "{}-{}: {}",
+                    sanitize(&p.topic),
+                    p.partition,
+                    sanitize(why)
+                )?;
+            } else {
+                writeln!(
+                    w,
+                    "{}-{}: no controller's view: {}; who led each epoch, the ISR and the elections are not in the capture",
+                    sanitize(&p.topic),
+                    p.partition,
+                    sanitize(why)
+                )?;
+            }
         }
         for r in &p.replicas {
             writeln!(

@@ -197,6 +197,69 @@ fn dump_reads_files_inside_archives() {
     let _ = fs::remove_dir_all(&tmp);
 }
 
+/// `tar -czf capture.tar.gz capture/` holds one folder: a path inside
+/// the archive may leave the folder's name out, as the capture is read as
+/// that folder; spelled with it, it reads the same bytes.
+#[test]
+fn an_archive_of_one_folder_is_addressed_without_its_name() {
+    let tmp = temp_dir("one-folder");
+    let dir = kafka("divergence");
+    let archive = tmp.join("capture.tar.gz");
+    tar_of(&dir, "capture", Kind::Gz, &archive);
+    let seg = "broker-1/diverge-0/00000000000000000000.log";
+    let real = klf(&[
+        "dump",
+        "--format",
+        "json",
+        "--deep-iteration",
+        s(&dir.join(seg)),
+    ]);
+    assert_eq!(real.code, Some(0), "{}", real.stderr);
+    let short = format!("{}!/{seg}", archive.display());
+    let long = format!("{}!/capture/{seg}", archive.display());
+    for virt in [&short, &long] {
+        let r = klf(&["dump", "--format", "json", "--deep-iteration", virt]);
+        assert_eq!(r.code, Some(0), "{virt}: {}", r.stderr);
+        assert_eq!(
+            r.stdout,
+            real.stdout.replace(s(&dir.join(seg)), virt),
+            "{virt}"
+        );
+    }
+    // A broker directory named without the folder is a capture klf diffs.
+    let broker_dirs: Vec<String> = ["broker-1", "broker-2", "broker-3"]
+        .iter()
+        .map(|b| format!("{}!/{b}", archive.display()))
+        .collect();
+    let mut args = vec!["diff", "--format", "json"];
+    args.extend(broker_dirs.iter().map(String::as_str));
+    let r = klf(&args);
+    let d = klf(&["diff", "--format", "json", s(&dir)]);
+    assert_eq!(r.code, d.code, "{}", r.stderr);
+    let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    let w: serde_json::Value = serde_json::from_str(&d.stdout).unwrap();
+    for field in [
+        "records",
+        "verdict",
+        "committed_proven",
+        "committed_possible",
+    ] {
+        assert_eq!(
+            v["partitions"][0]["loss"][field], w["partitions"][0]["loss"][field],
+            "{field}"
+        );
+    }
+    // A name that is in neither place is still refused, naming the archive.
+    let missing = format!(
+        "{}!/broker-9/x-0/00000000000000000000.log",
+        archive.display()
+    );
+    let r = klf(&["dump", &missing]);
+    assert_eq!(r.code, Some(2), "{}", r.stderr);
+    assert!(r.stderr.contains("tar -tf"), "{}", r.stderr);
+    let _ = fs::remove_dir_all(&tmp);
+}
+
 /// A tar header with a raw name (the tar crate refuses to write `..` and
 /// absolute names through its checked setters).
 fn raw_header(name: &[u8], kind: tar::EntryType, size: u64, link: &[u8]) -> tar::Header {

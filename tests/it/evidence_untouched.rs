@@ -338,10 +338,9 @@ fn source_opens_nothing_for_writing() {
     // refused rather than waited on) asks for reading and nothing else: no
     // write, append, create or truncate flag appears in the file (checked
     // above, line by line).
-    let mmap = std::fs::read_to_string(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("src/capture/mmap.rs"),
-    )
-    .unwrap();
+    let mmap =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("src/capture/mmap.rs"))
+            .unwrap();
     assert!(mmap.contains("options.read(true);"), "the input open reads");
     let allowed = |w: &String| {
         w.contains("src/capture/output.rs")

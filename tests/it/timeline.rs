@@ -175,3 +175,132 @@ fn a_log_of_v0_v1_messages_needs_no_epoch_checkpoint() {
         "the capture has v0/v1 replicas without a checkpoint"
     );
 }
+
+/// The metadata log's own timeline, on every committed KRaft capture: the
+/// epochs its batches were written in agree with the leader-epoch-checkpoint
+/// Kafka kept beside them, none is above the epoch the broker's
+/// quorum-state records, and a folder holding only the metadata log (and
+/// its broker's meta.properties) shows the same timeline instead of
+/// "no partition".
+#[test]
+fn metadata_log_timeline_agrees_with_kafkas_checkpoint_and_quorum_state() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/kafka");
+    let mut logs = 0;
+    let mut names: Vec<_> = std::fs::read_dir(&root)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    names.sort();
+    for cap in names {
+        // Broker folders (`broker-N`) and, where the capture has one, the
+        // controller's (`controller-N`, a higher node id: last).
+        let mut brokers: Vec<_> = std::fs::read_dir(&cap)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|b| b.join("__cluster_metadata-0").is_dir())
+            .collect();
+        brokers.sort_by_key(|b| {
+            let name = b.file_name().unwrap().to_string_lossy().into_owned();
+            (name.starts_with("controller"), name)
+        });
+        if brokers.is_empty() {
+            continue;
+        }
+        let (code, v) = timeline(&cap, "__cluster_metadata");
+        assert!(matches!(code, Some(0 | 1)), "{}", cap.display());
+        let part = &v["partitions"][0];
+        assert_eq!(part["topic"], "__cluster_metadata", "{}", cap.display());
+        assert!(part["controller"].is_null());
+        let replicas = part["replicas"].as_array().unwrap();
+        assert_eq!(replicas.len(), brokers.len(), "{}", cap.display());
+        for (r, dir) in replicas.iter().zip(&brokers) {
+            logs += 1;
+            let meta = dir.join("__cluster_metadata-0");
+            // Kafka's checkpoint: the first offset of each epoch.
+            let text = std::fs::read_to_string(meta.join("leader-epoch-checkpoint")).unwrap();
+            let kafka: Vec<(i64, i64)> = text
+                .lines()
+                .skip(2)
+                .filter_map(|l| {
+                    let mut f = l.split_whitespace().map(|x| x.parse::<i64>().unwrap());
+                    Some((f.next()?, f.next()?))
+                })
+                .collect();
+            let from_batches: Vec<(i64, i64)> = r["from_batches"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|e| {
+                    (
+                        e["epoch"].as_i64().unwrap(),
+                        e["start_offset"].as_i64().unwrap(),
+                    )
+                })
+                .collect();
+            // Every epoch the batches hold starts where Kafka's checkpoint
+            // says (the checkpoint may hold later epochs that wrote nothing
+            // yet on this replica).
+            for e in &from_batches {
+                assert!(
+                    kafka.contains(e),
+                    "{}: {e:?} not in {kafka:?}",
+                    meta.display()
+                );
+            }
+            assert_eq!(
+                r["disagreements"].as_array().unwrap().len(),
+                0,
+                "{}: {r}",
+                meta.display()
+            );
+            let qs: Value =
+                serde_json::from_str(&std::fs::read_to_string(meta.join("quorum-state")).unwrap())
+                    .unwrap();
+            let quorum_epoch = qs["leaderEpoch"].as_i64().unwrap();
+            for (epoch, _) in &from_batches {
+                assert!(
+                    *epoch <= quorum_epoch,
+                    "{}: {epoch} > {quorum_epoch}",
+                    meta.display()
+                );
+            }
+        }
+        // The metadata log alone: its own timeline, not "no partition".
+        let alone = super::common::scratch(&format!(
+            "metadata-alone-{}",
+            cap.file_name().unwrap().to_string_lossy()
+        ));
+        let b = alone.join("broker-1");
+        super::common::copy_tree(
+            &brokers[0].join("__cluster_metadata-0"),
+            &b.join("__cluster_metadata-0"),
+        );
+        if brokers[0].join("meta.properties").is_file() {
+            std::fs::copy(
+                brokers[0].join("meta.properties"),
+                b.join("meta.properties"),
+            )
+            .unwrap();
+        }
+        let out = Command::new(env!("CARGO_BIN_EXE_klf"))
+            .args(["timeline", "--format", "json"])
+            .arg(&b)
+            .output()
+            .unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let w: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(
+            w["partitions"][0]["replicas"][0]["from_batches"],
+            replicas[0]["from_batches"],
+            "{}",
+            cap.display()
+        );
+        let _ = std::fs::remove_dir_all(&alone);
+    }
+    assert!(logs >= 20, "only {logs} metadata logs");
+}

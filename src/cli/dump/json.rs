@@ -378,7 +378,7 @@ fn rest(
     entry: usize,
 ) -> std::io::Result<()> {
     let slots = data.len() / entry;
-    if valid >= slots && data.len() % entry == 0 {
+    if valid >= slots && data.len().is_multiple_of(entry) {
         return Ok(());
     }
     let tail = data.get(valid * entry..).unwrap_or(&[]);

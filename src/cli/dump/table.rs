@@ -412,7 +412,7 @@ fn rest_row(
     entry: usize,
 ) -> std::io::Result<()> {
     let slots = data.len() / entry;
-    if valid >= slots && data.len() % entry == 0 {
+    if valid >= slots && data.len().is_multiple_of(entry) {
         return Ok(());
     }
     let tail = data.get(valid * entry..).unwrap_or(&[]);
