@@ -11,11 +11,12 @@ use super::common::{Output, Status};
 /// What `--help` and the man page tell beyond the options.
 pub const AFTER_HELP: &str = "\
 Examples:
-  bash  klf completions bash > ~/.local/share/bash-completion/completions/klf
-        (or: source <(klf completions bash) in ~/.bashrc)
-  zsh   klf completions zsh > ~/.zfunc/_klf, with fpath+=(~/.zfunc) before
-        compinit in ~/.zshrc
-  fish  klf completions fish > ~/.config/fish/completions/klf.fish
+  klf completions bash > ~/.local/share/bash-completion/completions/klf
+  klf completions zsh > ~/.zfunc/_klf
+  klf completions fish > ~/.config/fish/completions/klf.fish
+
+  bash also takes `source <(klf completions bash)` in ~/.bashrc; zsh needs
+  fpath+=(~/.zfunc) before compinit in ~/.zshrc.
 
 Exit status:
   0  the script was written

@@ -92,7 +92,7 @@ Inputs:
 Examples:
   klf dump broker-1/orders-0/00000000000000000000.log --deep-iteration
   klf dump --files 00000000000000000000.log,00000000000000000000.index
-  klf dump capture/ --format json | jq 'select(.type == \"problem\")'
+  klf dump capture/ --format json | jq -c 'select(.type == \"batch\") | [.file, .base_offset, .partition_leader_epoch]'
   klf dump 'capture.tar.gz!/broker-1/orders-0' --format table
 ";
 

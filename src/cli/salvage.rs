@@ -54,7 +54,7 @@ Replay:
     "\
 Examples:
   klf salvage capture/ --out salvaged/
-  klf salvage broker-1 broker-2 broker-3 --topic orders --out salvaged/ --log
+  klf salvage broker-1 broker-2 broker-3 --topic orders --out orders-salvaged/ --log
 "
 );
 
