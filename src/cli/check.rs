@@ -101,9 +101,10 @@ pub struct Args {
     /// (default: from the capture)
     #[arg(long, value_name = "VERSION", value_parser = super::common::parse_inter_broker_protocol)]
     inter_broker_protocol: Option<klf::analysis::truncation::ReplicationProtocol>,
-    /// Table: show at most N findings (default: 40 on a terminal, all into
-    /// a pipe); each code shows at most 3 per partition, then how many
-    /// more. JSON, JSON Lines and JUnit list every finding whatever N
+    /// Table: show at most N findings (default: as many as fit the
+    /// terminal's height, all into a pipe); each code shows at most 3 per
+    /// partition, then how many more. JSON, JSON Lines and JUnit list
+    /// every finding whatever N
     #[arg(long, value_name = "N")]
     max_findings: Option<usize>,
 }
@@ -203,8 +204,13 @@ pub fn run(args: Args, out: &mut Output) -> Status {
     let res = match args.format {
         Format::Table => {
             let look = out.look();
-            // about a screenful on a terminal
-            let max = args.max_findings.or(look.width.map(|_| 40));
+            // a screenful on a terminal, the prompt's line kept
+            let max = args.max_findings.or_else(|| {
+                look.width.map(|_| {
+                    let rows = klf::render::style::terminal_height().unwrap_or(24);
+                    klf::render::check::screenful(&report, level, look, rows.saturating_sub(1))
+                })
+            });
             let mut w = out.fitted();
             write_table(&report, level, look, max, &mut w).and_then(|()| w.flush())
         }

@@ -8,7 +8,7 @@ use std::io::Write;
 use serde::Serialize;
 
 use crate::analysis::check::{CheckReport, Family, Finding, LossBrief, Severity, Summary};
-use crate::render::style::{cell, paint, Look, Paint, Sheet};
+use crate::render::style::{cell, paint, Fit, Look, Paint, Sheet};
 use crate::render::text::{counted, markup, sanitize, JsonSafe};
 
 /// `{"findings": [...], "summary": {...}, "partitions": [...]}`.
@@ -202,6 +202,36 @@ pub fn shown_findings(report: &CheckReport, max: Option<usize>) -> (Vec<(&Findin
     (shown, report.findings.len() - kept)
 }
 
+/// The most findings [`write_table`] can show in `rows` lines of a
+/// terminal `look.width` wide, hints and summary included (at least one):
+/// `--max-findings`'s default on a terminal, a screenful.
+pub fn screenful(report: &CheckReport, level: Severity, look: Look, rows: usize) -> usize {
+    let lines = |n: usize| {
+        let mut buf = Vec::new();
+        {
+            let mut w = Fit::new(&mut buf, look.width);
+            // into memory: nothing to fail
+            let _ = write_table(report, level, look, Some(n), &mut w).and_then(|()| w.flush());
+        }
+        buf.iter().filter(|&&b| b == b'\n').count()
+    };
+    let all = shown_findings(report, None).0.len();
+    // the largest n whose table fits: lines grow with n
+    let (mut lo, mut hi) = (1, all.max(1));
+    if lines(hi) <= rows {
+        return hi;
+    }
+    while hi - lo > 1 {
+        let mid = lo + (hi - lo) / 2;
+        if lines(mid) <= rows {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    lo
+}
+
 pub fn write_table(
     report: &CheckReport,
     level: Severity,
@@ -278,7 +308,8 @@ pub fn write_table(
             )?;
         }
         let mut hints: BTreeMap<&str, &str> = BTreeMap::new();
-        for f in &report.findings {
+        // the hints of the codes shown
+        for (f, _) in &shown {
             hints.entry(f.code.as_str()).or_insert(f.hint.as_str());
         }
         for (code, hint) in hints {

@@ -671,6 +671,14 @@ pub fn terminal_width() -> Option<usize> {
     })
 }
 
+/// The lines of the terminal stdout is, else None.
+pub fn terminal_height() -> Option<usize> {
+    console::Term::stdout()
+        .size_checked()
+        .map(|(rows, _)| usize::from(rows))
+        .filter(|&rows| rows > 0)
+}
+
 #[cfg(test)]
 mod stream_tests {
     use super::*;

@@ -11,6 +11,11 @@ use crate::common::{kafka, klf, text, KLF};
 /// progress bars are not in it), lines without their `\r`, colour
 /// escapes removed.
 fn on_terminal(cols: usize, args: &[&str]) -> String {
+    on_terminal_of(cols, 50, args)
+}
+
+/// [`on_terminal`] on a terminal `rows` lines high.
+fn on_terminal_of(cols: usize, rows: usize, args: &[&str]) -> String {
     let dir = crate::common::scratch("pty");
     let err = dir.join("stderr");
     let quoted: Vec<String> = std::iter::once(KLF)
@@ -18,7 +23,7 @@ fn on_terminal(cols: usize, args: &[&str]) -> String {
         .map(|a| format!("'{}'", a.replace('\'', r"'\''")))
         .collect();
     let inner = format!(
-        "stty cols {cols} rows 50; exec {} 2>'{}'",
+        "stty cols {cols} rows {rows}; exec {} 2>'{}'",
         quoted.join(" "),
         err.display()
     );
@@ -152,4 +157,39 @@ fn times_read_as_utc_beside_the_epoch_milliseconds() {
         .find(|l| l.contains("UNCLEAN election"))
         .unwrap_or_else(|| panic!("{timeline}"));
     assert!(iso(election), "{election}");
+}
+
+#[test]
+fn check_shows_a_screenful_of_findings_on_a_terminal_and_every_one_into_a_pipe() {
+    let dir = kafka("unclean");
+    let dir = dir.to_str().unwrap();
+    let piped = text(&klf(&["check", dir]).stdout);
+    assert!(!piped.contains("not shown"), "{piped}");
+    let total = piped.matches("error").count() + piped.matches("warning").count();
+    for (cols, rows) in [(80, 16), (80, 30), (200, 12)] {
+        let out = on_terminal_of(cols, rows, &["check", dir]);
+        let lines = out.lines().count();
+        assert!(lines < rows, "{rows} rows, {lines} lines:\n{out}");
+        assert!(
+            out.contains("more findings not shown (--max-findings N"),
+            "{out}"
+        );
+        assert!(out.contains("FAIL (2 at or above error)"), "{out}");
+    }
+    // more rows, more findings; --max-findings overrides the height
+    let short = on_terminal_of(80, 16, &["check", dir]);
+    let tall = on_terminal_of(80, 30, &["check", dir]);
+    let blocks = |s: &str| {
+        s.lines()
+            .filter(|l| {
+                ["error  ", "warning  ", "info  "]
+                    .iter()
+                    .any(|h| l.starts_with(h))
+            })
+            .count()
+    };
+    assert!(blocks(&tall) > blocks(&short), "{short}\n----\n{tall}");
+    let all = on_terminal_of(80, 16, &["check", dir, "--max-findings", "1000"]);
+    assert!(!all.contains("not shown"), "{all}");
+    assert!(total > 0);
 }
