@@ -114,11 +114,11 @@ pub fn write_json(report: &CheckReport, lines: bool, w: &mut impl Write) -> std:
     let io = std::io::Error::from;
     if lines {
         for f in &report.findings {
-            serde_json::to_writer(&mut *w, &finding_out(f, true)).map_err(io)?;
+            crate::render::text::write_value(&mut *w, false, &finding_out(f, true)).map_err(io)?;
             writeln!(w)?;
         }
         for p in parts(true) {
-            serde_json::to_writer(&mut *w, &p).map_err(io)?;
+            crate::render::text::write_value(&mut *w, false, &p).map_err(io)?;
             writeln!(w)?;
         }
         #[derive(Serialize)]
@@ -128,8 +128,9 @@ pub fn write_json(report: &CheckReport, lines: bool, w: &mut impl Write) -> std:
             #[serde(flatten)]
             summary: &'a Summary,
         }
-        serde_json::to_writer(
+        crate::render::text::write_value(
             &mut *w,
+            false,
             &Line {
                 kind: "summary",
                 summary: &report.summary,
@@ -147,7 +148,7 @@ pub fn write_json(report: &CheckReport, lines: bool, w: &mut impl Write) -> std:
         summary: &report.summary,
         partitions: parts(false),
     };
-    serde_json::to_writer_pretty(&mut *w, &doc).map_err(io)?;
+    crate::render::text::write_value(&mut *w, true, &doc).map_err(io)?;
     writeln!(w)
 }
 

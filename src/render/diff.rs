@@ -304,7 +304,7 @@ pub fn write_json(
     let rec = |i: usize| records.get(i).and_then(Option::as_ref);
     if lines {
         for (i, p) in parts.iter().enumerate() {
-            serde_json::to_writer(&mut *w, &partition(p, rec(i), true))
+            crate::render::text::write_value(&mut *w, false, &partition(p, rec(i), true))
                 .map_err(std::io::Error::from)?;
             writeln!(w)?;
         }
@@ -317,7 +317,7 @@ pub fn write_json(
             .map(|(i, p)| partition(p, rec(i), false))
             .collect(),
     };
-    serde_json::to_writer_pretty(&mut *w, &doc).map_err(std::io::Error::from)?;
+    crate::render::text::write_value(&mut *w, true, &doc).map_err(std::io::Error::from)?;
     writeln!(w)
 }
 

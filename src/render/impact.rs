@@ -220,7 +220,7 @@ pub fn write_json(
     let w = &mut JsonSafe(w);
     if lines {
         for p in parts {
-            serde_json::to_writer(&mut *w, &wire(p, Some("partition")))
+            crate::render::text::write_value(&mut *w, false, &wire(p, Some("partition")))
                 .map_err(std::io::Error::from)?;
             writeln!(w)?;
         }
@@ -229,7 +229,7 @@ pub fn write_json(
     let doc = Document {
         partitions: parts.iter().map(|p| wire(p, None)).collect(),
     };
-    serde_json::to_writer_pretty(&mut *w, &doc).map_err(std::io::Error::from)?;
+    crate::render::text::write_value(&mut *w, true, &doc).map_err(std::io::Error::from)?;
     writeln!(w)
 }
 

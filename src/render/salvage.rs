@@ -60,7 +60,7 @@ pub fn write_record(r: &SalvagedRecord, w: &mut impl Write) -> std::io::Result<(
         batch_base_offset: r.batch_base_offset,
     };
     let mut w = JsonSafe(w);
-    serde_json::to_writer(&mut w, &rec).map_err(std::io::Error::from)?;
+    crate::render::text::write_value(&mut w, false, &rec).map_err(std::io::Error::from)?;
     writeln!(w)
 }
 
@@ -245,6 +245,6 @@ pub struct Manifest {
 /// Writes the manifest, pretty-printed.
 pub fn write_manifest(m: &Manifest, w: &mut impl Write) -> std::io::Result<()> {
     let mut w = JsonSafe(w);
-    serde_json::to_writer_pretty(&mut w, m).map_err(std::io::Error::from)?;
+    crate::render::text::write_value(&mut w, true, m).map_err(std::io::Error::from)?;
     writeln!(w)
 }

@@ -184,9 +184,101 @@ pub fn human_time(ms: i64) -> String {
     }
 }
 
+/// Whether a JSON field of klf's named `key` holds a point in time as epoch
+/// milliseconds: `timestamp`, `time`, a name ending in `_timestamp`, and
+/// `delete_horizon_ms`. Each gets a `NAME_utc` field beside
+/// it (see [`utc_field`]).
+pub fn is_time_field(key: &str) -> bool {
+    matches!(key, "timestamp" | "time" | "delete_horizon_ms") || key.ends_with("_timestamp")
+}
+
+/// The `NAME_utc` field beside a time field NAME holding `v`: its
+/// ISO-8601 UTC time (see [`iso_time`]), or null when `v` is not a time
+/// (null, Kafka's `-1`, out of range).
+pub fn utc_field(key: &str, v: &serde_json::Value) -> (String, serde_json::Value) {
+    let t = v.as_i64().and_then(iso_time);
+    (
+        format!("{key}_utc"),
+        t.map_or(serde_json::Value::Null, serde_json::Value::String),
+    )
+}
+
+/// `v` with a `NAME_utc` field beside every time field NAME
+/// ([`is_time_field`]) of every object in it.
+pub fn with_utc(mut v: serde_json::Value) -> serde_json::Value {
+    add_utc(&mut v);
+    v
+}
+
+fn add_utc(v: &mut serde_json::Value) {
+    match v {
+        serde_json::Value::Object(m) => {
+            if !m.keys().any(|k| is_time_field(k)) {
+                m.values_mut().for_each(add_utc);
+                return;
+            }
+            let mut out = serde_json::Map::with_capacity(m.len() + 2);
+            for (k, mut x) in std::mem::take(m) {
+                add_utc(&mut x);
+                let utc = is_time_field(&k).then(|| utc_field(&k, &x));
+                out.insert(k, x);
+                if let Some((name, t)) = utc {
+                    out.insert(name, t);
+                }
+            }
+            *m = out;
+        }
+        serde_json::Value::Array(a) => a.iter_mut().for_each(add_utc),
+        _ => {}
+    }
+}
+
+/// Writes `v` as JSON (pretty or compact) with a `NAME_utc` field beside
+/// every time field ([`with_utc`]), fields in the order they are declared.
+pub fn write_value<T: serde::Serialize + ?Sized>(
+    w: &mut impl std::io::Write,
+    pretty: bool,
+    v: &T,
+) -> serde_json::Result<()> {
+    let v = with_utc(serde_json::to_value(v)?);
+    if pretty {
+        serde_json::to_writer_pretty(w, &v)
+    } else {
+        serde_json::to_writer(w, &v)
+    }
+}
+
 #[cfg(test)]
 mod time_tests {
     use super::*;
+
+    #[test]
+    fn time_fields_get_their_utc_time_beside_them_at_any_depth() {
+        let v = with_utc(serde_json::json!({
+            "max_timestamp": 1_795_992_960_660i64,
+            "timestamp_type": "CreateTime",
+            "loss": {"time": -1, "first_timestamp": null, "offset": 5},
+            "records": [{"timestamp": 0}],
+        }));
+        assert_eq!(v["max_timestamp_utc"], "2026-11-29T22:56:00.660Z");
+        assert!(v.get("timestamp_type_utc").is_none());
+        assert!(v["loss"]["time_utc"].is_null());
+        assert!(v["loss"]["first_timestamp_utc"].is_null());
+        assert!(v["loss"].get("offset_utc").is_none());
+        assert_eq!(v["records"][0]["timestamp_utc"], "1970-01-01T00:00:00.000Z");
+        // beside its field, in the order the fields came
+        let keys: Vec<&String> = v.as_object().unwrap().keys().collect();
+        assert_eq!(
+            keys,
+            [
+                "max_timestamp",
+                "max_timestamp_utc",
+                "timestamp_type",
+                "loss",
+                "records"
+            ]
+        );
+    }
 
     #[test]
     fn epoch_milliseconds_read_as_utc_dates() {

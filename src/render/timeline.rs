@@ -145,12 +145,16 @@ pub fn write_json(
     if lines {
         for p in parts {
             if let Some(c) = controller(p, true) {
-                serde_json::to_writer(&mut *w, &c).map_err(io)?;
+                crate::render::text::write_value(&mut *w, false, &c).map_err(io)?;
                 writeln!(w)?;
             }
             for t in &p.replicas {
-                serde_json::to_writer(&mut *w, &replica(t, Some((&p.topic, p.partition))))
-                    .map_err(io)?;
+                crate::render::text::write_value(
+                    &mut *w,
+                    false,
+                    &replica(t, Some((&p.topic, p.partition))),
+                )
+                .map_err(io)?;
                 writeln!(w)?;
             }
         }
@@ -168,7 +172,7 @@ pub fn write_json(
             })
             .collect(),
     };
-    serde_json::to_writer_pretty(&mut *w, &doc).map_err(io)?;
+    crate::render::text::write_value(&mut *w, true, &doc).map_err(io)?;
     writeln!(w)
 }
 

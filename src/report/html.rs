@@ -7,7 +7,7 @@ use super::svg::{epoch_colour, partition_svg};
 use super::{PartitionReport, Report};
 use crate::analysis::diff::Finding;
 use crate::analysis::explain::loss_headline;
-use crate::render::text::markup;
+use crate::render::text::{human_time, markup};
 
 const CSS: &str = r#"
 body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,sans-serif;margin:24px;color:#212529;background:#fff}
@@ -35,6 +35,7 @@ svg.timeline .cut-label{font-size:11.5px;font-weight:600}
 svg.timeline .election-label{font-size:11.5px}
 svg.timeline .tick{font-size:10.5px;text-anchor:middle;fill:#495057}
 svg.timeline .axis-title{font-size:11px;fill:#495057}
+svg.timeline .time-tick{font-size:10.5px;text-anchor:start;fill:#495057}
 .legend{display:flex;flex-wrap:wrap;gap:6px 18px;margin:8px 0 16px;font-size:13px}
 .legend span{display:inline-flex;align-items:center;gap:6px}
 ul.findings{margin:4px 0 10px;padding-left:20px}
@@ -371,7 +372,7 @@ fn partition(h: &mut String, p: &PartitionReport, i: usize) {
     if let Some(hist) = &p.history {
         let _ = writeln!(
             h,
-            "<h3>Controller's view (metadata log)</h3>\n<p>Assigned replicas: {}.</p>\n<table class=\"elections\"><thead><tr><th>metadata offset</th><th>leader</th><th>leader epoch</th><th>ISR</th><th>first offset of the epoch</th><th>note</th></tr></thead><tbody>",
+            "<h3>Controller's view (metadata log)</h3>\n<p>Assigned replicas: {}.</p>\n<table class=\"elections\"><thead><tr><th>metadata offset</th><th>leader</th><th>leader epoch</th><th>ISR</th><th>first offset of the epoch</th><th>time (UTC, epoch ms)</th><th>note</th></tr></thead><tbody>",
             hist.replicas.iter().map(|r| r.to_string()).collect::<Vec<_>>().join(", ")
         );
         for e in &hist.changes {
@@ -389,12 +390,14 @@ fn partition(h: &mut String, p: &PartitionReport, i: usize) {
             };
             let _ = writeln!(
                 h,
-                "<tr><td class=\"num\">{}</td><td>{}</td><td class=\"num\">{}</td><td>{}</td><td class=\"num\">{}</td><td>{note}</td></tr>",
+                "<tr><td class=\"num\">{}</td><td>{}</td><td class=\"num\">{}</td><td>{}</td><td class=\"num\">{}</td><td data-time=\"{}\">{}</td><td>{note}</td></tr>",
                 e.metadata_offset,
                 if e.leader >= 0 { e.leader.to_string() } else { "none".into() },
                 e.leader_epoch,
                 e.isr.iter().map(|r| r.to_string()).collect::<Vec<_>>().join(", "),
-                opt(placed)
+                opt(placed),
+                e.timestamp,
+                markup(&human_time(e.timestamp))
             );
         }
         h.push_str("</tbody></table>\n");

@@ -7,7 +7,7 @@
 //! `data-start`/`data-end` (half-open offset ranges), `data-offset`,
 //! `data-records`. Panels are `<g data-panel="overview|zoom">`.
 
-use crate::render::text::markup;
+use crate::render::text::{iso_time, markup};
 use std::fmt::Write;
 
 use super::{PartitionReport, ReplicaView};
@@ -23,6 +23,8 @@ const RIGHT_PAD: f64 = 80.0;
 const LANE_H: f64 = 74.0;
 /// Height of the controller (elections) lane.
 const CTRL_H: f64 = 42.0;
+/// Height below the lanes: the offset axis, then the time axis.
+const AXES_H: f64 = 52.0;
 
 /// Fill colours of leader epochs (epoch modulo the length); reds and
 /// oranges are kept for loss.
@@ -112,7 +114,7 @@ fn nice_step(span: i64, target: i64) -> i64 {
 /// Draws the SVG of one partition. `id` makes clip-path ids unique on the page.
 pub fn partition_svg(p: &PartitionReport, id: &str) -> String {
     let n = p.replicas.len() as f64;
-    let panel_h = 22.0 + CTRL_H + n * LANE_H + 30.0;
+    let panel_h = 22.0 + CTRL_H + n * LANE_H + AXES_H;
     let zoom = zoom_window(p);
     let total_h = panel_h * if zoom.is_some() { 2.0 } else { 1.0 } + 4.0;
     let mut s = String::new();
@@ -234,13 +236,14 @@ fn panel(
         row_ends[row] = x + 4.0 + 7.0 * label.chars().count() as f64;
         let _ = write!(
             s,
-            r#"<g data-kind="election" data-epoch="{}" data-leader="{}" data-unclean="{}" data-offset="{o}" data-metadata-offset="{}"><title>{}</title><path d="M{x:.1},{:.1} l-6,-10 h12 z" fill="{colour}"/><line x1="{x:.1}" y1="{:.1}" x2="{x:.1}" y2="{:.1}" stroke="{colour}" stroke-width="1" stroke-dasharray="2 3" opacity="0.6"/><text class="election-label" x="{:.1}" y="{:.1}" fill="{colour}">{}</text></g>"#,
+            r#"<g data-kind="election" data-epoch="{}" data-leader="{}" data-unclean="{}" data-offset="{o}" data-metadata-offset="{}" data-time="{}"><title>{}</title><path d="M{x:.1},{:.1} l-6,-10 h12 z" fill="{colour}"/><line x1="{x:.1}" y1="{:.1}" x2="{x:.1}" y2="{:.1}" stroke="{colour}" stroke-width="1" stroke-dasharray="2 3" opacity="0.6"/><text class="election-label" x="{:.1}" y="{:.1}" fill="{colour}">{}</text></g>"#,
             e.epoch,
             e.leader,
             e.unclean,
             e.metadata_offset,
+            e.timestamp,
             markup(&format!(
-                "epoch {} elected broker {}{} (metadata offset {}); its first record at offset {o}",
+                "epoch {} elected broker {}{} (metadata offset {}{}); its first record at offset {o}",
                 e.epoch,
                 e.leader,
                 if e.unclean {
@@ -248,7 +251,8 @@ fn panel(
                 } else {
                     ""
                 },
-                e.metadata_offset
+                e.metadata_offset,
+                iso_time(e.timestamp).map_or(String::new(), |t| format!(", {t}"))
             )),
             cy + CTRL_H - 4.0,
             cy + CTRL_H - 4.0,
@@ -288,7 +292,99 @@ fn panel(
         }
     }
     axis(s, sc, plot_bottom);
+    time_axis(s, p, sc, plot_bottom + 28.0);
     s.push_str("</g>");
+}
+
+/// Times under the offset axis: where each leader epoch of the reference
+/// replica (else the first replica with batches) starts, its first batch's
+/// timestamp, and where its log ends, its last batch's max timestamp; a
+/// label is left out where it would overlap the one before.
+fn time_axis(s: &mut String, p: &PartitionReport, sc: Scale, y: f64) {
+    let reference = p.diff.reference.broker;
+    let Some(v) = p
+        .replicas
+        .iter()
+        .find(|v| v.timeline.broker == reference && !v.timeline.from_batches.is_empty())
+        .or_else(|| {
+            p.replicas
+                .iter()
+                .find(|v| !v.timeline.from_batches.is_empty())
+        })
+    else {
+        return;
+    };
+    let spans = &v.timeline.from_batches;
+    let mut marks: Vec<(i64, i64)> = spans
+        .iter()
+        .map(|e| (e.start_offset, e.first_timestamp))
+        .collect();
+    if let Some(last) = spans.last() {
+        marks.push((last.end_offset + 1, last.last_timestamp));
+    }
+    let dates: std::collections::BTreeSet<String> = marks
+        .iter()
+        .filter_map(|&(_, t)| iso_time(t))
+        .map(|t| t[..10].to_string())
+        .collect();
+    let one_day = dates.len() == 1;
+    let _ = write!(
+        s,
+        r#"<g class="time-axis" data-replica="{}">"#,
+        v.timeline.broker
+    );
+    let mut free_from = f64::MIN;
+    for (o, t) in marks {
+        let Some(iso) = iso_time(t) else { continue };
+        if !sc.visible(o) {
+            continue;
+        }
+        let x = sc.x(o);
+        // the time of day when every mark is on one date, else date and time
+        let label = if one_day {
+            iso[11..23].to_string()
+        } else {
+            format!("{} {}", &iso[5..10], &iso[11..19])
+        };
+        // labels start at their tick, so the first clears the axis title
+        let shown = x >= free_from;
+        let _ = write!(
+            s,
+            r##"<g data-kind="time" data-offset="{o}" data-time="{t}"><title>{}</title><line x1="{x:.1}" y1="{:.1}" x2="{x:.1}" y2="{:.1}" stroke="#868e96"/>"##,
+            markup(&format!("offset {o}: {iso} ({t})")),
+            y - 4.0,
+            y + 1.0
+        );
+        if shown {
+            let _ = write!(
+                s,
+                r#"<text class="time-tick" x="{:.1}" y="{:.1}">{}</text>"#,
+                x + 2.0,
+                y + 13.0,
+                markup(&label)
+            );
+            free_from = x + 6.5 * label.len() as f64 + 10.0;
+        }
+        s.push_str("</g>");
+    }
+    let title = if one_day {
+        format!(
+            "time (UTC, {})",
+            dates.iter().next().map_or("", String::as_str)
+        )
+    } else {
+        "time (UTC)".to_string()
+    };
+    let _ = write!(
+        s,
+        r#"<text class="axis-title" x="{:.1}" y="{:.1}" text-anchor="end">{}</text><text class="axis-title" x="{:.1}" y="{:.1}" text-anchor="end">broker {}'s batches</text></g>"#,
+        sc.x0 - 14.0,
+        y + 6.0,
+        markup(&title),
+        sc.x0 - 14.0,
+        y + 19.0,
+        v.timeline.broker
+    );
 }
 
 fn lane(

@@ -314,7 +314,7 @@ fn check_capture(name: &str) {
                 "{name} broker {b}: epochs from the batch headers"
             );
         }
-        let elections: Vec<(i64, i64, bool)> = p["controller"]["changes"]
+        let elections: Vec<(i64, i64, bool, i64)> = p["controller"]["changes"]
             .as_array()
             .expect("the captures hold a metadata log")
             .iter()
@@ -324,19 +324,62 @@ fn check_capture(name: &str) {
                     e["leader_epoch"].as_i64().unwrap(),
                     e["leader"].as_i64().unwrap(),
                     e["unclean"].as_bool().unwrap(),
+                    e["timestamp"].as_i64().unwrap(),
                 )
             })
             .collect();
-        let drawn: Vec<(i64, i64, bool)> = of(&ms, &pname, "election", None)
+        let drawn: Vec<(i64, i64, bool, i64)> = of(&ms, &pname, "election", None)
             .iter()
             .map(|m| {
                 (
                     m.int("data-epoch"),
                     m.int("data-leader"),
                     m.get("data-unclean") == Some("true"),
+                    m.int("data-time"),
                 )
             })
             .collect();
+        // The time axis: where each epoch of the reference starts, its
+        // first batch's timestamp; at its log end, its last max timestamp.
+        let reference = parts
+            .iter()
+            .find(|d| format!("{}-{}", d["topic"].as_str().unwrap(), d["partition"]) == pname)
+            .unwrap()["reference"]["broker"]
+            .as_i64()
+            .unwrap();
+        let spans = p["replicas"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["broker"].as_i64() == Some(reference))
+            .unwrap()["from_batches"]
+            .as_array()
+            .unwrap();
+        let mut want_times: Vec<(i64, i64)> = spans
+            .iter()
+            .map(|s| {
+                (
+                    s["start_offset"].as_i64().unwrap(),
+                    s["first_timestamp"].as_i64().unwrap(),
+                )
+            })
+            .collect();
+        let last = spans.last().unwrap();
+        want_times.push((
+            last["end_offset"].as_i64().unwrap() + 1,
+            last["last_timestamp"].as_i64().unwrap(),
+        ));
+        let times: Vec<(i64, i64)> = of(&ms, &pname, "time", None)
+            .iter()
+            .map(|m| (m.int("data-offset"), m.int("data-time")))
+            .collect();
+        assert_eq!(
+            times, want_times,
+            "{name}: the time axis is broker {reference}'s batches"
+        );
+        assert!(html.contains(&format!(
+            "<g class=\"time-axis\" data-replica=\"{reference}\">"
+        )));
         assert_eq!(
             drawn, elections,
             "{name}: every election that wrote is drawn"

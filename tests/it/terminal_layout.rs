@@ -193,3 +193,97 @@ fn check_shows_a_screenful_of_findings_on_a_terminal_and_every_one_into_a_pipe()
     assert!(!all.contains("not shown"), "{all}");
     assert!(total > 0);
 }
+
+/// Every time field of `v` at any depth, as (name, ms, the `_utc` beside
+/// it), and whether each `_utc` came right after its field.
+fn time_fields(
+    v: &serde_json::Value,
+    out: &mut Vec<(String, serde_json::Value, serde_json::Value)>,
+) {
+    match v {
+        serde_json::Value::Object(m) => {
+            let keys: Vec<&String> = m.keys().collect();
+            for (i, k) in keys.iter().enumerate() {
+                let time = matches!(k.as_str(), "timestamp" | "time" | "delete_horizon_ms")
+                    || k.ends_with("_timestamp");
+                if time {
+                    let utc = format!("{k}_utc");
+                    assert_eq!(
+                        keys.get(i + 1).map(|s| s.as_str()),
+                        Some(utc.as_str()),
+                        "{v}"
+                    );
+                    out.push(((*k).clone(), m[*k].clone(), m[&utc].clone()));
+                }
+            }
+            m.values().for_each(|x| time_fields(x, out));
+        }
+        serde_json::Value::Array(a) => a.iter().for_each(|x| time_fields(x, out)),
+        _ => {}
+    }
+}
+
+#[test]
+fn every_time_in_json_has_its_utc_time_beside_it() {
+    let unclean = kafka("unclean");
+    let impact = kafka("impact");
+    let segment = unclean.join("broker-1/unclean-0/00000000000000000000.log");
+    let snapshot = impact.join("broker-1/orders-0/00000000000000000143.snapshot");
+    let runs: Vec<Vec<&str>> = vec![
+        vec![
+            "diff",
+            unclean.to_str().unwrap(),
+            "--records",
+            "--format",
+            "json",
+        ],
+        vec!["timeline", unclean.to_str().unwrap(), "--format", "jsonl"],
+        vec!["impact", impact.to_str().unwrap(), "--format", "json"],
+        vec![
+            "dump",
+            segment.to_str().unwrap(),
+            "--deep-iteration",
+            "--format",
+            "json",
+        ],
+        vec!["dump", snapshot.to_str().unwrap(), "--format", "json"],
+    ];
+    let mut names = std::collections::BTreeSet::new();
+    for args in runs {
+        let o = klf(&args);
+        let out = text(&o.stdout);
+        let docs: Vec<serde_json::Value> = match serde_json::from_str(&out) {
+            Ok(v) => vec![v],
+            Err(_) => out
+                .lines()
+                .map(|l| serde_json::from_str(l).unwrap())
+                .collect(),
+        };
+        let mut fields = Vec::new();
+        docs.iter().for_each(|d| time_fields(d, &mut fields));
+        assert!(!fields.is_empty(), "klf {args:?}: no time field");
+        for (name, ms, utc) in fields {
+            names.insert(name.clone());
+            match ms.as_i64().filter(|&t| t >= 0) {
+                Some(t) => assert_eq!(
+                    klf::render::text::parse_time(utc.as_str().unwrap()),
+                    Some(t),
+                    "klf {args:?}: {name} {ms} {utc}"
+                ),
+                None => assert!(utc.is_null(), "klf {args:?}: {name} {ms} {utc}"),
+            }
+        }
+    }
+    for name in [
+        "timestamp",
+        "time",
+        "first_timestamp",
+        "last_timestamp",
+        "max_timestamp",
+        "base_timestamp",
+        "delete_horizon_ms",
+        "commit_timestamp",
+    ] {
+        assert!(names.contains(name), "{name} not seen: {names:?}");
+    }
+}

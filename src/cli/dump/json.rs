@@ -90,6 +90,13 @@ fn emit(w: &mut impl Write, v: &Value) -> std::io::Result<()> {
         serde_json::to_writer(&mut *w, k)?;
         w.write_all(b":")?;
         serde_json::to_writer(&mut *w, &m[k])?;
+        if klf::render::text::is_time_field(k) {
+            let (name, utc) = klf::render::text::utc_field(k, &m[k]);
+            w.write_all(b",")?;
+            serde_json::to_writer(&mut *w, &name)?;
+            w.write_all(b":")?;
+            serde_json::to_writer(&mut *w, &utc)?;
+        }
     }
     w.write_all(b"}\n")
 }

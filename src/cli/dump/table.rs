@@ -14,6 +14,7 @@ use klf::format::names::base_offset_of;
 use klf::render::kafka::{FileNames, Options};
 use klf::render::kafka_aux::AuxDecoder;
 use serde_json::{Map, Value};
+use klf::render::text::human_time;
 
 use super::walk::Item;
 use super::{files, kind_name, open_item, DecoderKind, Kind, Pick};
@@ -152,7 +153,7 @@ match b {
                     || format!("?{}", v.compression_id()),
                     |c| c.name().to_string(),
                 ),
-                v.max_timestamp().to_string(),
+                human_time(v.max_timestamp()),
                 v.producer_id().to_string(),
                 v.partition_leader_epoch().to_string(),
                 flags.join(","),
@@ -169,7 +170,7 @@ match b {
                 e.magic.to_string(),
                 r.compression()
                     .map_or_else(|| "?".to_string(), |c| c.name().to_string()),
-                r.timestamp().to_string(),
+                human_time(r.timestamp()),
                 String::new(),
                 String::new(),
                 String::new(),
@@ -217,7 +218,9 @@ fn widths(log: &dyn SegmentSource, opts: &Options, pick: &Pick) -> Widths {
             Batch::Legacy(e) => (e.offset, e.offset, [e.record().timestamp(), -1]),
         };
         w.record_offset = w.record_offset.max(digits(first)).max(digits(last));
-        w.record_timestamp = ts.iter().fold(w.record_timestamp, |m, &t| m.max(digits(t)));
+        w.record_timestamp = ts
+            .iter()
+            .fold(w.record_timestamp, |m, &t| m.max(human_time(t).len()));
         Ok(true)
     });
     w
@@ -322,7 +325,7 @@ fn write_log_tables(
                                     w,
                                     vec![
                                         r.offset.to_string(),
-                                        r.timestamp.to_string(),
+                                        human_time(r.timestamp),
                                         k,
                                         val,
                                         hk.join(","),
@@ -352,7 +355,7 @@ fn write_log_tables(
                                     w,
                                     vec![
                                         m.offset.to_string(),
-                                        r.timestamp().to_string(),
+                                        human_time(r.timestamp()),
                                         k,
                                         val,
                                         String::new(),
@@ -380,24 +383,26 @@ fn write_log_tables(
 /// The table of an index's valid entries (two numbers each, after the
 /// slot), then a row for the slots after them; the widths from the entries
 /// themselves, read twice.
+#[allow(clippy::too_many_arguments)]
 fn index_table<I: Iterator<Item = (i64, i64)>>(
     w: &mut dyn Write,
     title: &str,
     header: [&str; 3],
     entries: impl Fn() -> I,
+    first: fn(i64) -> String,
     data: &[u8],
     valid: usize,
     entry: usize,
 ) -> std::io::Result<()> {
     writeln!(w, "{title}:")?;
     let known = entries().fold([digits(valid as i64), 0, 0], |m, (a, b)| {
-        [m[0], m[1].max(digits(a)), m[2].max(digits(b))]
+        [m[0], m[1].max(first(a).len()), m[2].max(digits(b))]
     });
     let mut t = StreamTable::new(&header, klf::render::style::terminal_width())
         .at_least(&known)
         .no_wrap(&[0, 1, 2]);
     for (i, (a, b)) in entries().enumerate() {
-        t.row(w, vec![i.to_string(), a.to_string(), b.to_string()])?;
+        t.row(w, vec![i.to_string(), first(a), b.to_string()])?;
     }
     rest_row(w, &mut t, data, valid, entry)?;
     t.finish(w)
@@ -440,6 +445,15 @@ fn cell(v: &Value) -> String {
     }
 }
 
+/// The cell of field `k`: a time field's epoch milliseconds shown with
+/// their ISO-8601 UTC time, other values as [`cell`].
+fn field_cell(k: &str, v: &Value) -> String {
+    match v.as_i64() {
+        Some(ms) if klf::render::text::is_time_field(k) => human_time(ms),
+        _ => cell(v),
+    }
+}
+
 /// Flattens an object's fields into `(name, value)` rows, nested objects as
 /// `outer.inner`.
 fn flatten(prefix: &str, m: &Map<String, Value>, rows: &mut Vec<(String, String)>) {
@@ -451,7 +465,7 @@ fn flatten(prefix: &str, m: &Map<String, Value>, rows: &mut Vec<(String, String)
         };
         match v {
             Value::Object(inner) if !inner.is_empty() => flatten(&name, inner, rows),
-            v => rows.push((name, cell(v))),
+            v => rows.push((name, field_cell(k, v))),
         }
     }
 }
@@ -462,8 +476,8 @@ fn flatten(prefix: &str, m: &Map<String, Value>, rows: &mut Vec<(String, String)
 fn object_tables(objs: &[Value]) -> Vec<(String, Table)> {
     let fields = |v: &Value| -> Map<String, Value> {
         let mut m = v.as_object().cloned().unwrap_or_default();
-        m.remove("type");
-        m.remove("file");
+        m.shift_remove("type");
+        m.shift_remove("file");
         m
     };
     let mut out = Vec::new();
@@ -494,7 +508,7 @@ fn object_tables(objs: &[Value]) -> Vec<(String, Table)> {
                 let f = fields(v);
                 t.add_row(
                     head.iter()
-                        .map(|k| f.get(k).map(cell).unwrap_or_default())
+                        .map(|k| f.get(k).map(|v| field_cell(k, v)).unwrap_or_default())
                         .collect::<Vec<_>>(),
                 );
             }
@@ -551,7 +565,7 @@ pub fn dump_item(
                 }
                 let pairs = || idx.iter().take(valid).map(|e| (e.offset, i64::from(e.position)));
                 let header = ["slot", "offset", "position"];
-                index_table(w, "index entries", header, pairs, &inputs.main, valid, 8)
+                index_table(w, "index entries", header, pairs, |o| o.to_string(), &inputs.main, valid, 8)
             }
             Kind::TimeIndex => {
                 let idx = TimeIndex::new(&inputs.main, base);
@@ -563,7 +577,7 @@ pub fn dump_item(
                 }
                 let pairs = || idx.iter().take(valid).map(|e| (e.timestamp, e.offset));
                 let header = ["slot", "timestamp", "offset"];
-                index_table(w, "time index entries", header, pairs, &inputs.main, valid, 12)
+                index_table(w, "time index entries", header, pairs, human_time, &inputs.main, valid, 12)
             }
             _ => {
                 let objs = files::objects(
