@@ -31,8 +31,8 @@ use klf::format::checkpoint::{
 use klf::format::props::{META_PROPERTIES_FILE, PARTITION_METADATA_FILE};
 use klf::format::ParseError;
 use klf::render::kafka::{
-    ClassFormatter, DecoderClass, DumpError, Dumper, FileNames, Formatted, Options, Problems,
-    RecordFormatter, RecordRef, StringFormatter,
+    ClassFormatter, DecoderClass, DumpError, Dumper, Encoding, FileNames, Formatted, Options, Problems,
+    RecordFormatter, RecordRef, Show, StringFormatter,
 };
 use klf::render::kafka_aux::{self, AuxDecoder};
 use klf::render::release::{KafkaVersion, Release};
@@ -94,6 +94,8 @@ Examples:
   klf dump --files 00000000000000000000.log,00000000000000000000.index
   klf dump capture/ --format json | jq -c 'select(.type == \"batch\") | [.file, .base_offset, .partition_leader_epoch]'
   klf dump 'capture.tar.gz!/broker-1/orders-0' --format table
+  klf dump broker-1/orders-0/00000000000000000000.log --deep-iteration --offsets 100..110
+  klf dump broker-1/orders-0 --format table --show key,headers --since 2026-12-01T18:15:47Z
 ";
 
 /// Arguments of `klf dump`.
@@ -194,32 +196,46 @@ pub struct Args {
     #[arg(long, value_name = "X.Y|auto", default_value = "4.4", value_parser = KafkaVersion::parse)]
     pub kafka_version: KafkaVersion,
 
-    /// klf only (json, table): only offsets A to B, B excluded (`A..B`,
-    /// `A..`, `..B`); batches are found with the segment's .index.
+    /// klf only: only offsets A to B, B excluded (`A..B`, `A..`, `..B`);
+    /// batches are found with the segment's .index. The kafka format
+    /// prints kafka-dump-log's lines of those batches and records.
     #[arg(long, value_name = "A..B", value_parser = parse_offsets)]
     pub offsets: Option<(i64, i64)>,
 
-    /// klf only (json, table): from the first batch whose max timestamp is
+    /// klf only: from the first batch whose max timestamp is
     /// at least T (Kafka's offset for a time; found with the .timeindex):
     /// ISO-8601 UTC (2026-11-29T22:56:05.313Z, 2026-11-29T22:56:05Z,
     /// 2026-11-29) or epoch milliseconds.
     #[arg(long, value_name = "T", value_parser = parse_time)]
     pub since: Option<i64>,
 
-    /// klf only (json, table): up to, not including, the first batch whose
+    /// klf only: up to, not including, the first batch whose
     /// max timestamp is at least T (as --since).
     #[arg(long, value_name = "T", value_parser = parse_time)]
     pub until: Option<i64>,
 
-    /// klf only (json, table; implies --deep-iteration): only records whose
+    /// klf only (implies --deep-iteration): only records whose
     /// key is these UTF-8 bytes.
     #[arg(long, value_name = "K")]
     pub key: Option<String>,
 
-    /// klf only (json, table): at most N records per file (batches without
+    /// klf only: at most N records per file (batches without
     /// --deep-iteration).
     #[arg(long, value_name = "N")]
     pub count: Option<u64>,
+
+    /// klf only (json, table; implies --deep-iteration): the parts of each
+    /// record whose bytes are shown, comma-separated: key, value, headers
+    /// (header values beside their keys). The others are shown by size
+    /// (key, value) or by name (header keys). --print-data-log shows all
+    /// three
+    #[arg(long, value_name = "PARTS", value_parser = parse_show)]
+    pub show: Option<Show>,
+
+    /// klf only (json, table): how shown bytes are written: utf8 (text;
+    /// in JSON base64 where not valid UTF-8), hex or base64
+    #[arg(long, value_enum, value_name = "ENCODING", default_value = "utf8")]
+    pub encoding: EncodingArg,
 
     /// klf only: largest decompressed size accepted for one batch.
     #[arg(long, value_name = "BYTES", default_value_t = klf::format::codec::DEFAULT_DECOMPRESSED_CAP, value_parser = parse_usize_bytes)]
@@ -555,7 +571,7 @@ pub fn open_item(
         out.diag(format_args!("{path}: {e}"));
         Status::Failure
     })?;
-    let decoder = decoder.filter(|_| opts.print_data && kind == Kind::Log);
+    let decoder = decoder.filter(|_| (opts.show.key || opts.show.value) && kind == Kind::Log);
     Ok((inputs, decoder))
 }
 
@@ -671,6 +687,45 @@ fn parse_offsets(s: &str) -> Result<(i64, i64), String> {
     Ok((a, b))
 }
 
+/// `--encoding`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum EncodingArg {
+    /// Text (malformed UTF-8 as U+FFFD in a table; base64 in JSON)
+    Utf8,
+    /// Lowercase hexadecimal
+    Hex,
+    /// Standard base64, padded
+    Base64,
+}
+
+impl From<EncodingArg> for Encoding {
+    fn from(e: EncodingArg) -> Encoding {
+        match e {
+            EncodingArg::Utf8 => Encoding::Utf8,
+            EncodingArg::Hex => Encoding::Hex,
+            EncodingArg::Base64 => Encoding::Base64,
+        }
+    }
+}
+
+/// `--show`: `key`, `value`, `headers`, comma-separated.
+fn parse_show(s: &str) -> Result<Show, String> {
+    let mut show = Show::default();
+    for part in s.split(',').map(str::trim) {
+        match part {
+            "key" => show.key = true,
+            "value" => show.value = true,
+            "headers" => show.headers = true,
+            other => {
+                return Err(format!(
+                    "{other:?} is not a part of a record: give key, value, headers (comma-separated)"
+                ))
+            }
+        }
+    }
+    Ok(show)
+}
+
 /// `--since`, `--until`: ISO-8601 UTC or epoch milliseconds.
 fn parse_time(s: &str) -> Result<i64, String> {
     klf::render::text::parse_time(s).ok_or_else(|| {
@@ -690,7 +745,11 @@ fn options(args: &Args) -> Options {
     let (first, end) = args.offsets.unwrap_or((i64::MIN, i64::MAX));
     Options {
         print_data,
-        deep: args.deep_iteration || print_data || args.key.is_some(),
+        deep: args.deep_iteration || print_data || args.key.is_some() || args.show.is_some(),
+        show: args
+            .show
+            .unwrap_or(if print_data { Show::ALL } else { Show::default() }),
+        encoding: args.encoding.into(),
         skip_record_metadata: args.skip_record_metadata,
         max_bytes: args.max_bytes,
         max_message_size: args.max_message_size,
@@ -713,77 +772,28 @@ fn options(args: &Args) -> Options {
     }
 }
 
-/// The part of a `.log` a json or table dump reads, and the records it
-/// shows there (`--offsets`, `--since`, `--until`, `--key`, `--count`).
-#[derive(Clone)]
-pub struct Pick {
-    /// Byte positions `[start, end)`.
-    pub start: u64,
-    /// See `start`.
-    pub end: u64,
-    first: i64,
-    end_offset: i64,
-    key: Option<Vec<u8>>,
-    left: Option<u64>,
+pub use klf::format::seek::Pick;
+
+/// Whether `opts` asks for a part of each segment (`--offsets`,
+/// `--since`, `--until`, `--key`, `--count`).
+pub fn selects(opts: &Options) -> bool {
+    !opts.want.is_all() || opts.key.is_some() || opts.count.is_some()
 }
 
-impl Pick {
-    /// Where the selection of `opts` lies in `log` (its `.index` and
-    /// `.timeindex` in `inputs`), `--max-bytes` applied.
-    pub fn of(inputs: &Inputs, log: &dyn SegmentSource, base: i64, opts: &Options) -> Pick {
-        let end = (opts.max_bytes.max(0) as u64).min(log.len());
-        let mut p = Pick {
-            start: 0,
-            end,
-            first: i64::MIN,
-            end_offset: i64::MAX,
-            key: opts.key.clone(),
-            left: opts.count,
-        };
-        if !opts.want.is_all() {
-            let s = klf::format::seek::span(
-                log,
-                inputs.index.as_deref(),
-                inputs.timeindex.as_deref(),
-                base,
-                &opts.want,
-            );
-            p.start = s.start.min(end);
-            p.end = s.end.min(end);
-            p.first = s.first;
-            p.end_offset = s.end_offset;
-        }
-        p
-    }
-
-    /// Whether a batch of offsets `[first, last]` holds any record asked for.
-    pub fn batch(&self, first: i64, last: i64) -> bool {
-        last >= self.first && first < self.end_offset
-    }
-
-    /// Whether the record at `offset` with `key` is shown.
-    pub fn record(&self, offset: i64, key: Option<&[u8]>) -> bool {
-        offset >= self.first
-            && offset < self.end_offset
-            && self.key.as_deref().is_none_or(|k| key == Some(k))
-    }
-
-    /// Counts one shown item; false once `--count` items were shown.
-    pub fn take(&mut self) -> bool {
-        match &mut self.left {
-            None => true,
-            Some(0) => false,
-            Some(n) => {
-                *n -= 1;
-                true
-            }
-        }
-    }
-
-    /// Whether `--count` items were shown.
-    pub fn done(&self) -> bool {
-        self.left == Some(0)
-    }
+/// Where the selection of `opts` lies in `log` (its `.index` and
+/// `.timeindex` in `inputs`), `--max-bytes` applied.
+pub fn pick_of(inputs: &Inputs, log: &dyn SegmentSource, base: i64, opts: &Options) -> Pick {
+    let end = (opts.max_bytes.max(0) as u64).min(log.len());
+    let span = (!opts.want.is_all()).then(|| {
+        klf::format::seek::span(
+            log,
+            inputs.index.as_deref(),
+            inputs.timeindex.as_deref(),
+            base,
+            &opts.want,
+        )
+    });
+    Pick::new(span, end, opts.key.clone(), opts.count)
 }
 
 /// The release `--kafka-version auto` picks for a file, and why: the
@@ -917,15 +927,10 @@ pub fn run(args: Args, out: &mut Output) -> Status {
         .unwrap_or_default();
     let mut opts = options(&args);
     let format = resolve_format(&args);
-    let selects = args.offsets.is_some()
-        || args.since.is_some()
-        || args.until.is_some()
-        || args.key.is_some()
-        || args.count.is_some();
-    if selects && format == Format::Kafka {
+    if format == Format::Kafka && (args.show.is_some() || args.encoding != EncodingArg::Utf8) {
         out.diag(
-            "klf dump: --offsets, --since, --until, --key and --count select records in the json and table formats; \
-             the kafka format prints whole files, as kafka-dump-log does (add --format json or --format table)",
+            "klf dump: --show and --encoding choose how json and table show record bytes; \
+             the kafka format prints what kafka-dump-log prints (--print-data-log: key and payload); add --format json or --format table",
         );
         return Status::Failure;
     }
@@ -1147,7 +1152,10 @@ fn dump_kafka_file(
         }
         _ => {}
     }
-    let inputs = match load(names, kind, false) {
+    // a part of a segment (--offsets, --since, --until, --key, --count) is
+    // found with its indexes
+    let picked = kind == Kind::Log && names.name.ends_with(".log") && selects(&dumper.opts);
+    let inputs = match load(names, kind, picked) {
         Ok(i) => i,
         Err((path, e)) => {
             out.diag(format_args!("{path}: {e}"));
@@ -1156,6 +1164,11 @@ fn dump_kafka_file(
     };
     let mut problems = Vec::new();
     let r = match kind {
+        Kind::Log if picked => {
+            let base = klf::format::names::base_offset_of(&names.name).unwrap_or(0);
+            let pick = pick_of(&inputs, inputs.log(), base, &dumper.opts);
+            dumper.dump_log_picked(out.out(), names, inputs.log(), pick, &mut problems)
+        }
         Kind::Log => dumper.dump_log(out.out(), names, inputs.log(), &mut problems),
         Kind::Index => dumper.dump_index(out.out(), names, &inputs.main, inputs.log()),
         Kind::TimeIndex => dumper.dump_time_index(

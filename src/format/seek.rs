@@ -208,3 +208,69 @@ pub fn span(
         end_offset,
     }
 }
+
+/// The part of a segment a dump reads, and the records it shows there:
+/// byte positions `[start, end)` (from [`span`]), offsets `[first,
+/// end_offset)`, records of one key, at most a count of items.
+#[derive(Clone, Debug)]
+pub struct Pick {
+    /// Byte positions `[start, end)`.
+    pub start: u64,
+    /// See `start`.
+    pub end: u64,
+    first: i64,
+    end_offset: i64,
+    key: Option<Vec<u8>>,
+    left: Option<u64>,
+}
+
+impl Pick {
+    /// The records of `span` (None: the whole segment) in the first
+    /// `limit` bytes, of `key` if given, at most `count` items.
+    pub fn new(span: Option<Span>, limit: u64, key: Option<Vec<u8>>, count: Option<u64>) -> Pick {
+        let mut p = Pick {
+            start: 0,
+            end: limit,
+            first: i64::MIN,
+            end_offset: i64::MAX,
+            key,
+            left: count,
+        };
+        if let Some(s) = span {
+            p.start = s.start.min(limit);
+            p.end = s.end.min(limit);
+            p.first = s.first;
+            p.end_offset = s.end_offset;
+        }
+        p
+    }
+
+    /// Whether a batch of offsets `[first, last]` holds any record asked for.
+    pub fn batch(&self, first: i64, last: i64) -> bool {
+        last >= self.first && first < self.end_offset
+    }
+
+    /// Whether the record at `offset` with `key` is shown.
+    pub fn record(&self, offset: i64, key: Option<&[u8]>) -> bool {
+        offset >= self.first
+            && offset < self.end_offset
+            && self.key.as_deref().is_none_or(|k| key == Some(k))
+    }
+
+    /// Counts one shown item; false once the count was shown.
+    pub fn take(&mut self) -> bool {
+        match &mut self.left {
+            None => true,
+            Some(0) => false,
+            Some(n) => {
+                *n -= 1;
+                true
+            }
+        }
+    }
+
+    /// Whether the count was shown.
+    pub fn done(&self) -> bool {
+        self.left == Some(0)
+    }
+}

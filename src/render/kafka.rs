@@ -22,6 +22,7 @@ use crate::format::jvm::java_hash_map_order;
 use crate::format::legacy::{LegacyEntry, LegacyRecord};
 use crate::format::record::control::{self, ControlType};
 use crate::format::record::{java_utf8, Record};
+use crate::format::seek::Pick;
 use crate::format::ParseError;
 
 use super::release::Release;
@@ -52,14 +53,70 @@ pub struct Options {
     pub resync: bool,
     /// Whose text: the kafka-dump-log release reproduced.
     pub release: Release,
-    /// klf only (json and table): the offsets and times asked for
-    /// (`--offsets`, `--since`, `--until`).
+    /// klf only: the offsets and times asked for (`--offsets`, `--since`,
+    /// `--until`).
     pub want: crate::format::seek::Wanted,
-    /// klf only (json and table): only records with this key (`--key`).
+    /// klf only: only records with this key (`--key`).
     pub key: Option<Vec<u8>>,
-    /// klf only (json and table): at most this many records (batches
-    /// without `--deep-iteration`) per file (`--count`).
+    /// klf only: at most this many records (batches without
+    /// `--deep-iteration`) per file (`--count`).
     pub count: Option<u64>,
+    /// klf only (json and table): the parts of a record whose bytes are
+    /// shown (`--show`; `--print-data-log` shows all three).
+    pub show: Show,
+    /// klf only (json and table): how those bytes are written
+    /// (`--encoding`).
+    pub encoding: Encoding,
+}
+
+/// The parts of a record whose contents a json or table dump shows; the
+/// others are given by size (key, value) or by name (header keys).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Show {
+    /// The key's bytes.
+    pub key: bool,
+    /// The value's bytes.
+    pub value: bool,
+    /// Each header's value beside its key.
+    pub headers: bool,
+}
+
+impl Show {
+    /// Key, value and headers.
+    pub const ALL: Show = Show {
+        key: true,
+        value: true,
+        headers: true,
+    };
+
+    /// Whether any content is shown.
+    pub fn any(self) -> bool {
+        self.key || self.value || self.headers
+    }
+}
+
+/// How record bytes are written in json and table dumps.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Encoding {
+    /// As text: in JSON `{"text": ...}` when valid UTF-8, else
+    /// `{"base64": ...}`; in a table, malformed bytes as U+FFFD.
+    #[default]
+    Utf8,
+    /// Lowercase hexadecimal, two digits a byte (`{"hex": ...}` in JSON).
+    Hex,
+    /// Standard base64, padded (`{"base64": ...}` in JSON).
+    Base64,
+}
+
+/// `bytes` as lowercase hexadecimal.
+pub fn hex(bytes: &[u8]) -> String {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut s = String::with_capacity(bytes.len() * 2);
+    for &b in bytes {
+        s.push(DIGITS[usize::from(b >> 4)] as char);
+        s.push(DIGITS[usize::from(b & 15)] as char);
+    }
+    s
 }
 
 impl Default for Options {
@@ -78,6 +135,8 @@ impl Default for Options {
             want: crate::format::seek::Wanted::default(),
             key: None,
             count: None,
+            show: Show::default(),
+            encoding: Encoding::default(),
         }
     }
 }
@@ -783,6 +842,8 @@ fn render_chunk(
             formatter: &mut *formatter,
             offsets: &mut offsets,
             scratch: &mut scratch,
+            pick: None,
+            shown: 0,
         };
         let position = batch.position();
         if let Err(e) = render.batch(&mut tracker, &batch, position, valid, &mut problems) {
@@ -809,6 +870,10 @@ struct Render<'r> {
     formatter: &'r mut dyn RecordFormatter,
     offsets: &'r mut OffsetGaps,
     scratch: &'r mut Vec<u8>,
+    /// Only the records this picks are written (a part of the log).
+    pick: Option<&'r mut Pick>,
+    /// Records written.
+    shown: u64,
 }
 
 impl Render<'_> {
@@ -989,6 +1054,15 @@ impl Render<'_> {
         let with_batch = self.opts.release.record_line_with_batch();
         for rec in records {
             let rec = rec.map_err(DumpError::Abort)?;
+            if let Some(p) = self.pick.as_deref_mut() {
+                if !p.record(rec.offset, rec.key) {
+                    continue;
+                }
+                if !p.take() {
+                    break;
+                }
+            }
+            self.shown += 1;
             self.offsets.track(rec.offset);
             let mut pipe = true;
             if !self.opts.skip_record_metadata {
@@ -1093,6 +1167,15 @@ impl Render<'_> {
             .map_err(DumpError::Abort)?;
         for m in msgs {
             let m = m.map_err(DumpError::Abort)?;
+            if let Some(p) = self.pick.as_deref_mut() {
+                if !p.record(m.offset, m.record.key().ok().flatten()) {
+                    continue;
+                }
+                if !p.take() {
+                    break;
+                }
+            }
+            self.shown += 1;
             self.offsets.track(m.offset);
             let mut pipe = true;
             if !self.opts.skip_record_metadata {
@@ -1307,6 +1390,8 @@ impl<'o> Dumper<'o> {
                     formatter: &mut *self.formatter,
                     offsets: &mut offsets,
                     scratch: &mut self.scratch,
+                    pick: None,
+                    shown: 0,
                 };
                 render.batch(w, &batch, valid_bytes, valid, problems)?;
                 valid_bytes += batch.size_in_bytes();
@@ -1331,6 +1416,100 @@ impl<'o> Dumper<'o> {
             }
         }
         Ok(())
+    }
+
+    /// Dumps the part of a `.log` `pick` selects, in kafka-dump-log's
+    /// lines: the batches holding picked records (with `--deep-iteration`,
+    /// each followed by its picked records only; without, at most the
+    /// pick's count of batches), read from the pick's start position on.
+    /// Every line is the line kafka-dump-log prints for that batch or
+    /// record; the lines about the whole file (offset gaps, invalid bytes
+    /// at the end) are left out.
+    pub fn dump_log_picked<W: Write>(
+        &mut self,
+        w: &mut W,
+        names: &FileNames,
+        log: &dyn SegmentSource,
+        mut pick: Pick,
+        problems: &mut dyn Problems,
+    ) -> Result<(), DumpError> {
+        let mut tracker = LineTracker {
+            inner: w,
+            mid_line: false,
+        };
+        let w = &mut tracker;
+        let base = base_offset_of(&names.name).ok_or_else(|| {
+            abort(
+                0,
+                format!("cannot parse a base offset from file name {}", names.name),
+            )
+        })?;
+        w.write_all(self.opts.release.log_start_label().as_bytes())?;
+        num(w, base)?;
+        w.write_all(b"\n")?;
+        let mut iter = log.entries(pick.start, pick.end);
+        // offset gaps are a whole file's finding: not tracked for a part
+        let mut offsets = OffsetGaps::file(self.opts.release.java_tool());
+        let mut buffer: Vec<u8> = Vec::new();
+        let r = (|| -> Result<(), DumpError> {
+            while !pick.done() {
+                let position = iter.position();
+                let batch = match iter.next_entry() {
+                    None => break,
+                    Some(Ok(b)) => b,
+                    Some(Err(EntryError::Io(e))) => return Err(DumpError::Read(e)),
+                    Some(Err(EntryError::Bad(e))) if self.opts.resync => {
+                        problems.problem(e);
+                        match iter.resync() {
+                            Ok(_) => continue,
+                            Err(EntryError::Io(e)) => return Err(DumpError::Read(e)),
+                            Err(EntryError::Bad(e)) => return Err(DumpError::Abort(e)),
+                        }
+                    }
+                    Some(Err(EntryError::Bad(e))) => return Err(DumpError::Abort(e)),
+                };
+                let (first, last) = match &batch {
+                    Batch::V2(b) => (b.base_offset(), b.last_offset()),
+                    // a compressed wrapper's offset is its last message's
+                    Batch::Legacy(e) => (i64::MIN, e.offset),
+                };
+                if !pick.batch(first, last) {
+                    continue;
+                }
+                let valid = batch.check_crc().is_ok();
+                if !self.opts.deep && !pick.take() {
+                    break;
+                }
+                let mut render = Render {
+                    opts: &self.opts,
+                    formatter: &mut *self.formatter,
+                    offsets: &mut offsets,
+                    scratch: &mut self.scratch,
+                    pick: self.opts.deep.then_some(&mut pick),
+                    shown: 0,
+                };
+                if !render.opts.deep {
+                    render.batch(w, &batch, position, valid, problems)?;
+                    continue;
+                }
+                // deep: the batch's line only before a record it holds
+                buffer.clear();
+                let mut lines = LineTracker {
+                    inner: &mut buffer,
+                    mid_line: false,
+                };
+                let done = render.batch(&mut lines, &batch, position, valid, problems);
+                let mid_line = lines.mid_line;
+                if render.shown > 0 || done.is_err() {
+                    w.write_all(&buffer)?;
+                    w.mid_line = mid_line;
+                }
+                done?;
+            }
+            Ok(())
+        })();
+        self.mid_line = tracker.mid_line;
+        r
     }
 
     /// Renders, on every core, the batches of `ahead` (those already in

@@ -118,14 +118,140 @@ fn offsets_a_to_b_are_exactly_those_records() {
         rows[0].starts_with("│ 100 ") && rows[2].starts_with("│ 102 "),
         "{t}"
     );
-    // the kafka format is kafka-dump-log's: no selection there
-    let o = klf(&["dump", "--offsets", "1..2", seg]);
-    assert_eq!(o.status.code(), Some(2));
-    assert!(
-        text(&o.stderr).contains("--format json"),
-        "{}",
-        text(&o.stderr)
-    );
+}
+
+/// The golden kafka-dump-log text of a segment as its batches: each batch
+/// line with its offsets and the record lines after it, with theirs.
+type GoldenBatch = (String, i64, i64, Vec<(i64, String)>);
+
+fn golden_batches(golden: &str) -> (Vec<String>, Vec<GoldenBatch>) {
+    let field = |l: &str, name: &str| -> i64 {
+        let at = l.find(name).unwrap() + name.len();
+        l[at..].split_whitespace().next().unwrap().parse().unwrap()
+    };
+    let mut head = Vec::new();
+    let mut out: Vec<GoldenBatch> = Vec::new();
+    for l in golden.lines() {
+        if l.starts_with("baseOffset: ") {
+            out.push((
+                l.to_string(),
+                field(l, "baseOffset: "),
+                field(l, "lastOffset: "),
+                vec![],
+            ));
+        } else if l.starts_with("| offset: ") {
+            out.last_mut()
+                .unwrap()
+                .3
+                .push((field(l, "| offset: "), l.to_string()));
+        } else if out.is_empty() {
+            head.push(l.to_string());
+        }
+    }
+    (head, out)
+}
+
+#[test]
+fn kafka_format_selections_are_kafka_dump_logs_own_lines() {
+    let cap = kafka("divergence");
+    let seg = cap.join("broker-2/diverge-0/00000000000000000000.log");
+    let seg = seg.to_str().unwrap();
+    let golden = |mode: &str| {
+        std::fs::read_to_string(cap.join(format!(
+            "golden/broker-2/diverge-0/00000000000000000000.log.{mode}.txt"
+        )))
+        .unwrap()
+    };
+    let (mut head, deep) = golden_batches(&golden("deep"));
+    let (_, shallow) = golden_batches(&golden("shallow"));
+    assert!(deep.len() > 3 && head.len() == 2, "{head:?}");
+    // the golden names the file as given to kafka-dump-log
+    head[0] = format!("Dumping {seg}");
+    let keys = |b: &GoldenBatch| b.3.iter().map(|r| r.0).collect::<Vec<_>>();
+    for (a, b) in [(100, 103), (0, 1), (17, 40), (140, 1000)] {
+        // deep: each batch holding a record of [a, b), then those records
+        let mut want = head.clone();
+        for g in &deep {
+            let rs: Vec<&String> =
+                g.3.iter()
+                    .filter(|r| r.0 >= a && r.0 < b)
+                    .map(|r| &r.1)
+                    .collect();
+            if !rs.is_empty() {
+                want.push(g.0.clone());
+                want.extend(rs.into_iter().cloned());
+            }
+        }
+        let range = format!("{a}..{b}");
+        let args = [
+            "dump",
+            "--format",
+            "kafka",
+            "--deep-iteration",
+            "--print-data-log",
+            "--offsets",
+            &range,
+            seg,
+        ];
+        let o = klf(&args);
+        assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+        let got: Vec<String> = text(&o.stdout).lines().map(str::to_string).collect();
+        assert_eq!(got, want, "klf {args:?}");
+        // shallow: the batches whose offsets meet [a, b)
+        let mut want = head.clone();
+        want.extend(
+            shallow
+                .iter()
+                .filter(|g| g.2 >= a && g.1 < b)
+                .map(|g| g.0.clone()),
+        );
+        let o = klf(&["dump", "--format", "kafka", "--offsets", &range, seg]);
+        let got: Vec<String> = text(&o.stdout).lines().map(str::to_string).collect();
+        assert_eq!(got, want, "shallow {range}");
+    }
+    // --key and --count pick records (deep) and batches (shallow)
+    let key_of = |l: &str| {
+        l.split(" key: ")
+            .nth(1)
+            .and_then(|k| k.split(' ').next())
+            .map(str::to_string)
+    };
+    let (_, with_key) = deep
+        .iter()
+        .flat_map(|g| g.3.iter().map(move |r| (g, r)))
+        .find(|(_, r)| r.0 == 101)
+        .unwrap();
+    let key = key_of(&with_key.1).unwrap();
+    let o = klf(&[
+        "dump",
+        "--format",
+        "kafka",
+        "--print-data-log",
+        "--key",
+        &key,
+        seg,
+    ]);
+    let got: Vec<String> = text(&o.stdout).lines().map(str::to_string).collect();
+    let mut want = head.clone();
+    for g in &deep {
+        let rs: Vec<&String> =
+            g.3.iter()
+                .filter(|r| key_of(&r.1).as_deref() == Some(key.as_str()))
+                .map(|r| &r.1)
+                .collect();
+        if !rs.is_empty() {
+            want.push(g.0.clone());
+            want.extend(rs.into_iter().cloned());
+        }
+    }
+    assert!(want.len() > 3, "{want:?}");
+    assert_eq!(got, want, "--key {key}");
+    let o = klf(&["dump", "--format", "kafka", "--count", "2", seg]);
+    let got: Vec<String> = text(&o.stdout).lines().map(str::to_string).collect();
+    let mut want = head.clone();
+    want.extend(shallow.iter().take(2).map(|g| g.0.clone()));
+    assert_eq!(got, want);
+    assert!(keys(&deep[0]).contains(&0));
 }
 
 #[test]
@@ -332,4 +458,199 @@ fn control_records_are_named_in_the_table_as_in_json() {
         }
     }
     assert!(checked > 0, "the capture has transaction markers");
+}
+
+#[test]
+fn show_and_encoding_give_a_records_bytes_as_kafka_wrote_them() {
+    // a real segment whose records carry headers (one with a null value)
+    let cap = kafka("codecs-4.4");
+    let seg = cap.join("broker-3/codec-gzip-0/00000000000000000000.log");
+    let seg = seg.to_str().unwrap();
+    let golden = std::fs::read_to_string(
+        cap.join("golden/broker-3/codec-gzip-0/00000000000000000000.log.deep.txt"),
+    )
+    .unwrap();
+    // kafka-dump-log's key, payload and header keys per offset
+    let mut want: std::collections::BTreeMap<i64, (Option<String>, Option<String>, String)> =
+        Default::default();
+    for l in golden.lines().filter(|l| l.starts_with("| offset: ")) {
+        let offset: i64 = l[10..].split(' ').next().unwrap().parse().unwrap();
+        let key = l
+            .split(" key: ")
+            .nth(1)
+            .map(|k| k.split(' ').next().unwrap().to_string());
+        let payload = l.split(" payload: ").nth(1).map(str::to_string);
+        let headers = l
+            .split("headerKeys: [")
+            .nth(1)
+            .unwrap()
+            .split(']')
+            .next()
+            .unwrap()
+            .to_string();
+        want.insert(offset, (key, payload, headers));
+    }
+    assert!(
+        want.values().any(|w| !w.2.is_empty()),
+        "the segment has headers"
+    );
+    let unhex = |s: &str| -> Vec<u8> {
+        (0..s.len())
+            .step_by(2)
+            .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
+            .collect()
+    };
+    let records = lines(
+        &[
+            "dump",
+            "--format",
+            "json",
+            "--show",
+            "key,value,headers",
+            "--encoding",
+            "hex",
+            seg,
+        ],
+        "record",
+    );
+    assert_eq!(records.len(), want.len());
+    for r in &records {
+        let (key, payload, headers) = &want[&r["offset"].as_i64().unwrap()];
+        match key {
+            Some(k) => assert_eq!(unhex(r["key"]["hex"].as_str().unwrap()), k.as_bytes()),
+            None => assert!(r["key"].is_null(), "{r}"),
+        }
+        match payload {
+            Some(p) => assert_eq!(unhex(r["value"]["hex"].as_str().unwrap()), p.as_bytes()),
+            None => assert!(r["value"].is_null(), "{r}"),
+        }
+        let names: Vec<&str> = r["headers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|h| h["key"].as_str().unwrap())
+            .collect();
+        assert_eq!(names.join(","), *headers);
+        for h in r["headers"].as_array().unwrap() {
+            assert!(h["value"].is_null() || h["value"]["hex"].is_string(), "{h}");
+        }
+    }
+    // only what --show names: the key, by size the value
+    let records = lines(
+        &["dump", "--format", "json", "--show", "key", seg],
+        "record",
+    );
+    assert!(records
+        .iter()
+        .all(|r| r.get("value").is_none() && r.get("key").is_some()));
+    assert!(records.iter().all(|r| r["headers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|h| h.get("value").is_none())));
+    // base64 decodes back to the same header values the text table shows
+    let records = lines(
+        &[
+            "dump",
+            "--format",
+            "json",
+            "--show",
+            "headers",
+            "--encoding",
+            "base64",
+            seg,
+        ],
+        "record",
+    );
+    let with_value = records
+        .iter()
+        .flat_map(|r| r["headers"].as_array().unwrap().iter().map(move |h| (r, h)))
+        .find(|(_, h)| h["value"]["base64"].is_string())
+        .unwrap();
+    let offset = with_value.0["offset"].as_i64().unwrap();
+    let b64 = with_value.1["value"]["base64"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let table = text(
+        &klf(&[
+            "dump",
+            "--format",
+            "table",
+            "--show",
+            "key,headers",
+            "--offsets",
+            &format!("{offset}..{}", offset + 1),
+            seg,
+        ])
+        .stdout,
+    );
+    let row = table
+        .lines()
+        .skip_while(|l| !l.starts_with("records:"))
+        .find(|l| l.starts_with(&format!("│ {offset} ")))
+        .unwrap_or_else(|| panic!("{table}"));
+    let hname = with_value.1["key"].as_str().unwrap();
+    let one = format!("{offset}..{}", offset + 1);
+    let as_text = lines(
+        &[
+            "dump",
+            "--format",
+            "json",
+            "--show",
+            "headers",
+            "--offsets",
+            &one,
+            seg,
+        ],
+        "record",
+    );
+    let hvalue = as_text[0]["headers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|h| h["key"] == hname)
+        .unwrap()["value"]["text"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let decoded = base64_decode(&b64);
+    assert_eq!(decoded, hvalue.as_bytes());
+    assert!(row.contains(&format!("{hname}={hvalue}")), "{row}");
+    // the kafka format is kafka-dump-log's: --show and --encoding are refused
+    let o = klf(&["dump", "--format", "kafka", "--show", "key", seg]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        text(&o.stderr).contains("--print-data-log"),
+        "{}",
+        text(&o.stderr)
+    );
+    let o = klf(&["dump", "--format", "json", "--show", "keys", seg]);
+    assert_eq!(o.status.code(), Some(2));
+}
+
+/// Standard base64, padded.
+fn base64_decode(s: &str) -> Vec<u8> {
+    let val = |c: u8| -> u32 {
+        match c {
+            b'A'..=b'Z' => u32::from(c - b'A'),
+            b'a'..=b'z' => u32::from(c - b'a') + 26,
+            b'0'..=b'9' => u32::from(c - b'0') + 52,
+            b'+' => 62,
+            b'/' => 63,
+            _ => panic!("not base64: {c}"),
+        }
+    };
+    let mut out = Vec::new();
+    for chunk in s.as_bytes().chunks(4) {
+        let pad = chunk.iter().filter(|&&c| c == b'=').count();
+        let n = chunk
+            .iter()
+            .filter(|&&c| c != b'=')
+            .fold(0u32, |n, &c| n << 6 | val(c))
+            << (6 * pad);
+        let bytes = [(n >> 16) as u8, (n >> 8) as u8, n as u8];
+        out.extend_from_slice(&bytes[..3 - pad]);
+    }
+    out
 }

@@ -13,7 +13,7 @@ use klf::format::batch::{Batch, EntryError, SegmentSource, TailKind};
 use klf::format::index::{OffsetIndex, TimeIndex};
 use klf::format::ParseError;
 use klf::format::names::base_offset_of;
-use klf::render::kafka::{base64_std, control_record_text, FileNames, Options};
+use klf::render::kafka::{base64_std, control_record_text, hex, Encoding, FileNames, Options};
 
 use klf::render::kafka_aux::AuxDecoder;
 use klf::render::release::Release;
@@ -22,11 +22,14 @@ use super::walk::Item;
 use super::{files, kind_name, open_item, DecoderKind, Kind, Pick};
 use crate::cli::common::{Output, Status};
 
-/// A byte string as JSON.
-pub fn bytes_json(b: Option<&[u8]>) -> Value {
-    match b {
-        None => Value::Null,
-        Some(b) => match std::str::from_utf8(b) {
+/// A byte string as JSON: `{"text"}` (where valid UTF-8, else
+/// `{"base64"}`), `{"hex"}` or `{"base64"}` as `encoding` says.
+pub fn bytes_json(b: Option<&[u8]>, encoding: Encoding) -> Value {
+    match (b, encoding) {
+        (None, _) => Value::Null,
+        (Some(b), Encoding::Hex) => json!({ "hex": hex(b) }),
+        (Some(b), Encoding::Base64) => json!({ "base64": base64_std(b) }),
+        (Some(b), Encoding::Utf8) => match std::str::from_utf8(b) {
             Ok(s) => json!({ "text": s }),
             Err(_) => json!({ "base64": base64_std(b) }),
         },
@@ -175,7 +178,8 @@ fn records_json(
     b: &Batch<'_>,
     pick: &mut Pick,
 ) -> Result<(), Result<ParseError, std::io::Error>> {
-    let print = ctx.opts.print_data;
+    let show = ctx.opts.show;
+    let enc = ctx.opts.encoding;
     let file = ctx.file;
     match b {
         Batch::V2(v) => {
@@ -205,8 +209,8 @@ fn records_json(
                     .map(|h| {
                         let mut o = Map::new();
                         o.insert("key".into(), json!(String::from_utf8_lossy(h.key)));
-                        if print {
-                            o.insert("value".into(), bytes_json(h.value));
+                        if show.headers {
+                            o.insert("value".into(), bytes_json(h.value, enc));
                         }
                         Value::Object(o)
                     })
@@ -218,9 +222,13 @@ fn records_json(
                         Err(e) => m.insert("control_error".into(), json!(e)),
                     };
                 }
-                if print {
-                    m.insert("key".into(), bytes_json(r.key));
-                    m.insert("value".into(), bytes_json(r.value));
+                if show.key {
+                    m.insert("key".into(), bytes_json(r.key, enc));
+                }
+                if show.value {
+                    m.insert("value".into(), bytes_json(r.value, enc));
+                }
+                if show.key || show.value {
                     if let (Some(d), false) = (ctx.decoder, control) {
                         decode_into(&mut m, d, ctx.opts.release, r.offset, r.key, r.value);
                     }
@@ -252,10 +260,14 @@ fn records_json(
                 m.insert("crc_valid".into(), json!(r.is_valid()));
                 m.insert("key_size".into(), json!(r.key_size().ok()));
                 m.insert("value_size".into(), json!(r.value_size().ok()));
-                if print {
+                if show.key || show.value {
                     let (key, value) = (r.key().ok().flatten(), r.value().ok().flatten());
-                    m.insert("key".into(), bytes_json(key));
-                    m.insert("value".into(), bytes_json(value));
+                    if show.key {
+                        m.insert("key".into(), bytes_json(key, enc));
+                    }
+                    if show.value {
+                        m.insert("value".into(), bytes_json(value, enc));
+                    }
                     if let Some(d) = ctx.decoder {
                         decode_into(&mut m, d, ctx.opts.release, msg.offset, key, value);
                     }
@@ -436,7 +448,7 @@ pub fn dump_item(
         )?;
         match kind {
             Kind::Log => {
-                let mut pick = Pick::of(&inputs, inputs.log(), base.unwrap_or(0), opts);
+                let mut pick = super::pick_of(&inputs, inputs.log(), base.unwrap_or(0), opts);
                 dump_log(&mut ctx, w, inputs.log(), &mut pick, &mut errs, &mut read_error)?
             }
             Kind::Index => {

@@ -11,7 +11,7 @@ use klf::format::batch::{Batch, EntryError, SegmentSource};
 use klf::format::index::{OffsetIndex, TimeIndex};
 use klf::format::ParseError;
 use klf::format::names::base_offset_of;
-use klf::render::kafka::{FileNames, Options};
+use klf::render::kafka::{Encoding, FileNames, Options};
 use klf::render::kafka_aux::AuxDecoder;
 use serde_json::{Map, Value};
 use klf::render::text::human_time;
@@ -46,7 +46,42 @@ fn printable(b: Option<&[u8]>, limit: usize) -> String {
     out
 }
 
-/// Key and value cells of a record: decoded text, the bytes, or their sizes.
+/// Bytes as `--encoding` writes them in a table, cut after `limit`
+/// characters (`…`): text through the one sanitiser, hex or base64.
+fn encoded(b: Option<&[u8]>, encoding: Encoding, limit: usize) -> String {
+    let cut = |s: String| {
+        if s.len() > limit {
+            format!("{}…", &s[..limit])
+        } else {
+            s
+        }
+    };
+    match (b, encoding) {
+        (None, _) => "null".into(),
+        (Some(_), Encoding::Utf8) => printable(b, limit),
+        (Some(b), Encoding::Hex) => cut(klf::render::kafka::hex(&b[..b.len().min(limit)])),
+        (Some(b), Encoding::Base64) => cut(klf::render::kafka::base64_std(&b[..b.len().min(limit)])),
+    }
+}
+
+/// The headers cell of a record: the keys, with `--show headers` each
+/// `key=value` (the value as `--encoding` says).
+fn headers_cell<'h>(opts: &Options, headers: impl Iterator<Item = (&'h [u8], Option<&'h [u8]>)>) -> String {
+    let cells: Vec<String> = headers
+        .map(|(k, v)| {
+            let key = printable(Some(k), 40);
+            if opts.show.headers {
+                format!("{key}={}", encoded(v, opts.encoding, 60))
+            } else {
+                key
+            }
+        })
+        .collect();
+    cells.join(if opts.show.headers { ", " } else { "," })
+}
+
+/// Key and value cells of a record: decoded text or the bytes where
+/// `--show` asks for them, else their sizes.
 fn key_value_cells(
     opts: &Options,
     decoder: Option<AuxDecoder>,
@@ -55,10 +90,8 @@ fn key_value_cells(
     value: Option<&[u8]>,
 ) -> (String, String) {
     let size = |b: Option<&[u8]>| b.map_or(-1, |b| b.len() as i64).to_string();
-    if !opts.print_data {
-        return (size(key), size(value));
-    }
-    match decoder.map(|d| d.decode(opts.release, offset, key, value)) {
+    let show = opts.show;
+    let (k, v) = match decoder.map(|d| d.decode(opts.release, offset, key, value)) {
         Some(Ok(kp)) => (
             kp.key
                 .map_or_else(String::new, |k| printable(Some(k.as_bytes()), 120)),
@@ -67,10 +100,17 @@ fn key_value_cells(
         ),
         Some(Err(e)) => (
             format!("(cannot decode: {})", e.reason),
-            printable(value, 60),
+            encoded(value, opts.encoding, 60),
         ),
-        None => (printable(key, 60), printable(value, 60)),
-    }
+        None => (
+            encoded(key, opts.encoding, 60),
+            encoded(value, opts.encoding, 60),
+        ),
+    };
+    (
+        if show.key { k } else { size(key) },
+        if show.value { v } else { size(value) },
+    )
 }
 
 /// Walks the entries of the segment as the table dump reads them (up to
@@ -286,11 +326,13 @@ fn write_log_tables(
     }
     writeln!(w, "records:")?;
     let mut records = StreamTable::new(
-        &if opts.print_data {
-            ["offset", "timestamp", "key", "value", "headers"]
-        } else {
-            ["offset", "timestamp", "key size", "value size", "headers"]
-        },
+        &[
+            "offset",
+            "timestamp",
+            if opts.show.key { "key" } else { "key size" },
+            if opts.show.value { "value" } else { "value size" },
+            "headers",
+        ],
         width,
     )
     .at_least(&[known.record_offset, known.record_timestamp])
@@ -310,8 +352,7 @@ fn write_log_tables(
                             Ok(r) if !shown.record(r.offset, r.key) => {}
                             Ok(_) if !shown.take() => break,
                             Ok(r) => {
-                                let hk: Vec<String> =
-                                    r.headers().map(|h| printable(Some(h.key), 40)).collect();
+                                let hk = headers_cell(opts, r.headers().map(|h| (h.key, h.value)));
                                 let d = decoder.filter(|_| !v.is_control());
                                 let (k, val) = if v.is_control() {
                                     // a control record by name, in every format
@@ -328,7 +369,7 @@ fn write_log_tables(
                                         human_time(r.timestamp),
                                         k,
                                         val,
-                                        hk.join(","),
+                                        hk,
                                     ],
                                 )?;
                             }
@@ -549,7 +590,7 @@ pub fn dump_item(
             Kind::Log => write_log_tables(
                 w,
                 inputs.log(),
-                &Pick::of(&inputs, inputs.log(), base, opts),
+                &super::pick_of(&inputs, inputs.log(), base, opts),
                 opts,
                 decoder.map(DecoderKind::aux),
                 &mut errs,
