@@ -145,44 +145,7 @@ mod tests {
     }
 }
 
-/// Epoch milliseconds as ISO-8601 UTC with milliseconds
-/// (`2026-11-30T12:56:00.660Z`); None for a negative value (Kafka's `-1`,
-/// no timestamp) or one past the year 9999.
-pub fn iso_time(ms: i64) -> Option<String> {
-    if !(0..=253_402_300_799_999).contains(&ms) {
-        return None;
-    }
-    let days = ms.div_euclid(86_400_000);
-    let in_day = ms.rem_euclid(86_400_000);
-    // civil date from days since 1970-01-01 (the proleptic Gregorian
-    // calendar, in 400-year eras)
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    Some(format!(
-        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{:03}Z",
-        in_day / 3_600_000,
-        in_day / 60_000 % 60,
-        in_day / 1000 % 60,
-        in_day % 1000
-    ))
-}
-
-/// A timestamp for a person: the ISO-8601 UTC time and, beside it, the
-/// epoch milliseconds (`2026-11-30T12:56:00.660Z (1795992960660)`); the
-/// bare number when it is not a time (negative).
-pub fn human_time(ms: i64) -> String {
-    match iso_time(ms) {
-        Some(t) => format!("{t} ({ms})"),
-        None => ms.to_string(),
-    }
-}
+pub use crate::format::text::{human_time, iso_time};
 
 /// Whether a JSON field of klf's named `key` holds a point in time as epoch
 /// milliseconds: `timestamp`, `time`, a name ending in `_timestamp`, and

@@ -389,6 +389,31 @@ fn index_entry_pointing_elsewhere_is_reported() {
 }
 
 #[test]
+fn a_time_index_going_back_in_time_names_both_times() {
+    // two entries of a real time index swapped: the finding carries the
+    // times as a person reads them beside Kafka's milliseconds
+    let c = copy_capture("impact");
+    let ti = c
+        .root
+        .join("broker-1/orders-0/00000000000000000000.timeindex");
+    let mut b = fs::read(&ti).unwrap();
+    let ts = |b: &[u8], i: usize| i64::from_be_bytes(b[i * 12..i * 12 + 8].try_into().unwrap());
+    assert!(ts(&b, 2) > ts(&b, 1), "a rising index");
+    let (first, second) = (ts(&b, 1), ts(&b, 2));
+    let (head, tail) = b.split_at_mut(24);
+    head[12..24].swap_with_slice(&mut tail[..12]);
+    fs::write(&ti, &b).unwrap();
+    let (_, findings, _) = check_json(&[&c.root], &[]);
+    let f = with_code(&findings, "index-not-monotonic");
+    assert_eq!(f.len(), 1, "{findings:#?}");
+    let msg = f[0]["message"].as_str().unwrap();
+    for t in [first, second] {
+        let iso = klf::render::text::iso_time(t).unwrap();
+        assert!(msg.contains(&format!("{iso} ({t})")), "{msg}");
+    }
+}
+
+#[test]
 fn leader_epoch_checkpoint_line_removed() {
     let c = copy_capture("elections");
     let cp = c.root.join("broker-2/elect-0/leader-epoch-checkpoint");

@@ -1128,7 +1128,11 @@ fn check_indexes(
                             code::INDEX_NOT_MONOTONIC,
                             s,
                             Some(offset),
-                            format!("entry {n}: (timestamp {ts}, offset {offset}) does not increase over ({pts}, {po})"),
+                            format!(
+                                "entry {n}: (timestamp {}, offset {offset}) does not increase over ({}, {po})",
+                                crate::format::text::human_time(ts),
+                                crate::format::text::human_time(pts)
+                            ),
                         );
                     }
                 }
