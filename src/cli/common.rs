@@ -43,6 +43,11 @@ Examples:
   klf timeline broker-1 broker-2 --format json
   klf dump broker-1/orders-0/00000000000000000000.log --deep-iteration
   klf completions bash > ~/.local/share/bash-completion/completions/klf
+
+See also:
+  klf COMMAND --help, and the manual pages klf(1) and klf-COMMAND(1) (man
+  klf-diff); in the klf sources they are in man/ (man man/klf-diff.1), with
+  the JSON fields, check codes and the report's data contract in docs/.
 ";
 
 /// When to colour the output.

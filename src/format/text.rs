@@ -88,29 +88,6 @@ pub fn parse_bytes(s: &str) -> Result<u64, String> {
         .ok_or_else(|| format!("{s:?} is too large"))
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn base64_matches_the_standard_alphabet() {
-        let b = |x: &[u8]| base64(x, STD_ALPHABET, true);
-        assert_eq!(b(b""), "");
-        assert_eq!(b(b"f"), "Zg==");
-        assert_eq!(b(b"fo"), "Zm8=");
-        assert_eq!(b(b"foo"), "Zm9v");
-        assert_eq!(b(&[0xff, 0xfe, 0x00, 0x01]), "//4AAQ==");
-        assert_eq!(base64(&[0xfb, 0xff], URL_ALPHABET, false), "-_8");
-    }
-
-    #[test]
-    fn json_strings_escape_as_jackson_does() {
-        let mut s = String::new();
-        json_string(&mut s, "a\"b\\\u{1b}\n");
-        assert_eq!(s, "\"a\\\"b\\\\\\u001B\\n\"");
-    }
-}
-
 /// Epoch milliseconds as ISO-8601 UTC with milliseconds
 /// (`2026-11-30T12:56:00.660Z`); None for a negative value (Kafka's `-1`,
 /// no timestamp) or one past the year 9999.
@@ -147,5 +124,28 @@ pub fn human_time(ms: i64) -> String {
     match iso_time(ms) {
         Some(t) => format!("{t} ({ms})"),
         None => ms.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn base64_matches_the_standard_alphabet() {
+        let b = |x: &[u8]| base64(x, STD_ALPHABET, true);
+        assert_eq!(b(b""), "");
+        assert_eq!(b(b"f"), "Zg==");
+        assert_eq!(b(b"fo"), "Zm8=");
+        assert_eq!(b(b"foo"), "Zm9v");
+        assert_eq!(b(&[0xff, 0xfe, 0x00, 0x01]), "//4AAQ==");
+        assert_eq!(base64(&[0xfb, 0xff], URL_ALPHABET, false), "-_8");
+    }
+
+    #[test]
+    fn json_strings_escape_as_jackson_does() {
+        let mut s = String::new();
+        json_string(&mut s, "a\"b\\\u{1b}\n");
+        assert_eq!(s, "\"a\\\"b\\\\\\u001B\\n\"");
     }
 }
