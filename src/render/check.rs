@@ -7,6 +7,8 @@ use std::io::Write;
 
 use serde::Serialize;
 
+use crate::render::text::Utc;
+
 use crate::analysis::check::{CheckReport, Family, Finding, LossBrief, Severity, Summary};
 use crate::render::style::{cell, paint, Fit, Look, Paint, Sheet};
 use crate::render::text::{counted, markup, sanitize, JsonSafe};
@@ -15,11 +17,11 @@ use crate::render::text::{counted, markup, sanitize, JsonSafe};
 #[derive(Serialize)]
 pub struct CheckDocument<'a> {
     /// Every finding, sorted by location then code.
-    pub findings: Vec<FindingOut<'a>>,
+    pub findings: Vec<Utc<FindingOut<'a>>>,
     /// Counts.
     pub summary: &'a Summary,
     /// Per partition with two or more replicas: reference and loss.
-    pub partitions: Vec<PartitionOut<'a>>,
+    pub partitions: Vec<Utc<PartitionOut<'a>>>,
 }
 
 /// One finding (a `jsonl` line has `"type": "finding"` first).
@@ -143,12 +145,12 @@ pub fn write_json(report: &CheckReport, lines: bool, w: &mut impl Write) -> std:
         findings: report
             .findings
             .iter()
-            .map(|f| finding_out(f, false))
+            .map(|f| Utc(finding_out(f, false)))
             .collect(),
         summary: &report.summary,
-        partitions: parts(false),
+        partitions: parts(false).into_iter().map(Utc).collect(),
     };
-    crate::render::text::write_value(&mut *w, true, &doc).map_err(io)?;
+    serde_json::to_writer_pretty(&mut *w, &doc).map_err(io)?;
     writeln!(w)
 }
 

@@ -7,6 +7,8 @@ use std::io::Write;
 
 use serde::Serialize;
 
+use crate::render::text::Utc;
+
 use crate::analysis::diff::{
     Finding, FindingKind, PartitionDiff, ProtocolSource, ReplicaDiff, ScanInfo,
 };
@@ -27,7 +29,7 @@ use crate::render::text::{human_time, sanitize, JsonSafe};
 #[derive(Serialize)]
 pub struct DiffDocument<'a> {
     /// One per partition with two or more replicas.
-    pub partitions: Vec<DiffPartition<'a>>,
+    pub partitions: Vec<Utc<DiffPartition<'a>>>,
 }
 
 /// One partition (a `jsonl` line has `"type": "partition"` first).
@@ -314,10 +316,10 @@ pub fn write_json(
         partitions: parts
             .iter()
             .enumerate()
-            .map(|(i, p)| partition(p, rec(i), false))
+            .map(|(i, p)| Utc(partition(p, rec(i), false)))
             .collect(),
     };
-    crate::render::text::write_value(&mut *w, true, &doc).map_err(std::io::Error::from)?;
+    serde_json::to_writer_pretty(&mut *w, &doc).map_err(std::io::Error::from)?;
     writeln!(w)
 }
 

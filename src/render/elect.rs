@@ -4,6 +4,8 @@ use std::io::Write;
 
 use serde::Serialize;
 
+use crate::render::text::Utc;
+
 use crate::engine::elect::{commands, PartitionElection};
 use crate::render::style::{cell, paint, Look, Paint, Sheet};
 use crate::render::text::{sanitize, JsonSafe};
@@ -52,7 +54,7 @@ struct Partition<'a> {
 
 #[derive(Serialize)]
 struct Document<'a> {
-    partitions: Vec<Partition<'a>>,
+    partitions: Vec<Utc<Partition<'a>>>,
 }
 
 fn wire<'a>(p: &'a PartitionElection, kind: Option<&'static str>) -> Partition<'a> {
@@ -118,9 +120,9 @@ pub fn write_json(
         return Ok(());
     }
     let doc = Document {
-        partitions: parts.iter().map(|p| wire(p, None)).collect(),
+        partitions: parts.iter().map(|p| Utc(wire(p, None))).collect(),
     };
-    crate::render::text::write_value(&mut *w, true, &doc).map_err(std::io::Error::from)?;
+    serde_json::to_writer_pretty(&mut *w, &doc).map_err(std::io::Error::from)?;
     writeln!(w)
 }
 

@@ -5,6 +5,8 @@ use std::io::Write;
 
 use serde::Serialize;
 
+use crate::render::text::Utc;
+
 use crate::analysis::impact::{GroupState, PartitionImpact, TxnState};
 use crate::render::style::{cell, paint, Look, Paint, Sheet};
 use crate::render::text::{sanitize, JsonSafe};
@@ -208,7 +210,7 @@ fn wire<'a>(p: &'a PartitionImpact, kind: Option<&'static str>) -> Partition<'a>
 
 #[derive(Serialize)]
 struct Document<'a> {
-    partitions: Vec<Partition<'a>>,
+    partitions: Vec<Utc<Partition<'a>>>,
 }
 
 /// Writes the impacts as one JSON document, or as JSON Lines.
@@ -227,9 +229,9 @@ pub fn write_json(
         return Ok(());
     }
     let doc = Document {
-        partitions: parts.iter().map(|p| wire(p, None)).collect(),
+        partitions: parts.iter().map(|p| Utc(wire(p, None))).collect(),
     };
-    crate::render::text::write_value(&mut *w, true, &doc).map_err(std::io::Error::from)?;
+    serde_json::to_writer_pretty(&mut *w, &doc).map_err(std::io::Error::from)?;
     writeln!(w)
 }
 

@@ -196,6 +196,18 @@ fn add_utc(v: &mut serde_json::Value) {
     }
 }
 
+/// `T` serialized with a `NAME_utc` field beside every time field
+/// ([`with_utc`]): the items of a JSON document, each turned into a value
+/// only while it is written.
+pub struct Utc<T>(pub T);
+
+impl<T: serde::Serialize> serde::Serialize for Utc<T> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let v = serde_json::to_value(&self.0).map_err(serde::ser::Error::custom)?;
+        serde::Serialize::serialize(&with_utc(v), s)
+    }
+}
+
 /// Writes `v` as JSON (pretty or compact) with a `NAME_utc` field beside
 /// every time field ([`with_utc`]), fields in the order they are declared.
 pub fn write_value<T: serde::Serialize + ?Sized>(

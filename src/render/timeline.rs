@@ -5,6 +5,8 @@ use std::io::Write;
 
 use serde::Serialize;
 
+use crate::render::text::Utc;
+
 use crate::analysis::timeline::{Disagreement, EpochSpan, Timeline};
 use crate::engine::timeline::PartitionTimelines;
 use crate::model::Election;
@@ -15,7 +17,7 @@ use crate::render::text::{human_time, sanitize, JsonSafe};
 #[derive(Serialize)]
 pub struct TimelineDocument<'a> {
     /// One per partition.
-    pub partitions: Vec<TimelinePartition<'a>>,
+    pub partitions: Vec<Utc<TimelinePartition<'a>>>,
 }
 
 /// One partition.
@@ -163,16 +165,18 @@ pub fn write_json(
     let doc = TimelineDocument {
         partitions: parts
             .iter()
-            .map(|p| TimelinePartition {
-                topic: &p.topic,
-                partition: p.partition,
-                replicas: p.replicas.iter().map(|t| replica(t, None)).collect(),
-                controller: controller(p, false),
-                controller_missing: p.controller_missing.as_deref(),
+            .map(|p| {
+                Utc(TimelinePartition {
+                    topic: &p.topic,
+                    partition: p.partition,
+                    replicas: p.replicas.iter().map(|t| replica(t, None)).collect(),
+                    controller: controller(p, false),
+                    controller_missing: p.controller_missing.as_deref(),
+                })
             })
             .collect(),
     };
-    crate::render::text::write_value(&mut *w, true, &doc).map_err(io)?;
+    serde_json::to_writer_pretty(&mut *w, &doc).map_err(io)?;
     writeln!(w)
 }
 
