@@ -92,6 +92,11 @@ pub fn parse_bytes(s: &str) -> Result<u64, String> {
 /// (`2026-11-30T12:56:00.660Z`); None for a negative value (Kafka's `-1`,
 /// no timestamp) or one past the year 9999.
 pub fn iso_time(ms: i64) -> Option<String> {
+    iso_time_bytes(ms).map(|b| b.iter().map(|&c| char::from(c)).collect())
+}
+
+/// [`iso_time`] as its 24 ASCII bytes, without allocating.
+pub fn iso_time_bytes(ms: i64) -> Option<[u8; 24]> {
     if !(0..=253_402_300_799_999).contains(&ms) {
         return None;
     }
@@ -108,22 +113,39 @@ pub fn iso_time(ms: i64) -> Option<String> {
     let day = doy - (153 * mp + 2) / 5 + 1;
     let month = if mp < 10 { mp + 3 } else { mp - 9 };
     let year = yoe + era * 400 + i64::from(month <= 2);
-    Some(format!(
-        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{:03}Z",
-        in_day / 3_600_000,
-        in_day / 60_000 % 60,
-        in_day / 1000 % 60,
-        in_day % 1000
-    ))
+    let mut out = *b"0000-00-00T00:00:00.000Z";
+    let mut put = |at: usize, width: usize, mut n: i64| {
+        for i in (at..at + width).rev() {
+            out[i] = b'0' + (n % 10) as u8;
+            n /= 10;
+        }
+    };
+    put(0, 4, year);
+    put(5, 2, month);
+    put(8, 2, day);
+    put(11, 2, in_day / 3_600_000);
+    put(14, 2, in_day / 60_000 % 60);
+    put(17, 2, in_day / 1000 % 60);
+    put(20, 3, in_day % 1000);
+    Some(out)
 }
 
 /// A timestamp for a person: the ISO-8601 UTC time and, beside it, the
 /// epoch milliseconds (`2026-11-30T12:56:00.660Z (1795992960660)`); the
 /// bare number when it is not a time (negative).
 pub fn human_time(ms: i64) -> String {
-    match iso_time(ms) {
-        Some(t) => format!("{t} ({ms})"),
-        None => ms.to_string(),
+    let mut n = itoa::Buffer::new();
+    let digits = n.format(ms);
+    match iso_time_bytes(ms) {
+        Some(t) => {
+            let mut s = String::with_capacity(28 + digits.len());
+            s.extend(t.iter().map(|&c| char::from(c)));
+            s.push_str(" (");
+            s.push_str(digits);
+            s.push(')');
+            s
+        }
+        None => digits.to_string(),
     }
 }
 

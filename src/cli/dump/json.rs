@@ -80,25 +80,44 @@ fn emit(w: &mut impl Write, v: &Value) -> std::io::Result<()> {
         return w.write_all(b"\n");
     };
     const LEAD: [&str; 2] = ["type", "file"];
-    let keys = LEAD
-        .iter()
-        .copied()
-        .filter(|k| m.contains_key(*k))
-        .chain(m.keys().map(String::as_str).filter(|k| !LEAD.contains(k)));
+    // the objects are built with `type` and `file` first: written in
+    // order, without a lookup per field
+    let in_order = m.keys().take(2).eq(LEAD.iter().copied().filter(|k| m.contains_key(*k)));
     w.write_all(b"{")?;
-    for (i, k) in keys.enumerate() {
+    let mut field = |i: usize, k: &str, x: &Value| -> std::io::Result<()> {
         if i > 0 {
             w.write_all(b",")?;
         }
         serde_json::to_writer(&mut *w, k)?;
         w.write_all(b":")?;
-        serde_json::to_writer(&mut *w, &m[k])?;
+        serde_json::to_writer(&mut *w, x)?;
         if klf::render::text::is_time_field(k) {
-            let (name, utc) = klf::render::text::utc_field(k, &m[k]);
-            w.write_all(b",")?;
-            serde_json::to_writer(&mut *w, &name)?;
-            w.write_all(b":")?;
-            serde_json::to_writer(&mut *w, &utc)?;
+            w.write_all(b",\"")?;
+            w.write_all(k.as_bytes())?;
+            w.write_all(b"_utc\":")?;
+            match x.as_i64().and_then(klf::format::text::iso_time_bytes) {
+                Some(t) => {
+                    w.write_all(b"\"")?;
+                    w.write_all(&t)?;
+                    w.write_all(b"\"")?;
+                }
+                None => w.write_all(b"null")?,
+            }
+        }
+        Ok(())
+    };
+    if in_order {
+        for (i, (k, x)) in m.iter().enumerate() {
+            field(i, k, x)?;
+        }
+    } else {
+        let keys = LEAD
+            .iter()
+            .copied()
+            .filter(|k| m.contains_key(*k))
+            .chain(m.keys().map(String::as_str).filter(|k| !LEAD.contains(k)));
+        for (i, k) in keys.enumerate() {
+            field(i, k, &m[k])?;
         }
     }
     w.write_all(b"}\n")
@@ -120,7 +139,7 @@ fn problem(
 }
 
 fn batch_json(file: &str, b: &Batch<'_>) -> Value {
-    let mut m = Map::new();
+    let mut m = Map::with_capacity(24);
     m.insert("type".into(), json!("batch"));
     m.insert("file".into(), json!(file));
     m.insert("position".into(), json!(b.position()));
@@ -195,7 +214,7 @@ fn records_json(
                 if !pick.take() {
                     break;
                 }
-                let mut m = Map::new();
+                let mut m = Map::with_capacity(24);
                 m.insert("type".into(), json!("record"));
                 m.insert("file".into(), json!(file));
                 m.insert("batch_position".into(), json!(v.position));
@@ -249,7 +268,7 @@ fn records_json(
                 if !pick.take() {
                     break;
                 }
-                let mut m = Map::new();
+                let mut m = Map::with_capacity(24);
                 m.insert("type".into(), json!("record"));
                 m.insert("file".into(), json!(file));
                 m.insert("batch_position".into(), json!(e.position));

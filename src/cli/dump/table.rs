@@ -91,6 +91,9 @@ fn key_value_cells(
 ) -> (String, String) {
     let size = |b: Option<&[u8]>| b.map_or(-1, |b| b.len() as i64).to_string();
     let show = opts.show;
+    if !show.key && !show.value {
+        return (size(key), size(value));
+    }
     let (k, v) = match decoder.map(|d| d.decode(opts.release, offset, key, value)) {
         Some(Ok(kp)) => (
             kp.key
