@@ -1,8 +1,10 @@
 //! v2 segments: the entry framing (lenient as Kafka, strict with resync, as
 //! `klf dump --resync` and `klf check` walk a segment) plus deep record
-//! iteration with capped decompression, and the kafka-dump-log renderer.
+//! iteration with capped decompression, and the kafka-dump-log renderer,
+//! of whole segments and of the part a selection picks.
 #![no_main]
 use klf::format::batch::{Batch, SegmentIter};
+use klf::format::seek::{span, Pick, Wanted};
 use klf::render::kafka::{Dumper, FileNames, Options, StringFormatter};
 use libfuzzer_sys::fuzz_target;
 
@@ -77,4 +79,17 @@ fuzz_target!(|data: &[u8]| {
     let names = FileNames::new("t-0/00000000000000000000.log", "/");
     let mut problems = Vec::new();
     let _ = d.dump_log(&mut std::io::sink(), &names, &data, &mut problems);
+    // A part of it, picked by offsets, a key and a count from the input.
+    let byte = |i: usize| data.get(i).copied().unwrap_or(0);
+    let want = Wanted {
+        first: i64::from(byte(1)) - 8,
+        end: i64::from(byte(1)) + i64::from(byte(2)),
+        since: (byte(3) & 1 == 1).then(|| i64::from(byte(4)) << 32),
+        until: None,
+    };
+    let picked = span(&data, None, None, 0, &want);
+    let key = (byte(5) & 1 == 1).then(|| data.get(6..8).unwrap_or(&[]).to_vec());
+    let count = (byte(5) & 2 == 2).then(|| u64::from(byte(8)));
+    let pick = Pick::new(Some(picked), data.len() as u64, key, count);
+    let _ = d.dump_log_picked(&mut std::io::sink(), &names, &data, pick, &mut problems);
 });
