@@ -228,12 +228,12 @@ pub struct Args {
     /// record whose bytes are shown, comma-separated: key, value, headers
     /// (header values beside their keys). The others are shown by size
     /// (key, value) or by name (header keys). --print-data-log shows all
-    /// three
+    /// three; --show, when given, says what is shown instead.
     #[arg(long, value_name = "PARTS", value_parser = parse_show)]
     pub show: Option<Show>,
 
     /// klf only (json, table): how shown bytes are written: utf8 (text;
-    /// in JSON base64 where not valid UTF-8), hex or base64
+    /// in JSON base64 where not valid UTF-8), hex or base64.
     #[arg(long, value_enum, value_name = "ENCODING", default_value = "utf8")]
     pub encoding: EncodingArg,
 
@@ -1154,7 +1154,7 @@ fn dump_kafka_file(
     }
     // a part of a segment (--offsets, --since, --until, --key, --count) is
     // found with its indexes
-    let picked = kind == Kind::Log && names.name.ends_with(".log") && selects(&dumper.opts);
+    let picked = kind == Kind::Log && selects(&dumper.opts);
     let inputs = match load(names, kind, picked) {
         Ok(i) => i,
         Err((path, e)) => {

@@ -165,19 +165,30 @@ pub fn span(
     let mut first = want.first;
     let mut end_offset = want.end;
     // a time is turned into the base offset of the first batch at or past it
-    let for_time = |t: i64| -> Option<i64> {
+    let for_time = |t: i64| -> (u64, Option<i64>) {
         let floor = time_floor(timeindex, base_offset, t);
         let from = offset_floor(index, base_offset, floor, len);
-        first_batch(log, from, &|b, _| max_timestamp(b) >= t).1
+        first_batch(log, from, &|b, _| max_timestamp(b) >= t)
     };
     if let Some(t) = want.since {
         match for_time(t) {
-            Some(o) => first = first.max(o),
-            None => first = i64::MAX,
+            (_, Some(o)) => first = first.max(o),
+            // damage before a batch that late: reading starts at it, so
+            // the dump reports it, and shows nothing it cannot place
+            (at, None) if at < len => {
+                return Span {
+                    start: at,
+                    end: len,
+                    first: i64::MAX,
+                    end_offset,
+                }
+            }
+            (_, None) => first = i64::MAX,
         }
     }
     if let Some(t) = want.until {
-        if let Some(o) = for_time(t) {
+        // at damage the dump reads on to it and reports it
+        if let (_, Some(o)) = for_time(t) {
             end_offset = end_offset.min(o);
         }
     }
@@ -255,6 +266,12 @@ impl Pick {
         offset >= self.first
             && offset < self.end_offset
             && self.key.as_deref().is_none_or(|k| key == Some(k))
+    }
+
+    /// Whether `offset` lies at or past the end of the range (records
+    /// after it in a batch need not be read).
+    pub fn past(&self, offset: i64) -> bool {
+        offset >= self.end_offset
     }
 
     /// Counts one shown item; false once the count was shown.

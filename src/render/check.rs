@@ -218,7 +218,8 @@ pub fn screenful(report: &CheckReport, level: Severity, look: Look, rows: usize)
         }
         buf.iter().filter(|&&b| b == b'\n').count()
     };
-    let all = shown_findings(report, None).0.len();
+    // every finding takes a line at least: no more than `rows` can fit
+    let all = shown_findings(report, None).0.len().min(rows);
     // the largest n whose table fits: lines grow with n
     let (mut lo, mut hi) = (1, all.max(1));
     if lines(hi) <= rows {

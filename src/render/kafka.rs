@@ -725,6 +725,19 @@ pub fn control_record_text_of(
 // ------------------------------------------------------------------ dumping
 
 /// State shared by the files of one run.
+/// Problems passed on and counted.
+struct Counted<'p> {
+    inner: &'p mut dyn Problems,
+    count: usize,
+}
+
+impl Problems for Counted<'_> {
+    fn problem(&mut self, e: ParseError) {
+        self.count += 1;
+        self.inner.problem(e);
+    }
+}
+
 pub struct Dumper<'o> {
     /// Options.
     pub opts: Options,
@@ -1055,15 +1068,19 @@ impl Render<'_> {
         for rec in records {
             let rec = rec.map_err(DumpError::Abort)?;
             if let Some(p) = self.pick.as_deref_mut() {
+                if p.past(rec.offset) {
+                    break;
+                }
                 if !p.record(rec.offset, rec.key) {
                     continue;
                 }
                 if !p.take() {
                     break;
                 }
+            } else {
+                self.offsets.track(rec.offset);
             }
             self.shown += 1;
-            self.offsets.track(rec.offset);
             let mut pipe = true;
             if !self.opts.skip_record_metadata {
                 if with_batch {
@@ -1168,15 +1185,19 @@ impl Render<'_> {
         for m in msgs {
             let m = m.map_err(DumpError::Abort)?;
             if let Some(p) = self.pick.as_deref_mut() {
+                if p.past(m.offset) {
+                    break;
+                }
                 if !p.record(m.offset, m.record.key().ok().flatten()) {
                     continue;
                 }
                 if !p.take() {
                     break;
                 }
+            } else {
+                self.offsets.track(m.offset);
             }
             self.shown += 1;
-            self.offsets.track(m.offset);
             let mut pipe = true;
             if !self.opts.skip_record_metadata {
                 if with_batch {
@@ -1282,32 +1303,7 @@ impl<'o> Dumper<'o> {
         log: &dyn SegmentSource,
         problems: &mut dyn Problems,
     ) -> Result<(), DumpError> {
-        if names.name.ends_with(".log") {
-            let base = base_offset_of(&names.name).ok_or_else(|| {
-                abort(
-                    0,
-                    format!("cannot parse a base offset from file name {}", names.name),
-                )
-            })?;
-            w.write_all(self.opts.release.log_start_label().as_bytes())?;
-            num(w, base)?;
-            w.write_all(b"\n")?;
-        } else if names.name.ends_with(".checkpoint") {
-            if names.name == "bootstrap.checkpoint" {
-                w.write_all(b"KRaft bootstrap snapshot\n")?;
-            } else {
-                let (offset, epoch) = snapshot_id(&names.name).ok_or_else(|| {
-                    abort(
-                        0,
-                        format!(
-                            "snapshot file name {} is not <20-digit offset>-<10-digit epoch>.checkpoint",
-                            names.name
-                        ),
-                    )
-                })?;
-                writeln!(w, "Snapshot end offset: {offset}, epoch: {epoch}")?;
-            }
-        }
+        self.write_log_header(w, names)?;
         let slice_end = (self.opts.max_bytes.max(0) as u64).min(log.len());
         let full = self.opts.max_bytes == i32::MAX;
         let mut iter = log.entries(0, slice_end);
@@ -1418,7 +1414,39 @@ impl<'o> Dumper<'o> {
         Ok(())
     }
 
-    /// Dumps the part of a `.log` `pick` selects, in kafka-dump-log's
+    /// The lines before a `.log`'s batches (`Log starting offset: N`) or a
+    /// KRaft snapshot's (`Snapshot end offset: ...`).
+    fn write_log_header<W: Write>(&self, w: &mut W, names: &FileNames) -> Result<(), DumpError> {
+        if names.name.ends_with(".log") {
+            let base = base_offset_of(&names.name).ok_or_else(|| {
+                abort(
+                    0,
+                    format!("cannot parse a base offset from file name {}", names.name),
+                )
+            })?;
+            w.write_all(self.opts.release.log_start_label().as_bytes())?;
+            num(w, base)?;
+            w.write_all(b"\n")?;
+        } else if names.name.ends_with(".checkpoint") {
+            if names.name == "bootstrap.checkpoint" {
+                w.write_all(b"KRaft bootstrap snapshot\n")?;
+            } else {
+                let (offset, epoch) = snapshot_id(&names.name).ok_or_else(|| {
+                    abort(
+                        0,
+                        format!(
+                            "snapshot file name {} is not <20-digit offset>-<10-digit epoch>.checkpoint",
+                            names.name
+                        ),
+                    )
+                })?;
+                writeln!(w, "Snapshot end offset: {offset}, epoch: {epoch}")?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Dumps the part of a `.log` (or KRaft snapshot) `pick` selects, in kafka-dump-log's
     /// lines: the batches holding picked records (with `--deep-iteration`,
     /// each followed by its picked records only; without, at most the
     /// pick's count of batches), read from the pick's start position on.
@@ -1438,30 +1466,47 @@ impl<'o> Dumper<'o> {
             mid_line: false,
         };
         let w = &mut tracker;
-        let base = base_offset_of(&names.name).ok_or_else(|| {
-            abort(
-                0,
-                format!("cannot parse a base offset from file name {}", names.name),
-            )
-        })?;
-        w.write_all(self.opts.release.log_start_label().as_bytes())?;
-        num(w, base)?;
-        w.write_all(b"\n")?;
+        let r = self.write_log_header(w, names);
+        if r.is_err() {
+            self.mid_line = tracker.mid_line;
+            return r;
+        }
+        let w = &mut tracker;
+        let to_the_end = self.opts.max_bytes == i32::MAX && pick.end == log.len();
         let mut iter = log.entries(pick.start, pick.end);
         // offset gaps are a whole file's finding: not tracked for a part
         let mut offsets = OffsetGaps::file(self.opts.release.java_tool());
         let mut buffer: Vec<u8> = Vec::new();
+        let mut problems = Counted {
+            inner: problems,
+            count: 0,
+        };
+        let mut read_all = false;
         let r = (|| -> Result<(), DumpError> {
             while !pick.done() {
                 let position = iter.position();
                 let batch = match iter.next_entry() {
-                    None => break,
+                    None => {
+                        read_all = true;
+                        break;
+                    }
                     Some(Ok(b)) => b,
                     Some(Err(EntryError::Io(e))) => return Err(DumpError::Read(e)),
                     Some(Err(EntryError::Bad(e))) if self.opts.resync => {
                         problems.problem(e);
                         match iter.resync() {
-                            Ok(_) => continue,
+                            Ok(Some(s)) => {
+                                problems.problem(ParseError::new(
+                                    s.from,
+                                    format!(
+                                        "resync: skipped {} bytes, resuming at {}",
+                                        s.to - s.from,
+                                        s.to
+                                    ),
+                                ));
+                                continue;
+                            }
+                            Ok(None) => continue,
                             Err(EntryError::Io(e)) => return Err(DumpError::Read(e)),
                             Err(EntryError::Bad(e)) => return Err(DumpError::Abort(e)),
                         }
@@ -1489,18 +1534,20 @@ impl<'o> Dumper<'o> {
                     shown: 0,
                 };
                 if !render.opts.deep {
-                    render.batch(w, &batch, position, valid, problems)?;
+                    render.batch(w, &batch, position, valid, &mut problems)?;
                     continue;
                 }
-                // deep: the batch's line only before a record it holds
+                // deep: the batch's line only before a record it holds, or
+                // before what went wrong in it
                 buffer.clear();
                 let mut lines = LineTracker {
                     inner: &mut buffer,
                     mid_line: false,
                 };
-                let done = render.batch(&mut lines, &batch, position, valid, problems);
+                let before = problems.count;
+                let done = render.batch(&mut lines, &batch, position, valid, &mut problems);
                 let mid_line = lines.mid_line;
-                if render.shown > 0 || done.is_err() {
+                if render.shown > 0 || done.is_err() || problems.count > before {
                     w.write_all(&buffer)?;
                     w.mid_line = mid_line;
                 }
@@ -1509,7 +1556,15 @@ impl<'o> Dumper<'o> {
             Ok(())
         })();
         self.mid_line = tracker.mid_line;
-        r
+        r?;
+        // bytes after the last batch that frames are damage, as in a dump of
+        // the whole file (its "invalid bytes" line is about the whole file)
+        if to_the_end && read_all {
+            if let Some(t) = iter.tail() {
+                problems.problem(ParseError::new(t.position, t.describe()));
+            }
+        }
+        Ok(())
     }
 
     /// Renders, on every core, the batches of `ahead` (those already in

@@ -320,7 +320,7 @@ fn time_axis(s: &mut String, p: &PartitionReport, sc: Scale, y: f64) {
         .map(|e| (e.start_offset, e.first_timestamp))
         .collect();
     if let Some(last) = spans.last() {
-        marks.push((last.end_offset + 1, last.last_timestamp));
+        marks.push((last.end_offset.saturating_add(1), last.last_timestamp));
     }
     let dates: std::collections::BTreeSet<String> = marks
         .iter()

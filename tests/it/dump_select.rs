@@ -168,7 +168,7 @@ fn kafka_format_selections_are_kafka_dump_logs_own_lines() {
     // the golden names the file as given to kafka-dump-log
     head[0] = format!("Dumping {seg}");
     let keys = |b: &GoldenBatch| b.3.iter().map(|r| r.0).collect::<Vec<_>>();
-    for (a, b) in [(100, 103), (0, 1), (17, 40), (140, 1000)] {
+    for (a, b) in [(100, 103), (0, 1), (17, 40), (120, 1000), (140, 1000)] {
         // deep: each batch holding a record of [a, b), then those records
         let mut want = head.clone();
         for g in &deep {
@@ -252,6 +252,155 @@ fn kafka_format_selections_are_kafka_dump_logs_own_lines() {
     want.extend(shallow.iter().take(2).map(|g| g.0.clone()));
     assert_eq!(got, want);
     assert!(keys(&deep[0]).contains(&0));
+    // deep --count: the first N records, each after its batch's line
+    let o = klf(&[
+        "dump",
+        "--format",
+        "kafka",
+        "--print-data-log",
+        "--count",
+        "3",
+        "--offsets",
+        "17..",
+        seg,
+    ]);
+    let got: Vec<String> = text(&o.stdout).lines().map(str::to_string).collect();
+    let mut want = head.clone();
+    let mut left = 3;
+    for g in &deep {
+        let rs: Vec<String> =
+            g.3.iter()
+                .filter(|r| r.0 >= 17)
+                .take(left)
+                .map(|r| r.1.clone())
+                .collect();
+        if !rs.is_empty() {
+            left -= rs.len();
+            want.push(g.0.clone());
+            want.extend(rs);
+        }
+    }
+    assert_eq!(got, want, "deep --count 3 from 17");
+    // --since: from the first batch whose max timestamp (the batch line's
+    // CreateTime) is at least T, Kafka's offset for a time
+    let max_ts = |l: &str| -> i64 {
+        l.split(" CreateTime: ")
+            .nth(1)
+            .unwrap()
+            .split(' ')
+            .next()
+            .unwrap()
+            .parse()
+            .unwrap()
+    };
+    let t = max_ts(&shallow[2].0);
+    let o = klf(&["dump", "--format", "kafka", "--since", &t.to_string(), seg]);
+    let got: Vec<String> = text(&o.stdout).lines().map(str::to_string).collect();
+    let first = shallow.iter().position(|g| max_ts(&g.0) >= t).unwrap();
+    let mut want = head.clone();
+    want.extend(shallow[first..].iter().map(|g| g.0.clone()));
+    assert_eq!(got, want, "--since {t}");
+}
+
+#[test]
+fn kafka_format_selections_report_damage_as_a_whole_dump_does() {
+    let cap = kafka("divergence");
+    let src = cap.join("broker-2/diverge-0/00000000000000000000.log");
+    let bytes = std::fs::read(&src).unwrap();
+    let dir = scratch("kafka-pick").join("diverge-0");
+    std::fs::create_dir_all(&dir).unwrap();
+    let log = dir.join("00000000000000000000.log");
+    let positions: Vec<usize> = klf::format::batch::SegmentIter::new(&bytes[..])
+        .map_while(Result::ok)
+        .map(|b| b.position() as usize)
+        .collect();
+    assert!(positions.len() >= 3);
+    // a torn last batch: the whole dump and a selection to the end exit 1
+    std::fs::write(&log, &bytes[..bytes.len() - 7]).unwrap();
+    let log_s = log.to_str().unwrap();
+    for args in [
+        vec!["dump", "--format", "kafka", log_s],
+        vec!["dump", "--format", "kafka", "--offsets", "0..", log_s],
+    ] {
+        let o = klf(&args);
+        assert_eq!(
+            o.status.code(),
+            Some(1),
+            "klf {args:?}: {}",
+            text(&o.stderr)
+        );
+        assert!(
+            text(&o.stderr).contains(&format!("{log_s}:{}", positions.last().unwrap())),
+            "{}",
+            text(&o.stderr)
+        );
+    }
+    // a range that ends before the damage does not read it
+    let o = klf(&["dump", "--format", "kafka", "--offsets", "0..1", log_s]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    // --resync, deep: a damaged batch inside the range keeps its line
+    let mut bad = bytes.clone();
+    bad[positions[1] + 22] |= 7; // compression id 7: not a codec
+    std::fs::write(&log, &bad).unwrap();
+    let o = klf(&[
+        "dump",
+        "--format",
+        "kafka",
+        "--deep-iteration",
+        "--resync",
+        "--offsets",
+        "0..",
+        log_s,
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    let out = text(&o.stdout);
+    let base = i64::from_be_bytes(bytes[positions[1]..positions[1] + 8].try_into().unwrap());
+    assert!(out.contains(&format!("baseOffset: {base} ")), "{out}");
+    assert!(
+        text(&o.stderr).contains("compression"),
+        "{}",
+        text(&o.stderr)
+    );
+    // damage before the batch a time names: reported, nothing shown
+    let mut framed_badly = bytes.clone();
+    framed_badly[positions[1] + 8..positions[1] + 12]
+        .copy_from_slice(&0x7fff_ff00u32.to_be_bytes());
+    std::fs::write(&log, &framed_badly).unwrap();
+    let late = klf::format::batch::SegmentIter::new(&bytes[..])
+        .map_while(Result::ok)
+        .filter_map(|b| match b {
+            klf::format::batch::Batch::V2(v) => Some(v.max_timestamp()),
+            _ => None,
+        })
+        .max()
+        .unwrap();
+    for format in ["kafka", "json", "table"] {
+        let o = klf(&[
+            "dump",
+            "--format",
+            format,
+            "--since",
+            &late.to_string(),
+            log_s,
+        ]);
+        assert_eq!(o.status.code(), Some(1), "{format}: {}", text(&o.stderr));
+        let said = format!("{log_s}:{}", positions[1]);
+        assert!(
+            text(&o.stderr).contains(&said) || text(&o.stdout).contains("\"problem\""),
+            "{format}: {} {}",
+            text(&o.stderr),
+            text(&o.stdout)
+        );
+    }
+    // a KRaft snapshot: a selection of its batches, after its own header
+    let snap = kafka("impact").join("broker-1/bootstrap.checkpoint");
+    let snap = snap.to_str().unwrap();
+    let whole = text(&klf(&["dump", "--format", "kafka", snap]).stdout);
+    let o = klf(&["dump", "--format", "kafka", "--count", "2", snap]);
+    assert_eq!(o.status.code(), Some(0));
+    let want: Vec<&str> = whole.lines().take(4).collect();
+    assert_eq!(text(&o.stdout).lines().collect::<Vec<_>>(), want);
+    assert!(want[1] == "KRaft bootstrap snapshot" && want[3].starts_with("baseOffset: "));
 }
 
 #[test]
@@ -540,9 +689,10 @@ fn show_and_encoding_give_a_records_bytes_as_kafka_wrote_them() {
         &["dump", "--format", "json", "--show", "key", seg],
         "record",
     );
+    assert_eq!(records.len(), want.len());
     assert!(records
         .iter()
-        .all(|r| r.get("value").is_none() && r.get("key").is_some()));
+        .all(|r| r.get("value").is_none() && r.get("key").is_some() && r["value_size"].is_i64()));
     assert!(records.iter().all(|r| r["headers"]
         .as_array()
         .unwrap()

@@ -71,7 +71,7 @@ fn decode_into(
 }
 
 /// Writes one JSON line; `type` and `file` lead, the other keys follow in
-/// sorted order.
+/// the order they were put in, each time field followed by its `NAME_utc`.
 fn emit(w: &mut impl Write, v: &Value) -> std::io::Result<()> {
     // Untrusted text (keys, values, file names) never reaches a terminal raw.
     let w = &mut klf::render::text::JsonSafe(w);
