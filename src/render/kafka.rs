@@ -725,6 +725,41 @@ pub fn control_record_text_of(
 // ------------------------------------------------------------------ dumping
 
 /// State shared by the files of one run.
+/// After an entry that could not be read: an I/O error or, without
+/// `--resync`, damage ends the dump; with it, the damage is a problem and
+/// the walk goes on after it (a second problem says how far): the position
+/// it resumes at, None when nothing plausible follows.
+fn past_bad_entry(
+    iter: &mut dyn crate::format::batch::Entries,
+    e: EntryError,
+    resync: bool,
+    problems: &mut dyn Problems,
+) -> Result<Option<u64>, DumpError> {
+    match e {
+        EntryError::Io(e) => Err(DumpError::Read(e)),
+        EntryError::Bad(e) if !resync => Err(DumpError::Abort(e)),
+        EntryError::Bad(e) => {
+            problems.problem(e);
+            match iter.resync() {
+                Ok(Some(s)) => {
+                    problems.problem(ParseError::new(
+                        s.from,
+                        format!(
+                            "resync: skipped {} bytes, resuming at {}",
+                            s.to - s.from,
+                            s.to
+                        ),
+                    ));
+                    Ok(Some(s.to))
+                }
+                Ok(None) => Ok(None),
+                Err(EntryError::Io(e)) => Err(DumpError::Read(e)),
+                Err(EntryError::Bad(e)) => Err(DumpError::Abort(e)),
+            }
+        }
+    }
+}
+
 /// Problems passed on and counted.
 struct Counted<'p> {
     inner: &'p mut dyn Problems,
@@ -1357,28 +1392,13 @@ impl<'o> Dumper<'o> {
                 let batch = match iter.next_entry() {
                     None => break,
                     Some(Ok(b)) => b,
-                    Some(Err(EntryError::Io(e))) => return Err(DumpError::Read(e)),
-                    Some(Err(EntryError::Bad(e))) if self.opts.resync => {
-                        problems.problem(e);
-                        match iter.resync() {
-                            Ok(Some(s)) => {
-                                problems.problem(ParseError::new(
-                                    s.from,
-                                    format!(
-                                        "resync: skipped {} bytes, resuming at {}",
-                                        s.to - s.from,
-                                        s.to
-                                    ),
-                                ));
-                                valid_bytes = s.to;
-                            }
-                            Ok(None) => {}
-                            Err(EntryError::Io(e)) => return Err(DumpError::Read(e)),
-                            Err(EntryError::Bad(e)) => return Err(DumpError::Abort(e)),
+                    Some(Err(e)) => {
+                        if let Some(to) = past_bad_entry(&mut *iter, e, self.opts.resync, problems)?
+                        {
+                            valid_bytes = to;
                         }
                         continue;
                     }
-                    Some(Err(EntryError::Bad(e))) => return Err(DumpError::Abort(e)),
                 };
                 let valid = crcs.valid(&batch);
                 let mut render = Render {
@@ -1491,27 +1511,10 @@ impl<'o> Dumper<'o> {
                         break;
                     }
                     Some(Ok(b)) => b,
-                    Some(Err(EntryError::Io(e))) => return Err(DumpError::Read(e)),
-                    Some(Err(EntryError::Bad(e))) if self.opts.resync => {
-                        problems.problem(e);
-                        match iter.resync() {
-                            Ok(Some(s)) => {
-                                problems.problem(ParseError::new(
-                                    s.from,
-                                    format!(
-                                        "resync: skipped {} bytes, resuming at {}",
-                                        s.to - s.from,
-                                        s.to
-                                    ),
-                                ));
-                                continue;
-                            }
-                            Ok(None) => continue,
-                            Err(EntryError::Io(e)) => return Err(DumpError::Read(e)),
-                            Err(EntryError::Bad(e)) => return Err(DumpError::Abort(e)),
-                        }
+                    Some(Err(e)) => {
+                        past_bad_entry(&mut *iter, e, self.opts.resync, &mut problems)?;
+                        continue;
                     }
-                    Some(Err(EntryError::Bad(e))) => return Err(DumpError::Abort(e)),
                 };
                 let (first, last) = match &batch {
                     Batch::V2(b) => (b.base_offset(), b.last_offset()),

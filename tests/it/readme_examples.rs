@@ -9,6 +9,18 @@ use std::process::Command;
 
 use crate::common::{root, scratch, KLF};
 
+/// A PATH on which `klf` is the binary under test (a link in `dir/bin`).
+fn klf_on_path(dir: &std::path::Path) -> String {
+    let bin = dir.join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    std::os::unix::fs::symlink(KLF, bin.join("klf")).unwrap();
+    format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    )
+}
+
 /// The `klf ...` lines of the README's `sh` blocks, comments removed.
 fn examples() -> Vec<String> {
     let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
@@ -34,14 +46,7 @@ fn every_readme_example_runs_on_the_committed_captures() {
     let dir = scratch("readme");
     std::fs::create_dir_all(&dir).unwrap();
     std::os::unix::fs::symlink(root().join("testdata"), dir.join("testdata")).unwrap();
-    let bin = dir.join("bin");
-    std::fs::create_dir_all(&bin).unwrap();
-    std::os::unix::fs::symlink(KLF, bin.join("klf")).unwrap();
-    let path = format!(
-        "{}:{}",
-        bin.display(),
-        std::env::var("PATH").unwrap_or_default()
-    );
+    let path = klf_on_path(&dir);
     for cmd in &cmds {
         let o = Command::new("sh")
             .args(["-c", &format!("{cmd} > stdout.txt")])
@@ -227,14 +232,7 @@ fn every_help_and_man_page_example_runs_on_a_real_capture() {
     let dir = scratch("help-examples");
     std::fs::create_dir_all(&dir).unwrap();
     lay_out_example_names(&dir);
-    let bin = dir.join("bin");
-    std::fs::create_dir_all(&bin).unwrap();
-    std::os::unix::fs::symlink(KLF, bin.join("klf")).unwrap();
-    let path = format!(
-        "{}:{}",
-        bin.display(),
-        std::env::var("PATH").unwrap_or_default()
-    );
+    let path = klf_on_path(&dir);
     let jq = on_path("jq");
     for cmd in &cmds {
         // without jq, the part of a pipeline klf runs
