@@ -347,7 +347,13 @@ fn time_axis(s: &mut String, p: &PartitionReport, sc: Scale, y: f64) {
             format!("{} {}", &iso[5..10], &iso[11..19])
         };
         // labels start at their tick, so the first clears the axis title
-        let shown = x >= free_from;
+        // a label starts at its tick, or near the right edge ends there
+        let width = 6.5 * label.len() as f64;
+        let (from, anchor) = if x + 2.0 + width > WIDTH - 2.0 {
+            (x - 2.0 - width, " style=\"text-anchor:end\"")
+        } else {
+            (x + 2.0, "")
+        };
         let _ = write!(
             s,
             r##"<g data-kind="time" data-offset="{o}" data-time="{t}"><title>{}</title><line x1="{x:.1}" y1="{:.1}" x2="{x:.1}" y2="{:.1}" stroke="#868e96"/>"##,
@@ -355,15 +361,15 @@ fn time_axis(s: &mut String, p: &PartitionReport, sc: Scale, y: f64) {
             y - 4.0,
             y + 1.0
         );
-        if shown {
+        if from >= free_from {
             let _ = write!(
                 s,
-                r#"<text class="time-tick" x="{:.1}" y="{:.1}">{}</text>"#,
-                x + 2.0,
+                r#"<text class="time-tick" x="{:.1}" y="{:.1}"{anchor}>{}</text>"#,
+                if anchor.is_empty() { x + 2.0 } else { x - 2.0 },
                 y + 13.0,
                 markup(&label)
             );
-            free_from = x + 6.5 * label.len() as f64 + 10.0;
+            free_from = from + width + 10.0;
         }
         s.push_str("</g>");
     }
