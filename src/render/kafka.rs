@@ -760,6 +760,16 @@ fn past_bad_entry(
     }
 }
 
+/// What [`Render::admit`] says of a record.
+enum Admit {
+    /// Write it.
+    Show,
+    /// Leave it out and go on.
+    Skip,
+    /// Leave it and the rest of the batch out.
+    Stop,
+}
+
 /// Problems passed on and counted.
 struct Counted<'p> {
     inner: &'p mut dyn Problems,
@@ -1071,6 +1081,24 @@ impl Render<'_> {
         }
     }
 
+    /// Whether the record at `offset` with `key` is written: every one in
+    /// a whole dump (its offset tracked for gaps), the ones the pick
+    /// selects in a part. Counts what is shown.
+    fn admit(&mut self, offset: i64, key: Option<&[u8]>) -> Admit {
+        match self.pick.as_deref_mut() {
+            None => self.offsets.track(offset),
+            Some(p) if p.past(offset) => return Admit::Stop,
+            Some(p) if !p.record(offset, key) => return Admit::Skip,
+            Some(p) => {
+                if !p.take() {
+                    return Admit::Stop;
+                }
+            }
+        }
+        self.shown += 1;
+        Admit::Show
+    }
+
     /// `position`: where the batch is, as the batch line says.
     fn write_records<W: Write>(
         &mut self,
@@ -1102,20 +1130,11 @@ impl Render<'_> {
         let with_batch = self.opts.release.record_line_with_batch();
         for rec in records {
             let rec = rec.map_err(DumpError::Abort)?;
-            if let Some(p) = self.pick.as_deref_mut() {
-                if p.past(rec.offset) {
-                    break;
-                }
-                if !p.record(rec.offset, rec.key) {
-                    continue;
-                }
-                if !p.take() {
-                    break;
-                }
-            } else {
-                self.offsets.track(rec.offset);
+            match self.admit(rec.offset, rec.key) {
+                Admit::Show => {}
+                Admit::Skip => continue,
+                Admit::Stop => break,
             }
-            self.shown += 1;
             let mut pipe = true;
             if !self.opts.skip_record_metadata {
                 if with_batch {
@@ -1219,20 +1238,11 @@ impl Render<'_> {
             .map_err(DumpError::Abort)?;
         for m in msgs {
             let m = m.map_err(DumpError::Abort)?;
-            if let Some(p) = self.pick.as_deref_mut() {
-                if p.past(m.offset) {
-                    break;
-                }
-                if !p.record(m.offset, m.record.key().ok().flatten()) {
-                    continue;
-                }
-                if !p.take() {
-                    break;
-                }
-            } else {
-                self.offsets.track(m.offset);
+            match self.admit(m.offset, m.record.key().ok().flatten()) {
+                Admit::Show => {}
+                Admit::Skip => continue,
+                Admit::Stop => break,
             }
-            self.shown += 1;
             let mut pipe = true;
             if !self.opts.skip_record_metadata {
                 if with_batch {
