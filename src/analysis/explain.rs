@@ -169,7 +169,7 @@ pub fn story(p: &PartitionDiff, leaders: &BTreeMap<i32, (i32, bool)>) -> Vec<Str
 }
 
 fn plural(n: u64, one: &str, many: &str) -> String {
-    format!("{n} {}", if n == 1 { one } else { many })
+    crate::format::text::count(n, one, many)
 }
 
 fn brokers(list: &[i32]) -> String {

@@ -51,6 +51,12 @@ pub fn base64(data: &[u8], alphabet: &[u8; 64], pad: bool) -> String {
     out
 }
 
+/// `n` and the noun for it: "1 entry", "3 entries".
+pub fn count(n: impl Into<u64>, one: &str, many: &str) -> String {
+    let n = n.into();
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
 /// `1.5 GiB`-style size.
 pub fn human_bytes(n: u64) -> String {
     const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];

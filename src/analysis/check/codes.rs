@@ -78,11 +78,14 @@ checks! {
     INDEX_LENGTH_INVALID = "index-length-invalid", Error, Indexes,
         "An index file whose length is not a multiple of its entry size (8 for .index, 12 for .timeindex).",
         "Kafka's sanity check rejects the index; delete it and let Kafka rebuild it.";
-    INDEX_PREALLOCATED = "index-preallocated", Warning, Indexes,
-        "Zero-filled slots after the last entry of an index: the preallocated file was never trimmed, so the broker did not shut down cleanly.",
-        "Kafka recovers the segment on the next start; expect recovery from the recovery point on.";
+    INDEX_PREALLOCATED = "index-preallocated", Info, Indexes,
+        "Zero-filled slots after the last entry of an index that Kafka rebuilds when the broker next starts: the broker did not shut down cleanly (or was running when copied), and the segment is at or past its recovery point (or in the metadata log, which is always recovered).",
+        "Normal for the active segment of a broker that crashed or was copied live; Kafka recovers the segment from the log on its next start. Nothing to do.";
+    INDEX_UNTRIMMED = "index-untrimmed", Warning, Indexes,
+        "Zero-filled slots after the last entry of an index that Kafka loads as it stands (the broker shut down cleanly, or the segment is before the recovery point): Kafka counts the slots as entries.",
+        "Kafka trims an index when it rolls or closes the segment, so this file was not left by Kafka's own shutdown; lookups through it can start at the wrong place. Delete the index and let Kafka rebuild it.";
     INDEX_STALE_ENTRIES = "index-stale-entries", Info, Indexes,
-        "Entries past the end of the log in the last segment's index: leftovers of a truncation (or of a crash) in a preallocated index, outside the entry count Kafka keeps in memory.",
+        "Entries of an index Kafka rebuilds when the broker next starts (see index-preallocated), after the prefix that fits the log: leftovers of a truncation (Kafka moves an index's position back without clearing the bytes after it) or of a crash, outside the entry count Kafka keeps in memory.",
         "Kafka ignores them while running, trims them at a clean shutdown and rebuilds the index after a crash; nothing to do.";
     INDEX_NOT_MONOTONIC = "index-not-monotonic", Error, Indexes,
         "An index entry whose offset (or timestamp) does not increase over the previous entry.",

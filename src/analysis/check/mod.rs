@@ -10,13 +10,14 @@
 //! Nothing here prints: `render` turns a [`CheckReport`] into text.
 //!
 //! Every code is listed in [`CHECKS`] with its severity, family and meaning
-//! (the table docs/commands.md reproduces). Severities follow what Kafka itself
-//! does with the data: `error` for damage or loss Kafka does not repair
-//! silently (bad checksums in the middle of a log, committed records lost),
-//! `warning` for the marks of an unclean shutdown or of a normal but
-//! consequential event (a torn tail recovery will drop, preallocated index
-//! slots, uncommitted records lost), `info` for facts worth knowing on
-//! healthy data.
+//! (the table docs/findings.md reproduces). Severities follow what Kafka
+//! itself does with the data: `error` for damage or loss Kafka does not
+//! repair silently (bad checksums in the middle of a log, committed records
+//! lost), `warning` for a normal but consequential event or a file Kafka
+//! would not have left so (a torn tail recovery will drop, an untrimmed
+//! index Kafka reads as it stands, uncommitted records lost), `info` for
+//! facts worth knowing on healthy data (a crashed broker's preallocated
+//! index, which Kafka rebuilds).
 
 mod assemble;
 mod baseline;
@@ -33,8 +34,8 @@ pub use report::{
 };
 pub use rules::{
     agreement_range, capture_findings, check_epochs, check_offsets, check_partition,
-    controller_findings, impact_findings, log_matching_at, settle_unreadable, AtOffset,
-    LogMatching,
+    controller_findings, impact_findings, log_matching_at, rebuilt_on_restart, settle_unreadable,
+    AtOffset, LogMatching,
 };
 
 #[cfg(test)]

@@ -17,6 +17,48 @@ use crate::analysis::timeline::timeline_of_spans;
 use crate::format::checkpoint::{OffsetCheckpointKind, LEADER_EPOCH_CHECKPOINT_FILE};
 use crate::model::{Capture, ControllerView, Level, Replica};
 
+/// The base offset of the first segment whose indexes Kafka rebuilds from
+/// the log when the broker next starts (`None`: it loads every segment's
+/// indexes as they are). Kafka skips recovery when the log directory holds
+/// `.kafka_cleanshutdown`; otherwise it recovers every segment from the one
+/// holding the checkpointed recovery point (0 when the partition is not
+/// listed) to the end, resetting and rebuilding its `.index` and
+/// `.timeindex`. The metadata log is opened with no recovery point and as
+/// not cleanly shut down, so all of it is recovered. Index bytes of such a
+/// segment are never read by Kafka: entries past the valid prefix are
+/// leftovers (an index's truncation moves its position back without
+/// clearing the bytes after it), not damage.
+///
+/// `clean_shutdown`: `Some(true)` when the replica's log directory holds the
+/// marker, `Some(false)` when the directory was read and does not, `None`
+/// when the directory itself is not in the capture (a partition directory
+/// copied on its own: Kafka's next start cannot be known, and the lenient
+/// reading is taken, as for a broker that crashed).
+pub fn rebuilt_on_restart(
+    is_metadata_log: bool,
+    clean_shutdown: Option<bool>,
+    recovery_point: Option<i64>,
+    segment_bases: &[i64],
+) -> Option<i64> {
+    if is_metadata_log {
+        return Some(i64::MIN);
+    }
+    if clean_shutdown == Some(true) {
+        return None;
+    }
+    let rp = recovery_point.unwrap_or(0);
+    // the segment holding the recovery point: the last whose base is at or
+    // below it (every segment when none is)
+    Some(
+        segment_bases
+            .iter()
+            .copied()
+            .filter(|&b| b <= rp)
+            .max()
+            .unwrap_or(i64::MIN),
+    )
+}
+
 /// Discovery's diagnostics as findings: checkpoint files Kafka cannot read,
 /// and every warning.
 pub fn capture_findings(capture: &Capture) -> Vec<Finding> {

@@ -70,7 +70,7 @@ pub fn check(
                 .par_iter()
                 .zip(&ids)
                 .map(|(r, &id)| {
-                    let mut s = scan_replica(r, id, planned);
+                    let mut s = scan_replica(r, id, planned, clean_shutdown(capture, r));
                     if capture.unreadable_for(r).is_some() {
                         // what it needs could not be read: the capture's
                         // file-unreadable finding names it
@@ -150,7 +150,7 @@ pub fn check(
         .par_iter()
         .zip(broker_ids(&capture.metadata_logs))
         .map(|(r, broker)| {
-            let mut result = check_replica(r, broker);
+            let mut result = check_replica(r, broker, clean_shutdown(capture, r));
             if capture.unreadable_for(r).is_some() {
                 result.findings.clear();
                 result.unreadable = true;
@@ -177,6 +177,16 @@ pub fn check(
         report.recount();
     }
     report
+}
+
+/// Whether `r`'s log directory holds Kafka's clean-shutdown marker (`None`:
+/// the log directory is not in the capture).
+fn clean_shutdown(capture: &Capture, r: &Replica) -> Option<bool> {
+    capture
+        .brokers
+        .iter()
+        .find(|b| b.path == r.log_dir)
+        .map(|b| b.clean_shutdown.is_some())
 }
 
 /// The log-matching range `[lo, min_hw)` of a partition as its replicas'

@@ -14,8 +14,8 @@ use rayon::prelude::*;
 
 use super::stream::{BatchAt, ReplicaBatches, SegmentPlan};
 use crate::analysis::check::{
-    check_epochs, check_offsets, code, display, finding, BatchPlace, Finding, Location,
-    ReplicaResult,
+    check_epochs, check_offsets, code, display, finding, rebuilt_on_restart, BatchPlace, Finding,
+    Location, ReplicaResult,
 };
 use crate::analysis::timeline::{EpochSpan, EpochSpans};
 use crate::capture::replica::{replica_log_ends, summarize};
@@ -222,6 +222,9 @@ struct FoldContext<'a> {
     agree: Option<(i64, i64)>,
     /// Keep every batch's header.
     keep: bool,
+    /// Segments from this base offset on have their indexes rebuilt by
+    /// Kafka when the broker next starts ([`rebuilt_on_restart`]).
+    rebuilt_from: Option<i64>,
 }
 
 impl SegmentFold {
@@ -412,13 +415,27 @@ pub fn base_location(replica: &Replica, broker: i32) -> Location {
 /// indexes, and what the order-dependent rules need of it), then the
 /// epoch, offset and producer rules over the segments' folds. `agree`: the
 /// offset range whose batches' [`Fingerprint`] to take.
-pub fn scan_replica(replica: &Replica, broker: i32, agree: Option<(i64, i64)>) -> Scanned {
+/// `clean_shutdown`: whether the replica's log directory holds Kafka's
+/// clean-shutdown marker (`None`: the directory is not in the capture).
+pub fn scan_replica(
+    replica: &Replica,
+    broker: i32,
+    agree: Option<(i64, i64)>,
+    clean_shutdown: Option<bool>,
+) -> Scanned {
     let base = base_location(replica, broker);
     let snapshots = Snapshots::read(replica, &base);
+    let bases: Vec<i64> = replica.segments.iter().map(|s| s.base_offset).collect();
     let cx = FoldContext {
         snapshots: &snapshots,
         agree,
         keep: keeps_batches(replica),
+        rebuilt_from: rebuilt_on_restart(
+            replica.kind == ReplicaKind::Metadata,
+            clean_shutdown,
+            replica.recovery_point,
+            &bases,
+        ),
     };
     let logs: Vec<(&crate::capture::discover::SegmentFiles, &PathBuf)> = replica
         .segments
@@ -515,8 +532,12 @@ pub fn scan_replica(replica: &Replica, broker: i32, agree: Option<(i64, i64)>) -
 
 /// Every check of a replica read on its own (a metadata log, a partition's
 /// only replica).
-pub fn check_replica(replica: &Replica, broker: i32) -> ReplicaResult {
-    scan_replica(replica, broker, None).result
+pub fn check_replica(
+    replica: &Replica,
+    broker: i32,
+    clean_shutdown: Option<bool>,
+) -> ReplicaResult {
+    scan_replica(replica, broker, None, clean_shutdown).result
 }
 
 /// The batch holding `offset` (the first in log order), else the first
@@ -869,7 +890,7 @@ fn scan_segment(
             seg,
             log_len,
             &batches,
-            is_last,
+            cx.rebuilt_from.is_some_and(|b| seg.base_offset >= b),
             stopped,
             base,
             &mut findings,
@@ -904,17 +925,25 @@ fn all_zero(b: &[u8]) -> bool {
     b.iter().all(|&x| x == 0)
 }
 
+/// One index entry judged: the entry (offset and position, or timestamp and
+/// offset), whether it is not judged (past where the log's reading
+/// stopped), and what is wrong with it (code, offset, message).
+type Judged = ((i64, i64), bool, Vec<(&'static str, Option<i64>, String)>);
+
 /// `.index` and `.timeindex` of one segment, against the batches read from it.
+/// `rebuilt`: Kafka rebuilds this segment's indexes when the broker next
+/// starts ([`rebuilt_on_restart`]), so it reads none of their bytes: the
+/// entries up to the first that does not fit the log are its index, the
+/// rest are leftovers, one info; zero-filled slots are its preallocation.
 fn check_indexes(
     seg: &crate::capture::discover::SegmentFiles,
     log_len: u64,
     batches: &SegBatches,
-    is_last: bool,
+    rebuilt: bool,
     stopped: Option<u64>,
     base: &Location,
     findings: &mut Vec<Finding>,
 ) {
-    let seg_last = batches.last();
     if let Some(path) = &seg.txnindex {
         check_txn_index(
             seg.base_offset,
@@ -989,55 +1018,26 @@ fn check_indexes(
         // time-index entry (timestamp 0, base offset) is treated alike.
         if zero_from < slots {
             let padding = slots - zero_from;
+            let (code, why) = if rebuilt {
+                (
+                    code::INDEX_PREALLOCATED,
+                    "the broker did not shut down cleanly (or was running when copied), and Kafka rebuilds this segment's indexes when it next starts",
+                )
+            } else {
+                (
+                    code::INDEX_UNTRIMMED,
+                    "Kafka loads this index as it stands and counts these slots as entries",
+                )
+            };
             findings.push(finding(
-                code::INDEX_PREALLOCATED,
+                code,
                 at(Some((zero_from * entry_size) as u64), None),
                 format!(
-                    "{padding} zero-filled slots ({} bytes) after {zero_from} entries: a preallocated index that was never trimmed (unclean shutdown or live active segment)",
+                    "{padding} zero-filled slots ({} bytes) after {zero_from} entries: a preallocated index never trimmed; {why}",
                     padding * entry_size
                 ),
             ));
         }
-        // In the last segment, entries past the log's end that only precede
-        // padding are stale leftovers of a truncation.
-        let past_end = |n: usize| -> bool {
-            let s = n * entry_size;
-            let rel_at = if kind == "index" { s } else { s + 8 };
-            let rel = data
-                .get(rel_at..rel_at + 4)
-                .map_or(0, |b| i32::from_be_bytes([b[0], b[1], b[2], b[3]]));
-            let offset = seg.base_offset.saturating_add(i64::from(rel));
-            let beyond_pos = kind == "index"
-                && data.get(s + 4..s + 8).is_some_and(|b| {
-                    i64::from(i32::from_be_bytes([b[0], b[1], b[2], b[3]])) >= log_len as i64
-                });
-            !matches!(seg_last, Some(l) if offset <= l) || beyond_pos
-        };
-        let mut live_to = zero_from;
-        if is_last && stopped.is_none() {
-            while live_to > 0 && past_end(live_to - 1) {
-                live_to -= 1;
-            }
-            if live_to < zero_from {
-                findings.push(finding(
-                    code::INDEX_STALE_ENTRIES,
-                    at(Some((live_to * entry_size) as u64), None),
-                    format!(
-                        "{} entries after entry {live_to} point past the end of the log (last offset {}, {log_len} bytes): leftovers of a truncation in a preallocated index",
-                        zero_from - live_to,
-                        seg_last.map_or("none".to_string(), |l| l.to_string())
-                    ),
-                ));
-            }
-        }
-        let mut reported: BTreeSet<&'static str> = BTreeSet::new();
-        let mut counts: BTreeMap<&'static str, u64> = BTreeMap::new();
-        let mut report = |code: &'static str, pos: usize, offset: Option<i64>, msg: String| {
-            *counts.entry(code).or_default() += 1;
-            if reported.insert(code) {
-                findings.push(finding(code, at(Some(pos as u64), offset), msg));
-            }
-        };
         let be = |s: usize, n: usize| -> i64 {
             let mut v: i64 = 0;
             for i in 0..n {
@@ -1049,106 +1049,103 @@ fn check_indexes(
                 v
             }
         };
-        let mut prev: Option<(i64, i64)> = None;
-        for n in 0..live_to {
+        let seg_last = batches.last();
+        let last_text = || seg_last.map_or("none".to_string(), |l| l.to_string());
+        // Entry `n` against the one before it: what it is (to compare the
+        // next one with), whether it is not judged (past where the log's
+        // reading stopped), and what is wrong with it.
+        let judge = |n: usize, prev: Option<(i64, i64)>| -> Judged {
             let s = n * entry_size;
+            let mut wrong = Vec::new();
             if kind == "index" {
                 let rel = be(s, 4);
                 let position = be(s + 4, 4);
                 let offset = seg.base_offset.saturating_add(rel);
                 if stopped.is_some_and(|p| position >= p as i64) {
-                    continue;
+                    return ((offset, position), true, wrong);
                 }
                 if let Some((po, _)) = prev {
                     if offset <= po {
-                        report(
+                        wrong.push((
                             code::INDEX_NOT_MONOTONIC,
-                            s,
                             Some(offset),
                             format!("entry {n}: offset {offset} does not increase over the previous entry's {po}"),
-                        );
+                        ));
                     }
                 }
-                prev = Some((offset, position));
                 if rel < 0
                     || position < 0
                     || position as u64 >= log_len
-                    || seg_last.is_some_and(|l| offset > l)
-                    || seg_last.is_none()
+                    || seg_last.is_none_or(|l| offset > l)
                 {
-                    report(
+                    wrong.push((
                         code::INDEX_OUTSIDE_SEGMENT,
-                        s,
                         Some(offset),
                         format!(
                             "entry {n}: offset {offset} at position {position} is outside the segment (base offset {}, last offset {}, {log_len} bytes)",
                             seg.base_offset,
-                            seg_last.map_or("none".to_string(), |l| l.to_string())
+                            last_text()
                         ),
-                    );
-                    continue;
+                    ));
+                    return ((offset, position), false, wrong);
                 }
                 // The position must start a batch; the entry's offset is the
                 // last offset of an append that began there: at least that
                 // batch's last offset, and the last offset of some batch.
                 match batches.at_position(position as u64) {
-                    None => report(
+                    None => wrong.push((
                         code::INDEX_ENTRY_MISMATCH,
-                        s,
                         Some(offset),
                         format!("entry {n}: position {position} for offset {offset} is not the start of a batch"),
-                    ),
+                    )),
                     Some(i) => {
                         let b = &batches.list[i];
                         let ends_batch = batches.ends_at_or_after(i, offset);
                         if offset < b.last_offset || !ends_batch {
-                            report(
+                            wrong.push((
                                 code::INDEX_ENTRY_MISMATCH,
-                                s,
                                 Some(offset),
                                 format!(
                                     "entry {n}: offset {offset} does not fit the batch at position {position} (offsets [{}, {}))",
                                     b.base_offset,
                                     b.last_offset.saturating_add(1)
                                 ),
-                            );
+                            ));
                         }
                     }
                 }
+                ((offset, position), false, wrong)
             } else {
                 let ts = be(s, 8);
                 let rel = be(s + 8, 4);
                 let offset = seg.base_offset.saturating_add(rel);
                 if stopped.is_some() && !matches!(seg_last, Some(l) if offset <= l) {
-                    continue;
+                    return ((ts, offset), true, wrong);
                 }
                 if let Some((pts, po)) = prev {
                     if ts <= pts || offset < po {
-                        report(
+                        wrong.push((
                             code::INDEX_NOT_MONOTONIC,
-                            s,
                             Some(offset),
                             format!(
                                 "entry {n}: (timestamp {}, offset {offset}) does not increase over ({}, {po})",
                                 crate::format::text::human_time(ts),
                                 crate::format::text::human_time(pts)
                             ),
-                        );
+                        ));
                     }
                 }
-                prev = Some((ts, offset));
-                if rel < 0 || seg_last.is_none() || seg_last.is_some_and(|l| offset > l) {
-                    report(
+                if rel < 0 || seg_last.is_none_or(|l| offset > l) {
+                    wrong.push((
                         code::INDEX_OUTSIDE_SEGMENT,
-                        s,
                         Some(offset),
                         format!(
                             "entry {n}: offset {offset} is outside the segment (base offset {}, last offset {})",
                             seg.base_offset,
-                            seg_last.map_or("none".to_string(), |l| l.to_string())
+                            last_text()
                         ),
-                    );
-                    continue;
+                    ));
+                    return ((ts, offset), false, wrong);
                 }
                 // Kafka 4.x writes a time index entry at the offset of the
                 // record with the largest timestamp, which can lie inside a
@@ -1156,12 +1153,57 @@ fn check_indexes(
                 // divergence capture has one). kafka-dump-log's own check
                 // calls that a mismatch; Kafka itself reads it fine.
                 if !batches.holds(offset) {
-                    report(
+                    wrong.push((
                         code::INDEX_ENTRY_MISMATCH,
-                        s,
                         Some(offset),
                         format!("entry {n}: offset {offset} is in no batch of the segment"),
-                    );
+                    ));
+                }
+                ((ts, offset), false, wrong)
+            }
+        };
+        let mut prev: Option<(i64, i64)> = None;
+        if rebuilt {
+            // The index Kafka would be using is the prefix that fits the
+            // log; what follows it is leftovers it never reads.
+            for n in 0..zero_from {
+                let (this, skip, wrong) = judge(n, prev);
+                if skip {
+                    continue;
+                }
+                if let Some((_, offset, why)) = wrong.into_iter().next() {
+                    findings.push(finding(
+                        code::INDEX_STALE_ENTRIES,
+                        at(Some((n * entry_size) as u64), offset),
+                        format!(
+                            "{} from entry {n} on {} leftovers that do not fit the log (first: {why}; the log ends at offset {}, {log_len} bytes): the broker did not shut down cleanly (or was running when copied), and Kafka rebuilds this segment's indexes when it next starts",
+                            crate::format::text::count((zero_from - n) as u64, "entry", "entries"),
+                            if zero_from - n == 1 { "is" } else { "are" },
+                            seg_last.map_or("none".to_string(), |l| l.saturating_add(1).to_string())
+                        ),
+                    ));
+                    break;
+                }
+                prev = Some(this);
+            }
+            continue;
+        }
+        let mut reported: BTreeSet<&'static str> = BTreeSet::new();
+        let mut counts: BTreeMap<&'static str, u64> = BTreeMap::new();
+        for n in 0..zero_from {
+            let (this, skip, wrong) = judge(n, prev);
+            if skip {
+                continue;
+            }
+            prev = Some(this);
+            for (code, offset, msg) in wrong {
+                *counts.entry(code).or_default() += 1;
+                if reported.insert(code) {
+                    findings.push(finding(
+                        code,
+                        at(Some((n * entry_size) as u64), offset),
+                        msg,
+                    ));
                 }
             }
         }
