@@ -66,7 +66,7 @@ fuzz_target!(|data: &[u8]| {
             let (log, oidx) = log.split_at(log.len() / 2);
             let mut d = Dumper::new(opts, &mut fmt);
             let names = FileNames::new("t-0/00000000000000000000.timeindex", "/");
-            let _ = d.dump_time_index(&mut std::io::sink(), &names, idx, Some(oidx), &log);
+            let _ = d.dump_time_index(&mut std::io::sink(), &names, idx, Some(oidx.into()), &log);
             let _ = d.dump_time_index(&mut std::io::sink(), &names, idx, None, &log);
         }
         _ => {

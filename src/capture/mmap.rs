@@ -173,6 +173,35 @@ impl FileBytes {
         })
     }
 
+    /// Opens `path` read-only as [`FileBytes::open`] does, but holds only
+    /// its bytes up to the end of its data ([`data_end`]): a file whose
+    /// tail is a hole (a sparse preallocated index, 10 MiB of which a few
+    /// bytes are entries) costs its data, not its length. Returns the bytes
+    /// and the file's length; every byte between them reads as zero.
+    pub fn open_data(path: &Path) -> io::Result<(FileBytes, u64)> {
+        let (file, meta) = open_regular(path)?;
+        let len = meta.len();
+        let end = data_end(&file, len);
+        if end >= MMAP_THRESHOLD && may_map(path, &meta) {
+            // SAFETY: as in `open_segment`: read-only and private; files of
+            // live log directories are never mapped, and a file that changed
+            // while we looked is read instead.
+            if let Ok(map) = unsafe { memmap2::MmapOptions::new().len(end as usize).map(&file) } {
+                let after = file.metadata()?;
+                if after.len() == len && after.modified().ok() == meta.modified().ok() {
+                    return Ok((
+                        FileBytes {
+                            inner: Inner::Mapped(map),
+                        },
+                        len,
+                    ));
+                }
+            }
+        }
+        let bytes = read_capped(file.take(end), end)?;
+        Ok((FileBytes::from_vec(bytes), len))
+    }
+
     /// Reads the whole file into memory (no mapping), up to
     /// [`MAX_WHOLE_READ`] bytes.
     pub fn read(path: &Path) -> io::Result<FileBytes> {
@@ -312,7 +341,7 @@ pub fn crc32c_streamed(path: &Path) -> io::Result<(u32, u64)> {
     }
 }
 
-fn read_capped(file: File, len_hint: u64) -> io::Result<Vec<u8>> {
+fn read_capped(file: impl Read, len_hint: u64) -> io::Result<Vec<u8>> {
     if len_hint > MAX_WHOLE_READ {
         return Err(too_large_to_read(len_hint));
     }
@@ -375,6 +404,58 @@ fn refuse_special_meta(meta: &std::fs::Metadata) -> io::Result<()> {
         io::ErrorKind::InvalidInput,
         "not a regular file (a pipe, socket or device); not read",
     ))
+}
+
+/// Where the data of `file` (of length `len`) ends: the start of its
+/// trailing hole, from the file system (`SEEK_DATA`/`SEEK_HOLE`); `len`
+/// where the file system does not say, the file has no trailing hole, or
+/// it has more extents than are worth walking. Bytes past it read as
+/// zeros: a reader looking for where real entries end need not touch them.
+pub fn data_end(file: &File, len: u64) -> u64 {
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    {
+        use std::os::unix::io::AsRawFd;
+        let fd = file.as_raw_fd();
+        let seek = |pos: u64, whence: libc::c_int| -> Option<u64> {
+            let pos = libc::off_t::try_from(pos).ok()?;
+            // SAFETY: lseek on a descriptor this `File` owns and keeps open
+            // for the call; it moves the file position, which no reader of
+            // this `File` relies on (every read of it is positioned or
+            // follows a rewind).
+            let r = unsafe { libc::lseek(fd, pos, whence) };
+            u64::try_from(r).ok()
+        };
+        let mut end = 0u64;
+        let mut pos = 0u64;
+        let mut walked = 0;
+        let found = loop {
+            if walked == 4096 {
+                // more extents than are worth walking
+                break None;
+            }
+            walked += 1;
+            let Some(data) = seek(pos, libc::SEEK_DATA) else {
+                // ENXIO: no data at or after pos; any other error: unknown
+                let no_data = std::io::Error::last_os_error().raw_os_error() == Some(libc::ENXIO);
+                break no_data.then_some(end);
+            };
+            let Some(hole) = seek(data, libc::SEEK_HOLE) else {
+                break None;
+            };
+            end = hole;
+            if hole >= len {
+                break Some(end);
+            }
+            pos = hole;
+        };
+        let _ = seek(0, libc::SEEK_SET);
+        found.map_or(len, |e| e.min(len))
+    }
+    #[cfg(not(any(target_os = "linux", target_os = "android")))]
+    {
+        let _ = file;
+        len
+    }
 }
 
 /// Opens `path` read-only and says what it opened, in one open and one

@@ -1112,6 +1112,22 @@ pub fn open(p: &Path) -> io::Result<FileBytes> {
     }
 }
 
+/// [`FileBytes::open_data`] for real paths (the bytes up to the end of the
+/// file's data, and its length); for a path inside an archive, all its
+/// bytes.
+pub fn open_data(p: &Path) -> io::Result<(FileBytes, u64)> {
+    match lookup(p) {
+        None => FileBytes::open_data(p),
+        Some((t, rel)) => match t.files.get(&rel) {
+            Some(f) => Ok((
+                FileBytes::shared(Arc::clone(&f.bytes)),
+                f.bytes.len() as u64,
+            )),
+            None => Err(not_found(p)),
+        },
+    }
+}
+
 /// [`FileBytes::open_segment`] for real paths; for a path inside an
 /// archive, the bytes the archive holds (shared, not copied).
 pub fn open_segment(p: &Path) -> io::Result<super::mmap::Opened> {

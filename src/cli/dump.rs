@@ -21,8 +21,9 @@ use std::path::{Path, PathBuf};
 
 use klf::capture::mmap::FileBytes;
 use klf::capture::segment::SegmentFile;
-use klf::format::batch::SegmentSource;
 use klf::capture::vfs;
+use klf::format::batch::SegmentSource;
+use klf::format::index::IndexBytes;
 use std::borrow::Cow;
 
 use klf::format::checkpoint::{
@@ -31,8 +32,8 @@ use klf::format::checkpoint::{
 use klf::format::props::{META_PROPERTIES_FILE, PARTITION_METADATA_FILE};
 use klf::format::ParseError;
 use klf::render::kafka::{
-    ClassFormatter, DecoderClass, DumpError, Dumper, Encoding, FileNames, Formatted, Options, Problems,
-    RecordFormatter, RecordRef, Show, StringFormatter,
+    ClassFormatter, DecoderClass, DumpError, Dumper, Encoding, FileNames, Formatted, Options,
+    Problems, RecordFormatter, RecordRef, Show, StringFormatter,
 };
 use klf::render::kafka_aux::{self, AuxDecoder};
 use klf::render::release::{KafkaVersion, Release};
@@ -517,13 +518,35 @@ pub struct Inputs {
     /// The `.index` of the same base offset (time index, and a `.log`
     /// dumped with a selection; `None` if absent).
     pub index: Option<FileBytes>,
+    /// The length of that `.index` (for a time index: its bytes past
+    /// `index` are the hole of a sparse file, zeros).
+    pub index_len: usize,
     /// The `.timeindex` of a `.log` dumped with `--since`/`--until`.
     pub timeindex: Option<FileBytes>,
-    /// Size of the file itself.
+    /// Size of the file itself (for an index: its bytes past `main` are
+    /// the hole of a sparse file, zeros, not held).
     pub size: u64,
 }
 
 impl Inputs {
+    /// The file itself as index bytes: `main`, then zeros to `size`.
+    pub fn main_index(&self) -> IndexBytes<'_> {
+        IndexBytes {
+            data: &self.main,
+            len: usize::try_from(self.size).unwrap_or(usize::MAX),
+        }
+    }
+
+    /// The `.index` beside a time index, as index bytes.
+    pub fn sibling_index(&self) -> Option<IndexBytes<'_>> {
+        self.index.as_ref().map(|b| {
+            let data: &[u8] = b.as_ref();
+            IndexBytes {
+                data,
+                len: self.index_len.max(data.len()),
+            }
+        })
+    }
     /// The `.log` (none: no bytes).
     pub fn log(&self) -> &dyn SegmentSource {
         match &self.log {
@@ -597,7 +620,7 @@ pub fn load(names: &FileNames, kind: Kind, seek: bool) -> Result<Inputs, (String
         Kind::TimeIndex => {
             let log = open_log(&sibling(names, ".log"))?;
             let ip = sibling(names, ".index");
-            let index = match vfs::open(&ip) {
+            let index = match vfs::open_data(&ip) {
                 Ok(b) => Some(b),
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
                 Err(e) => return Err((ip.display().to_string(), e)),
@@ -620,19 +643,31 @@ pub fn load(names: &FileNames, kind: Kind, seek: bool) -> Result<Inputs, (String
                 main: FileBytes::from_vec(Vec::new()),
                 log: Some(log),
                 index,
+                index_len: 0,
                 timeindex,
                 size,
             });
         }
         _ => (None, None),
     };
-    let main =
-        vfs::open(Path::new(&names.display)).map_err(|e| (names.display.clone(), e))?;
-    let size = main.len() as u64;
+    let (index, index_len) = match index {
+        Some((b, len)) => (Some(b), usize::try_from(len).unwrap_or(usize::MAX)),
+        None => (None, 0),
+    };
+    // An index is held up to the end of its data (a sparse preallocated
+    // one is a few entries and a hole); other files whole.
+    let (main, size) = if matches!(kind, Kind::Index | Kind::TimeIndex) {
+        vfs::open_data(Path::new(&names.display)).map_err(|e| (names.display.clone(), e))?
+    } else {
+        let main = vfs::open(Path::new(&names.display)).map_err(|e| (names.display.clone(), e))?;
+        let size = main.len() as u64;
+        (main, size)
+    };
     Ok(Inputs {
         main,
         log,
         index,
+        index_len,
         timeindex: None,
         size,
     })
@@ -716,11 +751,9 @@ fn parse_show(s: &str) -> Result<Show, String> {
             "key" => show.key = true,
             "value" => show.value = true,
             "headers" => show.headers = true,
-            other => {
-                return Err(format!(
-                    "{other:?} is not a part of a record: give key, value, headers (comma-separated)"
-                ))
-            }
+            other => return Err(format!(
+                "{other:?} is not a part of a record: give key, value, headers (comma-separated)"
+            )),
         }
     }
     Ok(show)
@@ -746,9 +779,11 @@ fn options(args: &Args) -> Options {
     Options {
         print_data,
         deep: args.deep_iteration || print_data || args.key.is_some() || args.show.is_some(),
-        show: args
-            .show
-            .unwrap_or(if print_data { Show::ALL } else { Show::default() }),
+        show: args.show.unwrap_or(if print_data {
+            Show::ALL
+        } else {
+            Show::default()
+        }),
         encoding: args.encoding.into(),
         skip_record_metadata: args.skip_record_metadata,
         max_bytes: args.max_bytes,
@@ -1109,7 +1144,11 @@ fn dump_kafka_item(
         return Status::Clean;
     }
     if klf::format::names::parse_remote_segment_name(&names.name).is_some()
-        && !names.name.split('.').next().is_some_and(|s| s.bytes().all(|b| b.is_ascii_digit()))
+        && !names
+            .name
+            .split('.')
+            .next()
+            .is_some_and(|s| s.bytes().all(|b| b.is_ascii_digit()))
     {
         let suffix = names.name.rsplit('.').next().unwrap_or("");
         out.note_repeated(
@@ -1144,7 +1183,8 @@ fn dump_kafka_file(
             return Status::Clean;
         }
         Kind::Log
-            if names.name.ends_with(".checkpoint") && !dumper.opts.release.dumps_kraft_snapshots() =>
+            if names.name.ends_with(".checkpoint")
+                && !dumper.opts.release.dumps_kraft_snapshots() =>
         {
             // before 3.3 kafka-dump-log did not know KRaft snapshots
             out.diag(format_args!("Ignoring unknown file {}", names.display));
@@ -1170,12 +1210,12 @@ fn dump_kafka_file(
             dumper.dump_log_picked(out.out(), names, inputs.log(), pick, &mut problems)
         }
         Kind::Log => dumper.dump_log(out.out(), names, inputs.log(), &mut problems),
-        Kind::Index => dumper.dump_index(out.out(), names, &inputs.main, inputs.log()),
+        Kind::Index => dumper.dump_index(out.out(), names, inputs.main_index(), inputs.log()),
         Kind::TimeIndex => dumper.dump_time_index(
             out.out(),
             names,
-            &inputs.main,
-            inputs.index.as_deref(),
+            inputs.main_index(),
+            inputs.sibling_index(),
             inputs.log(),
         ),
         Kind::Aux => {

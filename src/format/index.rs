@@ -14,8 +14,6 @@ pub const OFFSET_ENTRY_SIZE: usize = 8;
 /// Size of a time index entry.
 pub const TIME_ENTRY_SIZE: usize = 12;
 
-use super::bytes::{be_i32, be_i64};
-
 /// An offset index entry: absolute offset and position in the `.log`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct OffsetPosition {
@@ -79,10 +77,53 @@ fn largest_lower_bound(
     Some(search(0, first_hot))
 }
 
+/// `N` bytes at `at` of a file of `len` bytes whose first bytes are
+/// `data` and the rest zeros (`None` past `len`).
+fn zero_tail<const N: usize>(data: &[u8], len: usize, at: usize) -> Option<[u8; N]> {
+    if at.checked_add(N)? > len {
+        return None;
+    }
+    let mut b = [0u8; N];
+    if let Some(have) = data.get(at..) {
+        let n = have.len().min(N);
+        b[..n].copy_from_slice(&have[..n]);
+    }
+    Some(b)
+}
+
+fn zero_tail_i32(data: &[u8], len: usize, at: usize) -> Option<i32> {
+    zero_tail::<4>(data, len, at).map(i32::from_be_bytes)
+}
+
+fn zero_tail_i64(data: &[u8], len: usize, at: usize) -> Option<i64> {
+    zero_tail::<8>(data, len, at).map(i64::from_be_bytes)
+}
+
+/// An index file's bytes: the first `data.len()` of `len`, the rest zeros
+/// (the hole after a sparse file's data, not held). From a plain slice,
+/// the whole file.
+#[derive(Debug, Clone, Copy)]
+pub struct IndexBytes<'a> {
+    /// The bytes held.
+    pub data: &'a [u8],
+    /// The file's length (at least `data.len()`).
+    pub len: usize,
+}
+
+impl<'a> From<&'a [u8]> for IndexBytes<'a> {
+    fn from(data: &'a [u8]) -> Self {
+        IndexBytes {
+            data,
+            len: data.len(),
+        }
+    }
+}
+
 /// A `.index` file.
 #[derive(Debug, Clone, Copy)]
 pub struct OffsetIndex<'a> {
     data: &'a [u8],
+    len: usize,
     /// Base offset of the segment (from the file name).
     pub base_offset: i64,
 }
@@ -90,19 +131,33 @@ pub struct OffsetIndex<'a> {
 impl<'a> OffsetIndex<'a> {
     /// A view over the file bytes.
     pub fn new(data: &'a [u8], base_offset: i64) -> Self {
-        OffsetIndex { data, base_offset }
+        Self::with_len(data, base_offset, data.len())
+    }
+    /// A view over a file of `len` bytes of which `data` holds the first
+    /// (the rest is zeros: the hole after a sparse file's data, read as
+    /// Kafka reads it without being held).
+    pub fn with_len(data: &'a [u8], base_offset: i64, len: usize) -> Self {
+        OffsetIndex {
+            data,
+            len: len.max(data.len()),
+            base_offset,
+        }
+    }
+    /// A view over [`IndexBytes`].
+    pub fn of(b: IndexBytes<'a>, base_offset: i64) -> Self {
+        Self::with_len(b.data, base_offset, b.len)
     }
     /// File length.
     pub fn len_bytes(&self) -> usize {
-        self.data.len()
+        self.len
     }
     /// Number of slots as Kafka counts them.
     pub fn entries(&self) -> usize {
-        self.data.len() / OFFSET_ENTRY_SIZE
+        self.len / OFFSET_ENTRY_SIZE
     }
     /// Stored relative offset of slot `n` (`None` past the end).
     pub fn relative_offset(&self, n: usize) -> Option<i32> {
-        be_i32(self.data, n.checked_mul(OFFSET_ENTRY_SIZE)?)
+        zero_tail_i32(self.data, self.len, n.checked_mul(OFFSET_ENTRY_SIZE)?)
     }
     /// Slot `n` (`None` past the end).
     pub fn entry(&self, n: usize) -> Option<OffsetPosition> {
@@ -111,7 +166,7 @@ impl<'a> OffsetIndex<'a> {
             offset: self
                 .base_offset
                 .wrapping_add(i64::from(self.relative_offset(n)?)),
-            position: be_i32(self.data, at.checked_add(4)?)?,
+            position: zero_tail_i32(self.data, self.len, at.checked_add(4)?)?,
         })
     }
     /// All slots.
@@ -145,10 +200,10 @@ impl<'a> OffsetIndex<'a> {
                 )));
             }
         }
-        if !self.data.len().is_multiple_of(OFFSET_ENTRY_SIZE) {
+        if !self.len.is_multiple_of(OFFSET_ENTRY_SIZE) {
             return Err(SanityError(format!(
                 "index is corrupt, found {} bytes which is neither positive nor a multiple of 8",
-                self.data.len()
+                self.len
             )));
         }
         Ok(())
@@ -182,6 +237,7 @@ impl<'a> OffsetIndex<'a> {
 #[derive(Debug, Clone, Copy)]
 pub struct TimeIndex<'a> {
     data: &'a [u8],
+    len: usize,
     /// Base offset of the segment (from the file name).
     pub base_offset: i64,
 }
@@ -189,24 +245,41 @@ pub struct TimeIndex<'a> {
 impl<'a> TimeIndex<'a> {
     /// A view over the file bytes.
     pub fn new(data: &'a [u8], base_offset: i64) -> Self {
-        TimeIndex { data, base_offset }
+        Self::with_len(data, base_offset, data.len())
+    }
+    /// A view over a file of `len` bytes of which `data` holds the first
+    /// (the rest is zeros, as in [`OffsetIndex::with_len`]).
+    pub fn with_len(data: &'a [u8], base_offset: i64, len: usize) -> Self {
+        TimeIndex {
+            data,
+            len: len.max(data.len()),
+            base_offset,
+        }
+    }
+    /// A view over [`IndexBytes`].
+    pub fn of(b: IndexBytes<'a>, base_offset: i64) -> Self {
+        Self::with_len(b.data, base_offset, b.len)
     }
     /// File length.
     pub fn len_bytes(&self) -> usize {
-        self.data.len()
+        self.len
     }
     /// Number of slots as Kafka counts them.
     pub fn entries(&self) -> usize {
-        self.data.len() / TIME_ENTRY_SIZE
+        self.len / TIME_ENTRY_SIZE
     }
     /// Stored relative offset of slot `n` (`None` past the end).
     pub fn relative_offset(&self, n: usize) -> Option<i32> {
-        be_i32(self.data, n.checked_mul(TIME_ENTRY_SIZE)?.checked_add(8)?)
+        zero_tail_i32(
+            self.data,
+            self.len,
+            n.checked_mul(TIME_ENTRY_SIZE)?.checked_add(8)?,
+        )
     }
     /// Slot `n` (`None` past the end).
     pub fn entry(&self, n: usize) -> Option<TimestampOffset> {
         Some(TimestampOffset {
-            timestamp: be_i64(self.data, n.checked_mul(TIME_ENTRY_SIZE)?)?,
+            timestamp: zero_tail_i64(self.data, self.len, n.checked_mul(TIME_ENTRY_SIZE)?)?,
             offset: self
                 .base_offset
                 .wrapping_add(i64::from(self.relative_offset(n)?)),
@@ -251,10 +324,10 @@ impl<'a> TimeIndex<'a> {
                 )));
             }
         }
-        if !self.data.len().is_multiple_of(TIME_ENTRY_SIZE) {
+        if !self.len.is_multiple_of(TIME_ENTRY_SIZE) {
             return Err(SanityError(format!(
                 "time index is corrupt, found {} bytes which is neither positive nor a multiple of 12",
-                self.data.len()
+                self.len
             )));
         }
         Ok(())

@@ -17,7 +17,7 @@ use std::io::{self, Write};
 
 use crate::format::batch::{Batch, EntryError, RecordBatch, SegmentIter, SegmentSource};
 use crate::format::codec::DEFAULT_DECOMPRESSED_CAP;
-use crate::format::index::{OffsetIndex, TimeIndex};
+use crate::format::index::{IndexBytes, OffsetIndex, TimeIndex};
 use crate::format::jvm::java_hash_map_order;
 use crate::format::legacy::{LegacyEntry, LegacyRecord};
 use crate::format::record::control::{self, ControlType};
@@ -1677,11 +1677,11 @@ impl<'o> Dumper<'o> {
     }
 
     /// Dumps a `.index` file. `log` is the `.log` of the same base offset.
-    pub fn dump_index<W: Write>(
+    pub fn dump_index<'i, W: Write>(
         &mut self,
         w: &mut W,
         names: &FileNames,
-        index: &[u8],
+        index: impl Into<IndexBytes<'i>>,
         log: &dyn SegmentSource,
     ) -> Result<(), DumpError> {
         let base = base_offset_of(&names.name).ok_or_else(|| {
@@ -1690,7 +1690,7 @@ impl<'o> Dumper<'o> {
                 format!("cannot parse a base offset from file name {}", names.name),
             )
         })?;
-        let idx = OffsetIndex::new(index, base);
+        let idx = OffsetIndex::of(index.into(), base);
         if idx.entries() == 0 {
             w.write_all(names.display.as_bytes())?;
             w.write_all(b" is empty.\n")?;
@@ -1740,12 +1740,12 @@ impl<'o> Dumper<'o> {
     /// Dumps a `.timeindex` file. `index` is the `.index` of the same base
     /// offset (`None` when it does not exist: lookups then give position 0),
     /// `log` the `.log`.
-    pub fn dump_time_index<W: Write>(
+    pub fn dump_time_index<'i, W: Write>(
         &mut self,
         w: &mut W,
         names: &FileNames,
-        time_index: &[u8],
-        index: Option<&[u8]>,
+        time_index: impl Into<IndexBytes<'i>>,
+        index: Option<IndexBytes<'i>>,
         log: &dyn SegmentSource,
     ) -> Result<(), DumpError> {
         let base = base_offset_of(&names.name).ok_or_else(|| {
@@ -1764,8 +1764,8 @@ impl<'o> Dumper<'o> {
                 "no offset index beside this time index: kafka-dump-log stops here (IllegalArgumentException: Invalid max index size: -1); --format json or table read it",
             ));
         };
-        let tidx = TimeIndex::new(time_index, base);
-        let oidx = OffsetIndex::new(index, base);
+        let tidx = TimeIndex::of(time_index.into(), base);
+        let oidx = OffsetIndex::of(index, base);
         if self.opts.index_sanity_only {
             tidx.sanity_check()
                 .map_err(|e| abort(0, format!("corrupt time index: {e}")))?;

@@ -10,9 +10,9 @@ use std::io::Write;
 use serde_json::{json, Map, Value};
 
 use klf::format::batch::{Batch, EntryError, SegmentSource, TailKind};
-use klf::format::index::{OffsetIndex, TimeIndex};
-use klf::format::ParseError;
+use klf::format::index::{IndexBytes, OffsetIndex, TimeIndex};
 use klf::format::names::base_offset_of;
+use klf::format::ParseError;
 use klf::render::kafka::{base64_std, control_record_text, hex, Encoding, FileNames, Options};
 
 use klf::render::kafka_aux::AuxDecoder;
@@ -82,7 +82,10 @@ fn emit(w: &mut impl Write, v: &Value) -> std::io::Result<()> {
     const LEAD: [&str; 2] = ["type", "file"];
     // the objects are built with `type` and `file` first: written in
     // order, without a lookup per field
-    let in_order = m.keys().take(2).eq(LEAD.iter().copied().filter(|k| m.contains_key(*k)));
+    let in_order = m
+        .keys()
+        .take(2)
+        .eq(LEAD.iter().copied().filter(|k| m.contains_key(*k)));
     w.write_all(b"{")?;
     let mut field = |i: usize, k: &str, x: &Value| -> std::io::Result<()> {
         if i > 0 {
@@ -346,7 +349,9 @@ fn dump_log(
                 break;
             }
         };
-        if !pick.batch(b.offset_field().min(b.last_offset()), b.last_offset()) && !is_legacy_wrapper(&b) {
+        if !pick.batch(b.offset_field().min(b.last_offset()), b.last_offset())
+            && !is_legacy_wrapper(&b)
+        {
             continue;
         }
         if !ctx.opts.deep && !pick.take() {
@@ -411,19 +416,20 @@ fn sanity(
 fn rest(
     w: &mut impl Write,
     names: &FileNames,
-    data: &[u8],
+    data: IndexBytes<'_>,
     valid: usize,
     entry: usize,
 ) -> std::io::Result<()> {
-    let slots = data.len() / entry;
-    if valid >= slots && data.len().is_multiple_of(entry) {
+    let slots = data.len / entry;
+    if valid >= slots && data.len.is_multiple_of(entry) {
         return Ok(());
     }
-    let tail = data.get(valid * entry..).unwrap_or(&[]);
+    // past the bytes held, the file is a hole: zeros
+    let tail = data.data.get(valid * entry..).unwrap_or(&[]);
     emit(
         w,
         &json!({"type": "index_rest", "file": names.display, "first_slot": valid, "slots": slots - valid.min(slots),
-                "partial_bytes": data.len() % entry, "all_zero": tail.iter().all(|&b| b == 0)}),
+                "partial_bytes": data.len % entry, "all_zero": tail.iter().all(|&b| b == 0)}),
     )
 }
 
@@ -468,10 +474,17 @@ pub fn dump_item(
         match kind {
             Kind::Log => {
                 let mut pick = super::pick_of(&inputs, inputs.log(), base.unwrap_or(0), opts);
-                dump_log(&mut ctx, w, inputs.log(), &mut pick, &mut errs, &mut read_error)?
+                dump_log(
+                    &mut ctx,
+                    w,
+                    inputs.log(),
+                    &mut pick,
+                    &mut errs,
+                    &mut read_error,
+                )?
             }
             Kind::Index => {
-                let idx = OffsetIndex::new(&inputs.main, base.unwrap_or(0));
+                let idx = OffsetIndex::of(inputs.main_index(), base.unwrap_or(0));
                 let log_len = inputs.log.as_ref().map(|l| l.len());
                 let valid = idx.valid_entries(log_len);
                 sanity(&mut ctx, w, &mut errs, idx.sanity_check().map_err(|e| e.0))?;
@@ -482,11 +495,11 @@ pub fn dump_item(
                             &json!({"type": "index_entry", "file": names.display, "slot": slot, "offset": e.offset, "position": e.position}),
                         )?;
                     }
-                    rest(w, names, &inputs.main, valid, 8)?;
+                    rest(w, names, inputs.main_index(), valid, 8)?;
                 }
             }
             Kind::TimeIndex => {
-                let idx = TimeIndex::new(&inputs.main, base.unwrap_or(0));
+                let idx = TimeIndex::of(inputs.main_index(), base.unwrap_or(0));
                 let valid = idx.valid_entries();
                 sanity(&mut ctx, w, &mut errs, idx.sanity_check().map_err(|e| e.0))?;
                 if !ctx.opts.index_sanity_only {
@@ -496,7 +509,7 @@ pub fn dump_item(
                             &json!({"type": "time_index_entry", "file": names.display, "slot": slot, "timestamp": e.timestamp, "offset": e.offset}),
                         )?;
                     }
-                    rest(w, names, &inputs.main, valid, 12)?;
+                    rest(w, names, inputs.main_index(), valid, 12)?;
                 }
             }
             _ => {
