@@ -14,3 +14,4 @@ pub mod salvage;
 pub mod style;
 pub mod text;
 pub mod timeline;
+mod utc;

@@ -147,79 +147,20 @@ mod tests {
 
 pub use crate::format::text::{human_time, iso_time};
 
-/// Whether a JSON field of klf's named `key` holds a point in time as epoch
-/// milliseconds: `timestamp`, `time`, a name ending in `_timestamp`, and
-/// `delete_horizon_ms`. Each gets a `NAME_utc` field beside
-/// it (see [`utc_field`]).
-pub fn is_time_field(key: &str) -> bool {
-    matches!(key, "timestamp" | "time" | "delete_horizon_ms") || key.ends_with("_timestamp")
-}
-
-/// The `NAME_utc` field beside a time field NAME holding `v`: its
-/// ISO-8601 UTC time (see [`iso_time`]), or null when `v` is not a time
-/// (null, Kafka's `-1`, out of range).
-pub fn utc_field(key: &str, v: &serde_json::Value) -> (String, serde_json::Value) {
-    let t = v.as_i64().and_then(iso_time);
-    (
-        format!("{key}_utc"),
-        t.map_or(serde_json::Value::Null, serde_json::Value::String),
-    )
-}
-
-/// `v` with a `NAME_utc` field beside every time field NAME
-/// ([`is_time_field`]) of every object in it.
-pub fn with_utc(mut v: serde_json::Value) -> serde_json::Value {
-    add_utc(&mut v);
-    v
-}
-
-fn add_utc(v: &mut serde_json::Value) {
-    match v {
-        serde_json::Value::Object(m) => {
-            if !m.keys().any(|k| is_time_field(k)) {
-                m.values_mut().for_each(add_utc);
-                return;
-            }
-            let mut out = serde_json::Map::with_capacity(m.len() + 2);
-            for (k, mut x) in std::mem::take(m) {
-                add_utc(&mut x);
-                let utc = is_time_field(&k).then(|| utc_field(&k, &x));
-                out.insert(k, x);
-                if let Some((name, t)) = utc {
-                    out.insert(name, t);
-                }
-            }
-            *m = out;
-        }
-        serde_json::Value::Array(a) => a.iter_mut().for_each(add_utc),
-        _ => {}
-    }
-}
-
-/// `T` serialized with a `NAME_utc` field beside every time field
-/// ([`with_utc`]): the items of a JSON document, each turned into a value
-/// only while it is written.
-pub struct Utc<T>(pub T);
-
-impl<T: serde::Serialize> serde::Serialize for Utc<T> {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let v = serde_json::to_value(&self.0).map_err(serde::ser::Error::custom)?;
-        serde::Serialize::serialize(&with_utc(v), s)
-    }
-}
+pub use super::utc::{is_time_field, Utc};
 
 /// Writes `v` as JSON (pretty or compact) with a `NAME_utc` field beside
-/// every time field ([`with_utc`]), fields in the order they are declared.
+/// every time field ([`is_time_field`]), fields in the order they are
+/// declared, as it is serialized (never held as a whole).
 pub fn write_value<T: serde::Serialize + ?Sized>(
     w: &mut impl std::io::Write,
     pretty: bool,
     v: &T,
 ) -> serde_json::Result<()> {
-    let v = with_utc(serde_json::to_value(v)?);
     if pretty {
-        serde_json::to_writer_pretty(w, &v)
+        serde_json::to_writer_pretty(w, &Utc(v))
     } else {
-        serde_json::to_writer(w, &v)
+        serde_json::to_writer(w, &Utc(v))
     }
 }
 
@@ -229,12 +170,15 @@ mod time_tests {
 
     #[test]
     fn time_fields_get_their_utc_time_beside_them_at_any_depth() {
-        let v = with_utc(serde_json::json!({
+        let mut out = Vec::new();
+        let doc = serde_json::json!({
             "max_timestamp": 1_795_992_960_660i64,
             "timestamp_type": "CreateTime",
             "loss": {"time": -1, "first_timestamp": null, "offset": 5},
             "records": [{"timestamp": 0}],
-        }));
+        });
+        write_value(&mut out, false, &doc).unwrap_or_default();
+        let v: serde_json::Value = serde_json::from_slice(&out).unwrap_or_default();
         assert_eq!(v["max_timestamp_utc"], "2026-11-29T22:56:00.660Z");
         assert!(v.get("timestamp_type_utc").is_none());
         assert!(v["loss"]["time_utc"].is_null());
@@ -242,7 +186,10 @@ mod time_tests {
         assert!(v["loss"].get("offset_utc").is_none());
         assert_eq!(v["records"][0]["timestamp_utc"], "1970-01-01T00:00:00.000Z");
         // beside its field, in the order the fields came
-        let keys: Vec<&String> = v.as_object().unwrap().keys().collect();
+        let keys: Vec<&String> = v
+            .as_object()
+            .map(|m| m.keys().collect())
+            .unwrap_or_default();
         assert_eq!(
             keys,
             [
