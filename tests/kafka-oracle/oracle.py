@@ -12,6 +12,7 @@ told, the truncation the brokers logged) and kafka-dump-log golden output.
     python3 tests/kafka-oracle/oracle.py run --out DIR e f  # somewhere else
     python3 tests/kafka-oracle/oracle.py golden SCENARIO_DIR...
     python3 tests/kafka-oracle/oracle.py validate DIR...
+    python3 tests/kafka-oracle/oracle.py healthy DIR...     # healthy_nodes from scenario.json
     python3 tests/kafka-oracle/oracle.py live --klf PATH [--seconds N]  # klf on a live cluster
 
 Every process the harness starts is stopped by process id when the scenario
@@ -568,10 +569,18 @@ class Cluster:
         cluster = self
 
         class Armed:
-            def go(self, timeout=120):
+            def release(self):
+                """Lets it send, without waiting for what it was told."""
                 p.stdin.write("go\n")
                 p.stdin.flush()
+
+            def result(self, timeout=120):
+                """What it was told, once it has finished (after release)."""
                 return cluster.wait_bg(p, timeout)
+
+            def go(self, timeout=120):
+                self.release()
+                return self.result(timeout)
         return Armed()
 
     def driver_held(self, cmd, timeout=120, **kw):
@@ -723,7 +732,9 @@ def copy_dir(src, dst):
             for n in names:
                 if n.endswith((".index", ".timeindex")) and os.path.getsize(os.path.join(d, n)) >= 1 << 20:
                     out.add(n)
-                    OMITTED.append({"path": os.path.relpath(os.path.join(dst, n), CAPTURE_ROOT[0]),
+                    # the path in the copy (d is a folder of the source)
+                    path = os.path.join(dst, os.path.relpath(d, src), n)
+                    OMITTED.append({"path": os.path.relpath(path, CAPTURE_ROOT[0]),
                                     "size": os.path.getsize(os.path.join(d, n)),
                                     "reason": "preallocated index of the active metadata-log segment"})
         return out
@@ -938,6 +949,101 @@ def add_truth(d):
         with open(sj, "w") as f:
             json.dump(facts, f, indent=2, sort_keys=True)
             f.write("\n")
+
+
+# ---------------------------------------------------------------- healthy nodes
+
+# Omissions that leave a node's files as Kafka wrote them: Kafka rebuilds a
+# missing index when it loads the segment (copy_dir).
+HARMLESS_OMISSIONS = ("preallocated index of the active metadata-log segment",)
+NODE_FOLDER = re.compile(r"^(?:broker|controller)-(\d+)$")
+
+
+def captured_nodes(d):
+    """The node ids of a capture's broker-<id>/ and controller-<id>/ folders."""
+    try:
+        names = os.listdir(d)
+    except OSError:
+        return []
+    return sorted(int(m.group(1)) for m in map(NODE_FOLDER.match, names)
+                  if m and os.path.isdir(os.path.join(d, m.group(0))))
+
+
+def cut_by_rejoin(p, node, truncation):
+    """Whether Kafka cut records from node's captured log of partition p when
+    the node rejoined (`truncation`: its kafka_truncation entry): it truncated
+    below the captured log end, or loaded less than the capture holds. None
+    when the facts do not say."""
+    end = (p.get("replica_state") or {}).get(str(node), {}).get("log_end_offset")
+    loaded = truncation.get("log_end_offset_loaded")
+    if end is None:
+        end = loaded
+    to = truncation.get("truncated_to")
+    if end is None or to is None:
+        return None
+    return to < end or (loaded is not None and loaded < end)
+
+
+def healthy_nodes(d, facts, sub=""):
+    """The nodes of a capture (or of its after/ with sub="after") whose files
+    are healthy, derived from scenario.json alone: Kafka wrote them; Kafka
+    did not cut records from that replica's captured log when it rejoined
+    (kafka_truncation of any partition, and of any election outcome the
+    harness ran: a node cut in one of them is not healthy); the harness left
+    out none of its files but preallocated indexes Kafka rebuilds
+    (omitted_from_capture), and no scenario alters a byte. A truncation Kafka
+    made before the capture does not count: the capture holds what it left.
+    Nothing rejoins after after/ is taken. None when the facts do not say."""
+    nodes = captured_nodes(os.path.join(d, sub) if sub else d)
+    if not nodes:
+        return None
+    bad = set()
+    prefix = f"{sub}/" if sub else ""
+    for o in facts.get("omitted_from_capture", []):
+        path = o.get("path", "")
+        if not path.startswith(prefix):
+            continue
+        m = NODE_FOLDER.match(path[len(prefix):].split("/")[0])
+        if m and o.get("reason") not in HARMLESS_OMISSIONS:
+            bad.add(int(m.group(1)))
+    if not sub:
+        for p in facts.get("partitions", []):
+            rejoins = [p.get("kafka_truncation") or {}]
+            rejoins += [o.get("kafka_truncation") or {} for o in (p.get("election_outcomes") or {}).values()]
+            for tr in rejoins:
+                for n, t in tr.items():
+                    cut = cut_by_rejoin(p, n, t)
+                    if cut is None:
+                        return None
+                    if cut:
+                        bad.add(int(n))
+    return [n for n in nodes if n not in bad]
+
+
+def add_healthy(d, facts):
+    """Sets healthy_nodes (broker-*/ and controller-*/ of the capture) and,
+    where there is an after/, healthy_nodes_after, in facts; a field whose
+    rule the facts cannot decide is left out."""
+    for key, sub in (("healthy_nodes", ""), ("healthy_nodes_after", "after")):
+        facts.pop(key, None)
+        if sub and not os.path.isdir(os.path.join(d, sub)):
+            continue
+        h = healthy_nodes(d, facts, sub)
+        if h is not None:
+            facts[key] = h
+    return facts
+
+
+def add_healthy_file(d):
+    """add_healthy on a capture's scenario.json, in place."""
+    sj = os.path.join(d, "scenario.json")
+    facts = json.load(open(sj))
+    add_healthy(d, facts)
+    with open(sj, "w") as f:
+        json.dump(facts, f, indent=2, sort_keys=True)
+        f.write("\n")
+    log(f"{os.path.basename(os.path.abspath(d))}: healthy_nodes {facts.get('healthy_nodes', 'left out')}"
+        + (f", after/ {facts['healthy_nodes_after']}" if "healthy_nodes_after" in facts else ""))
 
 
 # ---------------------------------------------------------------- golden dumps
@@ -1412,6 +1518,7 @@ def write_scenario(out, facts):
     facts["mode"] = MODE[0]
     if c is not None:
         facts["broker_config"] = c.broker_config()
+    add_healthy(out, facts)
     with open(os.path.join(out, "scenario.json"), "w") as f:
         json.dump(facts, f, indent=2, sort_keys=True)
         f.write("\n")
@@ -1445,7 +1552,7 @@ CURRENT = [None]   # the cluster of the scenario running (write_scenario keeps i
 # scenarios that run in ZooKeeper mode (the others need KRaft: a metadata
 # log, the consumer group protocol, share groups, the controller's log)
 ZK_SCENARIOS = ("follower-returns", "divergence", "double-divergence", "unclean", "unclean-stale-hw",
-                "lag-window")
+                "lag-window", "paused-follower")
 
 
 def scenario(name):
@@ -1780,6 +1887,198 @@ def s_lag_window(c, out):
                        "elected (first live ISR member in replica order [1,3,2]); 2 truncates as 3's follower. "
                        "broker-*/ is captured then; after/ once 1 has returned and truncated. acked_by_phase says "
                        "what the producer was told.",
+        "partitions": [p]})
+
+
+# A follower paused for less than replica.lag.time.max.ms (and than the
+# broker session timeout): it stays in the ISR and registered
+PAUSE_SECONDS = 15
+
+
+def wait_hw_checkpoints(c, topic, partition, nodes):
+    """Waits until the replication-offset-checkpoint of each live replica in
+    `nodes` lists the leader's current high watermark (written every 200 ms):
+    the capture then holds checkpoints that know every record committed."""
+    def caught_up():
+        hw = c.driver("offsets", topic=topic, partition=partition)["high_watermark"]
+        return all(hw_from_checkpoint(c.brokers[n].data, topic, partition) == hw for n in nodes)
+    c.wait_until(f"the high-watermark checkpoints of {nodes} to reach the leader's", caught_up,
+                 timeout=60, interval=0.2)
+
+
+def metadata_partition_history(data_dir, topic, partition):
+    """The partition's records in a node's metadata log (its
+    __cluster_metadata-0 under `data_dir`) as Kafka's own kafka-dump-log
+    --cluster-metadata-decoder prints them, on a scratch copy: the
+    PartitionRecord and every PartitionChangeRecord in log order, each with
+    its offset and append time (`time_ms`), and the fields it sets (leader,
+    isr, ...). Leader and ISR changes in KRaft come only from these."""
+    mdir = os.path.join(data_dir, "__cluster_metadata-0")
+    logs = sorted(f for f in os.listdir(mdir) if re.fullmatch(r"\d{20}\.log", f))
+    scratch = os.path.join(WORK, "metadata-scratch")
+    shutil.rmtree(scratch, ignore_errors=True)
+    os.makedirs(scratch)
+    try:
+        files = []
+        for name in logs:
+            shutil.copyfile(os.path.join(mdir, name), os.path.join(scratch, name))
+            files.append(os.path.join(scratch, name))
+        r = subprocess.run(["java", "-Xmx256m", "-XX:TieredStopAtLevel=1",
+                            f"-Dlog4j2.configurationFile={HERE}/log4j2-client.properties",
+                            "-cp", classpath(), dump_class(), "--deep-iteration", "--cluster-metadata-decoder",
+                            "--files", ",".join(files)],
+                           capture_output=True, text=True)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    topic_id, out = None, []
+    for line in r.stdout.splitlines():
+        m = re.match(r"^\| offset: (\d+) CreateTime: (-?\d+) .*? payload: (\{.*\})$", line)
+        if not m:
+            continue
+        try:
+            rec = json.loads(m.group(3))
+        except ValueError:
+            continue
+        data = rec.get("data", {})
+        if rec.get("type") == "TOPIC_RECORD" and data.get("name") == topic:
+            topic_id = data.get("topicId")
+        elif (rec.get("type") in ("PARTITION_RECORD", "PARTITION_CHANGE_RECORD") and topic_id is not None
+              and data.get("topicId") == topic_id and data.get("partitionId") == partition):
+            fields = {k: v for k, v in data.items() if k not in ("topicId", "partitionId", "directories")}
+            out.append(dict(fields, offset=int(m.group(1)), time_ms=int(m.group(2)), type=rec["type"]))
+    if topic_id is None:
+        raise RuntimeError(f"{topic} is not in the metadata log of {data_dir}")
+    return out
+
+
+@scenario("paused-follower")
+def s_paused_follower(c, out):
+    """A follower paused (SIGSTOP) for about 15 s, less than
+    replica.lag.time.max.ms: it stays in the ISR while the leader takes
+    acks=1 and acks=all writes without it; it resumes and the leader is
+    killed at once, so that it is elected cleanly (from the ISR) while
+    behind. Nothing is wrong with its files; the other follower and the
+    old leader, ahead of it, truncate to it, which leaves index entries
+    past the valid ones of their active segment."""
+    t = "paused"
+    # replicas [1,3,2]: when 1 dies the controller picks 3 (first live ISR
+    # member in replica order), the follower that was paused. One segment
+    # holds the whole partition (128 KiB; the truncation lands in the
+    # active segment, whose indexes are never trimmed while the broker
+    # runs); small batches (batch_size 1024) and index.interval.bytes 256
+    # give an index entry for about every append.
+    c.driver("create", topic=t, assignment="1,3,2",
+             config=topic_config({"min.insync.replicas": 1, "index.interval.bytes": 256,
+                                  "segment.index.bytes": 4096,
+                                  ("segment.bytes" if release_tuple() < (4, 0) else "internal.segment.bytes"): 131072}))
+    small = {"batch_size": 1024, "linger_ms": 0}
+    r1 = c.driver("produce", topic=t, count=40, acks="all", **small)
+    isr = {"before_pause": c.describe(t)}
+    # both producers connect first, so that the pause is the incident alone
+    armed_all = c.produce_armed(topic=t, count=20, base=40, acks="all", request_timeout_ms=60000,
+                                delivery_timeout_ms=90000, max_in_flight=5, retries=0, **small)
+    armed_one = c.produce_armed(topic=t, count=60, base=60, acks="1", **small)
+    before = c.log_bytes(1, t)
+    c.brokers[3].pause()
+    paused_at = time.time()
+    # acks=all: appended by 1 and 2, acknowledged only once 3 has them (it
+    # stays in the ISR), so the producer waits
+    armed_all.release()
+    c.wait_until("the acks=all records on leader 1", lambda: c.log_bytes(1, t) > before, timeout=30, interval=0.1)
+    # acks=1: acknowledged by leader 1 alone
+    r2 = armed_one.go()
+    c.wait_until("follower 2 to hold everything leader 1 holds",
+                 lambda: c.log_bytes(2, t) == c.log_bytes(1, t), timeout=30, interval=0.1)
+    # the incident itself: the follower stays stopped for about 15 s
+    time.sleep(max(0.0, paused_at + PAUSE_SECONDS - time.time()))
+    # SIGCONT to 3 and SIGKILL to 1 back to back: 3 has no time to fetch
+    # from 1 in between
+    c.brokers[3].proc.send_signal(signal.SIGCONT)
+    c.brokers[1].proc.kill()
+    resumed_at = time.time()
+    c.brokers[3].paused = False
+    log("node 3 resumed (SIGCONT)")
+    c.brokers[1].kill9()
+    le1 = c.leader_epoch(t, 0, 1)
+    c.wait_leader(t, 3)
+    isr["after_election"] = c.describe(t)
+    elected = c.leader_epoch(t, 0, 3)
+    r_all = armed_all.result(timeout=180)
+    # production goes on briefly on the new leader, past the offsets the
+    # old leader reached, in smaller records: the followers that truncated
+    # write fewer index entries over those offsets than they had, and the
+    # entries past the new ones stay in the active segment's index files
+    r3 = c.driver("produce", topic=t, count=160, base=120, acks="all", value_size=20, **small)
+    wait_hw_checkpoints(c, t, 0, (2, 3))
+    capture(c, out)
+    sal = salvage_now(out, "paused-follower")
+    p = partition_facts(c, t, 0, [1, 3, 2], 3, acked_summary(r1, r_all, r2, r3), nodes=(2, 3), captured_dir=out)
+    p["replica_state"]["1"] = {"source": "killed (SIGKILL) before capture; see kafka_truncation log_end_offset_loaded",
+                               "leader_epoch": le1["leader_epoch"] if le1 else None,
+                               "high_watermark_checkpoint": hw_from_checkpoint(os.path.join(out, "broker-1"), t, 0)}
+    p["acked_by_phase"] = phases(before_pause_acks_all=(r1, 1), during_pause_acks_all=(r_all, 1),
+                                 during_pause_acks_1=(r2, 1), new_leader_acks_all=(r3, 3))
+    old_end = leo_by_kafka_dump(os.path.join(out, "broker-1"), t, 0)
+    p["pause"] = {
+        "node": 3, "signal": "SIGSTOP, then SIGCONT", "seconds": round(resumed_at - paused_at, 1),
+        "paused_at_ms": int(paused_at * 1000), "resumed_at_ms": int(resumed_at * 1000),
+        "note": "the leader (1) was killed (SIGKILL) right as the follower resumed (the two signals sent "
+                "back to back); a fetch the follower had sent before it stopped may have brought it one "
+                "batch (replica.fetch.max.bytes 1024) while it was stopped",
+    }
+    p["isr_observed"] = {k: {"leader": v["leader"], "isr": v["isr"]} for k, v in isr.items()}
+    # clean: unclean elections are off, so the controller elected 3 from the
+    # ISR; the metadata log says which ISR it held then
+    clean = True
+    if zookeeper_mode():
+        p["isr_history"] = None
+        p["isr_history_source"] = "none: a ZooKeeper-mode cluster has no metadata log (isr_observed is the Admin API's view)"
+    else:
+        p["isr_history"] = metadata_partition_history(c.controller.data, t, 0)
+        p["isr_history_source"] = "kafka-dump-log --cluster-metadata-decoder on the controller's metadata log"
+        held = None
+        for rec in p["isr_history"]:
+            if rec.get("leader") == 3 and held is not None:
+                clean = 3 in held and rec.get("leaderRecoveryState", 0) == 0
+                break
+            held = rec.get("isr", held)
+        if not clean:
+            raise RuntimeError(f"3 was not elected from the ISR: {p['isr_history']}")
+    # 3's log end when it became leader is the start offset of its epoch
+    p["election"] = {
+        "leader": 3, "clean": clean,
+        "leader_epoch": elected["leader_epoch"] if elected else None,
+        "new_leader_log_end_offset": elected["start_offset"] if elected else None,
+        "old_leader_log_end_offset": old_end,
+        "behind_by": (old_end - elected["start_offset"]) if elected and old_end is not None else None,
+    }
+    p["read_at_capture"] = c.driver("read", topic=t)
+    # Kafka's truncations before the capture: 2, ahead of the new leader,
+    # truncates to it as its follower (3 never truncates)
+    p["kafka_truncation_before_capture"] = {str(n): c.truncations(n, t, 0, since_start=False) for n in (2, 3)}
+    c.brokers[1].start(); c.brokers[1].wait_port()
+    c.wait_leader(t, 3, isr=[1, 2, 3])
+    p["kafka_truncation"] = rejoin_facts(c, t, 0, [1])
+    p["after_rejoin"] = c.driver("offsets", topic=t)
+    p["after_recovery"] = c.driver("read", topic=t)
+    capture(c, out, sub="after")
+    r = salvage_replay(c, sal, t, 0)
+    if r is not None:
+        p["salvage_replay"] = r
+    write_scenario(out, {
+        "description": f"min.insync.replicas=1, replicas [1,3,2]; one 128 KiB segment holds the partition, "
+                       "index.interval.bytes=256, batches of at most 1 KiB, replica.fetch.max.bytes=1024 (a "
+                       f"follower fetches a batch at a time). Follower 3 is paused (SIGSTOP) for about "
+                       f"{PAUSE_SECONDS} s, less than replica.lag.time.max.ms, and stays in the ISR while leader "
+                       "1 takes 20 acks=all records (appended by 1 and 2, the producer waiting for 3) and 60 "
+                       "acks=1 records. 3 resumes and 1 is killed (SIGKILL) at once; 3 is elected cleanly (from "
+                       "the ISR) while behind (election); 160 acks=all records of 20-byte values go to 3. "
+                       "broker-*/ is captured then (3 and 2 live, 1 as the kill left it); after/ once 1 has "
+                       "restarted, recovered, truncated and caught up. isr_history is the partition's records in "
+                       "the metadata log (the controller writes a no-op record every 2 s, "
+                       "metadata.max.idle.interval.ms, to keep it small); read_at_capture and after_recovery are "
+                       "what a consumer read; kafka_truncation_before_capture the truncations 2 and 3 logged "
+                       "before the capture.",
         "partitions": [p]})
 
 
@@ -2337,6 +2636,7 @@ def run_scenario(name, out_root, retries=2, make_golden=True):
         for attempt in range(1, retries + 2):
             try:
                 legacy.run_legacy(out)
+                add_healthy_file(out)
                 break
             except Exception as e:
                 log(f"scenario {name} failed (attempt {attempt}): {e}")
@@ -2356,7 +2656,10 @@ def run_scenario(name, out_root, retries=2, make_golden=True):
                         controller_extra={"remote.log.storage.system.enable": "true"},
                         extra_classpath=[tiered_lib()])
         else:
-            c = Cluster(name, broker_extra=BROKER_EXTRA.get(name))
+            extra = dict(BROKER_EXTRA.get(name) or {})
+            if zookeeper_mode():
+                extra.update(ZK_BROKER_EXTRA.get(name) or {})
+            c = Cluster(name, broker_extra=extra, controller_extra=CONTROLLER_EXTRA.get(name))
         CURRENT[0] = c
         try:
             shutil.rmtree(out, ignore_errors=True)
@@ -2379,7 +2682,20 @@ def run_scenario(name, out_root, retries=2, make_golden=True):
             _kill_all()
 
 
-BROKER_EXTRA = {"unclean-stale-hw": BROKER_EXTRA_STALE}
+BROKER_EXTRA = {"unclean-stale-hw": BROKER_EXTRA_STALE,
+                # replica.lag.time.max.ms: Kafka's default, stated (the pause
+                # stays below it); replica.fetch.max.bytes: a follower's fetch
+                # brings one batch, so the fetch the paused follower had
+                # outstanding (its answer waits in the socket) brings it at
+                # most one batch of what the leader takes during the pause
+                "paused-follower": {"replica.lag.time.max.ms": 30000, "replica.fetch.max.bytes": 1024}}
+# in ZooKeeper mode only: a paused broker keeps its ZooKeeper session when
+# the pause and the time since its last ping (up to a third of the timeout)
+# stay below the timeout
+ZK_BROKER_EXTRA = {"paused-follower": {"zookeeper.session.timeout.ms": 30000}}
+# a no-op record every 2 s instead of Kafka's 500 ms: the metadata log of a
+# scenario that lasts minutes stays small
+CONTROLLER_EXTRA = {"paused-follower": {"metadata.max.idle.interval.ms": 2000}}
 
 
 # ---------------------------------------------------------------- tiered storage
@@ -2691,6 +3007,8 @@ def main():
     gdd.add_argument("dirs", nargs="+")
     tr = sub.add_parser("truth", help="add loss_truth (kafka-dump-log on the capture) to scenario.json")
     tr.add_argument("dirs", nargs="+")
+    hn = sub.add_parser("healthy", help="add healthy_nodes (derived from scenario.json) to captures")
+    hn.add_argument("dirs", nargs="+")
     v = sub.add_parser("validate")
     v.add_argument("--no-golden", action="store_true")
     v.add_argument("dirs", nargs="+")
@@ -2759,6 +3077,9 @@ def main():
         setup()
         for d in a.dirs:
             add_truth(os.path.abspath(d))
+    elif a.cmd == "healthy":
+        for d in a.dirs:
+            add_healthy_file(os.path.abspath(d))
     elif a.cmd == "live":
         setup()
         live(a.klf, a.seconds, a.report)
