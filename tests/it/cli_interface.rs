@@ -343,6 +343,8 @@ fn on_terminal(cols: u16, args: &str) -> String {
     let cmd = format!("stty cols {cols} rows 50; {} {args}", quoted(KLF));
     let out = Command::new("script")
         .args(["-qec", &cmd, "/dev/null"])
+        // a shell that says nothing of its own on the terminal
+        .env("SHELL", "/bin/sh")
         .env_remove("NO_COLOR")
         .output()
         .expect("script (util-linux) runs klf on a terminal");
@@ -380,6 +382,7 @@ fn on_a_terminal_tables_fit_and_progress_shows_unless_quiet() {
     let cmd = format!("stty cols 200; {} diff --quiet {q}", quoted(KLF));
     let out = Command::new("script")
         .args(["-qec", &cmd, "/dev/null"])
+        .env("SHELL", "/bin/sh")
         .env("NO_COLOR", "1")
         .output()
         .unwrap();
