@@ -175,7 +175,8 @@ fn partition_directory_in_kafka_format_is_the_goldens_concatenated() {
     // (mode, decoder) -> (scenario, partition directory): dumped a hundred
     // directories a run, each directory's text then cut out by its files'
     // `Dumping` lines
-    let mut groups: BTreeMap<(&str, Option<&str>), Vec<(PathBuf, PathBuf)>> = BTreeMap::new();
+    type Dirs = Vec<(PathBuf, PathBuf)>;
+    let mut groups: BTreeMap<(&str, Option<&str>), Dirs> = BTreeMap::new();
     for (scenario, broker) in brokers() {
         for dir in partition_dirs(&broker) {
             if segment_files(&dir).is_empty() {
