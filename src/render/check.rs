@@ -10,7 +10,7 @@ use serde::Serialize;
 use crate::render::text::Utc;
 
 use crate::analysis::check::{CheckReport, Family, Finding, LossBrief, Severity, Summary};
-use crate::render::style::{cell, paint, Fit, Look, Paint, Sheet};
+use crate::render::style::{cell, display_width, paint, Fit, Look, Paint, Sheet};
 use crate::render::text::{counted, markup, sanitize, JsonSafe};
 
 /// `{"findings": [...], "summary": {...}, "partitions": [...]}`.
@@ -207,7 +207,9 @@ pub fn shown_findings(report: &CheckReport, max: Option<usize>) -> (Vec<(&Findin
 
 /// The most findings [`write_table`] can show in `rows` lines of a
 /// terminal `look.width` wide, hints and summary included (at least one):
-/// `--max-findings`'s default on a terminal, a screenful.
+/// `--max-findings`'s default on a terminal, a screenful. A line wider
+/// than the terminal (a path too long for it, kept whole) counts the rows
+/// the terminal wraps it onto.
 pub fn screenful(report: &CheckReport, level: Severity, look: Look, rows: usize) -> usize {
     let lines = |n: usize| {
         let mut buf = Vec::new();
@@ -216,7 +218,11 @@ pub fn screenful(report: &CheckReport, level: Severity, look: Look, rows: usize)
             // into memory: nothing to fail
             let _ = write_table(report, level, look, Some(n), &mut w).and_then(|()| w.flush());
         }
-        buf.iter().filter(|&&b| b == b'\n').count()
+        let width = look.width.unwrap_or(usize::MAX).max(1);
+        String::from_utf8_lossy(&buf)
+            .lines()
+            .map(|l| display_width(l).div_ceil(width).max(1))
+            .sum::<usize>()
     };
     // every finding takes a line at least: no more than `rows` can fit
     let all = shown_findings(report, None).0.len().min(rows);
@@ -257,7 +263,7 @@ pub fn write_table(
             "offset",
             "message",
         ]);
-        t.title(2).prose(7).shorten_left(4, 40);
+        t.title(2).prose(7);
         for &(f, more) in &shown {
             let sev = if f.baselined {
                 format!("{} (baseline)", f.severity.name())

@@ -81,18 +81,21 @@ pub fn cell(color: bool, text: impl Into<String>, p: Option<Paint>) -> Cell {
     }
 }
 
-/// Rows of results, written as a table fitted to the [`Look`]'s width, or,
-/// below [`LIST_BELOW`] columns, as one block per row: the first
+/// Rows of results, written as a table when it fits the [`Look`]'s width
+/// whole (no cell is ever wrapped or shortened in a table), else, and
+/// always below [`LIST_BELOW`] columns, as one block per row: the first
 /// [`Sheet::title`] cells on a line of their own, the other non-empty
 /// cells as `name: value` packed into lines that fit, and the
-/// [`Sheet::prose`] column as wrapped text. Displayed with `{}`.
+/// [`Sheet::prose`] column as wrapped text. Blocks are broken at spaces
+/// only ([`fit_line`]): a path, a topic name or an id is never cut, and
+/// one too long for the line stands whole on a line of its own. Displayed
+/// with `{}`.
 pub struct Sheet {
     look: Look,
     header: Vec<String>,
     rows: Vec<Vec<Cell>>,
     title: usize,
     prose: Option<usize>,
-    shorten: Vec<(usize, usize)>,
 }
 
 impl Sheet {
@@ -104,7 +107,6 @@ impl Sheet {
             rows: Vec::new(),
             title: 1,
             prose: None,
-            shorten: Vec::new(),
         }
     }
 
@@ -127,15 +129,6 @@ impl Sheet {
         self
     }
 
-    /// In a table on a terminal, cells of `column` longer than `max`
-    /// display columns are shortened from the left (`…` and the end of the
-    /// text: a path keeps its file name); whole in the list layout and
-    /// when the width is not known.
-    pub fn shorten_left(&mut self, column: usize, max: usize) -> &mut Sheet {
-        self.shorten.push((column, max));
-        self
-    }
-
     /// Adds a row.
     pub fn add_row<C: Into<Cell>>(&mut self, cells: Vec<C>) -> &mut Sheet {
         self.rows.push(cells.into_iter().map(Into::into).collect());
@@ -152,17 +145,7 @@ impl Sheet {
         let mut widths: Vec<usize> = self.header.iter().map(|h| width_of(h)).collect();
         for row in &self.rows {
             for (j, c) in row.iter().enumerate() {
-                let max = self
-                    .shorten
-                    .iter()
-                    .find(|(col, _)| *col == j)
-                    .map(|&(_, m)| m);
-                let w = c
-                    .text
-                    .split('\n')
-                    .map(|l| max.map_or(width_of(l), |m| width_of(l).min(m)))
-                    .max()
-                    .unwrap_or(0);
+                let w = c.text.split('\n').map(width_of).max().unwrap_or(0);
                 if j >= widths.len() {
                     widths.resize(j + 1, 0);
                 }
@@ -173,7 +156,8 @@ impl Sheet {
     }
 
     /// Whether the rows are written as blocks: on a terminal narrower than
-    /// [`LIST_BELOW`], or one too narrow for the whole table.
+    /// [`LIST_BELOW`], or one too narrow for the whole table with every
+    /// cell whole.
     pub fn as_list(&self) -> bool {
         self.look.list() || self.look.width.is_some_and(|w| self.natural_width() > w)
     }
@@ -247,28 +231,17 @@ impl std::fmt::Display for Sheet {
         if self.as_list() {
             return self.write_list(f);
         }
+        // the table fits (or the width is not known): no cell is wrapped
         let mut t = Table::new();
         t.load_preset(UTF8_FULL_CONDENSED);
-        match self.look.width {
-            Some(w) => {
-                t.set_content_arrangement(ContentArrangement::Dynamic);
-                t.set_width(u16::try_from(w).unwrap_or(u16::MAX));
-            }
-            None => {
-                t.set_content_arrangement(ContentArrangement::Disabled);
-            }
-        }
+        t.set_content_arrangement(ContentArrangement::Disabled);
         if self.look.color {
             t.enforce_styling();
         }
         t.set_header(self.header.clone());
         for row in &self.rows {
-            t.add_row(row.iter().enumerate().map(|(j, c)| {
-                let text = match self.shorten.iter().find(|(col, _)| *col == j) {
-                    Some(&(_, max)) if self.look.width.is_some() => shorten_left(&c.text, max),
-                    _ => c.text.clone(),
-                };
-                let cc = comfy_table::Cell::new(text);
+            t.add_row(row.iter().map(|c| {
+                let cc = comfy_table::Cell::new(&c.text);
                 match c.paint {
                     Some(Paint::Bad) => cc
                         .fg(comfy_table::Color::Red)
@@ -281,27 +254,6 @@ impl std::fmt::Display for Sheet {
         }
         write!(f, "{t}")
     }
-}
-
-/// `s` cut to at most `max` display columns from the left: `…` and the
-/// end of `s`.
-pub fn shorten_left(s: &str, max: usize) -> String {
-    if width_of(s) <= max || max < 2 {
-        return s.to_string();
-    }
-    let mut tail: Vec<char> = Vec::new();
-    let mut used = 1;
-    for c in s.chars().rev() {
-        let cw = unicode_width::UnicodeWidthChar::width(c).unwrap_or(0);
-        if used + cw > max {
-            break;
-        }
-        used += cw;
-        tail.push(c);
-    }
-    let mut o = String::from("…");
-    o.extend(tail.into_iter().rev());
-    o
 }
 
 /// The display columns of `s`, not counting colour escapes (`ESC [ ... m`).
@@ -320,10 +272,13 @@ pub fn display_width(s: &str) -> usize {
     w
 }
 
-/// `line` broken at spaces into lines of at most `width` display columns
-/// (a word longer than that is cut), every line after the first indented
-/// two more than the first's leading spaces. Colour escapes count for
-/// nothing and are never cut. A table's lines are left whole.
+/// `line` broken at spaces into lines of at most `width` display columns,
+/// every line after the first indented two more than the first's leading
+/// spaces. A word is never cut: one that does not fit where the line has
+/// got to starts the next line, and one wider than a whole line stands on
+/// a line of its own, whole, past the edge (a path, a topic name or an id
+/// must stay one piece that can be pasted back into klf). Colour escapes
+/// count for nothing. A table's lines are left whole.
 pub fn fit_line(line: &str, width: usize) -> Vec<String> {
     let indent = line.len() - line.trim_start_matches(' ').len();
     let boxed = line
@@ -339,34 +294,22 @@ pub fn fit_line(line: &str, width: usize) -> Vec<String> {
     let mut fresh = true;
     for word in line[indent..].split(' ') {
         let ww = display_width(word);
-        let sep = usize::from(!fresh);
-        if !fresh && cur_w + sep + ww > width {
-            out.push(std::mem::take(&mut cur));
+        if !fresh && cur_w + 1 + ww > width {
+            out.push(cur.trim_end_matches(' ').to_string());
             cur = " ".repeat(hang);
             cur_w = hang;
             fresh = true;
+        }
+        if fresh && word.is_empty() {
+            // the second space of a double space where the line broke
+            continue;
         }
         if !fresh {
             cur.push(' ');
             cur_w += 1;
         }
-        // a word wider than a whole line is cut where it reaches the edge
-        let mut esc = false;
-        for c in word.chars() {
-            let cw = if esc || c == '\x1b' {
-                esc = if esc { c != 'm' } else { true };
-                0
-            } else {
-                unicode_width::UnicodeWidthChar::width(c).unwrap_or(0)
-            };
-            if cw > 0 && cur_w + cw > width && cur_w > hang {
-                out.push(std::mem::take(&mut cur));
-                cur = " ".repeat(hang);
-                cur_w = hang;
-            }
-            cur.push(c);
-            cur_w += cw;
-        }
+        cur.push_str(word);
+        cur_w += ww;
         fresh = false;
     }
     out.push(cur);
@@ -448,16 +391,22 @@ pub const STREAM_SAMPLE_ROWS: usize = 1000;
 /// from the header, the widths the caller knows in advance
 /// ([`StreamTable::at_least`]) and the first [`STREAM_SAMPLE_ROWS`] rows,
 /// narrowed to `max_width` columns when given (a terminal's width) by
-/// narrowing the columns that wrap. A later cell wider than its column
-/// wraps onto more lines of the row, but in a column marked
-/// [`StreamTable::no_wrap`] (numbers: a wrapped number would read as two)
-/// it is written whole and pushes the rest of its row right. Memory is that
-/// of the sample, whatever the number of rows.
+/// narrowing the columns that wrap (those wider than their longest word
+/// first). A cell wider than its column wraps onto more lines of the row,
+/// at spaces: a word is never cut (a path, a topic name, an id or a key
+/// must stay one piece to be pasted back), and one wider than its column
+/// has a line of the cell to itself, written whole, pushing the rest of
+/// that line right. In a column marked [`StreamTable::no_wrap`] (numbers:
+/// a wrapped number would read as two) the cell is always written whole;
+/// in one marked [`StreamTable::cut_words`] (record bytes, already cut to
+/// a length) a long word is cut at the column's edge. Memory is that of
+/// the sample, whatever the number of rows.
 pub struct StreamTable {
     header: Vec<String>,
     max_width: Option<usize>,
     at_least: Vec<usize>,
     no_wrap: Vec<bool>,
+    cut_words: Vec<bool>,
     sample: Vec<Vec<String>>,
     widths: Option<Vec<usize>>,
     rows: usize,
@@ -467,21 +416,46 @@ fn width_of(s: &str) -> usize {
     unicode_width::UnicodeWidthStr::width(s)
 }
 
-/// `s` cut into lines of at most `w` display columns (at least one line).
-fn wrap(s: &str, w: usize) -> Vec<String> {
+/// `s` broken at spaces (and at its line breaks) into lines of at most `w`
+/// display columns (at least one line). A word wider than `w` gets a line
+/// of its own, whole, or when `cut` cut into pieces of `w`.
+fn wrap(s: &str, w: usize, cut: bool) -> Vec<String> {
     let w = w.max(1);
     let mut out = Vec::new();
     for part in s.split('\n') {
         let mut line = String::new();
         let mut used = 0;
-        for c in part.chars() {
-            let cw = unicode_width::UnicodeWidthChar::width(c).unwrap_or(0);
-            if used + cw > w && !line.is_empty() {
+        let mut fresh = true;
+        for word in part.split(' ') {
+            let ww = width_of(word);
+            if !fresh && used + 1 + ww > w {
                 out.push(std::mem::take(&mut line));
                 used = 0;
+                fresh = true;
+                if word.is_empty() {
+                    // the second space of a double space where the line broke
+                    continue;
+                }
             }
-            line.push(c);
-            used += cw;
+            if !fresh {
+                line.push(' ');
+                used += 1;
+            }
+            if cut && ww > w {
+                for c in word.chars() {
+                    let cw = unicode_width::UnicodeWidthChar::width(c).unwrap_or(0);
+                    if used + cw > w && used > 0 {
+                        out.push(std::mem::take(&mut line));
+                        used = 0;
+                    }
+                    line.push(c);
+                    used += cw;
+                }
+            } else {
+                line.push_str(word);
+                used += ww;
+            }
+            fresh = false;
         }
         out.push(line);
     }
@@ -497,6 +471,7 @@ impl StreamTable {
             max_width,
             at_least: vec![0; header.len()],
             no_wrap: vec![false; header.len()],
+            cut_words: vec![false; header.len()],
             sample: Vec::new(),
             widths: None,
             rows: 0,
@@ -516,6 +491,17 @@ impl StreamTable {
     pub fn no_wrap(mut self, columns: &[usize]) -> StreamTable {
         for &c in columns {
             if let Some(n) = self.no_wrap.get_mut(c) {
+                *n = true;
+            }
+        }
+        self
+    }
+
+    /// In these columns a word wider than the column is cut at its edge
+    /// (text that is never pasted back: record bytes shown in part).
+    pub fn cut_words(mut self, columns: &[usize]) -> StreamTable {
+        for &c in columns {
+            if let Some(n) = self.cut_words.get_mut(c) {
                 *n = true;
             }
         }
@@ -567,19 +553,29 @@ impl StreamTable {
             // Borders and padding take 3 columns per column and one more.
             let fixed = 3 * n + 1;
             let budget = max.saturating_sub(fixed).max(n * 3);
+            // the longest word of each column in the sample: a column
+            // narrower than it writes that word past its edge
+            let mut word = vec![0; n];
+            for r in &self.sample {
+                for (i, c) in r.iter().enumerate().take(n) {
+                    let longest = c.split(['\n', ' ']).map(width_of).max().unwrap_or(0);
+                    word[i] = word[i].max(longest);
+                }
+            }
             while widths.iter().sum::<usize>() > budget {
-                let Some((i, &wmax)) = widths
-                    .iter()
-                    .enumerate()
-                    .filter(|(i, _)| !self.no_wrap[*i])
-                    .max_by_key(|(_, w)| **w)
+                let widest_above = |floor: &dyn Fn(usize) -> usize| {
+                    widths
+                        .iter()
+                        .enumerate()
+                        .filter(|&(i, &w)| !self.no_wrap[i] && w > floor(i))
+                        .max_by_key(|(_, w)| **w)
+                        .map(|(i, _)| i)
+                };
+                let Some(i) = widest_above(&|i| word[i].max(3)).or_else(|| widest_above(&|_| 3))
                 else {
                     break;
                 };
-                if wmax <= 3 {
-                    break;
-                }
-                widths[i] = wmax - 1;
+                widths[i] -= 1;
             }
         }
         let line = |l: &str, m: &str, r: &str, fill: &str| -> String {
@@ -620,7 +616,7 @@ impl StreamTable {
                 if self.no_wrap[i] {
                     vec![c.to_string()]
                 } else {
-                    wrap(c, wd)
+                    wrap(c, wd, self.cut_words[i])
                 }
             })
             .collect();
@@ -717,20 +713,55 @@ mod stream_tests {
                 let widths: std::collections::BTreeSet<usize> =
                     text.lines().map(width_of).collect();
                 assert_eq!(widths.len(), 1, "every line as wide: {widths:?}");
-                assert!(text.contains("[1006, 1007)") || text.contains("[1006, 100"));
+                // (at its spaces: a word is not cut)
+                assert!(
+                    text.contains("[1006, 1007)")
+                        || text.contains("┆ [1006,") && text.contains("┆ 1007)"),
+                    "{text}"
+                );
             }
         }
     }
 
     #[test]
     fn a_narrow_stream_table_wraps_within_the_width() {
-        let mut s = StreamTable::new(&["a", "value"], Some(20)).no_wrap(&[0]);
+        let mut s = StreamTable::new(&["a", "value"], Some(20))
+            .no_wrap(&[0])
+            .cut_words(&[1]);
         let mut out = Vec::new();
         s.row(&mut out, vec!["1".into(), "x".repeat(50)]).unwrap();
+        s.row(&mut out, vec!["2".into(), "one two three four five".into()])
+            .unwrap();
         s.finish(&mut out).unwrap();
         let text = String::from_utf8(out).unwrap();
         assert!(text.lines().all(|l| width_of(l) <= 20), "{text}");
         assert_eq!(text.matches('x').count(), 50);
+        // words wrap at spaces, each whole
+        for w in ["one", "two", "three", "four", "five"] {
+            assert!(
+                text.lines().any(|l| l.split(' ').any(|x| x == w)),
+                "{w}: {text}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_word_wider_than_its_column_is_written_whole_on_a_line_of_its_own() {
+        let path = "/a/long/scratch/folder/broker-1/orders-0/00000000000000000000.log";
+        let mut s = StreamTable::new(&["offset", "name"], Some(37)).no_wrap(&[0]);
+        let mut out = Vec::new();
+        s.row(&mut out, vec!["7".into(), format!("in {path} at 12")])
+            .unwrap();
+        s.row(&mut out, vec!["8".into(), "short words only here".into()])
+            .unwrap();
+        s.finish(&mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        let long: Vec<&str> = text.lines().filter(|l| width_of(l) > 37).collect();
+        assert_eq!(long.len(), 1, "only the path's line is wider: {text}");
+        assert!(long[0].contains(&format!("┆ {path} │")), "{text}");
+        assert!(text.contains("┆ in "), "{text}");
+        // the column was narrowed for the short words, not below them
+        assert!(text.lines().any(|l| l.contains("┆ short words")), "{text}");
     }
 
     #[test]
@@ -764,19 +795,28 @@ mod fit_tests {
         for x in &l {
             assert!(display_width(x) <= 20);
         }
-        // a word wider than the line is cut; colour escapes count nothing
-        let l = fit_line(
-            &format!(
-                "{} abcdefghijklmnopqrstuvwxyz",
-                paint(true, "x", Paint::Bad)
-            ),
-            10,
-        );
-        assert!(l.iter().all(|x| display_width(x) <= 10), "{l:?}");
+        // colour escapes count nothing
+        let red = paint(true, "xxxxxxx", Paint::Bad);
         assert_eq!(
-            l.concat().replace(' ', "").len(),
-            "\x1b[1;31mx\x1b[0m".len() + 26
+            fit_line(&format!("{red} {red} {red}"), 16),
+            vec![format!("{red} {red}"), format!("  {red}")]
         );
+        // a word wider than the line stands whole on a line of its own
+        let path = "/srv/kafka/broker-1/unclean-0/00000000000000000000.log";
+        for width in [37, 50] {
+            let l = fit_line(&format!("  file: {path}  position: 0"), width);
+            assert_eq!(
+                l,
+                vec!["  file:", &format!("    {path}"), "    position: 0"]
+            );
+        }
+        let l = fit_line(&format!("  file: {path}  position: 0"), 10);
+        assert_eq!(
+            l,
+            vec!["  file:", &format!("    {path}"), "    position:", "    0"]
+        );
+        let l = fit_line(&format!("{path}:4: bad crc"), 20);
+        assert_eq!(l, vec![format!("{path}:4:"), "  bad crc".to_string()]);
         // a table's lines are left alone
         let row = "│ 1 ┆ a long cell of a table that is wider │";
         assert_eq!(fit_line(row, 10), vec![row.to_string()]);
@@ -805,8 +845,28 @@ mod fit_tests {
     }
 
     #[test]
-    fn paths_are_shortened_from_the_left() {
-        assert_eq!(shorten_left("broker-1/orders-0/00.log", 10), "…-0/00.log");
-        assert_eq!(shorten_left("short", 10), "short");
+    fn a_path_is_never_shortened_a_table_too_narrow_for_it_becomes_blocks() {
+        let path = format!("/{}/broker-3/__cluster_metadata-0", "x".repeat(120));
+        for width in [37, 80, 150, 220] {
+            let mut s = Sheet::new(Look {
+                color: false,
+                width: Some(width),
+            });
+            s.set_header(["severity", "code", "file", "position"])
+                .title(2);
+            s.add_row(vec!["error", "crc-mismatch", &path, "12"]);
+            let out = s.to_string();
+            assert!(
+                out.lines()
+                    .any(|l| l.trim() == path || l.contains(&format!(" {path} "))),
+                "{width} columns: {out}"
+            );
+            let table = out.starts_with('┌');
+            assert_eq!(table, width == 220, "{width} columns: {out}");
+            // only the path's own line is wider than the terminal
+            for l in out.lines().filter(|l| display_width(l) > width) {
+                assert_eq!(l.trim(), path, "{width} columns: {out}");
+            }
+        }
     }
 }

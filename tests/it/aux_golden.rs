@@ -390,6 +390,10 @@ fn internal_record_decoders_match_goldens() {
 #[test]
 fn decoders_survive_truncation_and_corruption() {
     let mut checked = 0usize;
+    // Records of each distinct shape (decoder, decoded type and size) once
+    // keep the run short: idle controllers write thousands of NoOps, and
+    // every capture's metadata log holds the same kinds of records.
+    let mut seen = std::collections::HashSet::new();
     for (scenario, rel, mode, _golden) in goldens() {
         if mode != "deep" {
             continue;
@@ -439,11 +443,9 @@ fn decoders_survive_truncation_and_corruption() {
             continue;
         };
         let (records, _) = walk_records(&data);
-        // Records of each distinct shape (decoded type and size) once per file
-        // keep the run short: idle controllers write thousands of NoOps.
-        let mut seen = std::collections::HashSet::new();
         for r in records.iter().filter(|r| !r.control) {
             let shape = (
+                format!("{decoder:?}"),
                 r.value
                     .as_deref()
                     .map(|v| v.iter().take(3).copied().collect::<Vec<u8>>()),

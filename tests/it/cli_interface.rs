@@ -169,7 +169,10 @@ fn man_pages_render_with_man() {
 
 #[test]
 fn bash_completion_loads_and_others_generate() {
-    let script = format!("source <({KLF} completions bash) && complete -p klf");
+    let script = format!(
+        "source <({} completions bash) && complete -p klf",
+        quoted(KLF)
+    );
     let out = Command::new("bash")
         .args(["-c", &script])
         .output()
@@ -328,12 +331,20 @@ fn results_on_stdout_diagnostics_on_stderr() {
     }
 }
 
+/// `s` as one word for sh, whatever the checkout path holds.
+fn quoted(s: &str) -> String {
+    format!("'{}'", s.replace('\'', r"'\''"))
+}
+
 /// Runs klf under a pseudo-terminal of `cols` columns (util-linux
-/// `script`): stdout and stderr are both the terminal, merged.
+/// `script`): stdout and stderr are both the terminal, merged. `args` is
+/// sh text (paths in it [`quoted`]).
 fn on_terminal(cols: u16, args: &str) -> String {
-    let cmd = format!("stty cols {cols} rows 50; {KLF} {args}");
+    let cmd = format!("stty cols {cols} rows 50; {} {args}", quoted(KLF));
     let out = Command::new("script")
         .args(["-qec", &cmd, "/dev/null"])
+        // a shell that says nothing of its own on the terminal
+        .env("SHELL", "/bin/sh")
         .env_remove("NO_COLOR")
         .output()
         .expect("script (util-linux) runs klf on a terminal");
@@ -344,12 +355,13 @@ fn on_terminal(cols: u16, args: &str) -> String {
 fn on_a_terminal_tables_fit_and_progress_shows_unless_quiet() {
     let cap = kafka("divergence");
     let p = cap.to_str().unwrap();
+    let q = quoted(p);
     // Into a pipe the table keeps its natural width, wider than 70 columns.
     let piped = text(&klf(&["diff", p]).stdout);
     assert!(piped.lines().any(|l| l.chars().count() > 70));
     // On a 70-column terminal the table becomes one block per replica and
     // every line fits, prose broken at spaces (terminal_layout.rs has more).
-    let shown = on_terminal(70, &format!("diff --color never --quiet {p}"));
+    let shown = on_terminal(70, &format!("diff --color never --quiet {q}"));
     assert!(shown.contains("reference broker"), "{shown}");
     assert!(shown.contains("\nbroker 1\n  log end: 150"), "{shown}");
     assert!(!shown.contains('┌'), "{shown}");
@@ -358,18 +370,19 @@ fn on_a_terminal_tables_fit_and_progress_shows_unless_quiet() {
     }
     // On a terminal, auto colour is on and a progress bar is drawn on
     // stderr; --quiet drops the bar, --color never the colour.
-    let loud = on_terminal(200, &format!("diff {p}"));
+    let loud = on_terminal(200, &format!("diff {q}"));
     assert!(loud.contains("partitions diffed"), "{loud}");
     assert!(loud.contains('\u{1b}'), "no colour on a terminal");
-    let quiet = on_terminal(200, &format!("diff --quiet --color never {p}"));
+    let quiet = on_terminal(200, &format!("diff --quiet --color never {q}"));
     assert!(
         !quiet.contains("partitions diffed") && !quiet.contains('\u{1b}'),
         "{quiet}"
     );
     // NO_COLOR turns auto colour off on a terminal too.
-    let cmd = format!("stty cols 200; {KLF} diff --quiet {p}");
+    let cmd = format!("stty cols 200; {} diff --quiet {q}", quoted(KLF));
     let out = Command::new("script")
         .args(["-qec", &cmd, "/dev/null"])
+        .env("SHELL", "/bin/sh")
         .env("NO_COLOR", "1")
         .output()
         .unwrap();

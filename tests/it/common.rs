@@ -165,8 +165,24 @@ pub fn golden_records(dir: &Path, broker: &str, part: &str) -> Vec<(i64, String,
 
 /// The release line ("4.1") whose kafka-dump-log made a capture's `golden/`:
 /// `golden_kafka_version` of its `scenario.json`, else the writer's
-/// `kafka_version`.
+/// `kafka_version`. Read once per capture.
 pub fn golden_release(scenario: &Path) -> String {
+    use std::collections::HashMap;
+    use std::sync::{Mutex, OnceLock};
+    static CACHE: OnceLock<Mutex<HashMap<PathBuf, String>>> = OnceLock::new();
+    let cache = CACHE.get_or_init(|| Mutex::new(HashMap::new()));
+    if let Some(v) = cache.lock().unwrap().get(scenario) {
+        return v.clone();
+    }
+    let v = read_golden_release(scenario);
+    cache
+        .lock()
+        .unwrap()
+        .insert(scenario.to_path_buf(), v.clone());
+    v
+}
+
+fn read_golden_release(scenario: &Path) -> String {
     let facts: serde_json::Value = serde_json::from_slice(
         &std::fs::read(scenario.join("scenario.json")).expect("scenario.json"),
     )
@@ -265,8 +281,25 @@ fn plain_release_dirs(scenario: &Path) -> Vec<String> {
 }
 
 /// The other releases' kafka-dump-log compared on a capture: the `X.Y` of
-/// each `golden-X.Y/` holding an `index.json`, sorted.
+/// each `golden-X.Y/` holding an `index.json`, sorted. Found once per
+/// capture.
 pub fn compared_releases(scenario: &Path) -> Vec<String> {
+    use std::collections::HashMap;
+    use std::sync::{Mutex, OnceLock};
+    static CACHE: OnceLock<Mutex<HashMap<PathBuf, Vec<String>>>> = OnceLock::new();
+    let cache = CACHE.get_or_init(|| Mutex::new(HashMap::new()));
+    if let Some(v) = cache.lock().unwrap().get(scenario) {
+        return v.clone();
+    }
+    let v = find_compared_releases(scenario);
+    cache
+        .lock()
+        .unwrap()
+        .insert(scenario.to_path_buf(), v.clone());
+    v
+}
+
+fn find_compared_releases(scenario: &Path) -> Vec<String> {
     let files = release_goldens(scenario);
     let mut v: Vec<String> = files
         .keys()
@@ -305,13 +338,29 @@ pub fn golden_bytes(scenario: &Path, name: &str, line: &str) -> Vec<u8> {
         if let Some(b) = files.get(&format!("golden-{line}/{name}")) {
             return b.clone();
         }
-        let base = files
-            .get(&format!("golden-{line}/index.json"))
-            .and_then(|b| serde_json::from_slice::<serde_json::Value>(b).ok())
-            .and_then(|v| v["base"].as_str().map(str::to_string));
-        if let Some(b) = base {
+        if let Some(b) = golden_base(scenario, line, &files) {
             return golden_bytes(scenario, name, &b);
         }
     }
     std::fs::read(scenario.join("golden").join(name)).expect("read golden")
+}
+
+/// The `base` that `golden-LINE/index.json` names, read once per capture
+/// and release.
+fn golden_base(scenario: &Path, line: &str, files: &GoldenFiles) -> Option<String> {
+    use std::collections::HashMap;
+    use std::sync::{Mutex, OnceLock};
+    type Bases = HashMap<(PathBuf, String), Option<String>>;
+    static CACHE: OnceLock<Mutex<Bases>> = OnceLock::new();
+    let cache = CACHE.get_or_init(|| Mutex::new(HashMap::new()));
+    let key = (scenario.to_path_buf(), line.to_string());
+    if let Some(v) = cache.lock().unwrap().get(&key) {
+        return v.clone();
+    }
+    let base = files
+        .get(&format!("golden-{line}/index.json"))
+        .and_then(|b| serde_json::from_slice::<serde_json::Value>(b).ok())
+        .and_then(|v| v["base"].as_str().map(str::to_string));
+    cache.lock().unwrap().insert(key, base.clone());
+    base
 }

@@ -148,63 +148,171 @@ fn first_difference(expected: &[u8], actual: &[u8]) -> String {
     "outputs differ only in length".to_string()
 }
 
+/// One klf run's worth of golden files: one mode and decoder, dumped as
+/// one release prints them (None: klf's default) and compared with the
+/// text release `line`'s kafka-dump-log printed.
+struct Run<'a> {
+    release: Option<String>,
+    line: String,
+    mode: &'a str,
+    decoder: Option<&'static str>,
+    files: Vec<&'a Golden>,
+}
+
+/// What [`run_all`] found for one [`Run`]: klf's exit status and stderr,
+/// how many files were compared and how each that differs differs.
+struct Outcome {
+    code: Option<i32>,
+    stderr: String,
+    compared: usize,
+    failures: Vec<String>,
+}
+
+/// The most files one klf run dumps (its `--files` list stays far below
+/// the kernel's limit on one argument).
+const FILES_PER_RUN: usize = 300;
+
+type RunKey<'a> = (Option<String>, &'a str, Option<&'static str>);
+
+/// The golden files grouped by release, mode and decoder over every
+/// capture, in runs of at most [`FILES_PER_RUN`] files.
+fn runs_of<'a>(groups: BTreeMap<RunKey<'a>, Vec<&'a Golden>>, newest: &str) -> Vec<Run<'a>> {
+    let mut runs = Vec::new();
+    for ((release, mode, decoder), files) in groups {
+        for chunk in files.chunks(FILES_PER_RUN) {
+            runs.push(Run {
+                line: release.clone().unwrap_or_else(|| newest.to_string()),
+                release: release.clone(),
+                mode,
+                decoder,
+                files: chunk.to_vec(),
+            });
+        }
+    }
+    runs
+}
+
+/// `klf dump --format kafka` of the files of each run, from the repository
+/// root as kafka-dump-log was run, compared with the goldens: one process
+/// per run, two at a time. A file whose expected text stops mid-line
+/// (kafka-dump-log's whole run ended there; in a longer run klf ends the
+/// line and goes on) is dumped alone.
+fn run_all(runs: &[Run<'_>]) -> Vec<Outcome> {
+    let root = repo_root();
+    let dump = |run: &Run<'_>, files: &str| {
+        let mut cmd = Command::new(KLF);
+        cmd.current_dir(&root)
+            .args(["dump", "--format", "kafka", "--files", files])
+            .args(mode_flags(run.mode).unwrap_or(&[]))
+            .args(run.decoder);
+        if let Some(r) = &run.release {
+            cmd.args(["--kafka-version", r]);
+        }
+        cmd.output().expect("run klf")
+    };
+    let one = |run: &Run<'_>| {
+        let inputs: Vec<String> = run.files.iter().map(|g| g.input.clone()).collect();
+        let out = dump(run, &inputs.join(","));
+        let texts = split_by_file(&out.stdout, &inputs);
+        let mut failures = Vec::new();
+        for g in &run.files {
+            let expected = crate::common::golden_bytes(&g.scenario, &g.name, &run.line);
+            let alone;
+            let got = if !expected.is_empty() && !expected.ends_with(b"\n") {
+                alone = dump(run, &g.input).stdout;
+                alone.as_slice()
+            } else {
+                texts.get(&g.input).copied().unwrap_or(b"")
+            };
+            if got != expected.as_slice() {
+                let label = run.release.as_deref().unwrap_or("default");
+                failures.push(format!(
+                    "{} [{}] --kafka-version {label} ({}): {}",
+                    g.input,
+                    run.mode,
+                    g.golden.display(),
+                    first_difference(&expected, got)
+                ));
+            }
+        }
+        Outcome {
+            code: out.status.code(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+            compared: run.files.len(),
+            failures,
+        }
+    };
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let slots: Vec<std::sync::Mutex<Option<Outcome>>> =
+        runs.iter().map(|_| std::sync::Mutex::new(None)).collect();
+    std::thread::scope(|s| {
+        for _ in 0..2 {
+            s.spawn(|| loop {
+                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let Some(run) = runs.get(i) else { break };
+                *slots[i].lock().unwrap() = Some(one(run));
+            });
+        }
+    });
+    slots
+        .into_iter()
+        .map(|m| m.into_inner().unwrap().expect("every run ran"))
+        .collect()
+}
+
+/// The decoder of a golden's deep mode, for an internal topic's segment.
+fn decoder_of(g: &Golden) -> Option<&'static str> {
+    match (g.mode.as_str(), internal_decoder(&g.input)) {
+        ("deep", Some(d)) if suffix(&g.input) == ".log" => Some(d),
+        _ => None,
+    }
+}
+
 #[test]
 fn kafka_format_matches_kafka_dump_log() {
-    let root = repo_root();
     let all = goldens();
-    let mut compared: BTreeMap<String, (usize, usize)> = BTreeMap::new();
     let mut skipped: BTreeMap<String, usize> = BTreeMap::new();
-    let mut failures = Vec::new();
+    let mut groups = BTreeMap::new();
     for g in &all {
         let kind = suffix(&g.input);
         if !matches!(kind, ".log" | ".index" | ".timeindex") {
             *skipped.entry(format!("{kind} files")).or_default() += 1;
             continue;
         }
-        let Some(flags) = mode_flags(&g.mode) else {
+        if mode_flags(&g.mode).is_none() {
             *skipped.entry(format!("mode {}", g.mode)).or_default() += 1;
             continue;
-        };
-        let decoder = match (g.mode.as_str(), internal_decoder(&g.input)) {
-            ("deep", Some(d)) if kind == ".log" => Some(d),
-            _ => None,
-        };
-        let expected = std::fs::read(&g.golden).expect("read golden");
+        }
         let own = crate::common::golden_release(&g.scenario);
-        let out = Command::new(KLF)
-            .current_dir(&root)
-            .args(["dump", "--format", "kafka", "--kafka-version", &own])
-            .args(["--files", &g.input])
-            .args(flags)
-            .args(decoder)
-            .output()
-            .expect("run klf");
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        if let Some(d) = decoder {
-            if out.status.code() == Some(2) && stderr.contains("not available in this build") {
-                *skipped.entry(format!("{d} not built in yet")).or_default() += 1;
+        groups
+            .entry((Some(own), g.mode.as_str(), decoder_of(g)))
+            .or_insert_with(Vec::new)
+            .push(g);
+    }
+    let runs = runs_of(groups, "");
+    let mut compared: BTreeMap<String, (usize, usize)> = BTreeMap::new();
+    let mut failures = Vec::new();
+    for (run, got) in runs.iter().zip(run_all(&runs)) {
+        if let Some(d) = run.decoder {
+            if got.code == Some(2) && got.stderr.contains("not available in this build") {
+                *skipped.entry(format!("{d} not built in yet")).or_default() += run.files.len();
                 continue;
             }
         }
-        let entry = compared.entry(g.mode.clone()).or_default();
-        entry.0 += 1;
-        let code = out.status.code();
-        if stderr.contains("panicked") || !matches!(code, Some(0) | Some(1)) {
+        if got.stderr.contains("panicked") || !matches!(got.code, Some(0) | Some(1)) {
             failures.push(format!(
-                "{} [{}]: klf exited with {code:?}: {stderr}",
-                g.input, g.mode
+                "[{}] {} files: klf exited with {:?}: {}",
+                run.mode,
+                run.files.len(),
+                got.code,
+                got.stderr
             ));
-        } else if out.stdout != expected {
-            failures.push(format!(
-                "{} [{}] ({}): {}",
-                g.input,
-                g.mode,
-                g.golden.display(),
-                first_difference(&expected, &out.stdout)
-            ));
-        } else {
-            entry.1 += 1;
+            continue;
         }
+        let entry = compared.entry(run.mode.to_string()).or_default();
+        entry.0 += got.compared;
+        entry.1 += got.compared - got.failures.len();
+        failures.extend(got.failures);
     }
     for (mode, (n, ok)) in &compared {
         println!("golden mode {mode}: {ok}/{n} identical");
@@ -251,100 +359,57 @@ fn split_by_file<'a>(stdout: &'a [u8], inputs: &[String]) -> BTreeMap<String, &'
 
 #[test]
 fn every_compared_release_and_the_default_match_their_kafka_dump_log() {
-    let root = repo_root();
     let newest = "4.4";
-    // (scenario, release or None for the default, mode, decoder) -> goldens
-    type Key = (PathBuf, Option<String>, String, Option<&'static str>);
-    let mut groups: BTreeMap<Key, Vec<&Golden>> = BTreeMap::new();
+    let mut failures = Vec::new();
+    // (release or None for the default, mode, decoder) -> goldens of every
+    // capture that release's kafka-dump-log was compared on
+    let mut groups = BTreeMap::new();
     let all = goldens();
+    let mut unchecked_default = std::collections::BTreeSet::new();
     for g in &all {
         if !matches!(suffix(&g.input), ".log" | ".index" | ".timeindex")
             || mode_flags(&g.mode).is_none()
         {
             continue;
         }
-        let decoder = match (g.mode.as_str(), internal_decoder(&g.input)) {
-            ("deep", Some(d)) if suffix(&g.input) == ".log" => Some(d),
-            _ => None,
-        };
         let own = crate::common::golden_release(&g.scenario);
-        let mut releases: Vec<Option<String>> = crate::common::compared_releases(&g.scenario)
-            .into_iter()
-            .filter(|r| *r != own)
+        let compared = crate::common::compared_releases(&g.scenario);
+        let mut releases: Vec<Option<String>> = compared
+            .iter()
+            .filter(|r| **r != own)
+            .cloned()
             .map(Some)
             .collect();
-        releases.push(None);
+        if compared.iter().any(|r| r == newest) || own == newest {
+            releases.push(None);
+        } else {
+            unchecked_default.insert(g.scenario.clone());
+        }
         for r in releases {
             groups
-                .entry((g.scenario.clone(), r, g.mode.clone(), decoder))
-                .or_default()
+                .entry((r, g.mode.as_str(), decoder_of(g)))
+                .or_insert_with(Vec::new)
                 .push(g);
         }
     }
+    for scenario in unchecked_default {
+        failures.push(format!(
+            "{}: no golden-{newest}/ (the default release's text is unchecked)",
+            scenario.display()
+        ));
+    }
+    let runs = runs_of(groups, newest);
     let mut per_release: BTreeMap<String, (usize, usize)> = BTreeMap::new();
-    let mut failures = Vec::new();
-    for ((scenario, release, mode, decoder), gs) in &groups {
-        let line = release.clone().unwrap_or_else(|| newest.to_string());
-        if release.is_none()
-            && !crate::common::compared_releases(scenario).contains(&newest.to_string())
-            && crate::common::golden_release(scenario) != newest
-        {
-            failures.push(format!(
-                "{}: no golden-{newest}/ (the default release's text is unchecked)",
-                scenario.display()
-            ));
-            continue;
-        }
-        let label = release
+    for (run, got) in runs.iter().zip(run_all(&runs)) {
+        assert!(!got.stderr.contains("panicked"), "{}", got.stderr);
+        let label = run
+            .release
             .clone()
             .unwrap_or_else(|| format!("default ({newest})"));
-        for chunk in gs.chunks(150) {
-            let inputs: Vec<String> = chunk.iter().map(|g| g.input.clone()).collect();
-            let mut cmd = Command::new(KLF);
-            cmd.current_dir(&root)
-                .args(["dump", "--format", "kafka", "--files", &inputs.join(",")])
-                .args(mode_flags(mode).unwrap_or(&[]))
-                .args(decoder);
-            if let Some(r) = release {
-                cmd.args(["--kafka-version", r]);
-            }
-            let out = cmd.output().expect("run klf");
-            let stderr = String::from_utf8_lossy(&out.stderr);
-            assert!(!stderr.contains("panicked"), "{stderr}");
-            let texts = split_by_file(&out.stdout, &inputs);
-            for g in chunk {
-                let expected = crate::common::golden_bytes(&g.scenario, &g.name, &line);
-                // A dump kafka-dump-log stopped mid-line (the whole run ends
-                // there) is compared on its own: in a longer run klf ends
-                // the line and goes on to the next file.
-                let alone;
-                let got = if !expected.is_empty() && !expected.ends_with(b"\n") {
-                    let mut one = Command::new(KLF);
-                    one.current_dir(&root)
-                        .args(["dump", "--format", "kafka", "--files", &g.input])
-                        .args(mode_flags(mode).unwrap_or(&[]))
-                        .args(decoder);
-                    if let Some(r) = release {
-                        one.args(["--kafka-version", r]);
-                    }
-                    alone = one.output().expect("run klf").stdout;
-                    alone.as_slice()
-                } else {
-                    texts.get(&g.input).copied().unwrap_or(b"")
-                };
-                let e = per_release.entry(label.clone()).or_default();
-                e.0 += 1;
-                if got == expected.as_slice() {
-                    e.1 += 1;
-                } else {
-                    failures.push(format!(
-                        "{} [{mode}] --kafka-version {label}: {}",
-                        g.input,
-                        first_difference(&expected, got)
-                    ));
-                }
-            }
-        }
+        let e = per_release.entry(label).or_default();
+        e.0 += got.compared;
+        e.1 += got.compared - got.failures.len();
+        failures.extend(got.failures);
     }
     for (r, (n, ok)) in &per_release {
         println!("kafka-dump-log {r}: {ok}/{n} golden files identical");
@@ -621,7 +686,8 @@ fn json_output_parses() {
     inputs.dedup();
     assert!(!inputs.is_empty(), "no captured files to dump");
     let mut objects = 0usize;
-    for input in &inputs {
+    // a few hundred files a run; every object names its file
+    for chunk in inputs.chunks(FILES_PER_RUN) {
         let out = Command::new(KLF)
             .current_dir(&root)
             .args([
@@ -630,34 +696,51 @@ fn json_output_parses() {
                 "json",
                 "--deep-iteration",
                 "--print-data-log",
-                input,
             ])
+            .args(chunk)
             .output()
             .expect("run klf");
         assert!(
             matches!(out.status.code(), Some(0) | Some(1)),
-            "{input}: exit {:?}: {}",
+            "{} files from {}: exit {:?}: {}",
+            chunk.len(),
+            chunk[0],
             out.status.code(),
             String::from_utf8_lossy(&out.stderr)
         );
         let text = String::from_utf8(out.stdout).expect("JSON output is UTF-8");
-        let mut types = Vec::new();
+        let mut types: BTreeMap<String, Vec<String>> = BTreeMap::new();
+        let mut order = Vec::new();
         for line in text.lines() {
-            let v: serde_json::Value = serde_json::from_str(line)
-                .unwrap_or_else(|e| panic!("{input}: not JSON ({e}): {line}"));
+            let v: serde_json::Value =
+                serde_json::from_str(line).unwrap_or_else(|e| panic!("not JSON ({e}): {line}"));
             let t = v["type"]
                 .as_str()
-                .unwrap_or_else(|| panic!("{input}: no type: {line}"));
-            types.push(t.to_string());
+                .unwrap_or_else(|| panic!("no type: {line}"));
+            let file = v["file"]
+                .as_str()
+                .unwrap_or_else(|| panic!("no file: {line}"));
+            if t == "file" {
+                order.push(file.to_string());
+            }
+            types
+                .entry(file.to_string())
+                .or_default()
+                .push(t.to_string());
             objects += 1;
         }
-        assert_eq!(types.first().map(String::as_str), Some("file"), "{input}");
-        if suffix(input) == ".log" && std::fs::metadata(root.join(input)).map_or(0, |m| m.len()) > 0
-        {
-            assert!(
-                types.iter().any(|t| t == "batch"),
-                "{input}: no batch object"
-            );
+        assert_eq!(order, chunk, "a file object for each file, in order");
+        for input in chunk {
+            let types = &types[input];
+            assert_eq!(types.first().map(String::as_str), Some("file"), "{input}");
+            if suffix(input) == ".log"
+                && std::fs::metadata(root.join(input)).map_or(0, |m| m.len()) > 0
+            {
+                assert!(
+                    types.iter().any(|t| t == "batch"),
+                    "{input}: no batch object"
+                );
+            }
         }
     }
     println!("parsed {objects} JSON objects from {} files", inputs.len());

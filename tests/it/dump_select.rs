@@ -401,6 +401,7 @@ fn kafka_format_selections_report_damage_as_a_whole_dump_does() {
     let want: Vec<&str> = whole.lines().take(4).collect();
     assert_eq!(text(&o.stdout).lines().collect::<Vec<_>>(), want);
     assert!(want[1] == "KRaft bootstrap snapshot" && want[3].starts_with("baseOffset: "));
+    let _ = std::fs::remove_dir_all(dir.parent().unwrap());
 }
 
 #[test]

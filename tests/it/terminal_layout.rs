@@ -1,11 +1,16 @@
 //! On a terminal, results fit its width: tables that fit stay tables,
-//! others become one block per row, long lines are broken at spaces. The
-//! commands run under a pseudo-terminal (`script`) of a set size; piped
-//! output is never reshaped.
+//! others become one block per row, long lines are broken at spaces, and
+//! a path or a name too long for a line stands whole on a line of its own
+//! (it can be pasted back into klf). The commands run under a
+//! pseudo-terminal (`script`) of a set size; piped output is never
+//! reshaped. Expectations are built from the paths the tests use, so they
+//! hold at any checkout path.
 
+use std::collections::BTreeSet;
+use std::path::PathBuf;
 use std::process::Command;
 
-use crate::common::{kafka, klf, text, KLF};
+use crate::common::{copy_tree, kafka, klf, scratch, text, KLF};
 
 /// stdout of `klf ARGS` on a terminal `cols` wide (stderr to a file, so
 /// progress bars are not in it), lines without their `\r`, colour
@@ -16,7 +21,10 @@ fn on_terminal(cols: usize, args: &[&str]) -> String {
 
 /// [`on_terminal`] on a terminal `rows` lines high.
 fn on_terminal_of(cols: usize, rows: usize, args: &[&str]) -> String {
-    let dir = crate::common::scratch("pty");
+    // a folder of its own: tests run at the same time, and so do runs
+    static RUNS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = RUNS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = scratch(&format!("pty-{n}"));
     let err = dir.join("stderr");
     let quoted: Vec<String> = std::iter::once(KLF)
         .chain(args.iter().copied())
@@ -29,7 +37,12 @@ fn on_terminal_of(cols: usize, rows: usize, args: &[&str]) -> String {
     );
     let o = Command::new("script")
         .args(["-qec", &inner, "/dev/null"])
+        // a shell that says nothing of its own on the terminal (bash warns
+        // there of a locale the machine lacks)
+        .env("SHELL", "/bin/sh")
         .env_remove("NO_COLOR")
+        .env_remove("COLUMNS")
+        .env_remove("LINES")
         .output()
         .expect("run script (util-linux) to give klf a terminal");
     let code = o.status.code();
@@ -53,11 +66,42 @@ fn on_terminal_of(cols: usize, rows: usize, args: &[&str]) -> String {
     s
 }
 
-fn widest(s: &str) -> (usize, String) {
-    s.lines()
-        .map(|l| (unicode_width::UnicodeWidthStr::width(l), l.to_string()))
-        .max_by_key(|(w, _)| *w)
-        .unwrap_or_default()
+fn width(l: &str) -> usize {
+    unicode_width::UnicodeWidthStr::width(l)
+}
+
+/// Every line of `out` fits `cols` columns, or holds one word alone (a
+/// path or a name kept whole, past the edge).
+fn assert_fits(out: &str, cols: usize, what: &str) {
+    for l in out.lines().filter(|l| width(l) > cols) {
+        assert!(
+            !l.trim().contains(' '),
+            "{what}: a line of {} with more than one word: {l}\n{out}",
+            width(l)
+        );
+    }
+}
+
+/// `klf` on many terminals at once (two at a time): the output of each.
+fn on_terminals(runs: &[(usize, Vec<String>)]) -> Vec<String> {
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let slots: Vec<std::sync::Mutex<String>> = runs
+        .iter()
+        .map(|_| std::sync::Mutex::new(String::new()))
+        .collect();
+    std::thread::scope(|s| {
+        for _ in 0..2 {
+            s.spawn(|| loop {
+                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let Some((cols, args)) = runs.get(i) else {
+                    break;
+                };
+                let args: Vec<&str> = args.iter().map(String::as_str).collect();
+                *slots[i].lock().unwrap() = on_terminal(*cols, &args);
+            });
+        }
+    });
+    slots.into_iter().map(|m| m.into_inner().unwrap()).collect()
 }
 
 #[test]
@@ -75,6 +119,7 @@ fn every_line_fits_eighty_columns() {
         "unclean-zk-3.9",
         "coordinators-4.4",
     ];
+    let mut runs = Vec::new();
     for name in captures {
         let dir = kafka(name);
         let dir = dir.to_str().unwrap();
@@ -85,12 +130,151 @@ fn every_line_fits_eighty_columns() {
             vec!["diff", dir, "--records", "--records-limit", "20"],
             vec!["timeline", dir],
         ] {
-            let out = on_terminal(80, &args);
-            assert!(!out.trim().is_empty(), "klf {args:?} printed nothing");
-            let (w, line) = widest(&out);
-            assert!(w <= 80, "klf {args:?} at 80 columns: a line of {w}: {line}");
+            runs.push((80, args.into_iter().map(String::from).collect::<Vec<_>>()));
         }
     }
+    for ((_, args), out) in runs.iter().zip(on_terminals(&runs)) {
+        assert!(!out.trim().is_empty(), "klf {args:?} printed nothing");
+        assert_fits(&out, 80, &format!("klf {args:?} at 80 columns"));
+    }
+}
+
+/// A copy of capture `name` in a scratch folder deeper than a terminal is
+/// wide, as in a clone at a long path: (the scratch folder to remove, the
+/// copy).
+fn deep_copy(name: &str) -> (PathBuf, PathBuf) {
+    let base = scratch(&format!("layout-{name}"));
+    let mut deep = base.clone();
+    for part in ["an-incident-from-last-night", "copied-off-every-broker"] {
+        deep.push(format!("{part}-{}", "x".repeat(40)));
+    }
+    deep.push(name);
+    copy_tree(&kafka(name), &deep);
+    assert!(deep.to_str().unwrap().len() > 120, "{}", deep.display());
+    (base, deep)
+}
+
+/// Whether `name` is on a line of `out` as a word, whole (not cut at a
+/// line's end).
+fn whole(out: &str, name: &str) -> bool {
+    out.lines().any(|l| {
+        l.split(' ')
+            .any(|w| w.trim_matches(|c: char| "(),:;".contains(c)) == name)
+    })
+}
+
+#[test]
+fn paths_and_names_stay_whole_on_a_narrow_terminal_at_a_long_path() {
+    let (base, deep) = deep_copy("unclean");
+    let d = deep.to_str().unwrap();
+    // what check names, from its JSON
+    let json: serde_json::Value =
+        serde_json::from_slice(&klf(&["check", "--format", "json", d]).stdout).unwrap();
+    let findings = json["findings"].as_array().unwrap();
+    let files: BTreeSet<&str> = findings.iter().filter_map(|f| f["file"].as_str()).collect();
+    assert!(files.len() >= 3, "{json}");
+    assert!(
+        files.iter().all(|f| f.starts_with(d) && f.len() > 80),
+        "{files:?}"
+    );
+    let at = |p: &str| format!("{d}/{p}");
+    let segment = at("broker-1/unclean-0/00000000000000000000.log");
+    let dumped = [
+        segment.clone(),
+        at("broker-1/unclean-0/00000000000000000134.index"),
+        at("broker-1/unclean-0/00000000000000000134.snapshot"),
+        at("broker-1/replication-offset-checkpoint"),
+    ];
+    let mut runs = Vec::new();
+    for cols in [80, 37] {
+        let check = ["check", d, "--max-findings", "1000"];
+        runs.push((cols, check.map(String::from).to_vec()));
+        let mut dump = vec![
+            "dump",
+            "--format",
+            "table",
+            "--deep-iteration",
+            "--show",
+            "key",
+        ];
+        dump.extend(dumped.iter().map(String::as_str));
+        runs.push((cols, dump.into_iter().map(String::from).collect()));
+        for cmd in ["diff", "timeline"] {
+            runs.push((cols, vec![cmd.to_string(), d.to_string()]));
+        }
+    }
+    let outs = on_terminals(&runs);
+    for ((cols, args), out) in runs.iter().zip(&outs) {
+        let what = format!("klf {} at {cols} columns", args[0]);
+        match args[0].as_str() {
+            "check" => {
+                // every path shown is whole on one line (after its name or
+                // alone), no piece of one is anywhere else; the partitions
+                // whole too
+                let shown: Vec<&str> = out.lines().filter(|l| l.contains(d)).collect();
+                assert!(shown.len() >= 3, "{what}:\n{out}");
+                for l in shown {
+                    let t = l.trim();
+                    let t = t.strip_prefix("file: ").unwrap_or(t);
+                    assert!(files.contains(t), "{what}: {l}\n{out}");
+                }
+                assert!(
+                    !out.lines()
+                        .any(|l| l.contains("/broker-") && !l.contains(d)),
+                    "{what}: a piece of a path:\n{out}"
+                );
+                for f in findings {
+                    if let (Some(t), Some(p)) = (f["topic"].as_str(), f["partition"].as_i64()) {
+                        assert!(whole(out, &format!("{t}-{p}")), "{what}: {t}-{p}:\n{out}");
+                    }
+                }
+                assert_fits(out, *cols, &what);
+            }
+            "dump" => {
+                // each file's heading starts with its path, whole
+                for p in &dumped {
+                    assert!(
+                        out.lines().any(|l| l.starts_with(&format!("{p} ("))),
+                        "{what}: {p}:\n{out}"
+                    );
+                }
+                // names in cells are never cut, keys neither
+                assert!(
+                    whole(out, "replication-offset-checkpoint"),
+                    "{what}:\n{out}"
+                );
+                assert!(whole(out, "key-100"), "{what}:\n{out}");
+                // a line wider than the terminal is a heading or a table's
+                // (whose numbers and times are never wrapped)
+                for l in out.lines().filter(|l| width(l) > *cols) {
+                    assert!(
+                        dumped.iter().any(|p| l.starts_with(p.as_str()))
+                            || l.starts_with(['┌', '│', '╞', '└']),
+                        "{what}: {l}\n{out}"
+                    );
+                }
+            }
+            _ => {
+                assert!(
+                    whole(out, "unclean-0") || out.contains("unclean-0 "),
+                    "{what}:\n{out}"
+                );
+                assert_fits(out, *cols, &what);
+            }
+        }
+    }
+    // a pipe gets the table, every path in it whole
+    let piped = text(&klf(&["check", d]).stdout);
+    assert!(piped.starts_with('┌'), "{piped}");
+    let cells: Vec<&str> = piped
+        .lines()
+        .flat_map(|l| l.split(['│', '┆']))
+        .map(str::trim)
+        .filter(|c| c.contains(d))
+        .collect();
+    assert!(cells.len() >= 3, "{piped}");
+    assert!(cells.iter().all(|c| files.contains(c)), "{cells:?}");
+    let _ = std::fs::remove_dir_all(&base);
 }
 
 #[test]
@@ -116,17 +300,21 @@ fn a_narrow_terminal_gets_blocks_a_wide_one_tables_a_pipe_the_table() {
     assert_eq!(wide, piped, "a table that fits is the table a pipe gets");
 
     // check: one block per finding, headed by severity and code, the path
-    // whole (it can be pasted into klf dump)
+    // whole (it can be pasted into klf dump): after its name when the two
+    // fit the line, else alone on the next line
     let narrow = on_terminal(80, &["check", dir]);
     assert!(
         narrow.contains("error  committed-records-lost\n  partition: unclean-0  offset: 100\n"),
         "{narrow}"
     );
-    assert!(
-        narrow.contains("file: testdata/kafka/unclean/broker-3/__cluster_metadata-0")
-            || narrow.contains(&format!("file: {dir}/broker-3/__cluster_metadata-0")),
-        "{narrow}"
-    );
+    let path = format!("{dir}/broker-3/__cluster_metadata-0");
+    let item = format!("  file: {path}");
+    let expected = if width(&item) <= 80 {
+        format!("\n{item}\n")
+    } else {
+        format!("\n  file:\n    {path}\n")
+    };
+    assert!(narrow.contains(&expected), "{expected}\n{narrow}");
 }
 
 #[test]

@@ -5,8 +5,6 @@
 
 use std::io::Write;
 
-use comfy_table::{presets::UTF8_FULL_CONDENSED, ContentArrangement, Table};
-
 use klf::format::batch::{Batch, EntryError, SegmentSource};
 use klf::format::index::{IndexBytes, OffsetIndex, TimeIndex};
 use klf::format::names::base_offset_of;
@@ -21,14 +19,19 @@ use super::{files, kind_name, open_item, DecoderKind, Kind, Pick};
 use crate::cli::common::{Output, Status};
 use klf::render::style::StreamTable;
 
-/// A table fitted to the terminal's width when stdout is one (cells wrap),
-/// at natural width otherwise, like every klf table.
-fn new_table(header: &[&str]) -> Table {
-    let mut t = Table::new();
-    t.load_preset(UTF8_FULL_CONDENSED)
-        .set_content_arrangement(ContentArrangement::Dynamic)
-        .set_header(header.iter().copied());
-    t
+/// A table's header and rows, written by [`write_object_table`].
+type ObjectTable = (Vec<String>, Vec<Vec<String>>);
+
+/// A table fitted to the terminal's width when stdout is one (cells wrap
+/// at spaces, a word is never cut), at natural width otherwise, like every
+/// klf table.
+fn write_object_table(w: &mut dyn Write, (header, rows): &ObjectTable) -> std::io::Result<()> {
+    let header: Vec<&str> = header.iter().map(String::as_str).collect();
+    let mut t = StreamTable::new(&header, klf::render::style::terminal_width());
+    for r in rows {
+        t.row(w, r.clone())?;
+    }
+    t.finish(w)
 }
 
 /// Printable text of bytes: UTF-8 (malformed bytes as U+FFFD) through the
@@ -359,7 +362,9 @@ fn write_log_tables(
         width,
     )
     .at_least(&[known.record_offset, known.record_timestamp])
-    .no_wrap(&[0, 1]);
+    .no_wrap(&[0, 1])
+    // record bytes, cut to a length anyway; a key stays whole (`--key`)
+    .cut_words(&[3, 4]);
     let mut scratch = Vec::new();
     let mut record_errs = Vec::new();
     let mut shown = pick.clone();
@@ -537,7 +542,7 @@ fn flatten(prefix: &str, m: &Map<String, Value>, rows: &mut Vec<(String, String)
 /// Tables for the objects of [`files::objects`]: consecutive objects of one
 /// type form a table (one row each); a type seen once is shown as
 /// field/value rows. Problems are left out (they go to stderr).
-fn object_tables(objs: &[Value]) -> Vec<(String, Table)> {
+fn object_tables(objs: &[Value]) -> Vec<(String, ObjectTable)> {
     let fields = |v: &Value| -> Map<String, Value> {
         let mut m = v.as_object().cloned().unwrap_or_default();
         m.shift_remove("type");
@@ -560,23 +565,20 @@ fn object_tables(objs: &[Value]) -> Vec<(String, Table)> {
         if group.len() == 1 {
             let mut rows = Vec::new();
             flatten("", &fields(group[0]), &mut rows);
-            let mut t = new_table(&["field", "value"]);
-            for (k, v) in rows {
-                t.add_row(vec![k, v]);
-            }
-            out.push((ty, t));
+            let rows = rows.into_iter().map(|(k, v)| vec![k, v]).collect();
+            out.push((ty, (vec!["field".into(), "value".into()], rows)));
         } else {
             let head: Vec<String> = fields(group[0]).keys().cloned().collect();
-            let mut t = new_table(&head.iter().map(String::as_str).collect::<Vec<_>>());
-            for v in group {
-                let f = fields(v);
-                t.add_row(
+            let rows = group
+                .iter()
+                .map(|v| {
+                    let f = fields(v);
                     head.iter()
                         .map(|k| f.get(k).map(|v| field_cell(k, v)).unwrap_or_default())
-                        .collect::<Vec<_>>(),
-                );
-            }
-            out.push((ty, t));
+                        .collect()
+                })
+                .collect();
+            out.push((ty, (head, rows)));
         }
         i = j;
     }
@@ -684,7 +686,7 @@ pub fn dump_item(
                 }
                 for (title, t) in &tables {
                     writeln!(w, "{title}:")?;
-                    writeln!(w, "{t}")?;
+                    write_object_table(w, t)?;
                 }
                 Ok(())
             }
