@@ -144,9 +144,11 @@ fn directory_walks_report_each_hostile_entry_and_go_on() {
     let t = hostile_tree("walk");
     let b = t.0.join("broker-1");
     let part = b.join("t-0");
-    // dump json on the broker directory: the real segment is still dumped.
+    // dump json on the broker directory: the real segment is still dumped;
+    // the links that cannot be followed (what they stood for cannot be
+    // read) make it exit 2.
     let (code, out, err) = klf(&[os("dump"), os("--format"), os("json"), b.as_os_str()]);
-    assert_eq!(code, 0, "{err}");
+    assert_eq!(code, 2, "{err}");
     assert_each_reported(&err);
     assert!(
         out.contains(SEG) && out.contains("\"type\":\"batch\""),
@@ -154,7 +156,7 @@ fn directory_walks_report_each_hostile_entry_and_go_on() {
     );
     // kafka format on the partition directory.
     let (code, out, err) = klf(&[os("dump"), os("--format"), os("kafka"), part.as_os_str()]);
-    assert_eq!(code, 0, "{err}");
+    assert_eq!(code, 2, "{err}");
     assert!(
         out.contains(&format!("Dumping {}", part.join(SEG).display())),
         "{out}"

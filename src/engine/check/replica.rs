@@ -596,8 +596,9 @@ impl SegBatches {
     fn new(list: Vec<SegBatch>) -> Option<Self> {
         let mut by_base: Vec<(i64, i64)> = Vec::new();
         let mut last_at: Vec<(i64, usize)> = Vec::new();
-        by_base.try_reserve_exact(list.len()).ok()?;
-        last_at.try_reserve_exact(list.len()).ok()?;
+        use crate::format::memory::fallible;
+        fallible(|| by_base.try_reserve_exact(list.len())).ok()?;
+        fallible(|| last_at.try_reserve_exact(list.len())).ok()?;
         by_base.extend(list.iter().map(|b| (b.base_offset, b.last_offset)));
         by_base.sort_unstable();
         let mut max_last = i64::MIN;
@@ -814,7 +815,8 @@ fn scan_segment(
         fold.push(&summary, (fidx, pos), cx);
         // memory for what the index checks need, asked for, not assumed
         if batches.len() == batches.capacity()
-            && batches.try_reserve(batches.len().max(1024)).is_err()
+            && crate::format::memory::fallible(|| batches.try_reserve(batches.len().max(1024)))
+                .is_err()
         {
             findings.push(finding(
                 code::FILE_UNREADABLE,
