@@ -72,7 +72,7 @@ pub fn changed_while_read(len: u64, now: Option<u64>) -> io::Error {
         None => "it is gone".to_string(),
     };
     io::Error::other(format!(
-        "the file changed while klf read it ({what}): something is writing to it;          nothing is concluded from this reading (read a copy that nothing writes to)"
+        "the file changed while klf read it ({what}): something is writing to it; nothing is concluded from this reading (read a copy that nothing writes to)"
     ))
 }
 

@@ -21,8 +21,8 @@ use std::path::{Path, PathBuf};
 
 use klf::capture::mmap::FileBytes;
 use klf::capture::segment::SegmentFile;
-use klf::format::batch::SegmentSource;
 use klf::capture::vfs;
+use klf::format::batch::SegmentSource;
 use std::borrow::Cow;
 
 use klf::format::checkpoint::{
@@ -31,8 +31,8 @@ use klf::format::checkpoint::{
 use klf::format::props::{META_PROPERTIES_FILE, PARTITION_METADATA_FILE};
 use klf::format::ParseError;
 use klf::render::kafka::{
-    ClassFormatter, DecoderClass, DumpError, Dumper, Encoding, FileNames, Formatted, Options, Problems,
-    RecordFormatter, RecordRef, Show, StringFormatter,
+    ClassFormatter, DecoderClass, DumpError, Dumper, Encoding, FileNames, Formatted, Options,
+    Problems, RecordFormatter, RecordRef, Show, StringFormatter,
 };
 use klf::render::kafka_aux::{self, AuxDecoder};
 use klf::render::release::{KafkaVersion, Release};
@@ -626,8 +626,7 @@ pub fn load(names: &FileNames, kind: Kind, seek: bool) -> Result<Inputs, (String
         }
         _ => (None, None),
     };
-    let main =
-        vfs::open(Path::new(&names.display)).map_err(|e| (names.display.clone(), e))?;
+    let main = vfs::open(Path::new(&names.display)).map_err(|e| (names.display.clone(), e))?;
     let size = main.len() as u64;
     Ok(Inputs {
         main,
@@ -716,11 +715,9 @@ fn parse_show(s: &str) -> Result<Show, String> {
             "key" => show.key = true,
             "value" => show.value = true,
             "headers" => show.headers = true,
-            other => {
-                return Err(format!(
-                    "{other:?} is not a part of a record: give key, value, headers (comma-separated)"
-                ))
-            }
+            other => return Err(format!(
+                "{other:?} is not a part of a record: give key, value, headers (comma-separated)"
+            )),
         }
     }
     Ok(show)
@@ -746,9 +743,11 @@ fn options(args: &Args) -> Options {
     Options {
         print_data,
         deep: args.deep_iteration || print_data || args.key.is_some() || args.show.is_some(),
-        show: args
-            .show
-            .unwrap_or(if print_data { Show::ALL } else { Show::default() }),
+        show: args.show.unwrap_or(if print_data {
+            Show::ALL
+        } else {
+            Show::default()
+        }),
         encoding: args.encoding.into(),
         skip_record_metadata: args.skip_record_metadata,
         max_bytes: args.max_bytes,
@@ -1109,7 +1108,11 @@ fn dump_kafka_item(
         return Status::Clean;
     }
     if klf::format::names::parse_remote_segment_name(&names.name).is_some()
-        && !names.name.split('.').next().is_some_and(|s| s.bytes().all(|b| b.is_ascii_digit()))
+        && !names
+            .name
+            .split('.')
+            .next()
+            .is_some_and(|s| s.bytes().all(|b| b.is_ascii_digit()))
     {
         let suffix = names.name.rsplit('.').next().unwrap_or("");
         out.note_repeated(
@@ -1144,7 +1147,8 @@ fn dump_kafka_file(
             return Status::Clean;
         }
         Kind::Log
-            if names.name.ends_with(".checkpoint") && !dumper.opts.release.dumps_kraft_snapshots() =>
+            if names.name.ends_with(".checkpoint")
+                && !dumper.opts.release.dumps_kraft_snapshots() =>
         {
             // before 3.3 kafka-dump-log did not know KRaft snapshots
             out.diag(format_args!("Ignoring unknown file {}", names.display));
@@ -1199,6 +1203,12 @@ fn dump_kafka_file(
         }
         Kind::Text(_) | Kind::Unknown | Kind::NoSuffix => Ok(()),
     };
+    // Bytes that moved under klf (the file shrank or grew while it was
+    // read) are not damage: the change is the answer, never the problems.
+    if let Some(Err(e)) = inputs.log.as_ref().map(SegmentFile::unchanged) {
+        out.diag(format_args!("{}: cannot read: {e}", names.display));
+        return Status::Failure;
+    }
     for p in &problems {
         out.problem(&names.display, p.pos, &p.reason);
     }

@@ -232,6 +232,8 @@ pub fn run(args: Args, out: &mut Output) -> Status {
                     "klf: {}: cannot write: {e}; nothing is left in it from this run",
                     args.out.display()
                 ));
+                // the unfinished files' temporary files go first
+                drop(sink);
                 dir.discard(made);
                 return Status::Failure;
             }

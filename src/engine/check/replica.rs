@@ -882,6 +882,15 @@ fn scan_segment(
             "cannot allocate memory to check the segment's indexes".to_string(),
         )),
     }
+    // A segment that changed while it was read: what was found in it is
+    // not evidence, the change is (the machine's answer, exit 2).
+    if let Err(e) = data.unchanged() {
+        findings = vec![finding(
+            code::FILE_UNREADABLE,
+            at(None, None),
+            format!("cannot read: {e}"),
+        )];
+    }
     SegmentScan {
         findings,
         batches: count,
