@@ -435,7 +435,15 @@ fn a_file_that_shrinks_or_grows_while_read_is_an_io_error_not_damage() {
         return;
     }
     // Each run changes its copy (that is the fault): a copy per run.
-    let cases: Vec<(&str, &str, u64, Vec<(&str, &str)>, bool)> = vec![
+    // (case, shim fault, byte it happens at, environment, mapped)
+    type Case = (
+        &'static str,
+        &'static str,
+        u64,
+        Vec<(&'static str, &'static str)>,
+        bool,
+    );
+    let cases: Vec<Case> = vec![
         (
             "shrink-read",
             "shrink",
