@@ -16,7 +16,11 @@ Exit status:
   0  clean: nothing wrong found
   1  corruption or data loss found (what counts is per subcommand)
   2  usage or I/O error: a bad option, a PATH that does not exist, an
-     archive that cannot be read or escapes its root
+     archive that cannot be read or escapes its root, a file or folder
+     that cannot be read (EIO, too few file descriptors, a link that
+     cannot be followed, a file that changed while klf read it), memory
+     refused, a failed write; whatever else was found (the files are named
+     at the end)
 
   A closed stdout (klf ... | head) ends the output quietly and does not
   change the status (dump stops there: its status covers what it read).
