@@ -427,12 +427,23 @@ fn read_capped(file: File, len_hint: u64) -> io::Result<Vec<u8>> {
     // something wrote to it meanwhile (never read as a file that ends
     // there).
     if v.len() as u64 != len_hint {
-        return Err(crate::capture::segment::changed_while_read(
-            len_hint,
-            Some(v.len() as u64),
-        ));
+        return Err(changed_while_read(len_hint, Some(v.len() as u64)));
     }
     Ok(v)
+}
+
+/// The error for a file that is no longer what it was when klf opened it:
+/// `len` bytes then, `now` now (`None`: it is gone).
+pub fn changed_while_read(len: u64, now: Option<u64>) -> io::Error {
+    let what = match now {
+        Some(n) if n < len => format!("it shrank from {len} to {n} bytes"),
+        Some(n) if n > len => format!("it grew from {len} to {n} bytes"),
+        Some(_) => format!("its modification time moved ({len} bytes)"),
+        None => "it is gone".to_string(),
+    };
+    io::Error::other(format!(
+        "the file changed while klf read it ({what}): something is writing to it; nothing is concluded from this reading (read a copy that nothing writes to)"
+    ))
 }
 
 fn too_large_to_read(len: u64) -> io::Error {

@@ -62,19 +62,7 @@ struct Stable {
     modified: Option<std::time::SystemTime>,
 }
 
-/// The error for a file that is no longer what it was when klf opened it:
-/// `len` bytes then, `now` now (`None`: it is gone).
-pub fn changed_while_read(len: u64, now: Option<u64>) -> io::Error {
-    let what = match now {
-        Some(n) if n < len => format!("it shrank from {len} to {n} bytes"),
-        Some(n) if n > len => format!("it grew from {len} to {n} bytes"),
-        Some(_) => format!("its modification time moved ({len} bytes)"),
-        None => "it is gone".to_string(),
-    };
-    io::Error::other(format!(
-        "the file changed while klf read it ({what}): something is writing to it; nothing is concluded from this reading (read a copy that nothing writes to)"
-    ))
-}
+use crate::capture::mmap::changed_while_read;
 
 impl SegmentFile {
     /// `Ok` when the file is still what it was when opened (its size and

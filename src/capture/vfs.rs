@@ -983,7 +983,7 @@ pub fn opened(path: &Path, len: u64, modified: Option<std::time::SystemTime>) ->
         Some(&(first, at)) if first == len && at == modified => Ok(()),
         Some(&(first, _)) => {
             drop(seen);
-            let e = super::segment::changed_while_read(first, Some(len));
+            let e = super::mmap::changed_while_read(first, Some(len));
             read_failed(path, &e);
             Err(e)
         }
@@ -1006,7 +1006,7 @@ pub fn recheck_opened() {
             .as_ref()
             .is_some_and(|m| m.len() == len && m.modified().ok() == modified);
         if !same {
-            let e = super::segment::changed_while_read(len, now.map(|m| m.len()));
+            let e = super::mmap::changed_while_read(len, now.map(|m| m.len()));
             note_failed_read(&path, e.to_string());
         }
     }
