@@ -119,6 +119,7 @@ fn main() -> ExitCode {
     };
     klf::capture::mmap::install_sigbus_handler();
     klf::capture::mmap::set_mmap_disabled(cli.no_mmap);
+    klf::capture::vfs::track_opened();
     let mut out = cli::common::Output::stdout(&cli.global);
     let status = workers.install(|| cli.command.run(&mut out));
     let status = cli::common::settle_failed_reads(&mut out, status);

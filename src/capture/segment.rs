@@ -307,14 +307,14 @@ impl<'a> SegmentReader<'a> {
             return Ok(());
         };
         if len > MAX_UNMAPPED_ENTRY {
-            return Err(io::Error::new(
+            return Err(self.noted(io::Error::new(
                 io::ErrorKind::OutOfMemory,
                 format!(
                     "the entry at byte {at} declares {len} bytes, more than the {MAX_UNMAPPED_ENTRY} bytes klf holds in memory \
                      from a file it does not map (--no-mmap, KLF_NO_MMAP, or a log directory in use or just written); \
                      read a copy of the file with mapping on"
                 ),
-            ));
+            )));
         }
         let want = len.max(self.next_read);
         self.next_read = self.next_read.saturating_mul(2).min(self.window);
@@ -328,12 +328,12 @@ impl<'a> SegmentReader<'a> {
             self.window = len.max(1);
             self.next_read = self.window;
             n = usize::try_from(avail).map_or(len, |a| a.min(len));
-            crate::format::memory::fallible(|| self.buf.try_reserve_exact(n)).map_err(|_| {
-                io::Error::new(
+            if crate::format::memory::fallible(|| self.buf.try_reserve_exact(n)).is_err() {
+                return Err(self.noted(io::Error::new(
                     io::ErrorKind::OutOfMemory,
                     format!("cannot allocate {n} bytes to read the entry at byte {at}"),
-                )
-            })?;
+                )));
+            }
         }
         self.buf.resize(n, 0);
         let mut got = 0;

@@ -956,11 +956,24 @@ pub fn failed_reads() -> Vec<(PathBuf, String)> {
 type Seen = BTreeMap<PathBuf, (u64, Option<std::time::SystemTime>)>;
 static OPENED: std::sync::Mutex<Seen> = std::sync::Mutex::new(BTreeMap::new());
 
+static TRACK_OPENED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Turns on [`opened`]'s record for the rest of the process: one run of the
+/// `klf` binary reads a capture once, and a file that is not what it was
+/// earlier in the run changed under it. Off by default, for a library user
+/// that reads a directory again after it changed on purpose.
+pub fn track_opened() {
+    TRACK_OPENED.store(true, std::sync::atomic::Ordering::Relaxed);
+}
+
 /// Notes that `path` was read as `len` bytes last modified at `modified`
 /// (for [`recheck_opened`]). When klf read it before as something else,
 /// it changed while klf read the capture: the error saying so, noted as a
 /// failed read (a later reader must not take the new bytes for evidence).
 pub fn opened(path: &Path, len: u64, modified: Option<std::time::SystemTime>) -> io::Result<()> {
+    if !TRACK_OPENED.load(std::sync::atomic::Ordering::Relaxed) {
+        return Ok(());
+    }
     // A file whose read failed earlier in the run is not read again as if
     // whole: what it holds now may not be what klf was reading.
     let earlier = FAILED_READS
