@@ -917,7 +917,17 @@ fn not_found(p: &Path) -> io::Error {
 /// ([`failed_reads`]). A file that does not exist is not recorded here
 /// (probes ask for files that may be absent; the readers that needed it
 /// report it), nor a pipe or device refused for what it is.
-static FAILED_READS: std::sync::Mutex<Vec<(PathBuf, String)>> = std::sync::Mutex::new(Vec::new());
+static FAILED_READS: std::sync::Mutex<FailedReads> = std::sync::Mutex::new(FailedReads {
+    order: Vec::new(),
+    reasons: BTreeMap::new(),
+});
+
+/// The failed reads: paths in the order they failed, and each one's
+/// reason.
+struct FailedReads {
+    order: Vec<PathBuf>,
+    reasons: BTreeMap<PathBuf, String>,
+}
 
 /// Notes a failed read of `path` (see [`failed_reads`]): every error but
 /// those that say what the path is rather than how the machine failed
@@ -935,9 +945,10 @@ pub fn read_failed(path: &Path, e: &io::Error) {
 /// Notes a failed read of `path` with a reason of its own (a link that
 /// cannot be followed, say); see [`failed_reads`].
 pub fn note_failed_read(path: &Path, reason: String) {
-    if let Ok(mut v) = FAILED_READS.lock() {
-        if !v.iter().any(|(p, _)| p == path) {
-            v.push((path.to_path_buf(), reason));
+    if let Ok(mut f) = FAILED_READS.lock() {
+        if !f.reasons.contains_key(path) {
+            f.order.push(path.to_path_buf());
+            f.reasons.insert(path.to_path_buf(), reason);
         }
     }
 }
@@ -947,7 +958,15 @@ pub fn note_failed_read(path: &Path, reason: String) {
 /// reason), one per path, in the order they failed.
 pub fn failed_reads() -> Vec<(PathBuf, String)> {
     recheck_opened();
-    FAILED_READS.lock().map(|v| v.clone()).unwrap_or_default()
+    FAILED_READS
+        .lock()
+        .map(|f| {
+            f.order
+                .iter()
+                .map(|p| (p.clone(), f.reasons.get(p).cloned().unwrap_or_default()))
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 /// Files on disk opened for their bytes: path → size and modification
@@ -979,7 +998,7 @@ pub fn opened(path: &Path, len: u64, modified: Option<std::time::SystemTime>) ->
     let earlier = FAILED_READS
         .lock()
         .ok()
-        .and_then(|v| v.iter().find(|(p, _)| p == path).map(|(_, r)| r.clone()));
+        .and_then(|f| f.reasons.get(path).cloned());
     if let Some(reason) = earlier {
         return Err(io::Error::other(format!(
             "{reason} (an earlier read in this run)"
