@@ -11,11 +11,11 @@ use klf::format::checkpoint::{
     parse_clean_shutdown, parse_leader_epoch_checkpoint_lenient, parse_offset_checkpoint_lenient,
     Checkpoint, CheckpointProblem, CleanShutdown,
 };
-use klf::format::names::base_offset_of;
 use klf::format::props::{parse_partition_metadata, parse_properties, MetaProperties, PropsError};
 use klf::format::snapshot::parse_producer_snapshot;
 use klf::format::txnindex::{parse_txn_index, CURRENT_VERSION, ENTRY_SIZE};
 use klf::format::ParseError;
+use klf::format::names::base_offset_of;
 
 use super::{Kind, TextKind};
 

@@ -11,8 +11,8 @@ use serde_json::{json, Map, Value};
 
 use klf::format::batch::{Batch, EntryError, SegmentSource, TailKind};
 use klf::format::index::{OffsetIndex, TimeIndex};
-use klf::format::names::base_offset_of;
 use klf::format::ParseError;
+use klf::format::names::base_offset_of;
 use klf::render::kafka::{base64_std, control_record_text, hex, Encoding, FileNames, Options};
 
 use klf::render::kafka_aux::AuxDecoder;
@@ -82,10 +82,7 @@ fn emit(w: &mut impl Write, v: &Value) -> std::io::Result<()> {
     const LEAD: [&str; 2] = ["type", "file"];
     // the objects are built with `type` and `file` first: written in
     // order, without a lookup per field
-    let in_order = m
-        .keys()
-        .take(2)
-        .eq(LEAD.iter().copied().filter(|k| m.contains_key(*k)));
+    let in_order = m.keys().take(2).eq(LEAD.iter().copied().filter(|k| m.contains_key(*k)));
     w.write_all(b"{")?;
     let mut field = |i: usize, k: &str, x: &Value| -> std::io::Result<()> {
         if i > 0 {
@@ -349,9 +346,7 @@ fn dump_log(
                 break;
             }
         };
-        if !pick.batch(b.offset_field().min(b.last_offset()), b.last_offset())
-            && !is_legacy_wrapper(&b)
-        {
+        if !pick.batch(b.offset_field().min(b.last_offset()), b.last_offset()) && !is_legacy_wrapper(&b) {
             continue;
         }
         if !ctx.opts.deep && !pick.take() {
@@ -473,14 +468,7 @@ pub fn dump_item(
         match kind {
             Kind::Log => {
                 let mut pick = super::pick_of(&inputs, inputs.log(), base.unwrap_or(0), opts);
-                dump_log(
-                    &mut ctx,
-                    w,
-                    inputs.log(),
-                    &mut pick,
-                    &mut errs,
-                    &mut read_error,
-                )?
+                dump_log(&mut ctx, w, inputs.log(), &mut pick, &mut errs, &mut read_error)?
             }
             Kind::Index => {
                 let idx = OffsetIndex::new(&inputs.main, base.unwrap_or(0));

@@ -9,12 +9,12 @@ use comfy_table::{presets::UTF8_FULL_CONDENSED, ContentArrangement, Table};
 
 use klf::format::batch::{Batch, EntryError, SegmentSource};
 use klf::format::index::{OffsetIndex, TimeIndex};
-use klf::format::names::base_offset_of;
 use klf::format::ParseError;
+use klf::format::names::base_offset_of;
 use klf::render::kafka::{Encoding, FileNames, Options};
 use klf::render::kafka_aux::AuxDecoder;
-use klf::render::text::human_time;
 use serde_json::{Map, Value};
+use klf::render::text::human_time;
 
 use super::walk::Item;
 use super::{files, kind_name, open_item, DecoderKind, Kind, Pick};
@@ -60,18 +60,13 @@ fn encoded(b: Option<&[u8]>, encoding: Encoding, limit: usize) -> String {
         (None, _) => "null".into(),
         (Some(_), Encoding::Utf8) => printable(b, limit),
         (Some(b), Encoding::Hex) => cut(klf::render::kafka::hex(&b[..b.len().min(limit)])),
-        (Some(b), Encoding::Base64) => {
-            cut(klf::render::kafka::base64_std(&b[..b.len().min(limit)]))
-        }
+        (Some(b), Encoding::Base64) => cut(klf::render::kafka::base64_std(&b[..b.len().min(limit)])),
     }
 }
 
 /// The headers cell of a record: the keys, with `--show headers` each
 /// `key=value` (the value as `--encoding` says).
-fn headers_cell<'h>(
-    opts: &Options,
-    headers: impl Iterator<Item = (&'h [u8], Option<&'h [u8]>)>,
-) -> String {
+fn headers_cell<'h>(opts: &Options, headers: impl Iterator<Item = (&'h [u8], Option<&'h [u8]>)>) -> String {
     let cells: Vec<String> = headers
         .map(|(k, v)| {
             let key = printable(Some(k), 40);
@@ -179,7 +174,7 @@ fn walk_batches(
 
 /// The cells of a batch's row in the batches table.
 fn batch_row(b: &Batch<'_>, crc: &str) -> Vec<String> {
-    match b {
+match b {
         Batch::V2(v) => {
             let mut flags = Vec::new();
             if v.is_transactional() {
@@ -193,11 +188,7 @@ fn batch_row(b: &Batch<'_>, crc: &str) -> Vec<String> {
             }
             vec![
                 v.position.to_string(),
-                format!(
-                    "[{}, {})",
-                    v.base_offset(),
-                    v.last_offset().saturating_add(1)
-                ),
+                format!("[{}, {})", v.base_offset(), v.last_offset().saturating_add(1)),
                 v.records_count().to_string(),
                 b.size_in_bytes().to_string(),
                 v.magic().to_string(),
@@ -315,27 +306,20 @@ fn write_log_tables(
     let mut crc_errs = Vec::new();
     let mut counted = pick.clone();
     let shallow = !opts.deep;
-    walk_batches(
-        log,
-        opts,
-        pick,
-        Some(&mut batch_errs),
-        read_error,
-        &mut |b| {
-            if shallow && !counted.take() {
-                return Ok(false);
+    walk_batches(log, opts, pick, Some(&mut batch_errs), read_error, &mut |b| {
+        if shallow && !counted.take() {
+            return Ok(false);
+        }
+        let crc = match b.check_crc() {
+            Ok(()) => "ok",
+            Err(e) => {
+                crc_errs.push(e);
+                "BAD"
             }
-            let crc = match b.check_crc() {
-                Ok(()) => "ok",
-                Err(e) => {
-                    crc_errs.push(e);
-                    "BAD"
-                }
-            };
-            let row = batch_row(b, crc);
-            batches.row(w, row).map(|()| true)
-        },
-    )?;
+        };
+        let row = batch_row(b, crc);
+        batches.row(w, row).map(|()| true)
+    })?;
     batches.finish(w)?;
     errs.extend(batch_errs);
     errs.extend(crc_errs);
@@ -349,11 +333,7 @@ fn write_log_tables(
             "offset",
             "timestamp",
             if opts.show.key { "key" } else { "key size" },
-            if opts.show.value {
-                "value"
-            } else {
-                "value size"
-            },
+            if opts.show.value { "value" } else { "value size" },
             "headers",
         ],
         width,
@@ -379,19 +359,21 @@ fn write_log_tables(
                                 let d = decoder.filter(|_| !v.is_control());
                                 let (k, val) = if v.is_control() {
                                     // a control record by name, in every format
-                                    let text =
-                                        klf::render::kafka::control_record_text(r.key, r.value)
-                                            .map_or_else(
-                                                |e| format!("(control record: {e})"),
-                                                |t| t.trim().to_string(),
-                                            );
+                                    let text = klf::render::kafka::control_record_text(r.key, r.value)
+                                        .map_or_else(|e| format!("(control record: {e})"), |t| t.trim().to_string());
                                     (text, String::new())
                                 } else {
                                     key_value_cells(opts, d, r.offset, r.key, r.value)
                                 };
                                 records.row(
                                     w,
-                                    vec![r.offset.to_string(), human_time(r.timestamp), k, val, hk],
+                                    vec![
+                                        r.offset.to_string(),
+                                        human_time(r.timestamp),
+                                        k,
+                                        val,
+                                        hk,
+                                    ],
                                 )?;
                             }
                             Err(e) => {
@@ -411,8 +393,7 @@ fn write_log_tables(
                             Ok(_) if !shown.take() => break,
                             Ok(m) => {
                                 let r = m.record;
-                                let (key, value) =
-                                    (r.key().ok().flatten(), r.value().ok().flatten());
+                                let (key, value) = (r.key().ok().flatten(), r.value().ok().flatten());
                                 let (k, val) = key_value_cells(opts, decoder, m.offset, key, value);
                                 records.row(
                                     w,
@@ -626,22 +607,9 @@ pub fn dump_item(
                         errs.push(ParseError::new(0, e.0));
                     }
                 }
-                let pairs = || {
-                    idx.iter()
-                        .take(valid)
-                        .map(|e| (e.offset, i64::from(e.position)))
-                };
+                let pairs = || idx.iter().take(valid).map(|e| (e.offset, i64::from(e.position)));
                 let header = ["slot", "offset", "position"];
-                index_table(
-                    w,
-                    "index entries",
-                    header,
-                    pairs,
-                    |o| o.to_string(),
-                    &inputs.main,
-                    valid,
-                    8,
-                )
+                index_table(w, "index entries", header, pairs, |o| o.to_string(), &inputs.main, valid, 8)
             }
             Kind::TimeIndex => {
                 let idx = TimeIndex::new(&inputs.main, base);
@@ -653,16 +621,7 @@ pub fn dump_item(
                 }
                 let pairs = || idx.iter().take(valid).map(|e| (e.timestamp, e.offset));
                 let header = ["slot", "timestamp", "offset"];
-                index_table(
-                    w,
-                    "time index entries",
-                    header,
-                    pairs,
-                    human_time,
-                    &inputs.main,
-                    valid,
-                    12,
-                )
+                index_table(w, "time index entries", header, pairs, human_time, &inputs.main, valid, 12)
             }
             _ => {
                 let objs = files::objects(
