@@ -99,6 +99,7 @@ struct Cli {
 
 fn main() -> ExitCode {
     out_of_memory::install();
+    ignore_file_size_signal();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
@@ -118,16 +119,35 @@ fn main() -> ExitCode {
     };
     klf::capture::mmap::install_sigbus_handler();
     klf::capture::mmap::set_mmap_disabled(cli.no_mmap);
+    klf::capture::vfs::track_opened();
     let mut out = cli::common::Output::stdout(&cli.global);
     let status = workers.install(|| cli.command.run(&mut out));
+    let status = cli::common::settle_failed_reads(&mut out, status);
     let status = out.finish(status);
     ExitCode::from(status.code())
 }
 
+/// A write past the file size limit (`ulimit -f`) raises SIGXFSZ, which
+/// kills a process that does not handle it, before it can remove its
+/// temporary file or say what happened. Ignored, the write fails with
+/// EFBIG instead, and klf reports it like any failed write (exit 2, the
+/// output named, the temporary file removed).
+#[allow(unsafe_code)]
+fn ignore_file_size_signal() {
+    // SAFETY: setting a signal's disposition to SIG_IGN runs no code of
+    // ours in a signal context.
+    unsafe {
+        libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+    }
+}
+
 /// Running out of memory is the machine's failure, not the data's: an
-/// allocation klf cannot do without ends the run with exit status 2 and a
-/// message saying so, not with a signal. (The large allocations a capture's
-/// size drives are asked for, and refused in a finding; this is the rest.)
+/// allocation klf cannot do without ends the run with exit status 2 and
+/// klf's one-line message, at once, in the allocator (before Rust's runtime
+/// could print its own lines or a backtrace). The large allocations a
+/// capture's size drives are asked for inside
+/// [`klf::format::memory::fallible`], and a refusal there is the caller's
+/// to handle (a partition not read, a smaller window).
 #[allow(unsafe_code)]
 mod out_of_memory {
     use std::alloc::{GlobalAlloc, Layout, System};
@@ -135,7 +155,26 @@ mod out_of_memory {
 
     static FAILED: AtomicBool = AtomicBool::new(false);
 
-    /// The system allocator, noting when a request is refused.
+    const OOM: &[u8] = b"klf: out of memory: the machine refused an allocation \
+(an I/O error, not evidence about the data); the output is incomplete\n";
+
+    /// A request was refused: unless the caller asked for it to be
+    /// fallible, the run ends here with klf's message (nothing more is
+    /// allocated, nothing else is printed).
+    fn refused() {
+        FAILED.store(true, Ordering::Relaxed);
+        if !klf::format::memory::in_fallible() {
+            // SAFETY: write(2) and _exit(2) need no allocation and are
+            // safe to call from any thread at any time.
+            unsafe {
+                libc::write(2, OOM.as_ptr().cast(), OOM.len());
+                libc::_exit(2);
+            }
+        }
+    }
+
+    /// The system allocator, ending the run when a request it cannot do
+    /// without is refused.
     struct Noting;
 
     // SAFETY: every call is passed to the system allocator unchanged.
@@ -144,7 +183,7 @@ mod out_of_memory {
             // SAFETY: the caller's contract for `alloc`, passed on.
             let p = unsafe { System.alloc(layout) };
             if p.is_null() {
-                FAILED.store(true, Ordering::Relaxed);
+                refused();
             }
             p
         }
@@ -152,7 +191,7 @@ mod out_of_memory {
             // SAFETY: the caller's contract for `alloc_zeroed`, passed on.
             let p = unsafe { System.alloc_zeroed(layout) };
             if p.is_null() {
-                FAILED.store(true, Ordering::Relaxed);
+                refused();
             }
             p
         }
@@ -164,7 +203,7 @@ mod out_of_memory {
             // SAFETY: `ptr` came from this allocator (the system's) with `layout`.
             let p = unsafe { System.realloc(ptr, layout, new_size) };
             if p.is_null() {
-                FAILED.store(true, Ordering::Relaxed);
+                refused();
             }
             p
         }
@@ -177,8 +216,6 @@ mod out_of_memory {
     /// C library) into exit 2 and a message.
     pub fn install() {
         extern "C" fn on_abort(_: libc::c_int) {
-            const OOM: &[u8] = b"klf: out of memory: the machine refused an allocation \
-(an I/O error, not evidence about the data); the output is incomplete\n";
             const FATAL: &[u8] = b"klf: aborted by a fatal error of the C library or the \
 runtime (above; usually memory or threads the machine refused): not evidence about the \
 data; the output is incomplete\n";

@@ -93,6 +93,15 @@ impl Discovery {
         self.warn(path, message);
     }
 
+    /// A symlink that cannot be followed (dangling, or a loop): what it
+    /// stood for cannot be read, so nothing is inferred from its absence
+    /// (kept as unreadable, and noted as a failed read: exit status 2).
+    fn link_failed(&mut self, path: &Path, e: &std::io::Error) {
+        let message = format!("symlink that cannot be followed (dangling or looping): {e}");
+        fs::note_failed_read(path, message.clone());
+        self.read_failed(path, message);
+    }
+
     fn note(&mut self, path: &Path, message: impl Into<String>) {
         self.diags.push(Diagnostic {
             path: path.to_path_buf(),
@@ -265,10 +274,7 @@ impl Discovery {
             let target = match fs::metadata(&path) {
                 Ok(m) => m,
                 Err(e) => {
-                    self.warn(
-                        &path,
-                        format!("symlink that cannot be followed (dangling or looping): {e}"),
-                    );
+                    self.link_failed(&path, &e);
                     return None;
                 }
             };
@@ -746,7 +752,8 @@ impl Discovery {
         let ft = match entry.file_type() {
             Ok(ft) => ft,
             Err(e) => {
-                self.warn(path, format!("cannot stat: {e}"));
+                fs::read_failed(path, &e);
+                self.read_failed(path, format!("cannot stat: {e}"));
                 return None;
             }
         };
@@ -757,10 +764,7 @@ impl Discovery {
                     m.file_type()
                 }
                 Err(e) => {
-                    self.warn(
-                        path,
-                        format!("symlink that cannot be followed (dangling or looping): {e}"),
-                    );
+                    self.link_failed(path, &e);
                     return None;
                 }
             }

@@ -101,9 +101,102 @@ pub fn mmap_disabled() -> bool {
 }
 
 enum Inner {
-    Mapped(memmap2::Mmap),
+    Mapped(Mapped),
     Owned(Vec<u8>),
     Shared(std::sync::Arc<Vec<u8>>),
+}
+
+/// A mapping, listed in [`MAPPINGS`] with its file's path while it lives,
+/// so that a SIGBUS on it can name the file.
+struct Mapped {
+    map: memmap2::Mmap,
+    /// Its slot in [`MAPPINGS`], when one was free.
+    slot: Option<usize>,
+    /// The path, as the slot points to it.
+    _path: Box<[u8]>,
+}
+
+/// One live mapping, read by the SIGBUS handler (atomics only: a signal
+/// handler may not take a lock).
+struct Slot {
+    start: std::sync::atomic::AtomicUsize,
+    len: std::sync::atomic::AtomicUsize,
+    path: std::sync::atomic::AtomicPtr<u8>,
+    path_len: std::sync::atomic::AtomicUsize,
+}
+
+const MAPPING_SLOTS: usize = 1024;
+
+/// The live mappings and their files' paths (see [`install_sigbus_handler`]).
+static MAPPINGS: [Slot; MAPPING_SLOTS] = [const {
+    Slot {
+        start: std::sync::atomic::AtomicUsize::new(0),
+        len: std::sync::atomic::AtomicUsize::new(0),
+        path: std::sync::atomic::AtomicPtr::new(std::ptr::null_mut()),
+        path_len: std::sync::atomic::AtomicUsize::new(0),
+    }
+}; MAPPING_SLOTS];
+
+impl Mapped {
+    fn new(map: memmap2::Mmap, path: &Path) -> Mapped {
+        let mut owned: Box<[u8]> = path.as_os_str().as_encoded_bytes().into();
+        let start = map.as_ptr() as usize;
+        let slot = (start != 0)
+            .then(|| {
+                MAPPINGS.iter().position(|s| {
+                    s.start
+                        .compare_exchange(0, usize::MAX, Ordering::AcqRel, Ordering::Relaxed)
+                        .is_ok()
+                })
+            })
+            .flatten();
+        if let Some(i) = slot {
+            let s = &MAPPINGS[i];
+            s.path.store(owned.as_mut_ptr(), Ordering::Release);
+            s.path_len.store(owned.len(), Ordering::Release);
+            s.len.store(map.len(), Ordering::Release);
+            s.start.store(start, Ordering::Release);
+        }
+        Mapped {
+            map,
+            slot,
+            _path: owned,
+        }
+    }
+}
+
+impl Drop for Mapped {
+    fn drop(&mut self) {
+        if let Some(i) = self.slot {
+            // Out of the list before the mapping and the path go.
+            let s = &MAPPINGS[i];
+            s.start.store(usize::MAX, Ordering::Release);
+            s.path_len.store(0, Ordering::Release);
+            s.path.store(std::ptr::null_mut(), Ordering::Release);
+            s.len.store(0, Ordering::Release);
+            s.start.store(0, Ordering::Release);
+        }
+    }
+}
+
+/// The path of the mapped file holding `addr`, for the SIGBUS handler:
+/// only atomics, no allocation.
+fn mapped_path_at(addr: usize) -> Option<(*const u8, usize)> {
+    for s in &MAPPINGS {
+        let start = s.start.load(Ordering::Acquire);
+        if start == 0 || start == usize::MAX || addr < start {
+            continue;
+        }
+        let len = s.len.load(Ordering::Acquire);
+        if addr - start < len {
+            let p = s.path.load(Ordering::Acquire);
+            let n = s.path_len.load(Ordering::Acquire);
+            if !p.is_null() {
+                return Some((p.cast_const(), n));
+            }
+        }
+    }
+    None
 }
 
 /// The bytes of a file, mapped or read.
@@ -158,7 +251,7 @@ impl FileBytes {
                     let _ = map.advise(memmap2::Advice::Sequential);
                 }
                 return Ok(Opened::Bytes(FileBytes {
-                    inner: Inner::Mapped(map),
+                    inner: Inner::Mapped(Mapped::new(map, path)),
                 }));
             }
             drop(map);
@@ -191,7 +284,7 @@ impl FileBytes {
                 if after.len() == len && after.modified().ok() == meta.modified().ok() {
                     return Ok((
                         FileBytes {
-                            inner: Inner::Mapped(map),
+                            inner: Inner::Mapped(Mapped::new(map, path)),
                         },
                         len,
                     ));
@@ -242,7 +335,7 @@ impl FileBytes {
     /// its resident memory bounded whatever the file size. Works in steps of
     /// [`RELEASE_STEP`] bytes; a no-op for bytes that were read into memory.
     pub fn consumed(&self, pos: usize, released: &mut usize) {
-        let Inner::Mapped(map) = &self.inner else {
+        let Inner::Mapped(Mapped { map, .. }) = &self.inner else {
             return;
         };
         let pos = pos.min(map.len());
@@ -349,17 +442,37 @@ fn read_capped(file: impl Read, len_hint: u64) -> io::Result<Vec<u8>> {
     // meanwhile is still read correctly, up to the cap.
     // The machine may not have the memory: an I/O error, not an abort.
     let mut v = Vec::new();
-    v.try_reserve_exact(len_hint as usize).map_err(|_| {
+    crate::format::memory::fallible(|| v.try_reserve_exact(len_hint as usize)).map_err(|_| {
         io::Error::new(
             io::ErrorKind::OutOfMemory,
             format!("cannot allocate {len_hint} bytes to read the file"),
         )
     })?;
-    file.take(MAX_WHOLE_READ + 1).read_to_end(&mut v)?;
+    crate::format::memory::fallible(|| file.take(MAX_WHOLE_READ + 1).read_to_end(&mut v))?;
     if v.len() as u64 > MAX_WHOLE_READ {
         return Err(too_large_to_read(v.len() as u64));
     }
+    // Read to its end, the file no longer has the size it had when opened:
+    // something wrote to it meanwhile (never read as a file that ends
+    // there).
+    if v.len() as u64 != len_hint {
+        return Err(changed_while_read(len_hint, Some(v.len() as u64)));
+    }
     Ok(v)
+}
+
+/// The error for a file that is no longer what it was when klf opened it:
+/// `len` bytes then, `now` now (`None`: it is gone).
+pub fn changed_while_read(len: u64, now: Option<u64>) -> io::Error {
+    let what = match now {
+        Some(n) if n < len => format!("it shrank from {len} to {n} bytes"),
+        Some(n) if n > len => format!("it grew from {len} to {n} bytes"),
+        Some(_) => format!("its modification time moved ({len} bytes)"),
+        None => "it is gone".to_string(),
+    };
+    io::Error::other(format!(
+        "the file changed while klf read it ({what}): something is writing to it; nothing is concluded from this reading (read a copy that nothing writes to)"
+    ))
 }
 
 fn too_large_to_read(len: u64) -> io::Error {
@@ -481,7 +594,7 @@ impl Deref for FileBytes {
 
     fn deref(&self) -> &[u8] {
         match &self.inner {
-            Inner::Mapped(m) => m,
+            Inner::Mapped(m) => &m.map,
             Inner::Owned(v) => v,
             Inner::Shared(v) => v,
         }
@@ -567,20 +680,42 @@ pub fn install_sigbus_handler() {
         if DONE.swap(true, Ordering::SeqCst) {
             return;
         }
-        extern "C" fn on_sigbus(_: libc::c_int) {
-            const MSG: &[u8] = b"klf: a memory-mapped file shrank while it was being read \
+        extern "C" fn on_sigbus(_: libc::c_int, info: *mut libc::siginfo_t, _: *mut libc::c_void) {
+            const NAMED: &[u8] =
+                b": cannot read: the file changed while klf read it (a memory-mapped \
+file shrank: bus error): something is writing to it; nothing is concluded from this reading \
+(read a copy that nothing writes to, or rerun with --no-mmap)\n";
+            const UNNAMED: &[u8] = b"klf: a memory-mapped file shrank while it was being read \
 (bus error): the log directory is being written to; rerun with --no-mmap\n";
-            // SAFETY: write(2) and _exit(2) are async-signal-safe.
+            // SAFETY: `info` is the siginfo the kernel passed (SA_SIGINFO);
+            // reading the faulting address from it is what it is for.
+            let addr = unsafe { info.as_ref().map_or(0, |i| i.si_addr() as usize) };
+            // SAFETY: write(2) and _exit(2) are async-signal-safe; the path
+            // bytes belong to a live mapping's entry (see `Mapped`): the
+            // faulting thread is inside that mapping, so it has not been
+            // dropped.
             unsafe {
-                libc::write(2, MSG.as_ptr().cast(), MSG.len());
+                match mapped_path_at(addr) {
+                    Some((p, n)) => {
+                        libc::write(2, b"klf: ".as_ptr().cast(), 5);
+                        libc::write(2, p.cast(), n);
+                        libc::write(2, NAMED.as_ptr().cast(), NAMED.len());
+                    }
+                    None => {
+                        libc::write(2, UNNAMED.as_ptr().cast(), UNNAMED.len());
+                    }
+                }
                 libc::_exit(2);
             }
         }
-        // SAFETY: installing a handler that only calls async-signal-safe
-        // functions.
+        // SAFETY: installing a handler that only reads atomics and calls
+        // async-signal-safe functions.
         unsafe {
             let mut sa: libc::sigaction = std::mem::zeroed();
-            sa.sa_sigaction = on_sigbus as extern "C" fn(libc::c_int) as usize;
+            sa.sa_sigaction = on_sigbus
+                as extern "C" fn(libc::c_int, *mut libc::siginfo_t, *mut libc::c_void)
+                as usize;
+            sa.sa_flags = libc::SA_SIGINFO;
             libc::sigemptyset(&mut sa.sa_mask);
             libc::sigaction(libc::SIGBUS, &sa, std::ptr::null_mut());
         }
@@ -644,7 +779,7 @@ mod tests {
     }
 
     /// A mapped file that shrinks under klf: the SIGBUS becomes a message
-    /// and exit status 2. Runs in a child process (this test binary again),
+    /// naming the file and exit status 2. Runs in a child process (this test binary again),
     /// since the handler ends the process.
     #[cfg(target_os = "linux")]
     #[test]
@@ -686,7 +821,14 @@ mod tests {
         std::fs::remove_dir_all(&dir).unwrap();
         let err = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "{:?}: {err}", out.status);
-        assert!(err.contains("shrank while it was being read"), "{err}");
+        // The message names the file the fault was in.
+        assert!(
+            err.contains(&format!(
+                "klf: {}: cannot read: the file changed while klf read it",
+                p.display()
+            )),
+            "{err}"
+        );
     }
 
     #[test]

@@ -17,6 +17,7 @@ use std::ffi::OsString;
 use std::io::{self, Write};
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 
 /// A target that passed the rule.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -144,8 +145,9 @@ impl OutputTarget {
 
 /// A folder that passed the rule: created by klf, or (with `force`) an
 /// existing folder outside every input. Files in it are written through
-/// [`OutputDir::create`].
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// [`OutputDir::create`]; a run that fails takes back what it wrote with
+/// [`OutputDir::discard`].
+#[derive(Debug, Clone)]
 pub struct OutputDir {
     /// The folder as given.
     pub path: PathBuf,
@@ -153,6 +155,19 @@ pub struct OutputDir {
     dir: PathBuf,
     /// The inputs, for the rule on every file written.
     inputs: Vec<PathBuf>,
+    /// Files renamed into place, and subfolders created, by this run.
+    written: Arc<Mutex<Written>>,
+}
+
+#[derive(Debug, Default)]
+struct Written {
+    files: Vec<PathBuf>,
+    folders: Vec<PathBuf>,
+}
+
+/// `e`, saying which file it is about.
+fn named(path: &Path, e: io::Error) -> io::Error {
+    io::Error::new(e.kind(), format!("{}: {e}", path.display()))
 }
 
 /// Checks `dir` against `inputs` and creates it: refused inside an input
@@ -203,6 +218,7 @@ pub fn check_output_dir(dir: &Path, inputs: &[PathBuf], force: bool) -> Result<O
         path: dir.to_path_buf(),
         dir: canon,
         inputs: inputs.to_vec(),
+        written: Arc::default(),
     })
 }
 
@@ -249,7 +265,12 @@ impl OutputDir {
                         d.display()
                     )))
                 }
-                Err(_) => std::fs::create_dir(&d)?,
+                Err(_) => {
+                    std::fs::create_dir(&d).map_err(|e| named(&d, e))?;
+                    if let Ok(mut w) = self.written.lock() {
+                        w.folders.push(d);
+                    }
+                }
             }
         }
         let target =
@@ -261,13 +282,36 @@ impl OutputDir {
         let file = std::fs::OpenOptions::new()
             .write(true)
             .create_new(true)
-            .open(&tmp)?;
+            .open(&tmp)
+            .map_err(|e| named(&path, e))?;
         Ok(StreamFile {
             out: io::BufWriter::new(file),
             tmp,
             target: target.dir.join(&target.name),
+            shown: path,
             bytes: 0,
+            written: Arc::clone(&self.written),
         })
+    }
+
+    /// Takes back what this run wrote into the folder, for a run that
+    /// failed: every file renamed into place and every subfolder created
+    /// (an unfinished file's temporary file is already gone), and the
+    /// folder itself when `made` (klf created it) and nothing else is in
+    /// it. Best effort: what cannot be removed stays.
+    pub fn discard(&self, made: bool) {
+        let Ok(mut w) = self.written.lock() else {
+            return;
+        };
+        for f in w.files.drain(..) {
+            let _ = std::fs::remove_file(f);
+        }
+        for d in w.folders.drain(..).rev() {
+            let _ = std::fs::remove_dir(d);
+        }
+        if made {
+            let _ = std::fs::remove_dir(&self.dir);
+        }
     }
 }
 
@@ -278,17 +322,20 @@ pub struct StreamFile {
     out: io::BufWriter<std::fs::File>,
     tmp: PathBuf,
     target: PathBuf,
+    /// The target as the user named it, for messages.
+    shown: PathBuf,
     bytes: u64,
+    written: Arc<Mutex<Written>>,
 }
 
 impl Write for StreamFile {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        let n = self.out.write(buf)?;
+        let n = self.out.write(buf).map_err(|e| named(&self.shown, e))?;
         self.bytes += n as u64;
         Ok(n)
     }
     fn flush(&mut self) -> io::Result<()> {
-        self.out.flush()
+        self.out.flush().map_err(|e| named(&self.shown, e))
     }
 }
 
@@ -298,12 +345,21 @@ impl StreamFile {
         self.bytes
     }
 
-    /// Flushes, syncs and renames the file into place.
+    /// Flushes, syncs and renames the file into place. On a failure the
+    /// temporary file is removed (when dropped) and nothing appears under
+    /// the target's name.
     pub fn finish(mut self) -> io::Result<()> {
-        self.out.flush()?;
-        self.out.get_ref().sync_all()?;
-        std::fs::rename(&self.tmp, &self.target)?;
+        let shown = self.shown.clone();
+        self.out.flush().map_err(|e| named(&shown, e))?;
+        self.out
+            .get_ref()
+            .sync_all()
+            .map_err(|e| named(&shown, e))?;
+        std::fs::rename(&self.tmp, &self.target).map_err(|e| named(&shown, e))?;
         self.tmp = PathBuf::new();
+        if let Ok(mut w) = self.written.lock() {
+            w.files.push(self.target.clone());
+        }
         Ok(())
     }
 }

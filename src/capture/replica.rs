@@ -173,11 +173,12 @@ fn grow(batches: &mut Vec<BatchSummary>) -> bool {
     let more = batches.len().max(1024);
     let bytes = (batches.len() + more).saturating_mul(std::mem::size_of::<BatchSummary>());
     let mut probe: Vec<u8> = Vec::new();
-    if probe.try_reserve_exact(bytes.saturating_mul(3)).is_err() {
+    use crate::format::memory::fallible;
+    if fallible(|| probe.try_reserve_exact(bytes.saturating_mul(3))).is_err() {
         return false;
     }
     drop(probe);
-    batches.try_reserve(more).is_ok()
+    fallible(|| batches.try_reserve(more)).is_ok()
 }
 
 /// Reads `replica`'s batches from the one holding offset `from` to the end
@@ -230,6 +231,11 @@ pub fn load_replica_from(replica: &Replica, broker: i32, from: Option<i64>) -> L
             match item {
                 Ok(batch) => {
                     if let Err(e) = batch.check_crc() {
+                        // Bytes that changed under klf are not damage.
+                        if let Err(e) = seg_file.unchanged() {
+                            problems.push(ReplicaProblem::unreadable(path, None, &e));
+                            break;
+                        }
                         problems.push(ReplicaProblem {
                             path: path.clone(),
                             position: Some(e.pos),

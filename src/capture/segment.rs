@@ -15,8 +15,14 @@
 //! inside an entry is never mistaken for the end of the segment.
 //!
 //! A read that fails (EIO, the file vanished) is an [`EntryError::Io`],
-//! never a fact about the data. A file that shrinks while it is read ends
-//! where its bytes end.
+//! never a fact about the data. So is a file that changes while it is read
+//! (it shrinks or grows, or its modification time moves: something writes
+//! to it): a read that comes back short, and an iteration that ends (the
+//! last entry, a torn tail, a damaged entry) while the file's size or time
+//! is no longer what it was when opened, give an [`EntryError::Io`] saying
+//! the file changed while klf read it, never a torn tail or damage in the
+//! evidence. Every such error is noted with
+//! [`crate::capture::vfs::read_failed`].
 
 use std::fs::File;
 use std::io;
@@ -45,18 +51,68 @@ enum Src {
 pub struct SegmentFile {
     src: Src,
     len: u64,
+    /// A file on disk: its path and what it was when opened, to tell
+    /// whether it changed while read (`None` for bytes held in memory).
+    stable: Option<Stable>,
+}
+
+/// What a file on disk was when it was opened.
+struct Stable {
+    path: std::path::PathBuf,
+    modified: Option<std::time::SystemTime>,
+}
+
+use crate::capture::mmap::changed_while_read;
+
+impl SegmentFile {
+    /// `Ok` when the file is still what it was when opened (its size and
+    /// modification time; bytes held in memory always are); else the error
+    /// saying it changed while read, noted as a failed read. A reader that
+    /// meets damage asks this before reporting it: bytes that moved under
+    /// klf are not evidence.
+    pub fn unchanged(&self) -> io::Result<()> {
+        self.changed().map_or(Ok(()), Err)
+    }
+
+    /// Whether the file changed since it was opened (see the module docs):
+    /// the error saying so, noted as a failed read.
+    fn changed(&self) -> Option<io::Error> {
+        let st = self.stable.as_ref()?;
+        let e = match std::fs::metadata(&st.path) {
+            Ok(m) if m.len() == self.len && m.modified().ok() == st.modified => return None,
+            Ok(m) => changed_while_read(self.len, Some(m.len())),
+            Err(_) => changed_while_read(self.len, None),
+        };
+        crate::capture::vfs::read_failed(&st.path, &e);
+        Some(e)
+    }
 }
 
 impl SegmentFile {
     /// Opens `path` (a real path or one inside a mounted archive).
     pub fn open(path: &Path) -> io::Result<SegmentFile> {
-        Ok(match crate::capture::vfs::open_segment(path)? {
+        let mut f = match crate::capture::vfs::open_segment(path)? {
             Opened::Bytes(b) => SegmentFile::from_bytes(b),
             Opened::Unmapped { file, len } => SegmentFile {
                 src: Src::Unmapped(file),
                 len,
+                stable: None,
             },
-        })
+        };
+        if !crate::capture::vfs::is_virtual(path) {
+            let modified = match &f.src {
+                Src::Unmapped(file) => file.metadata(),
+                Src::Bytes(_) => std::fs::metadata(path),
+            }
+            .ok()
+            .and_then(|m| m.modified().ok());
+            crate::capture::vfs::opened(path, f.len, modified)?;
+            f.stable = Some(Stable {
+                path: path.to_path_buf(),
+                modified,
+            });
+        }
+        Ok(f)
     }
 
     /// Bytes already held.
@@ -64,6 +120,7 @@ impl SegmentFile {
         SegmentFile {
             len: <[u8]>::len(&b) as u64,
             src: Src::Bytes(b),
+            stable: None,
         }
     }
 
@@ -75,6 +132,10 @@ impl SegmentFile {
         Ok(SegmentFile {
             src: Src::Unmapped(file),
             len,
+            stable: Some(Stable {
+                path: path.to_path_buf(),
+                modified: meta.modified().ok(),
+            }),
         })
     }
 
@@ -190,7 +251,18 @@ impl<'a> SegmentReader<'a> {
         }
         self.release();
         let w = window_of(self.src, &self.buf, self.base, self.complete);
-        self.scan.next(w).map(|r| r.map_err(EntryError::Bad))
+        match self.scan.next(w) {
+            Some(Ok(b)) => Some(Ok(b)),
+            // The end, a torn tail or damage: only if the file is still
+            // what it was when opened (see the module docs).
+            ended => match self.src.changed() {
+                Some(e) => {
+                    self.failed = true;
+                    Some(Err(EntryError::Io(e)))
+                }
+                None => ended.map(|r| r.map_err(EntryError::Bad)),
+            },
+        }
     }
 
     /// Mapped bytes before the current position are not read again: let
@@ -235,14 +307,14 @@ impl<'a> SegmentReader<'a> {
             return Ok(());
         };
         if len > MAX_UNMAPPED_ENTRY {
-            return Err(io::Error::new(
+            return Err(self.noted(io::Error::new(
                 io::ErrorKind::OutOfMemory,
                 format!(
                     "the entry at byte {at} declares {len} bytes, more than the {MAX_UNMAPPED_ENTRY} bytes klf holds in memory \
                      from a file it does not map (--no-mmap, KLF_NO_MMAP, or a log directory in use or just written); \
                      read a copy of the file with mapping on"
                 ),
-            ));
+            )));
         }
         let want = len.max(self.next_read);
         self.next_read = self.next_read.saturating_mul(2).min(self.window);
@@ -251,17 +323,17 @@ impl<'a> SegmentReader<'a> {
         self.buf.clear();
         // The memory is asked for: short of it, the window shrinks to the
         // entry; without even that, an I/O error (never an abort).
-        if self.buf.try_reserve_exact(n).is_err() {
+        if crate::format::memory::fallible(|| self.buf.try_reserve_exact(n)).is_err() {
             self.buf = Vec::new();
             self.window = len.max(1);
             self.next_read = self.window;
             n = usize::try_from(avail).map_or(len, |a| a.min(len));
-            self.buf.try_reserve_exact(n).map_err(|_| {
-                io::Error::new(
+            if crate::format::memory::fallible(|| self.buf.try_reserve_exact(n)).is_err() {
+                return Err(self.noted(io::Error::new(
                     io::ErrorKind::OutOfMemory,
                     format!("cannot allocate {n} bytes to read the entry at byte {at}"),
-                )
-            })?;
+                )));
+            }
         }
         self.buf.resize(n, 0);
         let mut got = 0;
@@ -270,14 +342,29 @@ impl<'a> SegmentReader<'a> {
                 Ok(0) => break,
                 Ok(k) => got += k,
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(e),
+                Err(e) => return Err(self.noted(e)),
             }
+        }
+        if got < n {
+            // Fewer bytes than the file had when opened: it shrank under
+            // klf. Not a torn tail: the machine's answer, not the data's.
+            let now = file.metadata().map(|m| m.len()).unwrap_or(at + got as u64);
+            return Err(self.noted(changed_while_read(self.src.len, Some(now))));
         }
         self.buf.truncate(got);
         self.base = at;
-        // Fewer bytes than the file had: it shrank, and ends here now.
-        self.complete = got < n || at + got as u64 >= self.src.len;
+        self.complete = at + got as u64 >= self.src.len;
         Ok(())
+    }
+}
+
+impl SegmentReader<'_> {
+    /// `e`, noted as a failed read of the file (see the module docs).
+    fn noted(&self, e: io::Error) -> io::Error {
+        if let Some(st) = &self.src.stable {
+            crate::capture::vfs::read_failed(&st.path, &e);
+        }
+        e
     }
 }
 

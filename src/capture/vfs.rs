@@ -708,12 +708,10 @@ fn read_capped(
         return Err("the files add up to more than the cap".into());
     }
     let mut buf = Vec::new();
-    buf.try_reserve_exact(
-        usize::try_from(size).map_err(|_| "too large for this machine".to_string())?,
-    )
-    .map_err(|e| format!("cannot allocate {size} bytes: {e}"))?;
-    r.take(size)
-        .read_to_end(&mut buf)
+    let want = usize::try_from(size).map_err(|_| "too large for this machine".to_string())?;
+    crate::format::memory::fallible(|| buf.try_reserve_exact(want))
+        .map_err(|e| format!("cannot allocate {size} bytes: {e}"))?;
+    crate::format::memory::fallible(|| r.take(size).read_to_end(&mut buf))
         .map_err(|e| tar_reason(&e))?;
     *total = total.saturating_add(buf.len() as u64);
     Ok(buf)
@@ -911,6 +909,149 @@ fn not_found(p: &Path) -> io::Error {
     )
 }
 
+/// Reads of evidence that failed because of the machine (EIO, EMFILE,
+/// ENFILE, ENOMEM, EACCES, a link that cannot be followed, a file that
+/// changed while it was read, a directory that cannot be listed), in the
+/// order they happened: whatever a command made of the rest, its answer is
+/// incomplete, and the command line ends with exit status 2 naming them
+/// ([`failed_reads`]). A file that does not exist is not recorded here
+/// (probes ask for files that may be absent; the readers that needed it
+/// report it), nor a pipe or device refused for what it is.
+static FAILED_READS: std::sync::Mutex<FailedReads> = std::sync::Mutex::new(FailedReads {
+    order: Vec::new(),
+    reasons: BTreeMap::new(),
+});
+
+/// The failed reads: paths in the order they failed, and each one's
+/// reason.
+struct FailedReads {
+    order: Vec<PathBuf>,
+    reasons: BTreeMap<PathBuf, String>,
+}
+
+/// Notes a failed read of `path` (see [`failed_reads`]): every error but
+/// those that say what the path is rather than how the machine failed
+/// (not found, not a regular file).
+pub fn read_failed(path: &Path, e: &io::Error) {
+    if matches!(
+        e.kind(),
+        io::ErrorKind::NotFound | io::ErrorKind::InvalidInput
+    ) {
+        return;
+    }
+    note_failed_read(path, e.to_string());
+}
+
+/// Notes a failed read of `path` with a reason of its own (a link that
+/// cannot be followed, say); see [`failed_reads`].
+pub fn note_failed_read(path: &Path, reason: String) {
+    if let Ok(mut f) = FAILED_READS.lock() {
+        if !f.reasons.contains_key(path) {
+            f.order.push(path.to_path_buf());
+            f.reasons.insert(path.to_path_buf(), reason);
+        }
+    }
+}
+
+/// Every read noted by [`read_failed`] so far, after a look at whether the
+/// files read are still what they were ([`recheck_opened`]): (path,
+/// reason), one per path, in the order they failed.
+pub fn failed_reads() -> Vec<(PathBuf, String)> {
+    recheck_opened();
+    FAILED_READS
+        .lock()
+        .map(|f| {
+            f.order
+                .iter()
+                .map(|p| (p.clone(), f.reasons.get(p).cloned().unwrap_or_default()))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Files on disk opened for their bytes: path → size and modification
+/// time when first read, checked by every later [`opened`] of the same
+/// path and again by [`recheck_opened`].
+type Seen = BTreeMap<PathBuf, (u64, Option<std::time::SystemTime>)>;
+static OPENED: std::sync::Mutex<Seen> = std::sync::Mutex::new(BTreeMap::new());
+
+static TRACK_OPENED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Turns on [`opened`]'s record for the rest of the process: one run of the
+/// `klf` binary reads a capture once, and a file that is not what it was
+/// earlier in the run changed under it. Off by default, for a library user
+/// that reads a directory again after it changed on purpose.
+pub fn track_opened() {
+    TRACK_OPENED.store(true, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// Notes that `path` was read as `len` bytes last modified at `modified`
+/// (for [`recheck_opened`]). When klf read it before as something else,
+/// it changed while klf read the capture: the error saying so, noted as a
+/// failed read (a later reader must not take the new bytes for evidence).
+pub fn opened(path: &Path, len: u64, modified: Option<std::time::SystemTime>) -> io::Result<()> {
+    if !TRACK_OPENED.load(std::sync::atomic::Ordering::Relaxed) {
+        return Ok(());
+    }
+    // A file whose read failed earlier in the run is not read again as if
+    // whole: what it holds now may not be what klf was reading.
+    let earlier = FAILED_READS
+        .lock()
+        .ok()
+        .and_then(|f| f.reasons.get(path).cloned());
+    if let Some(reason) = earlier {
+        return Err(io::Error::other(format!(
+            "{reason} (an earlier read in this run)"
+        )));
+    }
+    let Ok(mut seen) = OPENED.lock() else {
+        return Ok(());
+    };
+    match seen.get(path) {
+        None => {
+            seen.insert(path.to_path_buf(), (len, modified));
+            Ok(())
+        }
+        Some(&(first, at)) if first == len && at == modified => Ok(()),
+        Some(&(first, _)) => {
+            drop(seen);
+            let e = super::mmap::changed_while_read(first, Some(len));
+            read_failed(path, &e);
+            Err(e)
+        }
+    }
+}
+
+/// Looks again at every file noted by [`opened`]: one whose size or
+/// modification time is no longer what it was when klf first read it
+/// changed while klf read the capture (something writes to it), and is
+/// noted as a failed read whatever a command made of its bytes (see
+/// [`failed_reads`]).
+pub fn recheck_opened() {
+    let files: Vec<(PathBuf, (u64, Option<std::time::SystemTime>))> = OPENED
+        .lock()
+        .map(|m| m.iter().map(|(p, v)| (p.clone(), *v)).collect())
+        .unwrap_or_default();
+    for (path, (len, modified)) in files {
+        let now = std::fs::metadata(&path).ok();
+        let same = now
+            .as_ref()
+            .is_some_and(|m| m.len() == len && m.modified().ok() == modified);
+        if !same {
+            let e = super::mmap::changed_while_read(len, now.map(|m| m.len()));
+            note_failed_read(&path, e.to_string());
+        }
+    }
+}
+
+/// `r`, with its error noted against `path` (see [`read_failed`]).
+fn noted<T>(path: &Path, r: io::Result<T>) -> io::Result<T> {
+    if let Err(e) = &r {
+        read_failed(path, e);
+    }
+    r
+}
+
 /// `std::fs::metadata` (follows symlinks).
 pub fn metadata(p: &Path) -> io::Result<Metadata> {
     match lookup(p) {
@@ -1006,15 +1147,18 @@ impl DirEntry {
 /// `std::fs::read_dir`; entries inside an archive come in name order.
 pub fn read_dir(p: &Path) -> io::Result<std::vec::IntoIter<io::Result<DirEntry>>> {
     let v: Vec<io::Result<DirEntry>> = match lookup(p) {
-        None => std::fs::read_dir(p)?
+        None => noted(p, std::fs::read_dir(p))?
             .map(|e| {
-                e.and_then(|e| {
-                    Ok(DirEntry {
-                        path: e.path(),
-                        name: e.file_name(),
-                        ft: e.file_type()?.into(),
-                    })
-                })
+                noted(
+                    p,
+                    e.and_then(|e| {
+                        Ok(DirEntry {
+                            path: e.path(),
+                            name: e.file_name(),
+                            ft: e.file_type()?.into(),
+                        })
+                    }),
+                )
             })
             .collect(),
         Some((t, rel)) => {
@@ -1063,8 +1207,8 @@ pub fn read_dir(p: &Path) -> io::Result<std::vec::IntoIter<io::Result<DirEntry>>
 
 /// A file opened for reading: on disk, or in an archive.
 pub enum File {
-    /// A real file.
-    Disk(std::fs::File),
+    /// A real file, and its path (a failed read is noted against it).
+    Disk(std::fs::File, PathBuf),
     /// A file held in memory.
     Memory(io::Cursor<Arc<Vec<u8>>>),
 }
@@ -1074,7 +1218,9 @@ impl File {
     pub fn open(p: impl AsRef<Path>) -> io::Result<File> {
         let p = p.as_ref();
         match lookup(p) {
-            None => super::mmap::open_regular(p).map(|(f, _)| File::Disk(f)),
+            None => {
+                noted(p, super::mmap::open_regular(p)).map(|(f, _)| File::Disk(f, p.to_path_buf()))
+            }
             Some((t, rel)) => match t.files.get(&rel) {
                 Some(f) => Ok(File::Memory(io::Cursor::new(Arc::clone(&f.bytes)))),
                 None if t.is_dir(&rel) => Err(io::Error::other("Is a directory")),
@@ -1087,7 +1233,7 @@ impl File {
 impl Read for File {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         match self {
-            File::Disk(f) => f.read(buf),
+            File::Disk(f, p) => noted(p, f.read(buf)),
             File::Memory(c) => {
                 let data: &[u8] = c.get_ref();
                 let pos = (c.position() as usize).min(data.len());
@@ -1104,7 +1250,12 @@ impl Read for File {
 /// bytes the archive holds (shared, not copied).
 pub fn open(p: &Path) -> io::Result<FileBytes> {
     match lookup(p) {
-        None => FileBytes::open(p),
+        None => {
+            let b = noted(p, FileBytes::open(p))?;
+            let modified = std::fs::metadata(p).ok().and_then(|m| m.modified().ok());
+            opened(p, <[u8]>::len(&b) as u64, modified)?;
+            Ok(b)
+        }
         Some((t, rel)) => match t.files.get(&rel) {
             Some(f) => Ok(FileBytes::shared(Arc::clone(&f.bytes))),
             None => Err(not_found(p)),
@@ -1117,7 +1268,12 @@ pub fn open(p: &Path) -> io::Result<FileBytes> {
 /// bytes.
 pub fn open_data(p: &Path) -> io::Result<(FileBytes, u64)> {
     match lookup(p) {
-        None => FileBytes::open_data(p),
+        None => {
+            let (b, len) = noted(p, FileBytes::open_data(p))?;
+            let modified = std::fs::metadata(p).ok().and_then(|m| m.modified().ok());
+            opened(p, len, modified)?;
+            Ok((b, len))
+        }
         Some((t, rel)) => match t.files.get(&rel) {
             Some(f) => Ok((
                 FileBytes::shared(Arc::clone(&f.bytes)),
@@ -1132,7 +1288,7 @@ pub fn open_data(p: &Path) -> io::Result<(FileBytes, u64)> {
 /// archive, the bytes the archive holds (shared, not copied).
 pub fn open_segment(p: &Path) -> io::Result<super::mmap::Opened> {
     match lookup(p) {
-        None => FileBytes::open_segment(p),
+        None => noted(p, FileBytes::open_segment(p)),
         Some((t, rel)) => match t.files.get(&rel) {
             Some(f) => Ok(super::mmap::Opened::Bytes(FileBytes::shared(Arc::clone(
                 &f.bytes,
@@ -1146,7 +1302,7 @@ pub fn open_segment(p: &Path) -> io::Result<super::mmap::Opened> {
 /// the bytes the archive holds for a path inside one.
 pub fn crc32c(p: &Path) -> io::Result<(u32, u64)> {
     match lookup(p) {
-        None => super::mmap::crc32c_streamed(p),
+        None => noted(p, super::mmap::crc32c_streamed(p)),
         Some((t, rel)) => match t.files.get(&rel) {
             Some(f) => Ok((crate::format::crc::crc32c(&f.bytes), f.bytes.len() as u64)),
             None => Err(not_found(p)),
@@ -1158,7 +1314,7 @@ pub fn crc32c(p: &Path) -> io::Result<(u32, u64)> {
 /// real path.
 pub fn read(p: &Path) -> io::Result<Vec<u8>> {
     match lookup(p) {
-        None => super::mmap::read_whole(p),
+        None => noted(p, super::mmap::read_whole(p)),
         Some((t, rel)) => t
             .files
             .get(&rel)

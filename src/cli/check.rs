@@ -9,9 +9,7 @@ use std::path::PathBuf;
 use clap::ValueEnum;
 
 use super::common::{Output, Status};
-use klf::analysis::check::{
-    apply_baseline, Baseline, Severity,
-};
+use klf::analysis::check::{apply_baseline, Baseline, Severity};
 use klf::render::check::{write_json, write_junit, write_table};
 
 /// Output formats of `klf check`.
@@ -75,7 +73,6 @@ Examples:
   klf check capture/ --baseline klf-baseline.json --fail-on warning
 "
 );
-
 
 /// Check captured log directories: framing, checksums, indexes, epochs, checkpoints, replicas
 #[derive(clap::Args, Debug)]
@@ -173,6 +170,22 @@ pub fn run(args: Args, out: &mut Output) -> Status {
         apply_baseline(&mut report, b);
     }
     let mut status_override = None;
+    // A read of the evidence failed (the machine's failure): a baseline of
+    // this run would accept findings of an incomplete reading. None is
+    // written; the files are named at the end of the run (exit 2).
+    let failed = klf::capture::vfs::failed_reads();
+    let write_to = match write_to {
+        Some(t) if !failed.is_empty() => {
+            out.diag(format_args!(
+                "klf: baseline {} not written: {} of the capture could not be read (named below)",
+                t.path.display(),
+                klf::render::text::counted(failed.len() as u64, "file")
+            ));
+            status_override = Some(Status::Failure);
+            None
+        }
+        t => t,
+    };
     if let Some(t) = &write_to {
         let p = &t.path;
         let b = Baseline::from_report(&report);

@@ -16,7 +16,11 @@ Exit status:
   0  clean: nothing wrong found
   1  corruption or data loss found (what counts is per subcommand)
   2  usage or I/O error: a bad option, a PATH that does not exist, an
-     archive that cannot be read or escapes its root
+     archive that cannot be read or escapes its root, a file or folder
+     that cannot be read (EIO, too few file descriptors, a link that
+     cannot be followed, a file that changed while klf read it), memory
+     refused, a failed write; whatever else was found (the files are named
+     at the end)
 
   A closed stdout (klf ... | head) ends the output quietly and does not
   change the status (dump stops there: its status covers what it read).
@@ -135,6 +139,9 @@ pub struct Output {
     out: BufWriter<Stdout>,
     /// Set once a write to stdout failed with a closed pipe.
     pub pipe_closed: bool,
+    /// Set once another failed write to stdout (a full disk, EFBIG, EIO)
+    /// was reported: the run exits 2 and it is said once.
+    write_error: bool,
     /// `--quiet`.
     pub quiet: bool,
     /// Whether results are coloured (`--color`, NO_COLOR, terminal).
@@ -168,8 +175,11 @@ impl Output {
         Output {
             out: BufWriter::with_capacity(1 << 18, io::stdout()),
             pipe_closed: false,
+            write_error: false,
             quiet: g.quiet,
-            color: g.color.enabled(io::stdout().is_terminal(), no_color.as_deref()),
+            color: g
+                .color
+                .enabled(io::stdout().is_terminal(), no_color.as_deref()),
             archive_limit: g.archive_limit,
             width: klf::render::style::terminal_width(),
             bar: None,
@@ -281,7 +291,6 @@ impl Output {
         Some(b)
     }
 
-
     /// Turns the PATHs of diff, timeline and check into what discovery
     /// reads: `.tar`, `.tar.gz`/`.tgz` and `.tar.zst`/`.tzst` files are read
     /// into memory and replaced by their virtual root (`x.tar.gz!`), paths
@@ -306,7 +315,11 @@ impl Output {
         let capture = self.discover(&paths);
         for w in &capture.warnings {
             if w.level == klf::capture::discover::Level::Warning {
-                self.note(format_args!("klf: warning: {}: {}", w.path.display(), w.message));
+                self.note(format_args!(
+                    "klf: warning: {}: {}",
+                    w.path.display(),
+                    w.message
+                ));
             }
         }
         Ok(capture)
@@ -377,7 +390,11 @@ impl Output {
             }
             Ok(_) => Ok(p.to_path_buf()),
             Err(e) => {
-                self.diag(format_args!("klf: {}: {}", p.display(), missing_hint(p, &e)));
+                self.diag(format_args!(
+                    "klf: {}: {}",
+                    p.display(),
+                    missing_hint(p, &e)
+                ));
                 Err(Status::Failure)
             }
         }
@@ -485,8 +502,14 @@ impl Output {
             self.pipe_closed = true;
             Status::BrokenPipe
         } else {
-            let mut err = io::stderr().lock();
-            let _ = writeln!(err, "klf: error writing output: {e}");
+            if !self.write_error {
+                self.write_error = true;
+                let mut err = io::stderr().lock();
+                let _ = writeln!(
+                    err,
+                    "klf: cannot write to stdout: {e}; the output is incomplete"
+                );
+            }
             Status::Failure
         }
     }
@@ -501,11 +524,47 @@ impl Output {
         if self.pipe_closed {
             return status;
         }
+        if self.write_error {
+            return status.worst(Status::Failure);
+        }
         match self.out.flush() {
             Ok(()) => status,
             Err(e) => status.worst(self.write_failed(e)),
         }
     }
+}
+
+/// Most failed reads named one by one at the end of a run.
+const FAILED_READS_SHOWN: usize = 20;
+
+/// The end of every run: when a read of the evidence failed because of the
+/// machine (an I/O error, too few file descriptors, a directory that cannot
+/// be listed, a link that cannot be followed, a file that changed while it
+/// was read; see [`vfs::failed_reads`]), whatever the command made of the
+/// rest is incomplete: each such file is named and the run exits 2, never
+/// 0 or 1.
+pub fn settle_failed_reads(out: &mut Output, status: Status) -> Status {
+    let failed = vfs::failed_reads();
+    if failed.is_empty() {
+        return status;
+    }
+    for (path, reason) in failed.iter().take(FAILED_READS_SHOWN) {
+        out.diag(format_args!(
+            "klf: {}: cannot read: {reason}",
+            path.display()
+        ));
+    }
+    if failed.len() > FAILED_READS_SHOWN {
+        out.diag(format_args!(
+            "klf: ... and {} more files that could not be read",
+            failed.len() - FAILED_READS_SHOWN
+        ));
+    }
+    out.diag(format_args!(
+        "klf: {} could not be read (the machine's failure, not evidence about the data): the result is incomplete",
+        klf::render::text::counted(failed.len() as u64, "file")
+    ));
+    status.worst(Status::Failure)
 }
 
 /// The reason a path cannot be used, with the likely fix: for a missing
@@ -640,7 +699,11 @@ impl Selection {
     /// `--partition` that matches no partition is named with what exists,
     /// and a `--leader` that holds no selected replica is an error (exit 2),
     /// never a silent fall-back to another reference.
-    pub fn check(&self, out: &mut Output, capture: &klf::capture::discover::Capture) -> Result<(), Status> {
+    pub fn check(
+        &self,
+        out: &mut Output,
+        capture: &klf::capture::discover::Capture,
+    ) -> Result<(), Status> {
         let selected: Vec<(&(String, i32), &Vec<klf::capture::discover::Replica>)> = capture
             .partitions
             .iter()
@@ -662,7 +725,10 @@ impl Selection {
                 .take(SHOWN)
                 .map(|((t, p), r)| {
                     let n = r.len();
-                    format!("{t}-{p} ({n} {})", if n == 1 { "replica" } else { "replicas" })
+                    format!(
+                        "{t}-{p} ({n} {})",
+                        if n == 1 { "replica" } else { "replicas" }
+                    )
                 })
                 .collect();
             let more = capture.partitions.len().saturating_sub(SHOWN);
@@ -673,7 +739,9 @@ impl Selection {
             } else {
                 names.join(", ")
             };
-            out.diag(format_args!("klf: no partition matches {filter}; the capture holds {held}"));
+            out.diag(format_args!(
+                "klf: no partition matches {filter}; the capture holds {held}"
+            ));
             return Err(Status::Failure);
         }
         if let Some(l) = self.leader {

@@ -1239,6 +1239,12 @@ fn dump_kafka_file(
         }
         Kind::Text(_) | Kind::Unknown | Kind::NoSuffix => Ok(()),
     };
+    // Bytes that moved under klf (the file shrank or grew while it was
+    // read) are not damage: the change is the answer, never the problems.
+    if let Some(Err(e)) = inputs.log.as_ref().map(SegmentFile::unchanged) {
+        out.diag(format_args!("{}: cannot read: {e}", names.display));
+        return Status::Failure;
+    }
     for p in &problems {
         out.problem(&names.display, p.pos, &p.reason);
     }

@@ -86,11 +86,7 @@ pub fn run(args: Args, out: &mut Output) -> Status {
         klf::engine::impact::impact_capture(&capture, &req, tick)
     });
     let run = &impact.diff;
-    let inputs = args
-        .paths
-        .iter()
-        .map(|p| p.display().to_string())
-        .collect();
+    let inputs = args.paths.iter().map(|p| p.display().to_string()).collect();
     let mut report = match build(run, inputs) {
         Ok(r) => r,
         Err(e) => {
@@ -104,6 +100,22 @@ pub fn run(args: Args, out: &mut Output) -> Status {
     report.attach_impacts(impact.partitions.clone());
     for p in &report.problems {
         out.diag(format_args!("klf: {p}"));
+    }
+    // A read of the evidence failed (the machine's failure): the page
+    // would draw an incomplete capture as if it were whole. None is
+    // written; the files are named at the end of the run (exit 2).
+    let failed = klf::capture::vfs::failed_reads();
+    if !failed.is_empty() {
+        out.diag(format_args!(
+            "klf: {}: not written: {} of the capture could not be read (named below)",
+            if to_stdout {
+                "the page".to_string()
+            } else {
+                args.html.display().to_string()
+            },
+            klf::render::text::counted(failed.len() as u64, "file")
+        ));
+        return Status::Failure;
     }
     let page = html::render(&report);
     let status = if report.committed_loss() || report.damaged {

@@ -113,15 +113,22 @@ fn crc_of(path: &std::path::Path) -> InputRead {
     let read = klf::capture::vfs::crc32c(path).ok();
     InputRead {
         file: path.display().to_string(),
-        bytes: read.map_or_else(|| klf::capture::vfs::metadata(path).map_or(0, |m| m.len()), |r| r.1),
+        bytes: read.map_or_else(
+            || klf::capture::vfs::metadata(path).map_or(0, |m| m.len()),
+            |r| r.1,
+        ),
         crc32c: read.map(|r| format!("{:08x}", r.0)),
     }
 }
 
 /// Runs `klf salvage`.
 pub fn run(args: Args, out: &mut Output) -> Status {
+    // Whether klf makes the folder: a failed write then takes it back.
+    let made = std::fs::symlink_metadata(&args.out).is_err();
     // The output rule before any work: never into the evidence.
-    if let Err(e) = klf::capture::output::check_output_dir(&args.out, &args.paths, args.force).map(|_| ()) {
+    if let Err(e) =
+        klf::capture::output::check_output_dir(&args.out, &args.paths, args.force).map(|_| ())
+    {
         out.diag(format_args!("klf: {e}"));
         return Status::Failure;
     }
@@ -139,6 +146,7 @@ pub fn run(args: Args, out: &mut Output) -> Status {
     };
     let req = args.select.request(ReadMode::Window);
     if let Err(s) = args.select.check(out, &capture) {
+        dir.discard(made);
         return s;
     }
     let candidates = args.select.candidates(&capture);
@@ -147,6 +155,7 @@ pub fn run(args: Args, out: &mut Output) -> Status {
     });
     let not_compared = super::common::report_not_compared(out, &run.not_compared);
     if run.partitions.is_empty() {
+        dir.discard(made);
         if not_compared {
             return Status::Failure;
         }
@@ -159,7 +168,11 @@ pub fn run(args: Args, out: &mut Output) -> Status {
     };
     for p in run.partitions.iter() {
         for pr in &p.problems {
-            status = status.worst(if pr.io { Status::Failure } else { Status::Corruption });
+            status = status.worst(if pr.io {
+                Status::Failure
+            } else {
+                Status::Corruption
+            });
             out.diag(format_args!("klf: {pr}"));
         }
     }
@@ -172,11 +185,18 @@ pub fn run(args: Args, out: &mut Output) -> Status {
         let name = format!("{}-{}", p.diff.topic, p.diff.partition);
         // a name from the capture: one path component, nothing else
         if name.contains('/') || name.starts_with('.') {
-            out.diag(format_args!("klf: {name}: not a name klf writes a file under; skipped"));
+            out.diag(format_args!(
+                "klf: {name}: not a name klf writes a file under; skipped"
+            ));
             status = status.worst(Status::Corruption);
             continue;
         }
-        let base = p.loss.batches.first().map_or(0, |b| b.batch.base_offset).max(0);
+        let base = p
+            .loss
+            .batches
+            .first()
+            .map_or(0, |b| b.batch.base_offset)
+            .max(0);
         let files = Files {
             records: format!("{name}.jsonl"),
             replay: format!("{name}.replay.txt"),
@@ -197,19 +217,33 @@ pub fn run(args: Args, out: &mut Output) -> Status {
         let mut sink = match opened {
             Ok(s) => s,
             Err(e) => {
-                out.diag(format_args!("klf: {}: cannot write: {e}", args.out.display()));
+                out.diag(format_args!(
+                    "klf: {}: cannot write: {e}; nothing is left in it from this run",
+                    args.out.display()
+                ));
+                dir.discard(made);
                 return Status::Failure;
             }
         };
         let summary = match salvage_partition(&run, p, &mut sink) {
             Ok(s) => s,
             Err(e) => {
-                out.diag(format_args!("klf: {}: cannot write: {e}", args.out.display()));
+                out.diag(format_args!(
+                    "klf: {}: cannot write: {e}; nothing is left in it from this run",
+                    args.out.display()
+                ));
+                // the unfinished files' temporary files go first
+                drop(sink);
+                dir.discard(made);
                 return Status::Failure;
             }
         };
         for pr in &summary.problems {
-            status = status.worst(if pr.io { Status::Failure } else { Status::Corruption });
+            status = status.worst(if pr.io {
+                Status::Failure
+            } else {
+                Status::Corruption
+            });
             out.diag(format_args!("klf: {pr}"));
         }
         if !summary.unsalvaged.is_empty() {
@@ -225,7 +259,11 @@ pub fn run(args: Args, out: &mut Output) -> Status {
             Ok(())
         })();
         if let Err(e) = finished {
-            out.diag(format_args!("klf: {}: cannot write: {e}", args.out.display()));
+            out.diag(format_args!(
+                "klf: {}: cannot write: {e}; nothing is left in it from this run",
+                args.out.display()
+            ));
+            dir.discard(made);
             return Status::Failure;
         }
         out.note(format_args!(
@@ -239,7 +277,15 @@ pub fn run(args: Args, out: &mut Output) -> Status {
             records_lost: p.loss.records,
             committed_proven: p.loss.committed_proven,
             committed_possible: p.loss.committed_possible,
-            offsets: p.loss.offsets.iter().map(|r| Range { start: r.start, end: r.end }).collect(),
+            offsets: p
+                .loss
+                .offsets
+                .iter()
+                .map(|r| Range {
+                    start: r.start,
+                    end: r.end,
+                })
+                .collect(),
             records: summary.records,
             control_records: summary.control_records,
             batches: summary.batches,
@@ -274,11 +320,17 @@ pub fn run(args: Args, out: &mut Output) -> Status {
         f.finish()
     });
     if let Err(e) = res {
-        out.diag(format_args!("klf: {}: cannot write: {e}", args.out.display()));
+        out.diag(format_args!(
+            "klf: {}: cannot write: {e}; nothing is left in it from this run",
+            args.out.display()
+        ));
+        dir.discard(made);
         return Status::Failure;
     }
     if manifest.partitions.is_empty() {
-        out.note(format_args!("klf: no partition loses records: nothing to salvage"));
+        out.note(format_args!(
+            "klf: no partition loses records: nothing to salvage"
+        ));
     }
     status
 }

@@ -271,7 +271,7 @@ pub fn diff_partition_adjusted(
         let headers: usize = loaded.iter().map(|l| l.log.batches.len()).sum();
         let need = headers.saturating_mul(std::mem::size_of::<crate::model::BatchSummary>() * 4);
         let mut probe: Vec<u8> = Vec::new();
-        let short = probe.try_reserve_exact(need).is_err();
+        let short = crate::format::memory::fallible(|| probe.try_reserve_exact(need)).is_err();
         drop(probe);
         let mut loaded = loaded;
         if short {

@@ -4,6 +4,7 @@
 
 pub mod error;
 pub mod jvm;
+pub mod memory;
 pub mod names;
 pub mod text;
 pub use error::ParseError;

@@ -881,7 +881,9 @@ fn render_chunk(
 ) -> Rendered {
     let mut offsets = OffsetGaps::chunk(opts.release.java_tool());
     text.clear();
-    let _ = text.try_reserve(usize::try_from(end - start).unwrap_or(0));
+    let _ = crate::format::memory::fallible(|| {
+        text.try_reserve(usize::try_from(end - start).unwrap_or(0))
+    });
     let mut problems = Vec::new();
     let mut error = None;
     let mut it = ahead.sub_range(start, end);

@@ -26,6 +26,7 @@ mod dump_paths;
 mod dump_select;
 mod elect;
 mod evidence_untouched;
+mod faults;
 mod healthy_brokers;
 mod hostile_input;
 mod hostile_paths;

@@ -617,8 +617,9 @@ impl SegBatches {
     fn new(list: Vec<SegBatch>) -> Option<Self> {
         let mut by_base: Vec<(i64, i64)> = Vec::new();
         let mut last_at: Vec<(i64, usize)> = Vec::new();
-        by_base.try_reserve_exact(list.len()).ok()?;
-        last_at.try_reserve_exact(list.len()).ok()?;
+        use crate::format::memory::fallible;
+        fallible(|| by_base.try_reserve_exact(list.len())).ok()?;
+        fallible(|| last_at.try_reserve_exact(list.len())).ok()?;
         by_base.extend(list.iter().map(|b| (b.base_offset, b.last_offset)));
         by_base.sort_unstable();
         let mut max_last = i64::MIN;
@@ -835,7 +836,8 @@ fn scan_segment(
         fold.push(&summary, (fidx, pos), cx);
         // memory for what the index checks need, asked for, not assumed
         if batches.len() == batches.capacity()
-            && batches.try_reserve(batches.len().max(1024)).is_err()
+            && crate::format::memory::fallible(|| batches.try_reserve(batches.len().max(1024)))
+                .is_err()
         {
             findings.push(finding(
                 code::FILE_UNREADABLE,
@@ -900,6 +902,15 @@ fn scan_segment(
             at(None, None),
             "cannot allocate memory to check the segment's indexes".to_string(),
         )),
+    }
+    // A segment that changed while it was read: what was found in it is
+    // not evidence, the change is (the machine's answer, exit 2).
+    if let Err(e) = data.unchanged() {
+        findings = vec![finding(
+            code::FILE_UNREADABLE,
+            at(None, None),
+            format!("cannot read: {e}"),
+        )];
     }
     SegmentScan {
         findings,
