@@ -1018,7 +1018,10 @@ impl Discovery {
                 self.note(path, "empty index (normal when its segment is small)")
             }
             SegmentFileKind::Snapshot => {
-                self.warn(path, "empty producer snapshot: Kafka always writes a header; it cannot be read")
+                // A broker killed while writing one leaves it so; Kafka
+                // deletes it on load and rebuilds from an earlier snapshot
+                // and the log (check's producer-snapshot-invalid says so).
+                self.note(path, "empty producer snapshot (a write cut short): Kafka deletes it when it loads the log and rebuilds producer state from an earlier snapshot and the log")
             }
             SegmentFileKind::KraftSnapshot => {
                 self.warn(path, "empty KRaft snapshot: a complete snapshot holds at least header and footer batches")

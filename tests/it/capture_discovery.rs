@@ -939,7 +939,7 @@ fn weird_names_each_get_a_warning_and_discovery_goes_on() {
         &p0.join(format!("{}.log", seg(77))),
         "directory named like a segment",
     );
-    w(
+    n(
         &p0.join(format!("{}.snapshot", seg(99))),
         "empty producer snapshot",
     );

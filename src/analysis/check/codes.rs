@@ -186,9 +186,9 @@ checks! {
     REPLICA_BEHIND = "replica-behind", Info, Replication,
         "A replica is a prefix of the leader's log (a lagging follower).",
         "It catches up by fetching; nothing is lost.";
-    PRODUCER_SNAPSHOT_INVALID = "producer-snapshot-invalid", Error, Segments,
-        "A producer .snapshot file Kafka would refuse (version, CRC-32C, length).",
-        "Kafka rebuilds producer state from the log when it deletes a bad snapshot; idempotence guarantees may lapse meanwhile.";
+    PRODUCER_SNAPSHOT_INVALID = "producer-snapshot-invalid", Warning, Segments,
+        "A producer .snapshot file Kafka refuses when it loads the log (version, CRC-32C, length; an empty one is a write cut short by a kill).",
+        "Kafka logs it, deletes it and rebuilds producer state from an earlier snapshot and the log, so no record is lost; where retention removed the segments behind it, idempotent producers' sequence state for old producer ids may be gone.";
     PRODUCER_SEQUENCE_GAP = "producer-sequence-gap", Warning, Segments,
         "A producer's first batch after the latest snapshot does not continue the sequence the snapshot records.",
         "Records of an idempotent producer are missing between the snapshot and the log, or the snapshot is stale.";
