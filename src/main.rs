@@ -119,6 +119,7 @@ fn main() -> ExitCode {
     };
     klf::capture::mmap::install_sigbus_handler();
     klf::capture::mmap::set_mmap_disabled(cli.no_mmap);
+    klf::format::codec::set_decompressed_cap(cli.global.max_decompressed_bytes);
     klf::capture::vfs::track_opened();
     let mut out = cli::common::Output::stdout(&cli.global);
     let status = workers.install(|| cli.command.run(&mut out));

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-pub use crate::model::records::{Bytes, LostRecord};
+pub use crate::model::records::{Bytes, LostRecord, UnreadBatch};
 
 /// The cut records of one producer.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -132,4 +132,52 @@ impl SummaryBuilder {
             by_producer: self.by_producer.into_values().collect(),
         }
     }
+}
+
+/// How many unread batches a list names (the rest are counted).
+pub const UNREAD_NAMED: usize = 1000;
+
+/// The records of a list that could not be read back, and where.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+pub struct LeftOut {
+    /// Records not read.
+    pub records: u64,
+    /// Batches they are in.
+    pub batch_count: u64,
+    /// The batches, at most [`UNREAD_NAMED`] of them, in the list's order.
+    pub batches: Vec<UnreadBatch>,
+}
+
+impl LeftOut {
+    /// Counts `b` (named while fewer than [`UNREAD_NAMED`] are).
+    pub fn add(&mut self, b: UnreadBatch) {
+        if b.records == 0 {
+            return;
+        }
+        self.records += b.records;
+        self.batch_count += 1;
+        if self.batches.len() < UNREAD_NAMED {
+            self.batches.push(b);
+        }
+    }
+
+    /// Whether nothing was left out.
+    pub fn is_empty(&self) -> bool {
+        self.records == 0
+    }
+}
+
+/// What reading one list of records back found: every record read,
+/// summarised; how many were listed and how many not (beyond the limit);
+/// and what the figures count that could not be read.
+#[derive(Debug, Clone)]
+pub struct RecordsRead {
+    /// Every record read, summarised.
+    pub summary: LossSummary,
+    /// Records listed.
+    pub listed: u64,
+    /// Records read but not listed (beyond the limit).
+    pub omitted: u64,
+    /// Records counted in the figures that could not be read back.
+    pub left_out: LeftOut,
 }

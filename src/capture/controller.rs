@@ -15,9 +15,6 @@ use crate::format::metadata::leader_epoch_after_partition_change;
 use crate::format::metadata::{decode_metadata_record, TypedMetadata, LEADER_UNCHANGED};
 pub use crate::model::{ControllerView, Election, PartitionHistory};
 
-/// Cap on the decompressed size of one metadata batch.
-const MAX_BATCH_BYTES: usize = 64 << 20;
-
 fn log_end(r: &Replica) -> i64 {
     r.segments.last().map(|s| s.base_offset).unwrap_or(-1)
 }
@@ -71,14 +68,15 @@ pub fn controller_view(capture: &Capture) -> Option<ControllerView> {
             if batch.is_control() || !batch.is_valid() {
                 continue;
             }
-            let records = match batch.records(&mut scratch, MAX_BATCH_BYTES) {
-                Ok(r) => r,
-                Err(e) => {
-                    view.problems
-                        .push(format!("{}:{}: {}", path.display(), e.pos, e.reason));
-                    continue;
-                }
-            };
+            let records =
+                match batch.records(&mut scratch, crate::format::codec::decompressed_cap()) {
+                    Ok(r) => r,
+                    Err(e) => {
+                        view.problems
+                            .push(format!("{}:{}: {}", path.display(), e.pos, e.reason));
+                        continue;
+                    }
+                };
             for rec in records {
                 let Ok(rec) = rec else { break };
                 let Some(value) = rec.value else { continue };
@@ -263,7 +261,8 @@ fn last_metadata_version(files: &[std::path::PathBuf]) -> Option<MetadataVersion
             if batch.is_control() || !batch.is_valid() {
                 continue;
             }
-            let Ok(records) = batch.records(&mut scratch, MAX_BATCH_BYTES) else {
+            let Ok(records) = batch.records(&mut scratch, crate::format::codec::decompressed_cap())
+            else {
                 continue;
             };
             for rec in records {

@@ -348,7 +348,7 @@ pub fn start_position(seg: &SegmentFiles, log: &SegmentFile, from: i64) -> u64 {
 }
 
 /// The records of one v2 batch, decompressed into `scratch` when compressed
-/// (at most 64 MiB); a problem (a batch that does not decompress, a record
+/// (at most [`crate::format::codec::decompressed_cap`] bytes); a problem (a batch that does not decompress, a record
 /// that does not parse) is pushed with `path` and its byte position, and
 /// ends the batch. `visit` returns `false` to stop; the result is `false`
 /// when it did.
@@ -359,7 +359,7 @@ pub fn for_each_record(
     problems: &mut Vec<ReplicaProblem>,
     visit: &mut dyn FnMut(crate::format::record::Record<'_>) -> bool,
 ) -> bool {
-    let records = match b.records(scratch, MAX_BATCH_BYTES) {
+    let records = match b.records(scratch, crate::format::codec::decompressed_cap()) {
         Ok(r) => r,
         Err(e) => {
             problems.push(ReplicaProblem {
@@ -536,9 +536,6 @@ pub fn for_each_batch_in(
     problems
 }
 
-/// Cap on the decompressed size of one batch read for its records.
-const MAX_BATCH_BYTES: usize = 64 << 20;
-
 /// The records of `replica` at offsets in `[from, to)`, read from its
 /// segments (the batches that [`load_replica`] accepted: reading stops at
 /// the same bad batch). Legacy v0/v1 messages are reported one per entry,
@@ -571,32 +568,58 @@ pub fn visit_records(
     to: i64,
     visit: &mut dyn FnMut((i64, i64, i32, u32), crate::model::LostRecord) -> bool,
 ) -> Vec<ReplicaProblem> {
+    visit_batch_records(replica, from, to, visit, &mut |_, _, _, _| {})
+}
+
+/// What [`visit_batch_records`] calls with each batch reached: its summary,
+/// segment, byte position, and why its records were not all read.
+pub type BatchReached<'a> = dyn FnMut(&BatchSummary, &std::path::Path, u64, Option<&str>) + 'a;
+
+/// [`visit_records`], and `on_batch` with each batch reached: its summary,
+/// its segment and byte position, and why its records could not all be
+/// read (`None`: they were; a batch that inflates past the decompression
+/// cap or holds a record that does not parse gives the problem's reason).
+/// A batch never reached (reading stopped before it) gets no call.
+pub fn visit_batch_records(
+    replica: &Replica,
+    from: i64,
+    to: i64,
+    visit: &mut dyn FnMut((i64, i64, i32, u32), crate::model::LostRecord) -> bool,
+    on_batch: &mut BatchReached<'_>,
+) -> Vec<ReplicaProblem> {
     use crate::model::{Bytes, LostRecord};
     let mut problems = Vec::new();
     let mut scratch = Vec::new();
     let mut more = for_each_batch_in(replica, from, to, false, &mut |batch, path| {
-        let key = summarize(batch).key();
+        let summary = summarize(batch);
+        let key = summary.key();
         match batch {
-            Batch::V2(b) => for_each_record(b, &mut scratch, path, &mut problems, &mut |r| {
-                if r.offset < from || r.offset >= to {
-                    return true;
-                }
-                let rec = LostRecord {
-                    offset: r.offset,
-                    epoch: b.partition_leader_epoch(),
-                    timestamp: r.timestamp,
-                    producer_id: b.producer_id(),
-                    producer_epoch: b.producer_epoch(),
-                    sequence: r.sequence,
-                    key: r.key.map(Bytes::from_raw),
-                    value_size: r.value.map(<[u8]>::len),
-                    control: b.is_control(),
-                    transactional: b.is_transactional(),
-                    committed: None,
-                    held_by: None,
-                };
-                visit(key, rec)
-            }),
+            Batch::V2(b) => {
+                let before = problems.len();
+                let go_on = for_each_record(b, &mut scratch, path, &mut problems, &mut |r| {
+                    if r.offset < from || r.offset >= to {
+                        return true;
+                    }
+                    let rec = LostRecord {
+                        offset: r.offset,
+                        epoch: b.partition_leader_epoch(),
+                        timestamp: r.timestamp,
+                        producer_id: b.producer_id(),
+                        producer_epoch: b.producer_epoch(),
+                        sequence: r.sequence,
+                        key: r.key.map(Bytes::from_raw),
+                        value_size: r.value.map(<[u8]>::len),
+                        control: b.is_control(),
+                        transactional: b.is_transactional(),
+                        committed: None,
+                        held_by: None,
+                    };
+                    visit(key, rec)
+                });
+                let why = problems.get(before).map(|p| p.message.as_str());
+                on_batch(&summary, path, batch.position(), why);
+                go_on
+            }
             Batch::Legacy(e) => {
                 let rec = e.record();
                 let rec = LostRecord {
@@ -613,6 +636,7 @@ pub fn visit_records(
                     committed: None,
                     held_by: None,
                 };
+                on_batch(&summary, path, batch.position(), None);
                 visit(key, rec)
             }
         }

@@ -92,6 +92,16 @@ pub struct GlobalArgs {
     /// or .tar.zst input (K, M, G, T suffixes; powers of 1024)
     #[arg(long, value_name = "BYTES", default_value = "4G", value_parser = vfs::parse_bytes, global = true, help_heading = "Global options")]
     pub archive_limit: u64,
+    /// Most bytes one batch may inflate to when its records are read, in
+    /// every command (K, M, G suffixes); a batch over it is reported with
+    /// its file and byte, its records counted but not read (exit 1)
+    #[arg(long, value_name = "BYTES", default_value = "64M", value_parser = parse_usize_bytes, global = true, help_heading = "Global options")]
+    pub max_decompressed_bytes: usize,
+}
+
+fn parse_usize_bytes(s: &str) -> Result<usize, String> {
+    let n = klf::format::text::parse_bytes(s)?;
+    usize::try_from(n).map_err(|_| format!("{s:?} is too large"))
 }
 
 /// Outcome of a run, ordered by severity.

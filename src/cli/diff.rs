@@ -2,7 +2,7 @@
 //! cuts on each, what the partition loses (on no replica once every replica
 //! follows the reference), and whether that had been committed.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write;
 use std::path::PathBuf;
 
@@ -11,8 +11,13 @@ use clap::ValueEnum;
 use super::common::{Output, Status};
 use klf::analysis::explain::epoch_leaders;
 use klf::analysis::loss::PartitionLoss;
-use klf::engine::records::{partition_records, PartitionRecords};
+use klf::analysis::lost::{LostRecord, RecordsRead};
+use klf::capture::replica::ReplicaProblem;
+use klf::engine::diff::DiffRun;
+use klf::engine::evidence::broker_ids;
+use klf::engine::records::{stream_cut, stream_lost, ListEnd};
 use klf::engine::{diff_capture, ReadMode};
+use klf::render::diff::RecordLists;
 use klf::render::diff::{write_json, write_table};
 
 /// Output formats of `klf diff`.
@@ -146,7 +151,11 @@ pub fn run(args: Args, out: &mut Output) -> Status {
         Ok(c) => c,
         Err(s) => return s,
     };
-    let mut req = args.select.request(if args.verify { ReadMode::Full } else { ReadMode::Window });
+    let mut req = args.select.request(if args.verify {
+        ReadMode::Full
+    } else {
+        ReadMode::Window
+    });
     // The batches read are needed after the diff only to list records.
     req.drop_logs = !args.records;
     if let Err(s) = args.select.check(out, &capture) {
@@ -184,20 +193,15 @@ pub fn run(args: Args, out: &mut Output) -> Status {
             out.diag(format_args!("klf: __consumer_offsets: {pr}"));
         }
     }
-    // The records behind the figures, read from the segments.
-    let mut records: Vec<Option<PartitionRecords>> = Vec::new();
-    for p in &run.partitions {
-        if !args.records {
-            records.push(None);
-            continue;
-        }
-        let rec = partition_records(run.replicas(p), p, args.records_limit);
-        for pr in rec.lost.problems.iter().chain(rec.cut.values().flat_map(|c| &c.problems)) {
-            unreadable |= pr.io;
-            out.diag(format_args!("klf: {pr}"));
-        }
-        records.push(Some(rec));
-    }
+    // The records behind the figures, read from the segments as they are
+    // written (--records).
+    let mut lists = args.records.then(|| Lists {
+        run: &run,
+        limit: args.records_limit,
+        done: BTreeSet::new(),
+        problems: Vec::new(),
+        left_out: false,
+    });
     // With --explain, who the losses hurt (klf impact's tables).
     let impacts = if args.explain && args.format == Format::Table {
         let (impacts, probs) = klf::engine::impact::impacts_of(&run);
@@ -209,19 +213,11 @@ pub fn run(args: Args, out: &mut Output) -> Status {
     } else {
         Vec::new()
     };
-    // The status is settled before anything is written: a reader that
-    // closes the pipe early does not change it.
     let lossy = run.partitions.iter().any(|p| args.fail_on.fails(&p.loss));
-    let status = if unreadable {
-        Status::Failure
-    } else if lossy || problems {
-        Status::Corruption
-    } else {
-        Status::Clean
-    };
+    let records = lists.as_mut().map(|l| l as &mut dyn RecordLists);
     let res = match args.format {
-        Format::Json => write_json(&run.partitions, &records, false, out.out()),
-        Format::Jsonl => write_json(&run.partitions, &records, true, out.out()),
+        Format::Json => write_json(&run.partitions, records, false, out.out()),
+        Format::Jsonl => write_json(&run.partitions, records, true, out.out()),
         Format::Table => {
             let leaders: Vec<BTreeMap<i32, (i32, bool)>> = run
                 .partitions
@@ -230,16 +226,43 @@ pub fn run(args: Args, out: &mut Output) -> Status {
                 .collect();
             let look = out.look();
             let mut w = out.fitted();
-            write_table(&run.partitions, args.explain, &leaders, &records, look, &mut w)
-                .and_then(|()| {
-                    if impacts.is_empty() {
-                        return Ok(());
-                    }
-                    writeln!(w, "Who the losses hurt (klf impact):")?;
-                    klf::render::impact::write_table(&impacts, look, &mut w)
-                })
-                .and_then(|()| w.flush())
+            write_table(
+                &run.partitions,
+                args.explain,
+                &leaders,
+                records,
+                look,
+                &mut w,
+            )
+            .and_then(|()| {
+                if impacts.is_empty() {
+                    return Ok(());
+                }
+                writeln!(w, "Who the losses hurt (klf impact):")?;
+                klf::render::impact::write_table(&impacts, look, &mut w)
+            })
+            .and_then(|()| w.flush())
         }
+    };
+    // A reader that closed the pipe early does not change the status: the
+    // lists not written are still read, into nothing, for their problems.
+    if let Some(l) = &mut lists {
+        if res.is_err() {
+            l.read_the_rest();
+        }
+        for pr in &l.problems {
+            problems = true;
+            unreadable |= pr.io;
+            out.diag(format_args!("klf: {pr}"));
+        }
+        problems |= l.left_out;
+    }
+    let status = if unreadable {
+        Status::Failure
+    } else if lossy || problems {
+        Status::Corruption
+    } else {
+        Status::Clean
     };
     if let Err(e) = res {
         return status.worst(out.write_failed(e));
@@ -247,3 +270,83 @@ pub fn run(args: Args, out: &mut Output) -> Status {
     status
 }
 
+/// The record lists of `klf diff --records`, read from the segments while
+/// the output is written: what went wrong is kept for stderr and the exit
+/// status.
+struct Lists<'r> {
+    run: &'r DiffRun<'r>,
+    limit: usize,
+    /// Lists read to their end: (partition, broker of a cut list).
+    done: BTreeSet<(usize, Option<i32>)>,
+    problems: Vec<ReplicaProblem>,
+    /// Whether a list could not read back a record it counts.
+    left_out: bool,
+}
+
+impl Lists<'_> {
+    fn note(&mut self, which: (usize, Option<i32>), end: ListEnd) -> RecordsRead {
+        self.done.insert(which);
+        for p in end.problems {
+            if !self.problems.contains(&p) {
+                self.problems.push(p);
+            }
+        }
+        self.left_out |= !end.read.left_out.is_empty();
+        end.read
+    }
+
+    /// Reads every list not yet read to its end into nothing (after the
+    /// output was cut short), for what goes wrong in it.
+    fn read_the_rest(&mut self) {
+        for i in 0..self.run.partitions.len() {
+            let mut none = |_: &LostRecord| Ok(());
+            if !self.done.contains(&(i, None)) {
+                let _ = self.lost(i, &mut none);
+            }
+            let brokers: Vec<i32> = self.run.partitions[i]
+                .diff
+                .replicas
+                .iter()
+                .map(|r| r.broker)
+                .collect();
+            for b in brokers {
+                if !self.done.contains(&(i, Some(b))) {
+                    let _ = self.cut(i, b, &mut none);
+                }
+            }
+        }
+    }
+}
+
+impl RecordLists for Lists<'_> {
+    fn lost(
+        &mut self,
+        part: usize,
+        sink: &mut dyn FnMut(&LostRecord) -> std::io::Result<()>,
+    ) -> std::io::Result<RecordsRead> {
+        let run = self.run;
+        let p = &run.partitions[part];
+        let end = stream_lost(run.replicas(p), &p.loss, self.limit, sink)?;
+        Ok(self.note((part, None), end))
+    }
+
+    fn cut(
+        &mut self,
+        part: usize,
+        broker: i32,
+        sink: &mut dyn FnMut(&LostRecord) -> std::io::Result<()>,
+    ) -> Option<std::io::Result<RecordsRead>> {
+        let run = self.run;
+        let p = &run.partitions[part];
+        let r = p.diff.replicas.iter().find(|r| r.broker == broker)?;
+        if r.truncation_offset >= r.log_end_offset {
+            return None;
+        }
+        let replicas = run.replicas(p);
+        let i = broker_ids(replicas).iter().position(|b| *b == broker)?;
+        Some(
+            stream_cut(&replicas[i], r, &p.loss, self.limit, sink)
+                .map(|end| self.note((part, Some(broker)), end)),
+        )
+    }
+}

@@ -237,10 +237,6 @@ pub struct Args {
     /// in JSON base64 where not valid UTF-8), hex or base64.
     #[arg(long, value_enum, value_name = "ENCODING", default_value = "utf8")]
     pub encoding: EncodingArg,
-
-    /// klf only: largest decompressed size accepted for one batch.
-    #[arg(long, value_name = "BYTES", default_value_t = klf::format::codec::DEFAULT_DECOMPRESSED_CAP, value_parser = parse_usize_bytes)]
-    pub max_decompressed_bytes: usize,
 }
 
 /// The decoders selectable by option, in kafka-dump-log's precedence.
@@ -698,11 +694,6 @@ fn parse_i32_bytes(s: &str) -> Result<i32, String> {
 }
 
 /// A byte count with an optional `K`, `M`, `G`, `T` suffix.
-fn parse_usize_bytes(s: &str) -> Result<usize, String> {
-    let n = klf::format::text::parse_bytes(s)?;
-    usize::try_from(n).map_err(|_| format!("{s:?} is too large"))
-}
-
 /// `--offsets`: `A..B`, `A..` or `..B`, B excluded.
 fn parse_offsets(s: &str) -> Result<(i64, i64), String> {
     let (a, b) = s
@@ -751,9 +742,11 @@ fn parse_show(s: &str) -> Result<Show, String> {
             "key" => show.key = true,
             "value" => show.value = true,
             "headers" => show.headers = true,
-            other => return Err(format!(
+            other => {
+                return Err(format!(
                 "{other:?} is not a part of a record: give key, value, headers (comma-separated)"
-            )),
+            ))
+            }
         }
     }
     Ok(show)
@@ -790,7 +783,7 @@ fn options(args: &Args) -> Options {
         max_message_size: args.max_message_size,
         index_sanity_only: args.index_sanity_check,
         verify_only: args.verify_index_only,
-        decompress_cap: args.max_decompressed_bytes,
+        decompress_cap: klf::format::codec::decompressed_cap(),
         resync: args.resync,
         release: match args.kafka_version {
             KafkaVersion::Line(r) => r,

@@ -751,6 +751,20 @@ impl Scan {
         }
         let item = if magic >= 2 {
             match RecordBatch::in_window(&w, pos, total) {
+                // A last offset past the largest 64-bit offset is no offset
+                // at all: every reader (dump, check, timeline, diff, salvage)
+                // stops here on damage, rather than each reading the batch
+                // its own way (a negative last offset, records dropped).
+                Ok(b) if b.base_offset().checked_add(i64::from(b.last_offset_delta())).is_none() => {
+                    return self.fail(ParseError::new(
+                        pos,
+                        format!(
+                            "batch at base offset {} declares last offset delta {}: its last offset overflows a 64-bit offset",
+                            b.base_offset(),
+                            b.last_offset_delta()
+                        ),
+                    ))
+                }
                 Ok(b) => Batch::V2(b),
                 Err(e) => return self.fail(e),
             }

@@ -18,8 +18,27 @@ use super::ParseError;
 /// decompression stops with an error at the cap, and the output buffer never
 /// grows past it. A v2 batch that declares more records than the cap could
 /// hold at [`crate::format::batch::MIN_RECORD_SIZE`] bytes each is refused
-/// before decompressing anything.
-pub const DEFAULT_DECOMPRESSED_CAP: usize = 256 << 20;
+/// before decompressing anything. One cap for every command (`klf
+/// --max-decompressed-bytes` sets it, [`set_decompressed_cap`]): each
+/// worker thread inflates into a buffer that never grows past it, so 64 MiB
+/// keeps a bomb on every core of a small machine within a few hundred MiB,
+/// while a real batch (`max.message.bytes` is 1 MiB by default; text
+/// compresses 5 to 10 times) stays far below it.
+pub const DEFAULT_DECOMPRESSED_CAP: usize = 64 << 20;
+
+static DECOMPRESSED_CAP: std::sync::atomic::AtomicUsize =
+    std::sync::atomic::AtomicUsize::new(DEFAULT_DECOMPRESSED_CAP);
+
+/// The cap on the decompressed size of one batch every reader uses
+/// ([`DEFAULT_DECOMPRESSED_CAP`] unless [`set_decompressed_cap`] changed it).
+pub fn decompressed_cap() -> usize {
+    DECOMPRESSED_CAP.load(std::sync::atomic::Ordering::Relaxed)
+}
+
+/// Sets the cap [`decompressed_cap`] gives, for the rest of the process.
+pub fn set_decompressed_cap(bytes: usize) {
+    DECOMPRESSED_CAP.store(bytes, std::sync::atomic::Ordering::Relaxed);
+}
 
 /// Compression codec ids of batch / message attributes (bits 0–2).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -14,6 +14,6 @@ pub use capture::*;
 pub use evidence::{GroupCommit, HighWatermarkFact};
 pub use history::{ControllerView, Election, PartitionHistory};
 pub use log::{BatchSummary, ReplicaLog};
-pub use records::{Bytes, LostRecord, SalvagedRecord};
+pub use records::{Bytes, LostRecord, SalvagedRecord, UnreadBatch};
 pub mod impact;
 pub use impact::{ConfigFact, CoordinatorTxn, LatestCommit, ProducerStateView, ProducerView};

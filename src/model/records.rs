@@ -85,6 +85,30 @@ pub struct LostRecord {
     pub held_by: Option<Vec<i32>>,
 }
 
+/// A batch whose records are counted in a list's figures (from its header)
+/// but could not be read back: a batch that inflates past the
+/// decompression cap, a record that does not parse, a segment whose
+/// reading stopped before it. Listed with where and why, so that the
+/// records shown and the records counted always agree.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct UnreadBatch {
+    /// The batch's offsets concerned, `[start, end)`.
+    pub start: i64,
+    /// See `start`.
+    pub end: i64,
+    /// Records of the list in it that were not read.
+    pub records: u64,
+    /// Broker whose replica it was read from (`null`: no replica holding
+    /// it could be read).
+    pub broker: Option<i32>,
+    /// The segment file (`null`: not reached).
+    pub file: Option<String>,
+    /// Byte position of the batch in it (`null`: not reached).
+    pub position: Option<u64>,
+    /// Why.
+    pub reason: String,
+}
+
 /// One lost record, salvaged whole from a replica that holds it (`klf
 /// salvage`).
 #[derive(Debug, Clone, PartialEq, Eq)]

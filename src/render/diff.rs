@@ -17,9 +17,8 @@ use crate::analysis::explain::{loss_headline, loss_story, protocol_line, story};
 use crate::analysis::loss::{
     EpochLoss, Evidence, LostRange, PartitionLoss, ProducerBatchLoss, UnknownBound, Verdict,
 };
-use crate::analysis::lost::{LossSummary, LostRecord};
+use crate::analysis::lost::{LeftOut, LossSummary, LostRecord, RecordsRead};
 use crate::analysis::truncation::Round;
-use crate::engine::records::{PartitionRecords, RecordList};
 use crate::engine::PartitionResult;
 use crate::model::Bytes;
 use crate::render::style::{cell, paint, Look, Paint, Sheet};
@@ -130,12 +129,16 @@ pub struct Loss<'a> {
     pub replicas_not_captured: &'a [i32],
     /// The evidence.
     pub evidence: &'a [Evidence],
-    /// With `--records`: the lost records.
+    /// With `--records`: the lost records, read as they are written.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub lost_records: Option<&'a [LostRecord]>,
-    /// With `--records`: how many more were counted.
+    pub lost_records: Option<Streamed<'a>>,
+    /// With `--records`: how many more were read (beyond the limit).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub lost_records_omitted: Option<u64>,
+    pub lost_records_omitted: Option<After<'a, Omitted>>,
+    /// With `--records`: the records counted that could not be read back,
+    /// and where.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lost_records_left_out: Option<After<'a, LeftOutField>>,
 }
 
 /// One replica.
@@ -184,15 +187,173 @@ pub struct Replica<'a> {
     pub truncation_rounds: &'a [Round],
     /// Findings about this replica.
     pub findings: Vec<FindingOut<'a>>,
-    /// With `--records`: the records its truncation cuts.
+    /// With `--records`: the records its truncation cuts, read as they are
+    /// written.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub lost_records: Option<&'a [LostRecord]>,
-    /// With `--records`: how many more were counted.
+    pub lost_records: Option<Streamed<'a>>,
+    /// With `--records`: how many more were read (beyond the limit).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub lost_records_omitted: Option<u64>,
-    /// With `--records`: every cut record, summarised.
+    pub lost_records_omitted: Option<After<'a, Omitted>>,
+    /// With `--records`: every cut record read, summarised.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub lost_summary: Option<&'a LossSummary>,
+    pub lost_summary: Option<After<'a, Summary>>,
+    /// With `--records`: the records counted that could not be read back,
+    /// and where.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lost_records_left_out: Option<After<'a, LeftOutField>>,
+}
+
+/// Reads the record lists of the partitions being written, as they are
+/// written (the command hands in the engine's readers): nothing is held
+/// per record.
+pub trait RecordLists {
+    /// Streams the records partition `part` loses into `sink`.
+    fn lost(
+        &mut self,
+        part: usize,
+        sink: &mut dyn FnMut(&LostRecord) -> std::io::Result<()>,
+    ) -> std::io::Result<RecordsRead>;
+    /// Streams the records broker `broker`'s truncation cuts in partition
+    /// `part` into `sink`; `None` when it cuts nothing.
+    fn cut(
+        &mut self,
+        part: usize,
+        broker: i32,
+        sink: &mut dyn FnMut(&LostRecord) -> std::io::Result<()>,
+    ) -> Option<std::io::Result<RecordsRead>>;
+}
+
+/// One list to read while it is written: which list, and once read, how
+/// it ended (for the fields after it).
+pub struct ListSlot<'a> {
+    lists: &'a dyn RunList,
+    part: usize,
+    broker: Option<i32>,
+    read: std::cell::RefCell<Option<RecordsRead>>,
+}
+
+/// The lists, shared by the slots that read them one after the other.
+trait RunList {
+    fn run(
+        &self,
+        part: usize,
+        broker: Option<i32>,
+        sink: &mut dyn FnMut(&LostRecord) -> std::io::Result<()>,
+    ) -> Option<std::io::Result<RecordsRead>>;
+}
+
+struct Shared<'r>(std::cell::RefCell<&'r mut dyn RecordLists>);
+
+impl RunList for Shared<'_> {
+    fn run(
+        &self,
+        part: usize,
+        broker: Option<i32>,
+        sink: &mut dyn FnMut(&LostRecord) -> std::io::Result<()>,
+    ) -> Option<std::io::Result<RecordsRead>> {
+        let mut lists = self.0.borrow_mut();
+        match broker {
+            None => Some(lists.lost(part, sink)),
+            Some(b) => lists.cut(part, b, sink),
+        }
+    }
+}
+
+impl<'a> ListSlot<'a> {
+    fn new(lists: &'a dyn RunList, part: usize, broker: Option<i32>) -> ListSlot<'a> {
+        ListSlot {
+            lists,
+            part,
+            broker,
+            read: std::cell::RefCell::new(None),
+        }
+    }
+
+    /// Reads the list into `sink`; `None` when there is no list (a replica
+    /// whose truncation cuts nothing).
+    fn run(
+        &self,
+        sink: &mut dyn FnMut(&LostRecord) -> std::io::Result<()>,
+    ) -> Option<std::io::Result<RecordsRead>> {
+        self.lists.run(self.part, self.broker, sink)
+    }
+}
+
+/// A record list serialized as it is read.
+pub struct Streamed<'a>(&'a ListSlot<'a>);
+
+impl serde::Serialize for Streamed<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::{Error, SerializeSeq};
+        let mut seq = s.serialize_seq(None)?;
+        let mut failed: Option<S::Error> = None;
+        let r = self.0.run(&mut |rec| {
+            seq.serialize_element(rec).map_err(|e| {
+                let m = e.to_string();
+                failed = Some(e);
+                std::io::Error::other(m)
+            })
+        });
+        if let Some(e) = failed {
+            return Err(e);
+        }
+        match r {
+            Some(Ok(read)) => *self.0.read.borrow_mut() = Some(read),
+            Some(Err(e)) => return Err(S::Error::custom(e)),
+            None => {}
+        }
+        seq.end()
+    }
+}
+
+/// A field whose value is known once the list before it was read.
+pub struct After<'a, F>(&'a ListSlot<'a>, std::marker::PhantomData<F>);
+
+/// What [`After`] takes from a list read.
+pub trait FromRead {
+    /// The value written.
+    fn write<S: serde::Serializer>(read: Option<&RecordsRead>, s: S) -> Result<S::Ok, S::Error>;
+}
+
+/// `lost_records_omitted`.
+pub struct Omitted;
+/// `lost_summary`.
+pub struct Summary;
+/// `lost_records_left_out`.
+pub struct LeftOutField;
+
+impl FromRead for Omitted {
+    fn write<S: serde::Serializer>(read: Option<&RecordsRead>, s: S) -> Result<S::Ok, S::Error> {
+        serde::Serialize::serialize(&read.map_or(0, |r| r.omitted), s)
+    }
+}
+
+impl FromRead for Summary {
+    fn write<S: serde::Serializer>(read: Option<&RecordsRead>, s: S) -> Result<S::Ok, S::Error> {
+        match read {
+            Some(r) => serde::Serialize::serialize(&r.summary, s),
+            None => serde::Serialize::serialize(&crate::analysis::lost::summarize(&[]), s),
+        }
+    }
+}
+
+impl FromRead for LeftOutField {
+    fn write<S: serde::Serializer>(read: Option<&RecordsRead>, s: S) -> Result<S::Ok, S::Error> {
+        match read {
+            Some(r) => serde::Serialize::serialize(&r.left_out, s),
+            None => serde::Serialize::serialize(&LeftOut::default(), s),
+        }
+    }
+}
+
+impl<F: FromRead> serde::Serialize for After<'_, F> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        F::write(self.0.read.borrow().as_ref(), s)
+    }
+}
+
+fn after<'a, F>(slot: &'a ListSlot<'a>) -> Option<After<'a, F>> {
+    Some(After(slot, std::marker::PhantomData))
 }
 
 fn value<T: Serialize>(v: T) -> serde_json::Value {
@@ -208,7 +369,7 @@ fn findings(fs: &[Finding]) -> Vec<FindingOut<'_>> {
         .collect()
 }
 
-fn replica<'a>(r: &'a ReplicaDiff, cut: Option<&'a RecordList>) -> Replica<'a> {
+fn replica<'a>(r: &'a ReplicaDiff, cut: Option<&'a ListSlot<'a>>) -> Replica<'a> {
     Replica {
         broker: r.broker,
         log_start_offset: r.log_start_offset,
@@ -231,13 +392,14 @@ fn replica<'a>(r: &'a ReplicaDiff, cut: Option<&'a RecordList>) -> Replica<'a> {
         truncation_outcome: value(r.truncation_outcome),
         truncation_rounds: &r.truncation_rounds,
         findings: findings(&r.findings),
-        lost_records: cut.map(|c| c.records.as_slice()),
-        lost_records_omitted: cut.map(|c| c.omitted),
-        lost_summary: cut.map(|c| &c.summary),
+        lost_records: cut.map(Streamed),
+        lost_records_omitted: cut.and_then(after),
+        lost_summary: cut.and_then(after),
+        lost_records_left_out: cut.and_then(after),
     }
 }
 
-fn loss<'a>(l: &'a PartitionLoss, lost: Option<&'a RecordList>) -> Loss<'a> {
+fn loss<'a>(l: &'a PartitionLoss, lost: Option<&'a ListSlot<'a>>) -> Loss<'a> {
     Loss {
         records: l.records,
         control_records: l.control_records,
@@ -254,15 +416,38 @@ fn loss<'a>(l: &'a PartitionLoss, lost: Option<&'a RecordList>) -> Loss<'a> {
         last_timestamp: l.last_timestamp,
         replicas_not_captured: &l.replicas_not_captured,
         evidence: &l.evidence,
-        lost_records: lost.map(|c| c.records.as_slice()),
-        lost_records_omitted: lost.map(|c| c.omitted),
+        lost_records: lost.map(Streamed),
+        lost_records_omitted: lost.and_then(after),
+        lost_records_left_out: lost.and_then(after),
     }
 }
 
-/// The wire form of one partition's diff.
+/// The record lists of one partition, each to be read while written.
+pub struct PartitionSlots<'a> {
+    lost: ListSlot<'a>,
+    cut: Vec<ListSlot<'a>>,
+}
+
+impl<'a> PartitionSlots<'a> {
+    /// The slots of partition `part` (index in the slice written) of `p`.
+    fn new(lists: &'a dyn RunList, part: usize, p: &PartitionResult) -> PartitionSlots<'a> {
+        PartitionSlots {
+            lost: ListSlot::new(lists, part, None),
+            cut: p
+                .diff
+                .replicas
+                .iter()
+                .map(|r| ListSlot::new(lists, part, Some(r.broker)))
+                .collect(),
+        }
+    }
+}
+
+/// The wire form of one partition's diff; with `records`, its lists are
+/// read as they are written.
 pub fn partition<'a>(
     p: &'a PartitionResult,
-    records: Option<&'a PartitionRecords>,
+    records: Option<&'a PartitionSlots<'a>>,
     line: bool,
 ) -> DiffPartition<'a> {
     let d: &PartitionDiff = &p.diff;
@@ -279,7 +464,12 @@ pub fn partition<'a>(
         replicas: d
             .replicas
             .iter()
-            .map(|r| replica(r, records.and_then(|x| x.cut.get(&r.broker))))
+            .enumerate()
+            .map(|(i, r)| {
+                // a replica whose truncation cuts nothing has no list
+                let cuts = r.truncation_offset < r.log_end_offset;
+                replica(r, records.and_then(|x| x.cut.get(i)).filter(|_| cuts))
+            })
             .collect(),
         findings: findings(&d.findings),
         truncation_protocol: TruncationProtocol {
@@ -294,19 +484,37 @@ pub fn partition<'a>(
 }
 
 /// `--format json` (one pretty document) or `jsonl` (one partition per
-/// line).
+/// line); with `records`, the record lists are read from it as they are
+/// written, one partition at a time.
 pub fn write_json(
     parts: &[PartitionResult],
-    records: &[Option<PartitionRecords>],
+    records: Option<&mut dyn RecordLists>,
     lines: bool,
     w: &mut impl Write,
 ) -> std::io::Result<()> {
     let w = &mut JsonSafe(w);
     let w = &mut JsonSafe(w);
-    let rec = |i: usize| records.get(i).and_then(Option::as_ref);
+    let Some(records) = records else {
+        return write_parts(parts, None, lines, w);
+    };
+    let shared = Shared(std::cell::RefCell::new(records));
+    write_parts(parts, Some(&shared), lines, w)
+}
+
+fn write_parts<'a>(
+    parts: &'a [PartitionResult],
+    lists: Option<&'a dyn RunList>,
+    lines: bool,
+    w: &mut impl Write,
+) -> std::io::Result<()> {
+    let slots: Vec<Option<PartitionSlots<'a>>> = parts
+        .iter()
+        .enumerate()
+        .map(|(i, p)| lists.map(|l| PartitionSlots::new(l, i, p)))
+        .collect();
     if lines {
-        for (i, p) in parts.iter().enumerate() {
-            crate::render::text::write_value(&mut *w, false, &partition(p, rec(i), true))
+        for (p, s) in parts.iter().zip(&slots) {
+            crate::render::text::write_value(&mut *w, false, &partition(p, s.as_ref(), true))
                 .map_err(std::io::Error::from)?;
             writeln!(w)?;
         }
@@ -315,8 +523,8 @@ pub fn write_json(
     let doc = DiffDocument {
         partitions: parts
             .iter()
-            .enumerate()
-            .map(|(i, p)| Utc(partition(p, rec(i), false)))
+            .zip(&slots)
+            .map(|(p, s)| Utc(partition(p, s.as_ref(), false)))
             .collect(),
     };
     serde_json::to_writer_pretty(&mut *w, &doc).map_err(std::io::Error::from)?;
@@ -341,7 +549,7 @@ pub fn write_table(
     parts: &[PartitionResult],
     explain: bool,
     leaders: &[BTreeMap<i32, (i32, bool)>],
-    records: &[Option<PartitionRecords>],
+    mut records: Option<&mut dyn RecordLists>,
     look: Look,
     w: &mut impl Write,
 ) -> std::io::Result<()> {
@@ -456,17 +664,17 @@ pub fn write_table(
                 writeln!(w, "  {line}")?;
             }
         }
-        if let Some(Some(rec)) = records.get(i) {
-            write_lost("the partition loses", &rec.lost, look, w)?;
+        if let Some(rec) = records.as_deref_mut() {
+            write_lost("the partition loses", look, w, &mut |sink| {
+                Some(rec.lost(i, sink))
+            })?;
             for r in &p.replicas {
-                if let Some(c) = rec.cut.get(&r.broker) {
-                    write_lost(
-                        &format!("broker {}'s truncation cuts", r.broker),
-                        c,
-                        look,
-                        w,
-                    )?;
-                }
+                write_lost(
+                    &format!("broker {}'s truncation cuts", r.broker),
+                    look,
+                    w,
+                    &mut |sink| rec.cut(i, r.broker, sink),
+                )?;
             }
         }
         writeln!(w)?;
@@ -474,18 +682,76 @@ pub fn write_table(
     Ok(())
 }
 
+/// Reads one record list into a table as it is read, then its summary: how
+/// many, of which producers, when, how many not shown, and what could not
+/// be read back (with file, byte and reason). Memory is the table's
+/// sample, whatever the number of records.
+#[allow(clippy::type_complexity)]
 fn write_lost(
     what: &str,
-    list: &RecordList,
     look: Look,
-    w: &mut impl Write,
+    w: &mut dyn Write,
+    read: &mut dyn FnMut(
+        &mut dyn FnMut(&LostRecord) -> std::io::Result<()>,
+    ) -> Option<std::io::Result<RecordsRead>>,
 ) -> std::io::Result<()> {
-    let summary: &LossSummary = &list.summary;
-    let records: &[LostRecord] = &list.records;
+    let header = [
+        "offset",
+        "epoch",
+        "time (UTC, epoch ms)",
+        "producer",
+        "p.epoch",
+        "sequence",
+        "key",
+        "value bytes",
+        "committed",
+    ];
+    let mut t =
+        crate::render::style::StreamTable::new(&header, look.width).no_wrap(&[0, 1, 3, 4, 5, 7]);
+    let mut titled = false;
+    let title = format!("  {what}, record by record:");
+    let Some(read) = read(&mut |r| {
+        if !titled {
+            writeln!(w, "{title}")?;
+            titled = true;
+        }
+        let key = match &r.key {
+            None => "null".to_string(),
+            Some(Bytes::Text(s)) => sanitize(s).into_owned(),
+            Some(Bytes::Base64(b)) => format!("base64:{b}"),
+        };
+        let cells = vec![
+            r.offset.to_string(),
+            r.epoch.to_string(),
+            human_time(r.timestamp),
+            r.producer_id.to_string(),
+            r.producer_epoch.to_string(),
+            r.sequence.to_string(),
+            key,
+            r.value_size.map_or("null".into(), |v| v.to_string()),
+            r.committed.map_or("-".into(), |c| c.name().to_string()),
+        ];
+        if look.list() {
+            // a narrow terminal: one block per record, as a Sheet lays out
+            let mut b = Sheet::new(look);
+            b.set_header(header).title(1);
+            b.add_row(cells);
+            write!(w, "{b}")
+        } else {
+            t.row(w, cells)
+        }
+    }) else {
+        return Ok(());
+    };
+    let read = read?;
+    if titled && !look.list() {
+        t.finish(w)?;
+    }
+    let summary: &LossSummary = &read.summary;
     writeln!(
         w,
         "  records {what}: {} ({} control), timestamps {} .. {}",
-        summary.records,
+        summary.records + read.left_out.records,
         summary.control_records,
         summary.first_timestamp.map_or("-".into(), human_time),
         summary.last_timestamp.map_or("-".into(), human_time)
@@ -503,42 +769,51 @@ fn write_lost(
             p.last_sequence
         )?;
     }
-    let mut t = Sheet::new(look);
-    t.set_header(vec![
-        "offset",
-        "epoch",
-        "time (UTC, epoch ms)",
-        "producer",
-        "p.epoch",
-        "sequence",
-        "key",
-        "value bytes",
-        "committed",
-    ]);
-    for r in records {
-        let key = match &r.key {
-            None => "null".to_string(),
-            Some(Bytes::Text(s)) => sanitize(s).into_owned(),
-            Some(Bytes::Base64(b)) => format!("base64:{b}"),
-        };
-        t.add_row(vec![
-            r.offset.to_string(),
-            r.epoch.to_string(),
-            human_time(r.timestamp),
-            r.producer_id.to_string(),
-            r.producer_epoch.to_string(),
-            r.sequence.to_string(),
-            key,
-            r.value_size.map_or("null".into(), |v| v.to_string()),
-            r.committed.map_or("-".into(), |c| c.name().to_string()),
-        ]);
-    }
-    writeln!(w, "{t}")?;
-    if list.omitted > 0 {
+    if read.omitted > 0 {
         writeln!(
             w,
             "    {} more not shown (--records-limit); the counts above cover them",
-            list.omitted
+            read.omitted
+        )?;
+    }
+    write_left_out(&read.left_out, w)
+}
+
+/// What a record list could not read back: how many records, and each
+/// batch with its file, byte and reason.
+fn write_left_out(l: &LeftOut, w: &mut dyn Write) -> std::io::Result<()> {
+    if l.is_empty() {
+        return Ok(());
+    }
+    writeln!(
+        w,
+        "    {} not read back (counted above from the batch headers), in {}:",
+        crate::format::text::count(l.records, "record", "records"),
+        crate::format::text::count(l.batch_count, "batch", "batches")
+    )?;
+    for b in &l.batches {
+        let place = match (&b.file, b.position) {
+            (Some(f), Some(p)) => format!("{}:{p}", sanitize(f)),
+            (Some(f), None) => sanitize(f).into_owned(),
+            _ => match b.broker {
+                Some(x) => format!("broker {x}"),
+                None => "no replica".to_string(),
+            },
+        };
+        writeln!(
+            w,
+            "      offsets [{}, {}), {}: {place}: {}",
+            b.start,
+            b.end,
+            crate::format::text::count(b.records, "record", "records"),
+            sanitize(&b.reason)
+        )?;
+    }
+    if l.batch_count > l.batches.len() as u64 {
+        writeln!(
+            w,
+            "      and {} more",
+            crate::format::text::count(l.batch_count - l.batches.len() as u64, "batch", "batches")
         )?;
     }
     Ok(())

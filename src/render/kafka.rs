@@ -16,7 +16,6 @@ use std::borrow::Cow;
 use std::io::{self, Write};
 
 use crate::format::batch::{Batch, EntryError, RecordBatch, SegmentIter, SegmentSource};
-use crate::format::codec::DEFAULT_DECOMPRESSED_CAP;
 use crate::format::index::{IndexBytes, OffsetIndex, TimeIndex};
 use crate::format::jvm::java_hash_map_order;
 use crate::format::legacy::{LegacyEntry, LegacyRecord};
@@ -129,7 +128,7 @@ impl Default for Options {
             max_message_size: 5 * 1024 * 1024,
             index_sanity_only: false,
             verify_only: false,
-            decompress_cap: DEFAULT_DECOMPRESSED_CAP,
+            decompress_cap: crate::format::codec::decompressed_cap(),
             resync: false,
             release: Release::NEWEST,
             want: crate::format::seek::Wanted::default(),

@@ -44,3 +44,4 @@ mod terminal_safety;
 mod tiered;
 mod timeline;
 mod truncation_vectors;
+mod unread_records;
