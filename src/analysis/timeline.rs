@@ -172,72 +172,158 @@ pub fn timeline_of_spans(log: &ReplicaLog, spans: EpochSpans) -> Timeline {
     }
 }
 
+/// How many disagreements of one code are told one by one; the rest are
+/// counted in one more (a checkpoint of a million entries past the log end
+/// is one fact, not a million).
+pub const TOLD_PER_CODE: usize = 10;
+
+/// Collects disagreements, at most [`TOLD_PER_CODE`] of each code, counting
+/// the rest.
+struct Told<'o> {
+    out: &'o mut Vec<Disagreement>,
+    more: std::collections::BTreeMap<&'static str, (u64, i32, i32)>,
+    told: std::collections::BTreeMap<&'static str, usize>,
+}
+
+impl Told<'_> {
+    fn push(&mut self, code: &'static str, epoch: i32, message: impl FnOnce() -> String) {
+        let n = self.told.entry(code).or_default();
+        if *n < TOLD_PER_CODE {
+            *n += 1;
+            self.out.push(Disagreement {
+                code,
+                epoch: Some(epoch),
+                message: message(),
+            });
+        } else {
+            let m = self.more.entry(code).or_insert((0, epoch, epoch));
+            m.0 += 1;
+            m.1 = m.1.min(epoch);
+            m.2 = m.2.max(epoch);
+        }
+    }
+
+    fn finish(self) {
+        for (code, (n, lo, hi)) in self.more {
+            self.out.push(Disagreement {
+                code,
+                epoch: None,
+                message: format!(
+                    "{} like the above (epochs {lo} to {hi})",
+                    crate::format::text::count(n, "more", "more")
+                ),
+            });
+        }
+    }
+}
+
 fn compare(spans: &[EpochSpan], cp: &[(i32, i64)], log: &ReplicaLog, out: &mut Vec<Disagreement>) {
+    let mut told = Told {
+        out,
+        more: std::collections::BTreeMap::new(),
+        told: std::collections::BTreeMap::new(),
+    };
     for w in cp.windows(2) {
         if w[1].0 <= w[0].0 || w[1].1 < w[0].1 {
-            out.push(Disagreement {
-                code: "checkpoint-not-monotonic",
-                epoch: Some(w[1].0),
-                message: format!(
+            told.push("checkpoint-not-monotonic", w[1].0, || {
+                format!(
                     "checkpoint entry (epoch {}, offset {}) follows (epoch {}, offset {})",
                     w[1].0, w[1].1, w[0].0, w[0].1
-                ),
+                )
             });
         }
     }
     for &(epoch, start) in cp {
         if start > log.log_end_offset {
-            out.push(Disagreement {
-                code: "checkpoint-past-log-end",
-                epoch: Some(epoch),
-                message: format!(
+            told.push("checkpoint-past-log-end", epoch, || {
+                format!(
                     "checkpoint says epoch {epoch} starts at {start}, past the log end {}",
                     log.log_end_offset
-                ),
+                )
             });
         }
     }
+    // the first entry of each epoch, as a lookup (a linear search per span
+    // was quadratic in the epochs)
+    let mut cp_start: std::collections::HashMap<i32, i64> =
+        std::collections::HashMap::with_capacity(cp.len().min(1 << 20));
+    for &(e, start) in cp {
+        cp_start.entry(e).or_insert(start);
+    }
     // Epochs of -1 are batches written without an epoch (old formats).
+    let first_epoch = spans.first().map(|f| f.epoch);
     for s in spans.iter().filter(|s| s.epoch >= 0) {
-        match cp.iter().find(|(e, _)| *e == s.epoch) {
-            None => out.push(Disagreement {
-                code: "epoch-missing-from-checkpoint",
-                epoch: Some(s.epoch),
-                message: format!(
+        match cp_start.get(&s.epoch) {
+            None => told.push("epoch-missing-from-checkpoint", s.epoch, || {
+                format!(
                     "batches of epoch {} (offsets [{}, {})) have no checkpoint entry",
                     s.epoch,
                     s.start_offset,
                     s.end_offset.saturating_add(1)
-                ),
+                )
             }),
-            Some(&(_, start)) => {
+            Some(&start) => {
                 // The first span of the log may start after the epoch's real
                 // start when older segments were deleted or compacted away.
-                let is_first = spans.first().map(|f| f.epoch) == Some(s.epoch);
+                let is_first = first_epoch == Some(s.epoch);
                 let ok = start == s.start_offset || (is_first && start <= s.start_offset);
                 if !ok {
-                    out.push(Disagreement {
-                        code: "epoch-start-mismatch",
-                        epoch: Some(s.epoch),
-                        message: format!(
+                    told.push("epoch-start-mismatch", s.epoch, || {
+                        format!(
                             "checkpoint says epoch {} starts at {start}, its first batch is at {}",
                             s.epoch, s.start_offset
-                        ),
+                        )
                     });
                 }
             }
         }
     }
+    let in_batches: std::collections::HashSet<i32> = spans.iter().map(|s| s.epoch).collect();
     for &(epoch, start) in cp {
-        let in_batches = spans.iter().any(|s| s.epoch == epoch);
-        if !in_batches && start < log.log_end_offset && start >= log.log_start_offset {
-            out.push(Disagreement {
-                code: "checkpoint-epoch-without-batches",
-                epoch: Some(epoch),
-                message: format!(
+        if !in_batches.contains(&epoch)
+            && start < log.log_end_offset
+            && start >= log.log_start_offset
+        {
+            told.push("checkpoint-epoch-without-batches", epoch, || {
+                format!(
                     "checkpoint has epoch {epoch} from offset {start}, but no batch in the log carries it"
-                ),
+                )
             });
         }
+    }
+    told.finish();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_million_checkpoint_entries_past_the_log_end_are_one_counted_fact() {
+        let log = ReplicaLog {
+            broker: 1,
+            batches: Vec::new(),
+            log_start_offset: 0,
+            log_end_offset: 0,
+            high_watermark: None,
+            checkpoint_epochs: Some((0..1_000_000).map(|i| (i, i64::from(i) + 1)).collect()),
+            first_segment_base: None,
+            window_start: None,
+        };
+        let t = timeline(&log);
+        let past: Vec<&Disagreement> = t
+            .disagreements
+            .iter()
+            .filter(|d| d.code == "checkpoint-past-log-end")
+            .collect();
+        assert_eq!(past.len(), TOLD_PER_CODE + 1);
+        assert_eq!(
+            past[TOLD_PER_CODE].message,
+            format!(
+                "{} more like the above (epochs {TOLD_PER_CODE} to 999999)",
+                1_000_000 - TOLD_PER_CODE
+            )
+        );
+        assert_eq!(past[TOLD_PER_CODE].epoch, None);
     }
 }

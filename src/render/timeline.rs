@@ -180,6 +180,10 @@ pub fn write_json(
     writeln!(w)
 }
 
+/// Rows a replica's table gives to checkpoint epochs no batch carries; the
+/// rest are counted under it.
+pub const CHECKPOINT_ROWS: usize = 20;
+
 /// The tables of `klf timeline`: the controller's view, then per replica
 /// its epochs from the batches beside the checkpoint, and the
 /// disagreements.
@@ -277,12 +281,15 @@ pub fn write_table(
                 "last time (UTC, epoch ms)",
                 "checkpoint start",
             ]);
+            let cp_start: std::collections::HashMap<i32, i64> = r
+                .checkpoint
+                .iter()
+                .flatten()
+                .rev()
+                .map(|&(e, o)| (e, o))
+                .collect();
             for s in &r.from_batches {
-                let cp = r
-                    .checkpoint
-                    .as_ref()
-                    .and_then(|c| c.iter().find(|(e, _)| *e == s.epoch))
-                    .map_or("-".into(), |(_, o)| o.to_string());
+                let cp = cp_start.get(&s.epoch).map_or("-".into(), |o| o.to_string());
                 t.add_row(vec![
                     s.epoch.to_string(),
                     s.start_offset.to_string(),
@@ -294,21 +301,37 @@ pub fn write_table(
                     cp,
                 ]);
             }
-            for (e, o) in r.checkpoint.iter().flatten() {
-                if !r.from_batches.iter().any(|s| s.epoch == *e) {
-                    t.add_row(vec![
-                        e.to_string(),
-                        "-".into(),
-                        "-".into(),
-                        "0".into(),
-                        "0".into(),
-                        "-".into(),
-                        "-".into(),
-                        o.to_string(),
-                    ]);
-                }
+            // Checkpoint epochs no batch carries: a few rows, the rest
+            // counted (a checkpoint can list a million; JSON lists them all).
+            let in_batches: std::collections::HashSet<i32> =
+                r.from_batches.iter().map(|s| s.epoch).collect();
+            let mut only_checkpoint = r
+                .checkpoint
+                .iter()
+                .flatten()
+                .filter(|(e, _)| !in_batches.contains(e));
+            for (e, o) in only_checkpoint.by_ref().take(CHECKPOINT_ROWS) {
+                t.add_row(vec![
+                    e.to_string(),
+                    "-".into(),
+                    "-".into(),
+                    "0".into(),
+                    "0".into(),
+                    "-".into(),
+                    "-".into(),
+                    o.to_string(),
+                ]);
             }
+            let rest: Vec<i32> = only_checkpoint.map(|(e, _)| *e).collect();
             writeln!(w, "{t}")?;
+            if let (Some(lo), Some(hi)) = (rest.iter().min(), rest.iter().max()) {
+                writeln!(
+                    w,
+                    "  and {} more checkpoint {} that no batch carries (epochs {lo} to {hi}; --format json lists every one)",
+                    rest.len(),
+                    if rest.len() == 1 { "entry" } else { "entries" }
+                )?;
+            }
             for d in &r.disagreements {
                 writeln!(
                     w,
