@@ -13,6 +13,7 @@ use crate::capture::segment::SegmentFile;
 use crate::format::batch::{Batch, EntryError};
 use crate::format::metadata::leader_epoch_after_partition_change;
 use crate::format::metadata::{decode_metadata_record, TypedMetadata, LEADER_UNCHANGED};
+use crate::model::ReadProblem;
 pub use crate::model::{ControllerView, Election, PartitionHistory};
 
 fn log_end(r: &Replica) -> i64 {
@@ -44,8 +45,12 @@ pub fn controller_view(capture: &Capture) -> Option<ControllerView> {
         let seg_file = match SegmentFile::open(path) {
             Ok(b) => b,
             Err(e) => {
-                view.problems
-                    .push(format!("{}: cannot read: {e}", path.display()));
+                view.problems.push(ReadProblem {
+                    file: path.display().to_string(),
+                    position: None,
+                    message: format!("cannot read: {e}"),
+                    io: true,
+                });
                 continue;
             }
         };
@@ -55,13 +60,21 @@ pub fn controller_view(capture: &Capture) -> Option<ControllerView> {
                 Ok(Batch::V2(b)) => b,
                 Ok(Batch::Legacy(_)) => continue,
                 Err(EntryError::Bad(e)) => {
-                    view.problems
-                        .push(format!("{}:{}: {}", path.display(), e.pos, e.reason));
+                    view.problems.push(ReadProblem {
+                        file: path.display().to_string(),
+                        position: Some(e.pos),
+                        message: format!("{}; the rest of the segment is not read", e.reason),
+                        io: false,
+                    });
                     break;
                 }
                 Err(EntryError::Io(e)) => {
-                    view.problems
-                        .push(format!("{}: cannot read: {e}", path.display()));
+                    view.problems.push(ReadProblem {
+                        file: path.display().to_string(),
+                        position: Some(it.position()),
+                        message: format!("cannot read: {e}"),
+                        io: true,
+                    });
                     break;
                 }
             };
@@ -72,13 +85,38 @@ pub fn controller_view(capture: &Capture) -> Option<ControllerView> {
                 match batch.records(&mut scratch, crate::format::codec::decompressed_cap()) {
                     Ok(r) => r,
                     Err(e) => {
-                        view.problems
-                            .push(format!("{}:{}: {}", path.display(), e.pos, e.reason));
+                        view.problems.push(ReadProblem {
+                            file: path.display().to_string(),
+                            position: Some(batch.position),
+                            message: format!(
+                                "the records of the batch at offsets [{}, {}) are not read: {}",
+                                batch.base_offset(),
+                                batch.last_offset().saturating_add(1),
+                                e.reason
+                            ),
+                            io: false,
+                        });
                         continue;
                     }
                 };
             for rec in records {
-                let Ok(rec) = rec else { break };
+                let rec = match rec {
+                    Ok(r) => r,
+                    Err(e) => {
+                        view.problems.push(ReadProblem {
+                            file: path.display().to_string(),
+                            position: Some(batch.position),
+                            message: format!(
+                                "a record of the batch at offsets [{}, {}) does not parse ({}); the rest of the batch is not read",
+                                batch.base_offset(),
+                                batch.last_offset().saturating_add(1),
+                                e.reason
+                            ),
+                            io: false,
+                        });
+                        break;
+                    }
+                };
                 let Some(value) = rec.value else { continue };
                 let Ok(decoded) = decode_metadata_record(value) else {
                     continue;

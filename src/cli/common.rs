@@ -790,6 +790,29 @@ impl Selection {
     }
 }
 
+/// The problems of the controller's view (none without one).
+pub fn controller_problems(
+    view: Option<&klf::model::ControllerView>,
+) -> &[klf::model::ReadProblem] {
+    view.map_or(&[], |v| v.problems.as_slice())
+}
+
+/// Prints what the metadata log could not give (each with its file and
+/// byte) and the status it means: the history built from it lacks those
+/// records, so the run is never clean (1; 2 when a read failed).
+pub fn metadata_log_problems(out: &mut Output, problems: &[klf::model::ReadProblem]) -> Status {
+    let mut status = Status::Clean;
+    for p in problems {
+        out.diag(format_args!("klf: metadata log: {p}"));
+        status = status.worst(if p.io {
+            Status::Failure
+        } else {
+            Status::Corruption
+        });
+    }
+    status
+}
+
 /// Reports the partitions a diff could not compare (fewer than two of their
 /// replicas read: the machine's failure): each problem, then one line per
 /// partition. Returns whether there were any (the run then exits 2).

@@ -172,14 +172,13 @@ pub fn run(args: Args, out: &mut Output) -> Status {
         }
         return super::common::no_replicated_partition(out, &run.single_replica);
     }
-    if let Some(c) = &run.evidence.controller {
-        for p in &c.problems {
-            out.diag(format_args!("klf: metadata log: {p}"));
-        }
-    }
-    let mut problems = false;
+    let metadata = super::common::metadata_log_problems(
+        out,
+        super::common::controller_problems(run.evidence.controller.as_ref()),
+    );
+    let mut problems = metadata == Status::Corruption;
     // A read that failed (the machine, not the data): exit 2.
-    let mut unreadable = not_compared;
+    let mut unreadable = not_compared || metadata == Status::Failure;
     for p in &run.partitions {
         for pr in &p.problems {
             problems = true;

@@ -95,13 +95,20 @@ pub fn run(args: Args, out: &mut Output) -> Status {
     if let Err(s) = select.check(out, &capture) {
         return s;
     }
-    let (parts, _evidence) = elect_capture(&capture, &select.request(ReadMode::Window));
+    let (parts, evidence) = elect_capture(&capture, &select.request(ReadMode::Window));
     if parts.is_empty() {
         return super::common::no_replicated_partition(out, &[]);
     }
-    let mut status = Status::Clean;
+    let mut status = super::common::metadata_log_problems(
+        out,
+        super::common::controller_problems(evidence.controller.as_ref()),
+    );
     for pr in parts.iter().flat_map(|p| &p.problems) {
-        status = status.worst(if pr.io { Status::Failure } else { Status::Corruption });
+        status = status.worst(if pr.io {
+            Status::Failure
+        } else {
+            Status::Corruption
+        });
         out.diag(format_args!("klf: {pr}"));
     }
     let res = match args.format {

@@ -151,9 +151,19 @@ pub fn run(args: Args, out: &mut Output) -> Status {
         }
         return super::common::no_replicated_partition(out, &run.diff.single_replica);
     }
-    let mut problems = false;
-    let mut unreadable = not_compared;
-    for pr in run.diff.partitions.iter().flat_map(|p| &p.problems).chain(&run.problems) {
+    let metadata = super::common::metadata_log_problems(
+        out,
+        super::common::controller_problems(run.diff.evidence.controller.as_ref()),
+    );
+    let mut problems = metadata == Status::Corruption;
+    let mut unreadable = not_compared || metadata == Status::Failure;
+    for pr in run
+        .diff
+        .partitions
+        .iter()
+        .flat_map(|p| &p.problems)
+        .chain(&run.problems)
+    {
         problems = true;
         unreadable |= pr.io;
         out.diag(format_args!("klf: {pr}"));

@@ -118,7 +118,14 @@ pub fn run(args: Args, out: &mut Output) -> Status {
         return Status::Failure;
     }
     let page = html::render(&report);
-    let status = if report.committed_loss() || report.damaged {
+    // what the metadata log could not give is in report.problems, printed
+    // above: the page lacks it, so the run is not clean
+    let metadata_unread = run
+        .evidence
+        .controller
+        .as_ref()
+        .is_some_and(|c| !c.problems.is_empty());
+    let status = if report.committed_loss() || report.damaged || metadata_unread {
         Status::Corruption
     } else {
         Status::Clean

@@ -166,6 +166,10 @@ pub fn run(args: Args, out: &mut Output) -> Status {
     } else {
         Status::Clean
     };
+    status = status.worst(super::common::metadata_log_problems(
+        out,
+        super::common::controller_problems(run.evidence.controller.as_ref()),
+    ));
     for p in run.partitions.iter() {
         for pr in &p.problems {
             status = status.worst(if pr.io {

@@ -53,7 +53,6 @@ Examples:
 "
 );
 
-
 /// Leader-epoch timeline of every replica, from batch headers and leader-epoch-checkpoint
 #[derive(clap::Args, Debug)]
 #[command(after_long_help = AFTER_HELP)]
@@ -86,10 +85,11 @@ pub fn run(args: Args, out: &mut Output) -> Status {
         out.diag("klf: no partition found under the given paths");
         return Status::Failure;
     }
-    let parts = out.counted(total, "replicas read", |tick| {
+    let run = out.counted(total, "replicas read", |tick| {
         timelines(&capture, args.topic.as_deref(), args.partition, tick)
     });
-    let mut status = Status::Clean;
+    let mut status = super::common::metadata_log_problems(out, &run.metadata_problems);
+    let parts = run.partitions;
     for p in &parts {
         for pr in &p.problems {
             out.diag(format_args!("klf: {pr}"));

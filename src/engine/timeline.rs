@@ -37,10 +37,10 @@ pub fn timelines(
     topic: Option<&str>,
     partition: Option<i32>,
     progress: &(dyn Fn() + Sync),
-) -> Vec<PartitionTimelines> {
+) -> Timelines {
     let evidence = Evidence::gather(capture);
     let wanted = selection(capture, topic, partition);
-    wanted
+    let partitions = wanted
         .par_iter()
         .map(|((t, p), reps)| {
             let mut problems = Vec::new();
@@ -74,7 +74,22 @@ pub fn timelines(
                 problems,
             }
         })
-        .collect()
+        .collect();
+    Timelines {
+        partitions,
+        metadata_problems: evidence.controller.map(|c| c.problems).unwrap_or_default(),
+    }
+}
+
+/// Every selected partition's timelines, and what the metadata log could
+/// not give (the controller's histories lack it).
+#[derive(Debug, Clone)]
+pub struct Timelines {
+    /// One per partition.
+    pub partitions: Vec<PartitionTimelines>,
+    /// Records of the metadata log that could not be read, with file and
+    /// byte.
+    pub metadata_problems: Vec<crate::model::ReadProblem>,
 }
 
 /// Why the metadata log's own timeline has no controller's view.

@@ -3,6 +3,31 @@
 
 use serde::Serialize;
 
+/// Something read that klf could not use: a batch whose records could not
+/// be read back (over the decompression cap, a record that does not
+/// parse), damage that ends a segment, or a read the machine failed
+/// (`io`). What it held is missing from the answer built on it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ReadProblem {
+    /// The file.
+    pub file: String,
+    /// Byte position in it (of the batch), where one applies.
+    pub position: Option<u64>,
+    /// Why.
+    pub message: String,
+    /// The read failed (the machine's failure, not the data's).
+    pub io: bool,
+}
+
+impl std::fmt::Display for ReadProblem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.position {
+            Some(p) => write!(f, "{}:{p}: {}", self.file, self.message),
+            None => write!(f, "{}: {}", self.file, self.message),
+        }
+    }
+}
+
 /// One offset a consumer group committed for a partition, as the group
 /// coordinator wrote it to `__consumer_offsets`. Of several commits of a
 /// group with the same leader epoch, the capture keeps the highest offset.

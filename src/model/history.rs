@@ -76,8 +76,9 @@ pub struct ControllerView {
     pub source: Option<PathBuf>,
     /// Per (topic, partition).
     pub partitions: BTreeMap<(String, i32), PartitionHistory>,
-    /// Problems met while reading.
-    pub problems: Vec<String>,
+    /// What could not be read or used (each with its file and byte): the
+    /// history lacks what those records said.
+    pub problems: Vec<crate::model::evidence::ReadProblem>,
     /// The settings that decide whether a loss can happen
     /// ([`IMPACT_CONFIGS`]) and every feature level, in log order.
     pub configs: Vec<crate::model::impact::ConfigFact>,

@@ -11,7 +11,7 @@ pub mod log;
 pub mod records;
 
 pub use capture::*;
-pub use evidence::{GroupCommit, HighWatermarkFact};
+pub use evidence::{GroupCommit, HighWatermarkFact, ReadProblem};
 pub use history::{ControllerView, Election, PartitionHistory};
 pub use log::{BatchSummary, ReplicaLog};
 pub use records::{Bytes, LostRecord, SalvagedRecord, UnreadBatch};

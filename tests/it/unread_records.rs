@@ -178,3 +178,69 @@ fn a_last_offset_that_overflows_is_damage_in_every_command() {
     let _ = std::fs::remove_dir_all(&out_dir);
     let _ = std::fs::remove_file(&html);
 }
+
+/// A metadata-log batch klf cannot read the records of (over the cap) on
+/// the broker whose metadata log is read: every command that builds on the
+/// controller's history says so with file and byte and exits 1; `check`
+/// has a `records-unreadable` finding.
+#[test]
+fn metadata_records_not_read_are_never_a_clean_answer() {
+    use klf::format::batch::{Batch, SegmentIter};
+    let dir = scratch("unread-metadata");
+    copy_tree(&kafka("unclean"), &dir);
+    let _ = std::fs::remove_dir_all(dir.join("after"));
+    let mut positions = Vec::new();
+    for b in 1..=3 {
+        let seg = dir.join(format!(
+            "broker-{b}/__cluster_metadata-0/00000000000000000000.log"
+        ));
+        let Ok(data) = std::fs::read(&seg) else {
+            continue;
+        };
+        let (mut next, mut epoch) = (0, 0);
+        for item in SegmentIter::new(&data) {
+            if let Ok(Batch::V2(rb)) = item {
+                next = rb.last_offset() + 1;
+                epoch = rb.partition_leader_epoch();
+            }
+        }
+        let mut batch = gzip_batch(next, 32);
+        batch[12..16].copy_from_slice(&epoch.to_be_bytes());
+        let crc = crc32c::crc32c(&batch[21..]);
+        batch[17..21].copy_from_slice(&crc.to_be_bytes());
+        positions.push(data.len().to_string());
+        let mut f = std::fs::OpenOptions::new().append(true).open(&seg).unwrap();
+        f.write_all(&batch).unwrap();
+    }
+    let d = s(&dir);
+    let out_dir = scratch("unread-metadata-salvage");
+    let _ = std::fs::remove_dir_all(&out_dir);
+    let html = out_dir.with_extension("html");
+    for args in [
+        vec!["timeline", d],
+        vec!["elect", d],
+        vec!["diff", d, "--fail-on", "never"],
+        vec!["impact", d, "--fail-on", "never"],
+        vec!["check", d],
+        vec!["salvage", d, "--out", s(&out_dir)],
+        vec!["report", d, "--html", s(&html)],
+    ] {
+        let mut a = vec!["--max-decompressed-bytes", "1M"];
+        a.extend(&args);
+        let o = klf(&a);
+        let all = text(&o.stderr) + &text(&o.stdout);
+        assert_eq!(o.status.code(), Some(1), "klf {args:?}: {all}");
+        assert!(
+            all.contains("__cluster_metadata-0/00000000000000000000.log")
+                && positions.iter().any(|p| all.contains(p.as_str()))
+                && all.contains("cap"),
+            "klf {args:?} does not name the batch:\n{all}"
+        );
+        if args[0] == "check" {
+            assert!(all.contains("records-unreadable"), "{all}");
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    let _ = std::fs::remove_dir_all(&out_dir);
+    let _ = std::fs::remove_file(&html);
+}

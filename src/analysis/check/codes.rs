@@ -45,6 +45,9 @@ checks! {
     FILE_UNREADABLE = "file-unreadable", Error, Capture,
         "A segment or index file could not be opened or read.",
         "Check permissions and that the capture is complete.";
+    RECORDS_UNREADABLE = "records-unreadable", Error, Segments,
+        "A batch whose framing and checksum are sound but whose records klf could not read: it inflates past --max-decompressed-bytes, or a record does not parse. What those records say (in the metadata log: elections, ISR changes, topic settings) is missing from the answer.",
+        "If the batch is real, read it again with a larger --max-decompressed-bytes; otherwise it was not written by Kafka as it stands.";
     BATCH_FRAMING = "batch-framing", Error, Segments,
         "An entry's size field or header is impossible (size below the minimum, header cut): the segment cannot be read past this point.",
         "Kafka's recovery truncates the segment here, losing every later batch of the segment; restore the segment from another replica.";

@@ -148,6 +148,24 @@ pub fn controller_findings(
 ) -> Vec<Finding> {
     let mut out = Vec::new();
     let source = view.source.as_ref().map(|p| display(p));
+    // What the metadata log could not give: the histories lack it.
+    for p in &view.problems {
+        out.push(finding(
+            if p.io {
+                code::FILE_UNREADABLE
+            } else {
+                code::RECORDS_UNREADABLE
+            },
+            Location {
+                file: Some(p.file.clone()),
+                position: p.position,
+                topic: Some(crate::format::names::METADATA_TOPIC.to_string()),
+                partition: Some(0),
+                ..Default::default()
+            },
+            p.message.clone(),
+        ));
+    }
     for ((topic, partition), history) in &view.partitions {
         let base = Location {
             topic: Some(topic.clone()),
