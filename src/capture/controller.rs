@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 
 use crate::capture::discover::{Capture, Replica};
 use crate::capture::segment::SegmentFile;
-use crate::format::batch::{Batch, EntryError};
+use crate::format::batch::{Batch, EntryError, RecordBatch};
 use crate::format::metadata::leader_epoch_after_partition_change;
 use crate::format::metadata::{decode_metadata_record, TypedMetadata, LEADER_UNCHANGED};
 use crate::model::ReadProblem;
@@ -18,6 +18,21 @@ pub use crate::model::{ControllerView, Election, PartitionHistory};
 
 fn log_end(r: &Replica) -> i64 {
     r.segments.last().map(|s| s.base_offset).unwrap_or(-1)
+}
+
+/// The records of `batch` (of the segment `path`) that `what` says were not
+/// read.
+fn unread(path: &std::path::Path, batch: &RecordBatch<'_>, what: String) -> ReadProblem {
+    ReadProblem {
+        file: path.display().to_string(),
+        position: Some(batch.position),
+        message: format!(
+            "the records of the batch at offsets [{}, {}) {what}",
+            batch.base_offset(),
+            batch.last_offset().saturating_add(1)
+        ),
+        io: false,
+    }
 }
 
 /// Reads the most complete `__cluster_metadata` replica of the capture.
@@ -81,39 +96,28 @@ pub fn controller_view(capture: &Capture) -> Option<ControllerView> {
             if batch.is_control() || !batch.is_valid() {
                 continue;
             }
-            let records =
-                match batch.records(&mut scratch, crate::format::codec::decompressed_cap()) {
-                    Ok(r) => r,
-                    Err(e) => {
-                        view.problems.push(ReadProblem {
-                            file: path.display().to_string(),
-                            position: Some(batch.position),
-                            message: format!(
-                                "the records of the batch at offsets [{}, {}) are not read: {}",
-                                batch.base_offset(),
-                                batch.last_offset().saturating_add(1),
-                                e.reason
-                            ),
-                            io: false,
-                        });
-                        continue;
-                    }
-                };
+            let records = match batch
+                .records(&mut scratch, crate::format::codec::decompressed_cap())
+            {
+                Ok(r) => r,
+                Err(e) => {
+                    view.problems
+                        .push(unread(path, &batch, format!("are not read: {}", e.reason)));
+                    continue;
+                }
+            };
             for rec in records {
                 let rec = match rec {
                     Ok(r) => r,
                     Err(e) => {
-                        view.problems.push(ReadProblem {
-                            file: path.display().to_string(),
-                            position: Some(batch.position),
-                            message: format!(
-                                "a record of the batch at offsets [{}, {}) does not parse ({}); the rest of the batch is not read",
-                                batch.base_offset(),
-                                batch.last_offset().saturating_add(1),
+                        view.problems.push(unread(
+                            path,
+                            &batch,
+                            format!(
+                                "from a record that does not parse ({}) on are not read",
                                 e.reason
                             ),
-                            io: false,
-                        });
+                        ));
                         break;
                     }
                 };

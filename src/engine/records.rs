@@ -44,7 +44,17 @@ struct Lister<'s, 'k> {
     error: Option<io::Error>,
 }
 
-impl Lister<'_, '_> {
+impl<'s, 'k> Lister<'s, 'k> {
+    fn new(sink: &'s mut RecordSink<'k>, limit: usize) -> Self {
+        Lister {
+            sink,
+            limit,
+            summary: SummaryBuilder::default(),
+            listed: 0,
+            error: None,
+        }
+    }
+
     /// Takes `rec`; `false` when reading should stop (the sink failed).
     fn take(&mut self, rec: &LostRecord) -> bool {
         self.summary.add(rec);
@@ -93,13 +103,7 @@ pub fn stream_cut(
 ) -> io::Result<ListEnd> {
     let index = lost_batch_index(loss);
     let (from, to) = (r.truncation_offset, r.log_end_offset);
-    let mut lister = Lister {
-        sink,
-        limit,
-        summary: SummaryBuilder::default(),
-        listed: 0,
-        error: None,
-    };
+    let mut lister = Lister::new(sink, limit);
     let delivered: RefCell<HashMap<(i64, i64, i32, u32), u64>> = RefCell::new(HashMap::new());
     let mut left_out = LeftOut::default();
     let mut reached_to = from;
@@ -163,13 +167,7 @@ pub fn stream_lost(
     sink: &mut RecordSink<'_>,
 ) -> io::Result<ListEnd> {
     let ids = broker_ids(replicas);
-    let mut lister = Lister {
-        sink,
-        limit,
-        summary: SummaryBuilder::default(),
-        listed: 0,
-        error: None,
-    };
+    let mut lister = Lister::new(sink, limit);
     let mut left_out = LeftOut::default();
     let mut problems = Vec::new();
     // Runs of consecutive lost batches read from the same holder.

@@ -27,6 +27,29 @@ pub fn captures() -> Vec<PathBuf> {
     v
 }
 
+/// Every capture with a `scenario.json`: the committed ones, then those of
+/// a fresh Kafka run CI made (`KLF_FRESH_CAPTURES`), each set sorted.
+pub fn scenario_dirs() -> Vec<PathBuf> {
+    let mut roots = vec![root().join("testdata/kafka")];
+    if let Ok(extra) = std::env::var("KLF_FRESH_CAPTURES") {
+        roots.push(PathBuf::from(extra));
+    }
+    let mut out = Vec::new();
+    for r in roots {
+        let Ok(rd) = std::fs::read_dir(&r) else {
+            continue;
+        };
+        let mut dirs: Vec<PathBuf> = rd
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| p.join("scenario.json").is_file())
+            .collect();
+        dirs.sort();
+        out.extend(dirs);
+    }
+    out
+}
+
 /// Runs `klf ARGS...` (colour as on a pipe) and waits for it.
 pub fn klf(args: &[&str]) -> Output {
     Command::new(KLF)

@@ -14,39 +14,17 @@
 //! Kafka run just made.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde_json::Value;
 
-use crate::common::{klf, root, text};
+use crate::common::{klf, text};
 
 /// The families whose findings are about one node's files: what
 /// discovery found, segments, indexes, leader epochs, offsets and
 /// checkpoints. The replication family compares replicas and counts what a
 /// partition lost.
 const FILE_FAMILIES: [&str; 5] = ["capture", "segments", "indexes", "epochs", "offsets"];
-
-/// Captures with a scenario.json: the committed ones, then a fresh run's.
-fn capture_dirs() -> Vec<PathBuf> {
-    let mut roots = vec![root().join("testdata/kafka")];
-    if let Ok(extra) = std::env::var("KLF_FRESH_CAPTURES") {
-        roots.push(PathBuf::from(extra));
-    }
-    let mut out = Vec::new();
-    for r in roots {
-        let Ok(rd) = std::fs::read_dir(&r) else {
-            continue;
-        };
-        let mut dirs: Vec<PathBuf> = rd
-            .flatten()
-            .map(|e| e.path())
-            .filter(|p| p.join("scenario.json").is_file())
-            .collect();
-        dirs.sort();
-        out.extend(dirs);
-    }
-    out
-}
 
 /// The node id of a `broker-<id>` or `controller-<id>` folder name.
 fn node_folder(name: &str) -> Option<i64> {
@@ -99,7 +77,7 @@ struct Offence {
 fn klf_check_raises_no_alarm_about_a_healthy_nodes_files() {
     let mut checked = Vec::new();
     let mut offences = Vec::new();
-    for dir in capture_dirs() {
+    for dir in crate::common::scenario_dirs() {
         let s: Value =
             serde_json::from_str(&std::fs::read_to_string(dir.join("scenario.json")).unwrap())
                 .unwrap();

@@ -15,26 +15,13 @@ use serde_json::Value;
 use crate::common::{copy_tree, golden_records, klf, root, scratch, text};
 
 fn impact_dirs() -> Vec<PathBuf> {
-    let mut roots = vec![root().join("testdata/kafka")];
-    if let Ok(extra) = std::env::var("KLF_FRESH_CAPTURES") {
-        roots.push(PathBuf::from(extra));
-    }
-    let mut out = Vec::new();
-    for r in roots {
-        let Ok(rd) = std::fs::read_dir(&r) else {
-            continue;
-        };
-        for e in rd.flatten() {
-            let sj = e.path().join("scenario.json");
-            if let Ok(s) = std::fs::read_to_string(&sj) {
-                if s.contains("\"impact_truth\"") {
-                    out.push(e.path());
-                }
-            }
-        }
-    }
-    out.sort();
-    out
+    crate::common::scenario_dirs()
+        .into_iter()
+        .filter(|d| {
+            std::fs::read_to_string(d.join("scenario.json"))
+                .is_ok_and(|s| s.contains("\"impact_truth\""))
+        })
+        .collect()
 }
 
 fn brokers(dir: &Path) -> Vec<String> {

@@ -10,30 +10,12 @@
 // A test asserts by panicking: unwrap is how it says "this must hold".
 #![allow(clippy::unwrap_used)]
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 use serde_json::Value;
 
-fn scenario_dirs() -> Vec<PathBuf> {
-    let mut roots = vec![Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/kafka")];
-    if let Ok(extra) = std::env::var("KLF_FRESH_CAPTURES") {
-        roots.push(PathBuf::from(extra));
-    }
-    let mut out = Vec::new();
-    for root in roots {
-        let Ok(rd) = std::fs::read_dir(&root) else {
-            continue;
-        };
-        let mut dirs: Vec<PathBuf> = rd
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.join("scenario.json").is_file())
-            .collect();
-        dirs.sort();
-        out.extend(dirs);
-    }
-    out
-}
+use crate::common::scenario_dirs;
 
 /// `klf diff` as an operator runs it: no --leader, klf finds the leader at
 /// capture time in the capture's metadata log.
