@@ -30,8 +30,17 @@ fn shim() -> Option<&'static Path> {
         let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/faults/shim.c");
         // Built beside the others' under a name of its own, then renamed
         // into place: one file, whatever ran before.
-        let dir = Path::new(env!("CARGO_TARGET_TMPDIR"));
-        let out = dir.join("klf-fault-shim.so");
+        // (the system's temporary folder when cargo's is not writable: a
+        // test binary run by another user than the one who built it)
+        let cargo_tmp = Path::new(env!("CARGO_TARGET_TMPDIR"));
+        let probe = cargo_tmp.join(format!(".klf-probe-{}", std::process::id()));
+        let dir = if std::fs::write(&probe, b"").is_ok() {
+            let _ = std::fs::remove_file(&probe);
+            cargo_tmp.to_path_buf()
+        } else {
+            std::env::temp_dir()
+        };
+        let out = dir.join(format!("klf-fault-shim-{}.so", user_id()));
         let tmp = dir.join(format!("klf-fault-shim.so.{}", std::process::id()));
         let built = Command::new("cc")
             .args(["-shared", "-fPIC", "-O1", "-Wall", "-o"])
@@ -63,6 +72,14 @@ fn shim() -> Option<&'static Path> {
         }
     })
     .as_deref()
+}
+
+/// The user running the tests (the shim built by one user is not replaced
+/// by another's).
+fn user_id() -> u32 {
+    use std::os::unix::fs::MetadataExt;
+    // /proc/self belongs to the process's user
+    std::fs::metadata("/proc/self").map_or(0, |m| m.uid())
 }
 
 /// A scratch copy of the `unclean` capture (its brokers, without goldens
