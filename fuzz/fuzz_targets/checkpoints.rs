@@ -5,7 +5,7 @@
 use klf::format::checkpoint::{
     epoch_cache_problems, line_starts, parse_clean_shutdown, parse_leader_epoch_checkpoint,
     parse_leader_epoch_checkpoint_lenient, parse_offset_checkpoint,
-    parse_offset_checkpoint_lenient,
+    parse_offset_checkpoint_lenient, read_leader_epoch_checkpoint, read_offset_checkpoint, Limits,
 };
 use klf::format::props::{
     node_id_hint, parse_meta_properties, parse_partition_metadata, parse_properties, Uuid,
@@ -27,6 +27,25 @@ fuzz_target!(|data: &[u8]| {
     let _ = epoch_cache_problems(&ep.entries, &starts);
     for p in &ep.problems {
         let _ = p.to_string();
+    }
+    // Read a line at a time through a small buffer (its size from the
+    // first byte), the same entries and problems; within caps, the same or
+    // a refusal.
+    let cap = usize::from(data.first().copied().unwrap_or(0) % 16) + 1;
+    let small = || std::io::BufReader::with_capacity(cap, data);
+    if let Ok(r) = read_offset_checkpoint(small(), &Limits::NONE) {
+        assert!(r.entries == cp.entries && r.problems == cp.problems);
+    }
+    if let Ok(r) = read_leader_epoch_checkpoint(small(), &Limits::NONE) {
+        assert!(r.entries == ep.entries && r.problems == ep.problems);
+    }
+    let tight = Limits {
+        max_entries: 3,
+        max_line: 16,
+        max_problems: 2,
+    };
+    if let Ok(r) = read_offset_checkpoint(small(), &tight) {
+        assert!(r.entries == cp.entries && r.first_rejection() == cp.first_rejection());
     }
     let _ = parse_clean_shutdown(data);
     if let Ok(p) = parse_properties(data) {

@@ -44,7 +44,7 @@ use serde::{Deserialize, Serialize};
 
 pub use crate::model::{BatchSummary, ReplicaLog};
 
-use super::epochs::{EpochCache, EpochEntry};
+use super::epochs::{brief, EpochCache, EpochEntry};
 use super::truncation::{
     predict_truncation, FollowerView, LeaderView, Outcome, Prediction, ReplicationProtocol, Round,
 };
@@ -574,7 +574,7 @@ fn normalize(r: &ReplicaLog) -> Normalized<'_> {
             if !rejected.is_empty() {
                 findings.push(finding(
                     FindingKind::CheckpointInvalidEntries,
-                    format!("rejected checkpoint entries: {rejected:?}"),
+                    format!("rejected checkpoint entries: {}", brief(&rejected)),
                 ));
             }
             let (end_removed, start_removed) = c.repair_on_load(leo, lso);
@@ -603,7 +603,9 @@ fn normalize(r: &ReplicaLog) -> Normalized<'_> {
                 findings.push(finding(
                     FindingKind::CheckpointStaleEntries,
                     format!(
-                        "stale checkpoint entries repaired: beyond LEO {stale:?}, before LSO {start_removed:?}"
+                        "stale checkpoint entries repaired: beyond LEO {}, before LSO {}",
+                        brief(&stale),
+                        brief(&start_removed)
                     ),
                 ));
             }
@@ -620,7 +622,11 @@ fn normalize(r: &ReplicaLog) -> Normalized<'_> {
             if c != from_batches {
                 findings.push(finding(
                     FindingKind::CheckpointDiffersFromBatches,
-                    format!("repaired checkpoint {c} differs from batch-derived {from_batches}"),
+                    format!(
+                        "repaired checkpoint {} differs from batch-derived {}",
+                        c.brief(),
+                        from_batches.brief()
+                    ),
                 ));
             }
             c

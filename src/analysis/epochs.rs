@@ -280,6 +280,14 @@ impl EpochCache {
         &self.entries
     }
 
+    /// Whether `e` is one of the entries (a binary search: epochs and start
+    /// offsets increase through the cache).
+    pub fn contains(&self, e: &EpochEntry) -> bool {
+        self.entries
+            .binary_search_by_key(&e.epoch, |x| x.epoch)
+            .is_ok_and(|i| self.entries.get(i) == Some(e))
+    }
+
     /// The entries as `(epoch, start)` pairs, oldest first.
     pub fn pairs(&self) -> Vec<(i32, i64)> {
         self.entries
@@ -511,4 +519,53 @@ impl std::fmt::Display for EpochCache {
         }
         write!(f, "]")
     }
+}
+
+impl EpochCache {
+    /// The cache as [`Display`](std::fmt::Display) writes it, its entries
+    /// past the first [`LISTED`] counted rather than listed: for messages,
+    /// whose size must not grow with a checkpoint.
+    pub fn brief(&self) -> impl std::fmt::Display + '_ {
+        struct Brief<'a>(&'a [EpochEntry]);
+        impl std::fmt::Display for Brief<'_> {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                write!(f, "[")?;
+                for (i, e) in self.0.iter().take(LISTED).enumerate() {
+                    if i > 0 {
+                        write!(f, ",")?;
+                    }
+                    write!(f, "({},{})", e.epoch, e.start_offset)?;
+                }
+                if self.0.len() > LISTED {
+                    write!(f, ",… {} more", self.0.len() - LISTED)?;
+                }
+                write!(f, "]")
+            }
+        }
+        Brief(&self.entries)
+    }
+}
+
+/// Most items of a list written out in a message ([`brief`],
+/// [`EpochCache::brief`]); the rest are counted.
+pub const LISTED: usize = 10;
+
+/// `items` as `{:?}` writes a slice, the items past the first [`LISTED`]
+/// counted rather than listed (`[a, b, …, … 5 more]`): for messages, whose
+/// size must not grow with a checkpoint.
+pub fn brief<T: std::fmt::Debug>(items: &[T]) -> impl std::fmt::Display + '_ {
+    struct Brief<'a, T>(&'a [T]);
+    impl<T: std::fmt::Debug> std::fmt::Display for Brief<'_, T> {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            if self.0.len() <= LISTED {
+                return write!(f, "{:?}", self.0);
+            }
+            write!(f, "[")?;
+            for e in self.0.iter().take(LISTED) {
+                write!(f, "{e:?}, ")?;
+            }
+            write!(f, "… {} more]", self.0.len() - LISTED)
+        }
+    }
+    Brief(items)
 }

@@ -28,7 +28,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::epochs::{EpochCache, EpochEndOffset, UNDEFINED_EPOCH, UNDEFINED_EPOCH_OFFSET};
+use super::epochs::{brief, EpochCache, EpochEndOffset, UNDEFINED_EPOCH, UNDEFINED_EPOCH_OFFSET};
 
 /// Which truncation mechanism the follower uses, from its inter-broker
 /// protocol / `metadata.version` (gates of `MetadataVersion`:
@@ -1193,8 +1193,9 @@ fn sanitize_leader(l: &LeaderView, adj: &mut Vec<String>) -> LeaderView {
         .truncate_from_end(out.log_end_offset.saturating_add(1));
     if !removed.is_empty() {
         adj.push(format!(
-            "leader cache entries starting beyond its log end offset {} dropped: {:?}",
-            out.log_end_offset, removed
+            "leader cache entries starting beyond its log end offset {} dropped: {}",
+            out.log_end_offset,
+            brief(&removed)
         ));
     }
     if let Some(e) = out.current_leader_epoch {
@@ -1233,7 +1234,8 @@ fn sanitize_follower(fv: &FollowerView, adj: &mut Vec<String>) -> LogModel {
     let removed = cache.truncate_from_end(leo.saturating_add(1));
     if !removed.is_empty() {
         adj.push(format!(
-            "follower cache entries starting beyond its log end offset {leo} dropped: {removed:?}"
+            "follower cache entries starting beyond its log end offset {leo} dropped: {}",
+            brief(&removed)
         ));
     }
     let base = fv.first_segment_base.unwrap_or(lso).clamp(0, lso);

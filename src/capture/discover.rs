@@ -27,8 +27,8 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use crate::format::checkpoint::{
-    parse_clean_shutdown, parse_leader_epoch_checkpoint_lenient, parse_offset_checkpoint_lenient,
-    Checkpoint, CleanShutdown, OffsetCheckpointKind, CLEAN_SHUTDOWN_FILE,
+    parse_clean_shutdown, read_leader_epoch_checkpoint, read_offset_checkpoint, Checkpoint,
+    CleanShutdown, Limits, OffsetCheckpointKind, ReadError, CLEAN_SHUTDOWN_FILE,
     LEADER_EPOCH_CHECKPOINT_FILE,
 };
 pub use crate::format::names::{
@@ -36,9 +36,10 @@ pub use crate::format::names::{
     PendingState, ReplicaKind, SegmentFileKind, SegmentFileName, METADATA_TOPIC,
 };
 use crate::format::props::{
-    node_id_hint, parse_partition_metadata, parse_properties, MetaProperties, META_PROPERTIES_FILE,
-    PARTITION_METADATA_FILE,
+    node_id_hint, over_properties_cap, parse_partition_metadata, parse_properties, MetaProperties,
+    PropsError, MAX_PROPERTIES_BYTES, META_PROPERTIES_FILE, PARTITION_METADATA_FILE,
 };
+use crate::format::ParseError;
 pub use crate::model::capture::{
     Broker, BrokerCheckpoints, Capture, CheckpointFile, Diagnostic, KraftSnapshotFile, Level,
     NodeIdSource, PendingFile, Replica, SegmentFiles, SnapshotFile,
@@ -47,9 +48,10 @@ pub use crate::model::capture::{
 /// Tiered storage's index cache directory in a log directory root; not a partition.
 pub const REMOTE_INDEX_CACHE_DIR: &str = "remote-log-index-cache";
 
-/// Largest text file (properties, checkpoint, marker) discovery reads whole.
-/// Larger files are read up to this size and reported.
-pub const MAX_TEXT_FILE: u64 = 64 * 1024 * 1024;
+/// Largest text file (properties, marker) discovery reads whole; a larger
+/// one is not read (see [`MAX_PROPERTIES_BYTES`]). Checkpoints are read a
+/// line at a time within their own caps ([`Limits`]).
+pub const MAX_TEXT_FILE: u64 = MAX_PROPERTIES_BYTES;
 
 /// Finds brokers, replicas and segments under `paths` (see the module
 /// documentation for what each path may be). Never fails: whatever cannot be
@@ -83,6 +85,8 @@ struct Discovery {
     diags: Vec<Diagnostic>,
     /// Reads that failed (see [`Capture::unreadable`]).
     unreadable: BTreeSet<PathBuf>,
+    /// Files over a cap, not read (see [`Capture::refused`]).
+    refused: BTreeSet<PathBuf>,
 }
 
 impl Discovery {
@@ -372,6 +376,7 @@ impl Discovery {
         cap.metadata_logs.sort_by_key(order);
         cap.excluded = self.excluded.into_iter().collect();
         cap.unreadable = std::mem::take(&mut self.unreadable).into_iter().collect();
+        cap.refused = std::mem::take(&mut self.refused).into_iter().collect();
         self.diags.sort_by(|a, b| a.path.cmp(&b.path));
         self.diags.dedup();
         cap.warnings = self.diags;
@@ -527,8 +532,9 @@ impl Discovery {
                     Level::Note,
                     "Kafka creates checkpoint files empty and fills them on the first write",
                 );
-                if let Some(bytes) = self.read_text(&child, Some(empty)) {
-                    let checkpoint = parse_offset_checkpoint_lenient(&bytes);
+                let read =
+                    |r: &mut dyn std::io::BufRead| read_offset_checkpoint(r, &Limits::OFFSETS);
+                if let Some(checkpoint) = self.read_checkpoint(&child, empty, read) {
                     self.report_checkpoint(&child, &checkpoint);
                     *broker.checkpoints.slot(kind) = Some(CheckpointFile {
                         path: child,
@@ -536,8 +542,17 @@ impl Discovery {
                     });
                 }
             } else if name == CLEAN_SHUTDOWN_FILE {
-                if let Some(bytes) = self.read_text(&child, None) {
-                    let marker = parse_clean_shutdown(&bytes);
+                if let Some(text) = self.read_text(&child, None) {
+                    // Its presence is what Kafka goes by: one over the cap
+                    // still counts, its content unreadable.
+                    let marker = match text {
+                        Ok(bytes) => parse_clean_shutdown(&bytes),
+                        Err(why) => {
+                            broker.clean_shutdown =
+                                Some(CleanShutdown::Unreadable(ParseError::new(0, why)));
+                            continue;
+                        }
+                    };
                     if let CleanShutdown::Unreadable(e) = &marker {
                         self.warn(
                             &child,
@@ -602,6 +617,7 @@ impl Discovery {
         for (r, sub) in read {
             self.diags.extend(sub.diags);
             self.unreadable.extend(sub.unreadable);
+            self.refused.extend(sub.refused);
             replicas.push(r);
         }
         self.cross_check_checkpoints(&broker, &replicas);
@@ -662,9 +678,19 @@ impl Discovery {
     }
 
     fn read_meta(&mut self, path: &Path, broker: &mut Broker) {
-        let Some(bytes) = self.read_text(path, Some((Level::Warning, "Kafka cannot start on it")))
+        let Some(text) = self.read_text(path, Some((Level::Warning, "Kafka cannot start on it")))
         else {
             return;
+        };
+        let bytes = match text {
+            Ok(bytes) => bytes,
+            Err(why) => {
+                broker.meta = Some(Err(PropsError {
+                    line: None,
+                    error: ParseError::new(0, why),
+                }));
+                return;
+            }
         };
         match parse_properties(&bytes) {
             Ok(props) => {
@@ -698,7 +724,7 @@ impl Discovery {
         } else {
             (Level::Warning, "Kafka would fail to read it")
         };
-        let more = match cp.problems.len() {
+        let more = match cp.problem_count() {
             1 => String::new(),
             n => format!(" (+{} more)", n - 1),
         };
@@ -715,8 +741,15 @@ impl Discovery {
 
     /// Reads a small text file read-only; reports empty, oversized and
     /// unreadable files. `empty` says what an empty file means: `None` for
-    /// nothing to report, else the level and explanation.
-    fn read_text(&mut self, path: &Path, empty: Option<(Level, &str)>) -> Option<Vec<u8>> {
+    /// nothing to report, else the level and explanation. `None` when the
+    /// read failed; `Some(Err(why))` when the file is over
+    /// [`MAX_PROPERTIES_BYTES`] (judged by the open file's length: nothing
+    /// of it is read or held).
+    fn read_text(
+        &mut self,
+        path: &Path,
+        empty: Option<(Level, &str)>,
+    ) -> Option<Result<Vec<u8>, String>> {
         let file = match fs::File::open(path) {
             Ok(f) => f,
             Err(e) => {
@@ -724,26 +757,85 @@ impl Discovery {
                 return None;
             }
         };
+        let len = match file.len() {
+            Ok(n) => n,
+            Err(e) => {
+                self.read_failed(path, format!("cannot stat: {e}"));
+                return None;
+            }
+        };
+        if len > MAX_PROPERTIES_BYTES {
+            return Some(Err(self.refuse(path, over_properties_cap(len))));
+        }
         let mut bytes = Vec::new();
-        if let Err(e) = file.take(MAX_TEXT_FILE + 1).read_to_end(&mut bytes) {
+        if let Err(e) = file.take(MAX_PROPERTIES_BYTES + 1).read_to_end(&mut bytes) {
             self.read_failed(path, format!("read error: {e}"));
             return None;
         }
-        if bytes.len() as u64 > MAX_TEXT_FILE {
-            bytes.truncate(MAX_TEXT_FILE as usize);
-            self.warn(
-                path,
-                format!("larger than {MAX_TEXT_FILE} bytes; only the start was read"),
-            );
+        if bytes.len() as u64 > MAX_PROPERTIES_BYTES {
+            // It grew since its length was looked at.
+            let why = over_properties_cap(bytes.len() as u64);
+            return Some(Err(self.refuse(path, why)));
         }
-        if let (true, Some((level, why))) = (bytes.is_empty(), empty) {
+        self.say_empty(path, bytes.is_empty(), empty);
+        Some(Ok(bytes))
+    }
+
+    /// A file over one of klf's caps: a warning, and kept as refused (its
+    /// reader goes on as if Kafka could not use it). Returns the reason.
+    fn refuse(&mut self, path: &Path, why: String) -> String {
+        fs::note_refused(path, why.clone());
+        self.refused.insert(path.to_path_buf());
+        let why = format!("not read: {why}");
+        self.warn(path, why.clone());
+        why
+    }
+
+    fn say_empty(&mut self, path: &Path, is_empty: bool, empty: Option<(Level, &str)>) {
+        if let (true, Some((level, why))) = (is_empty, empty) {
             self.diags.push(Diagnostic {
                 path: path.to_path_buf(),
                 level,
                 message: format!("empty file: {why}"),
             });
         }
-        Some(bytes)
+    }
+
+    /// Reads a checkpoint file read-only, a line at a time through `read`
+    /// (which applies the checkpoint's caps); reports empty, unreadable and
+    /// over-cap files. `None` when it could not be read or is over a cap
+    /// (then left out, as if missing: nothing of it is used).
+    fn read_checkpoint<T>(
+        &mut self,
+        path: &Path,
+        empty: (Level, &str),
+        read: impl FnOnce(&mut dyn std::io::BufRead) -> Result<Checkpoint<T>, ReadError>,
+    ) -> Option<Checkpoint<T>> {
+        let file = match fs::File::open(path) {
+            Ok(f) => f,
+            Err(e) => {
+                self.read_failed(path, format!("cannot open for reading: {e}"));
+                return None;
+            }
+        };
+        let mut r = std::io::BufReader::with_capacity(64 * 1024, file);
+        let read = read(&mut r);
+        match read {
+            Ok(cp) => {
+                let is_empty = cp.version.is_none() && cp.problem_count() == 0;
+                self.say_empty(path, is_empty, Some(empty));
+                Some(cp)
+            }
+            Err(ReadError::Read(e)) => {
+                self.read_failed(path, format!("read error: {e}"));
+                None
+            }
+            Err(ReadError::OverCap(c)) => {
+                self.refuse(path, c.to_string());
+                None
+            }
+            Err(ReadError::Sink(never)) => match never {},
+        }
     }
 
     /// What a directory entry is after following a symlink; `None` (reported)
@@ -867,8 +959,9 @@ impl Discovery {
                     Level::Note,
                     "no leader epoch recorded (Kafka creates the file empty)",
                 );
-                if let Some(bytes) = self.read_text(&path, Some(empty)) {
-                    let checkpoint = parse_leader_epoch_checkpoint_lenient(&bytes);
+                let read =
+                    |r: &mut dyn std::io::BufRead| read_leader_epoch_checkpoint(r, &Limits::EPOCHS);
+                if let Some(checkpoint) = self.read_checkpoint(&path, empty, read) {
                     self.report_checkpoint(&path, &checkpoint);
                     r.leader_epoch_checkpoint = Some(CheckpointFile { path, checkpoint });
                 }
@@ -876,14 +969,24 @@ impl Discovery {
             }
             if name == PARTITION_METADATA_FILE {
                 let empty = (Level::Warning, "Kafka cannot read a topic id from it");
-                if let Some(bytes) = self.read_text(&path, Some(empty)) {
-                    let pm = parse_partition_metadata(&bytes);
-                    if let Err(e) = &pm {
-                        self.warn(
-                            &path,
-                            format!("Kafka would fail to read partition.metadata: {e}"),
-                        );
-                    }
+                if let Some(text) = self.read_text(&path, Some(empty)) {
+                    let pm = match text {
+                        Ok(bytes) => {
+                            let pm = parse_partition_metadata(&bytes);
+                            if let Err(e) = &pm {
+                                self.warn(
+                                    &path,
+                                    format!("Kafka would fail to read partition.metadata: {e}"),
+                                );
+                            }
+                            pm
+                        }
+                        // Over the cap (already said): no topic id from it.
+                        Err(why) => Err(PropsError {
+                            line: None,
+                            error: ParseError::new(0, why),
+                        }),
+                    };
                     r.partition_metadata = Some(pm);
                 }
                 continue;

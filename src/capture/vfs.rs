@@ -969,6 +969,29 @@ pub fn failed_reads() -> Vec<(PathBuf, String)> {
         .unwrap_or_default()
 }
 
+/// Files left unread because they are over one of klf's caps (a
+/// properties file larger than any Kafka writes, a checkpoint with more
+/// entries than klf reads): path → reason, in path order.
+static REFUSED: std::sync::Mutex<BTreeMap<PathBuf, String>> =
+    std::sync::Mutex::new(BTreeMap::new());
+
+/// Notes that `path` was left unread, over one of klf's caps (see
+/// [`refused`]): not the machine's failure, but not a whole reading either.
+pub fn note_refused(path: &Path, reason: String) {
+    if let Ok(mut r) = REFUSED.lock() {
+        r.entry(path.to_path_buf()).or_insert(reason);
+    }
+}
+
+/// Every file noted by [`note_refused`] so far: (path, reason), in path
+/// order.
+pub fn refused() -> Vec<(PathBuf, String)> {
+    REFUSED
+        .lock()
+        .map(|r| r.iter().map(|(p, why)| (p.clone(), why.clone())).collect())
+        .unwrap_or_default()
+}
+
 /// Files on disk opened for their bytes: path → size and modification
 /// time when first read, checked by every later [`opened`] of the same
 /// path and again by [`recheck_opened`].
@@ -1230,6 +1253,42 @@ impl File {
     }
 }
 
+impl File {
+    /// The file's length now, from the open file (nothing is read).
+    pub fn len(&self) -> io::Result<u64> {
+        match self {
+            File::Disk(f, p) => noted(p, f.metadata()).map(|m| m.len()),
+            File::Memory(c) => Ok(c.get_ref().len() as u64),
+        }
+    }
+
+    /// Whether the file is empty now.
+    pub fn is_empty(&self) -> io::Result<bool> {
+        self.len().map(|n| n == 0)
+    }
+}
+
+impl io::Seek for File {
+    fn seek(&mut self, to: io::SeekFrom) -> io::Result<u64> {
+        match self {
+            File::Disk(f, p) => noted(p, io::Seek::seek(f, to)),
+            File::Memory(c) => {
+                let len = c.get_ref().len() as u64;
+                let at = match to {
+                    io::SeekFrom::Start(n) => Some(n),
+                    io::SeekFrom::End(d) => len.checked_add_signed(d),
+                    io::SeekFrom::Current(d) => c.position().checked_add_signed(d),
+                };
+                let at = at.ok_or_else(|| {
+                    io::Error::new(io::ErrorKind::InvalidInput, "seek to a negative position")
+                })?;
+                c.set_position(at);
+                Ok(at)
+            }
+        }
+    }
+}
+
 impl Read for File {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         match self {
@@ -1244,6 +1303,36 @@ impl Read for File {
             }
         }
     }
+}
+
+/// Opens a file to read a little at a time (a checkpoint, say), noting it
+/// as read (see [`opened`]): the file and its length.
+pub fn open_file(p: &Path) -> io::Result<(File, u64)> {
+    let f = File::open(p)?;
+    let len = f.len()?;
+    if let File::Disk(d, _) = &f {
+        let modified = d.metadata().ok().and_then(|m| m.modified().ok());
+        opened(p, len, modified)?;
+    }
+    Ok((f, len))
+}
+
+/// The bytes of a small file, when its length is at most `cap` (judged by
+/// the open file's length: a larger file is not read, and `None` comes
+/// back); and its length.
+pub fn read_small(p: &Path, cap: u64) -> io::Result<(Option<Vec<u8>>, u64)> {
+    let (f, len) = open_file(p)?;
+    if len > cap {
+        return Ok((None, len));
+    }
+    let mut bytes = Vec::new();
+    crate::format::memory::fallible(|| f.take(cap + 1).read_to_end(&mut bytes))?;
+    let n = bytes.len() as u64;
+    if n > cap {
+        // It grew since it was opened.
+        return Ok((None, n));
+    }
+    Ok((Some(bytes), n))
 }
 
 /// [`FileBytes::open`] for real paths; for a path inside an archive, the

@@ -49,7 +49,8 @@ pub const AFTER_HELP: &str = concat!(
     "\
 Exit status:
   0  nothing at or above --fail-on (after the baseline)
-  1  findings at or above --fail-on
+  1  findings at or above --fail-on, or a file-too-large finding (a file
+     over klf's caps, left unread) whatever the baseline says
   2  usage or I/O error (a missing PATH, an unreadable archive or baseline,
      a file-unreadable finding, whatever --fail-on and the baseline say)
 

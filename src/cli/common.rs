@@ -14,7 +14,10 @@ use klf::capture::vfs;
 pub const TOP_HELP: &str = "\
 Exit status:
   0  clean: nothing wrong found
-  1  corruption or data loss found (what counts is per subcommand)
+  1  corruption or data loss found (what counts is per subcommand), or a
+     file over klf's caps left unread (a properties file over 1 MiB, a
+     checkpoint with a line over 4 KiB or over 1,000,000 entries; named at
+     the end)
   2  usage or I/O error: a bad option, a PATH that does not exist, an
      archive that cannot be read or escapes its root, a file or folder
      that cannot be read (EIO, too few file descriptors, a link that
@@ -553,7 +556,14 @@ const FAILED_READS_SHOWN: usize = 20;
 /// was read; see [`vfs::failed_reads`]), whatever the command made of the
 /// rest is incomplete: each such file is named and the run exits 2, never
 /// 0 or 1.
+///
+/// Before that, files left unread because they are over one of klf's caps
+/// ([`vfs::refused`]: a properties file larger than Kafka writes, a
+/// checkpoint with more entries than klf reads) make a clean run exit 1:
+/// the answer holds without them, but it is not a whole reading, and 0
+/// would say it is.
 pub fn settle_failed_reads(out: &mut Output, status: Status) -> Status {
+    let status = settle_refused(out, status);
     let failed = vfs::failed_reads();
     if failed.is_empty() {
         return status;
@@ -575,6 +585,29 @@ pub fn settle_failed_reads(out: &mut Output, status: Status) -> Status {
         klf::render::text::counted(failed.len() as u64, "file")
     ));
     status.worst(Status::Failure)
+}
+
+/// Files over one of klf's caps, not read: named (each was a warning when
+/// it was met), and the run exits at least 1.
+fn settle_refused(out: &mut Output, status: Status) -> Status {
+    let refused = vfs::refused();
+    if refused.is_empty() {
+        return status;
+    }
+    for (path, reason) in refused.iter().take(FAILED_READS_SHOWN) {
+        out.diag(format_args!("klf: {}: not read: {reason}", path.display()));
+    }
+    if refused.len() > FAILED_READS_SHOWN {
+        out.diag(format_args!(
+            "klf: ... and {} more files over klf's caps",
+            refused.len() - FAILED_READS_SHOWN
+        ));
+    }
+    out.diag(format_args!(
+        "klf: {} left unread, over klf's caps (what Kafka writes never is): the result is incomplete",
+        klf::render::text::counted(refused.len() as u64, "file")
+    ));
+    status.worst(Status::Corruption)
 }
 
 /// The reason a path cannot be used, with the likely fix: for a missing

@@ -29,7 +29,7 @@ use std::borrow::Cow;
 use klf::format::checkpoint::{
     OffsetCheckpointKind, CLEAN_SHUTDOWN_FILE, LEADER_EPOCH_CHECKPOINT_FILE,
 };
-use klf::format::props::{META_PROPERTIES_FILE, PARTITION_METADATA_FILE};
+use klf::format::props::{MAX_PROPERTIES_BYTES, META_PROPERTIES_FILE, PARTITION_METADATA_FILE};
 use klf::format::ParseError;
 use klf::render::kafka::{
     ClassFormatter, DecoderClass, DumpError, Dumper, Encoding, FileNames, Formatted, Options,
@@ -70,7 +70,9 @@ pub const AFTER_HELP: &str = "\
 Exit status:
   0  nothing wrong (also when stdout is closed early, as with | head)
   1  corruption found: a bad CRC, a torn tail, a batch or entry that cannot
-     be read, a checkpoint, properties or snapshot file Kafka would refuse
+     be read, a checkpoint, properties or snapshot file Kafka would refuse,
+     a file over klf's caps (not read: a properties or state file over
+     1 MiB, a checkpoint with a line over 4 KiB or over 1,000,000 entries)
   2  usage or I/O error: no PATH, a missing or unreadable file or PATH, the
      .log of an index missing, an unreadable archive
 
@@ -81,7 +83,9 @@ Output:
          checkpoint entry or problem; every object has \"type\" and \"file\"
          first (docs/json.md in the klf sources lists every type and field)
   table  tables for reading (default on a terminal)
-  Problems go to stderr as FILE:BYTE: reason and the next file is dumped.
+  Problems go to stderr as FILE:BYTE: reason (the first 1000 of a file's)
+  and the next file is dumped. Checkpoints, snapshots and the other files
+  are written an entry at a time, never held whole.
 
 Inputs:
   PATH may be a segment, index, snapshot or checkpoint file, a partition
@@ -506,7 +510,9 @@ pub fn kind_name(kind: Kind, name: &str) -> &'static str {
 /// The file bytes a dump of one file needs.
 pub struct Inputs {
     /// The file itself, unless it is a `.log` (read through `log`, a
-    /// window at a time when it is not mapped): then empty.
+    /// window at a time when it is not mapped), a checkpoint (read a line
+    /// at a time by its dumper) or a properties or state file over
+    /// [`MAX_PROPERTIES_BYTES`] (not read): then empty.
     pub main: FileBytes,
     /// The `.log`: the file itself (a `.log` or a KRaft `.checkpoint`), or
     /// the `.log` of the same base offset (index kinds).
@@ -654,6 +660,22 @@ pub fn load(names: &FileNames, kind: Kind, seek: bool) -> Result<Inputs, (String
     // one is a few entries and a hole); other files whole.
     let (main, size) = if matches!(kind, Kind::Index | Kind::TimeIndex) {
         vfs::open_data(Path::new(&names.display)).map_err(|e| (names.display.clone(), e))?
+    } else if let Kind::Text(t) = kind {
+        // A checkpoint is read a line at a time by its dumper; a
+        // properties or state file whole, unless it is over the cap (its
+        // dumper says so).
+        let path = Path::new(&names.display);
+        let fail = |e| (names.display.clone(), e);
+        if matches!(
+            t,
+            TextKind::OffsetCheckpoint(_) | TextKind::LeaderEpochCheckpoint
+        ) {
+            let len = vfs::metadata(path).map_err(fail)?.len();
+            (FileBytes::from_vec(Vec::new()), len)
+        } else {
+            let (bytes, len) = vfs::read_small(path, MAX_PROPERTIES_BYTES).map_err(fail)?;
+            (FileBytes::from_vec(bytes.unwrap_or_default()), len)
+        }
     } else {
         let main = vfs::open(Path::new(&names.display)).map_err(|e| (names.display.clone(), e))?;
         let size = main.len() as u64;

@@ -446,9 +446,9 @@ pub fn plan_window(replicas: &[Replica], ids: &[i32]) -> Result<(i64, u64), (Str
         window = window.min(p.hw).min(p.leo);
         // The first epoch entry that another replica reaching it lacks.
         for e in p.cache.entries() {
-            let disagrees = plans.iter().any(|o| {
-                o.broker != p.broker && o.leo > e.start_offset && !o.cache.entries().contains(e)
-            });
+            let disagrees = plans
+                .iter()
+                .any(|o| o.broker != p.broker && o.leo > e.start_offset && !o.cache.contains(e));
             if disagrees {
                 window = window.min(e.start_offset);
                 break;

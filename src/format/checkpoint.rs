@@ -50,10 +50,19 @@
 //!
 //! `.kafka_cleanshutdown` (not a checkpoint in this format, but read beside
 //! them) is handled by [`parse_clean_shutdown`].
+//!
+//! Every reader takes its bytes a line at a time from any [`BufRead`] (the
+//! `parse_*` functions from a slice already in memory), so a file is never
+//! held whole: [`read_offset_checkpoint`] and [`read_leader_epoch_checkpoint`]
+//! keep the entries (within klf's caps, [`Limits`]: a file over them is not
+//! read, [`OverCap`]), [`stream_offset_checkpoint`] and
+//! [`stream_leader_epoch_checkpoint`] hand each entry and problem on as it is
+//! met and keep nothing. No count read from a file sizes an allocation.
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::fmt;
+use std::io::{self, BufRead};
 
 use super::ParseError;
 
@@ -237,14 +246,22 @@ pub struct Checkpoint<T> {
     pub declared_count: Option<i32>,
     /// Entries in file order (lines that could not be parsed are left out).
     pub entries: Vec<T>,
-    /// Every problem met, in file order. After a strict parse this holds only
-    /// problems Kafka accepts ([`ProblemKind::kafka_rejects`] false).
+    /// Every problem met, in file order (a reader with a cap on problems,
+    /// [`Limits::max_problems`], keeps the first ones and the one Kafka fails
+    /// on, and counts the rest in `more_problems`). After a strict parse this
+    /// holds only problems Kafka accepts ([`ProblemKind::kafka_rejects`]
+    /// false).
     pub problems: Vec<CheckpointProblem>,
+    /// Problems met but not kept in `problems`.
+    pub more_problems: u64,
     /// Index in `problems` of the one Kafka fails on first, if any. This is
     /// usually the first rejecting problem in file order, except for bytes
     /// that are not UTF-8: Java decodes the file in chunks of 8192
     /// characters and fails on the whole chunk before handing out its lines.
     pub kafka_failure: Option<usize>,
+    /// Indexes of `entries` sorted by topic, partition and line (offset
+    /// checkpoints), for [`Checkpoint::offset_of`].
+    by_key: Vec<u32>,
 }
 
 impl<T> Checkpoint<T> {
@@ -258,6 +275,12 @@ impl<T> Checkpoint<T> {
         self.kafka_failure.and_then(|i| self.problems.get(i))
     }
 
+    /// Every problem met: those kept in [`Checkpoint::problems`] and those
+    /// only counted ([`Checkpoint::more_problems`]).
+    pub fn problem_count(&self) -> u64 {
+        self.problems.len() as u64 + self.more_problems
+    }
+
     fn into_strict(mut self) -> Result<Self, CheckpointProblem> {
         if let Some(idx) = self.kafka_failure {
             if idx < self.problems.len() {
@@ -267,51 +290,16 @@ impl<T> Checkpoint<T> {
         Ok(self)
     }
 
-    /// Sorts the problems into file order and works out which one Kafka
-    /// meets first.
-    fn settle(&mut self, bytes: &[u8]) {
-        sort_problems(&mut self.problems);
-        let lines = split_lines(bytes);
-        // Line number before which the first non-UTF-8 chunk stops Kafka.
-        let utf8_stop = self
-            .problems
-            .iter()
-            .filter(|p| p.kind == ProblemKind::InvalidUtf8)
-            .map(|p| p.error.pos)
-            .min()
-            .map(|bad| {
-                let chunk_start = utf8_chunk_start(bytes, bad as usize);
-                lines
-                    .iter()
-                    .position(|l| !l.terminated || l.end >= chunk_start)
-                    .map(|i| i as u64 + 1)
-                    .unwrap_or(u64::MAX)
-            });
-        let first_bad = self.first_invalid_utf8();
-        let key = |p: &CheckpointProblem| -> (u64, u8, u64) {
-            match p.kind {
-                ProblemKind::InvalidUtf8 if Some(p.error.pos) == first_bad => {
-                    (utf8_stop.unwrap_or(u64::MAX), 0, p.error.pos)
-                }
-                ProblemKind::NegativeEpochEntry => (u64::MAX, 2, p.error.pos),
-                _ => (p.line.map(u64::from).unwrap_or(u64::MAX), 1, p.error.pos),
-            }
-        };
-        self.kafka_failure = self
-            .problems
-            .iter()
-            .enumerate()
-            .filter(|(_, p)| p.kind.kafka_rejects())
-            .min_by_key(|(_, p)| key(p))
-            .map(|(i, _)| i);
-    }
-
-    fn first_invalid_utf8(&self) -> Option<u64> {
-        self.problems
-            .iter()
-            .filter(|p| p.kind == ProblemKind::InvalidUtf8)
-            .map(|p| p.error.pos)
-            .min()
+    fn empty() -> Self {
+        Checkpoint {
+            version: None,
+            declared_count: None,
+            entries: Vec::new(),
+            problems: Vec::new(),
+            more_problems: 0,
+            kafka_failure: None,
+            by_key: Vec::new(),
+        }
     }
 }
 
@@ -326,12 +314,212 @@ impl Checkpoint<OffsetEntry> {
     }
 
     /// The offset Kafka would take for `topic`/`partition` (last line wins).
+    /// A lookup in the reader's index of the entries (a scan when the
+    /// entries were changed since).
     pub fn offset_of(&self, topic: &str, partition: i32) -> Option<i64> {
-        self.entries
-            .iter()
-            .rev()
-            .find(|e| e.partition == partition && e.topic == topic)
-            .map(|e| e.offset)
+        if self.by_key.len() != self.entries.len() {
+            return self
+                .entries
+                .iter()
+                .rev()
+                .find(|e| e.partition == partition && e.topic == topic)
+                .map(|e| e.offset);
+        }
+        let key = |i: u32| {
+            self.entries
+                .get(i as usize)
+                .map(|e| (e.topic.as_str(), e.partition))
+        };
+        // The index is sorted by (topic, partition, line): the last entry
+        // of the key is the one just before the first greater key.
+        let after = self
+            .by_key
+            .partition_point(|&i| key(i).is_some_and(|k| k <= (topic, partition)));
+        let i = *self.by_key.get(after.checked_sub(1)?)?;
+        let e = self.entries.get(i as usize)?;
+        (e.topic == topic && e.partition == partition).then_some(e.offset)
+    }
+
+    fn index_by_key(&mut self) {
+        let n = u32::try_from(self.entries.len()).unwrap_or(u32::MAX);
+        let mut idx: Vec<u32> = (0..n).collect();
+        let entries = &self.entries;
+        idx.sort_by(|&a, &b| {
+            let k = |i: u32| {
+                entries
+                    .get(i as usize)
+                    .map(|e| (e.topic.as_str(), e.partition))
+            };
+            (k(a), a).cmp(&(k(b), b))
+        });
+        self.by_key = idx;
+    }
+}
+
+/// Longest line, in bytes, klf reads in a checkpoint file. Kafka's longest
+/// line is under 300 bytes (a topic name of at most 249 characters and two
+/// numbers); a longer line is not something Kafka wrote, and a file that has
+/// one is not read ([`OverCap::Line`]).
+pub const MAX_LINE_BYTES: usize = 4096;
+
+/// Most entries klf reads from a `leader-epoch-checkpoint`. Kafka writes one
+/// entry per leader epoch that wrote to the partition and drops the entries
+/// of deleted segments: a real file has a handful, and a partition whose
+/// leader changed every second for eleven days would have a million.
+pub const MAX_EPOCH_ENTRIES: u64 = 1_000_000;
+
+/// Most entries klf reads from an offset checkpoint. Kafka writes one entry
+/// per partition of the log directory: a broker with 200,000 partitions is
+/// extreme, and this is five times that.
+pub const MAX_OFFSET_ENTRIES: u64 = 1_000_000;
+
+/// Problems a capped reader keeps whole; the rest are counted
+/// ([`Checkpoint::more_problems`]), except the one Kafka fails on, which is
+/// always kept.
+pub const KEPT_PROBLEMS: usize = 100;
+
+/// What a checkpoint reader takes in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// Most entry lines (the lines after the version and count lines).
+    pub max_entries: u64,
+    /// Longest line, without its terminator.
+    pub max_line: usize,
+    /// Most problems kept whole (see [`KEPT_PROBLEMS`]).
+    pub max_problems: usize,
+}
+
+impl Limits {
+    /// Everything is read and kept (what the `parse_*` functions over
+    /// bytes already in memory use).
+    pub const NONE: Limits = Limits {
+        max_entries: u64::MAX,
+        max_line: usize::MAX,
+        max_problems: usize::MAX,
+    };
+    /// klf's caps for a `leader-epoch-checkpoint`.
+    pub const EPOCHS: Limits = Limits {
+        max_entries: MAX_EPOCH_ENTRIES,
+        max_line: MAX_LINE_BYTES,
+        max_problems: KEPT_PROBLEMS,
+    };
+    /// klf's caps for an offset checkpoint.
+    pub const OFFSETS: Limits = Limits {
+        max_entries: MAX_OFFSET_ENTRIES,
+        max_line: MAX_LINE_BYTES,
+        max_problems: KEPT_PROBLEMS,
+    };
+}
+
+/// Why a checkpoint file was not read: it is over one of klf's caps
+/// ([`Limits`]), which no file Kafka writes reaches.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum OverCap {
+    /// More entry lines than `cap`; `pos` is where the first line over the
+    /// cap starts, `declared` what the count line says.
+    Entries {
+        /// The cap.
+        cap: u64,
+        /// The count line, if it parsed.
+        declared: Option<i32>,
+        /// Byte position of the first line over the cap.
+        pos: u64,
+    },
+    /// A line longer than `cap` bytes.
+    Line {
+        /// The cap.
+        cap: usize,
+        /// 1-based line number.
+        line: u32,
+        /// Byte position where the line starts.
+        pos: u64,
+    },
+}
+
+impl OverCap {
+    /// Byte position the refusal is about.
+    pub fn pos(&self) -> u64 {
+        match self {
+            OverCap::Entries { pos, .. } | OverCap::Line { pos, .. } => *pos,
+        }
+    }
+}
+
+impl fmt::Display for OverCap {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            OverCap::Entries { cap, declared, .. } => {
+                write!(f, "more than {cap} entries")?;
+                if let Some(n) = declared {
+                    write!(f, " (its count line says {n})")?;
+                }
+                write!(
+                    f,
+                    ", over klf's cap of {cap} entries for this checkpoint (a real one has far fewer)"
+                )
+            }
+            OverCap::Line { cap, line, .. } => write!(
+                f,
+                "line {line} is longer than {cap} bytes, over klf's cap for a checkpoint line (the longest Kafka writes is under 300 bytes)"
+            ),
+        }
+    }
+}
+
+/// Why a streaming read of a checkpoint stopped.
+#[derive(Debug)]
+pub enum ReadError<E = std::convert::Infallible> {
+    /// Reading the bytes failed.
+    Read(io::Error),
+    /// The file is over a cap (nothing of it is to be used).
+    OverCap(OverCap),
+    /// The consumer of the items failed (a write, say).
+    Sink(E),
+}
+
+impl<E: fmt::Display> fmt::Display for ReadError<E> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ReadError::Read(e) => write!(f, "{e}"),
+            ReadError::OverCap(c) => write!(f, "{c}"),
+            ReadError::Sink(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+/// One item of a streaming read ([`stream_offset_checkpoint`],
+/// [`stream_leader_epoch_checkpoint`]): entries and problems, each in file
+/// order (and the problems sorted as [`Checkpoint::problems`] is).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Item<T> {
+    /// An entry that parsed.
+    Entry(T),
+    /// A problem.
+    Problem(CheckpointProblem),
+}
+
+/// What a streaming read found, besides its items.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Summary {
+    /// The version line, if it parsed.
+    pub version: Option<i32>,
+    /// The count line, if it parsed.
+    pub declared_count: Option<i32>,
+    /// Entries that parsed.
+    pub entries: u64,
+    /// Problems met.
+    pub problems: u64,
+    /// The problem Kafka's reader fails on first (see
+    /// [`Checkpoint::kafka_failure`]), and its number among the problems.
+    pub kafka_failure: Option<(u64, CheckpointProblem)>,
+    /// Bytes read.
+    pub bytes: u64,
+}
+
+impl Summary {
+    /// True when Kafka would read the file without error.
+    pub fn kafka_accepts(&self) -> bool {
+        self.kafka_failure.is_none()
     }
 }
 
@@ -346,9 +534,226 @@ pub fn parse_offset_checkpoint(bytes: &[u8]) -> Result<Checkpoint<OffsetEntry>, 
 /// Parses an offset checkpoint, keeping every entry that could be read and
 /// recording every problem (including those Kafka would fail on).
 pub fn parse_offset_checkpoint_lenient(bytes: &[u8]) -> Checkpoint<OffsetEntry> {
-    let mut cp = parse_layout(bytes, 3, |tokens, line_no, problems| {
-        let (ppos, ptok) = tokens[1];
-        let (opos, otok) = tokens[2];
+    read_offset_checkpoint(bytes, &Limits::NONE).unwrap_or_else(|_| Checkpoint::empty())
+}
+
+/// Reads an offset checkpoint a line at a time from `r` (a file, say),
+/// within `limits`: the entries, the first problems (and the one Kafka fails
+/// on), and an index for [`Checkpoint::offset_of`]. What is held is the
+/// entries, never the file.
+pub fn read_offset_checkpoint<R: BufRead>(
+    r: R,
+    limits: &Limits,
+) -> Result<Checkpoint<OffsetEntry>, ReadError> {
+    let mut cp = collect(r, limits, |r, l, sink| stream_offset_checkpoint(r, l, sink))?;
+    cp.index_by_key();
+    Ok(cp)
+}
+
+/// Reads an offset checkpoint a line at a time from `r`, handing each entry
+/// and problem to `sink` as it is met (nothing is kept: memory is that of
+/// one line, and of the topic-partitions seen, to find duplicates).
+pub fn stream_offset_checkpoint<R: BufRead, E>(
+    r: R,
+    limits: &Limits,
+    sink: impl FnMut(Item<OffsetEntry>) -> Result<(), E>,
+) -> Result<Summary, ReadError<E>> {
+    drive(r, limits, &mut OffsetShape::default(), sink)
+}
+
+/// Parses a `leader-epoch-checkpoint` exactly as Kafka's checkpoint reader
+/// does; the entries are not checked against the rules of Kafka's epoch cache
+/// (see [`epoch_cache_problems`]).
+pub fn parse_leader_epoch_checkpoint(
+    bytes: &[u8],
+) -> Result<Checkpoint<EpochEntry>, CheckpointProblem> {
+    collect(bytes, &Limits::NONE, |r, l, sink| {
+        drive(r, l, &mut EpochShape::file_rules_only(), sink)
+    })
+    .unwrap_or_else(|_| Checkpoint::empty())
+    .into_strict()
+}
+
+/// Parses a `leader-epoch-checkpoint`, keeping every entry that could be read
+/// and recording every problem, including those of [`epoch_cache_problems`].
+pub fn parse_leader_epoch_checkpoint_lenient(bytes: &[u8]) -> Checkpoint<EpochEntry> {
+    read_leader_epoch_checkpoint(bytes, &Limits::NONE).unwrap_or_else(|_| Checkpoint::empty())
+}
+
+/// Reads a `leader-epoch-checkpoint` a line at a time from `r` within
+/// `limits`, as [`parse_leader_epoch_checkpoint_lenient`] reads bytes.
+pub fn read_leader_epoch_checkpoint<R: BufRead>(
+    r: R,
+    limits: &Limits,
+) -> Result<Checkpoint<EpochEntry>, ReadError> {
+    collect(r, limits, |r, l, sink| {
+        stream_leader_epoch_checkpoint(r, l, sink)
+    })
+}
+
+/// Reads a `leader-epoch-checkpoint` a line at a time from `r`, handing each
+/// entry and problem (those of the epoch cache's rules included) to `sink`
+/// as it is met; memory is that of one line.
+pub fn stream_leader_epoch_checkpoint<R: BufRead, E>(
+    r: R,
+    limits: &Limits,
+    sink: impl FnMut(Item<EpochEntry>) -> Result<(), E>,
+) -> Result<Summary, ReadError<E>> {
+    drive(r, limits, &mut EpochShape::with_cache_rules(), sink)
+}
+
+/// Runs a streaming read, keeping its entries and its first problems.
+fn collect<R, T, F>(r: R, limits: &Limits, run: F) -> Result<Checkpoint<T>, ReadError>
+where
+    F: FnOnce(
+        R,
+        &Limits,
+        &mut dyn FnMut(Item<T>) -> Result<(), std::convert::Infallible>,
+    ) -> Result<Summary, ReadError>,
+{
+    let mut cp = Checkpoint::empty();
+    let keep = limits.max_problems;
+    let summary = {
+        let (entries, problems, more) = (&mut cp.entries, &mut cp.problems, &mut cp.more_problems);
+        run(r, limits, &mut |item| {
+            match item {
+                Item::Entry(e) => entries.push(e),
+                Item::Problem(p) if problems.len() < keep => problems.push(p),
+                Item::Problem(_) => *more += 1,
+            }
+            Ok(())
+        })?
+    };
+    cp.version = summary.version;
+    cp.declared_count = summary.declared_count;
+    cp.kafka_failure = match summary.kafka_failure {
+        None => None,
+        Some((n, _)) if n < cp.problems.len() as u64 => Some(n as usize),
+        Some((_, p)) => {
+            // Kept beyond the first problems: it comes after all of them.
+            cp.problems.push(p);
+            cp.more_problems = cp.more_problems.saturating_sub(1);
+            Some(cp.problems.len() - 1)
+        }
+    };
+    Ok(cp)
+}
+
+/// What Kafka's `LeaderEpochFileCache` makes of parsed entries when it loads
+/// them: a negative epoch or start offset makes it throw
+/// ([`ProblemKind::NegativeEpochEntry`]); an entry whose epoch or start offset
+/// does not exceed an earlier one makes it drop the earlier entries
+/// ([`ProblemKind::NonMonotonicEpochEntry`]). `line_starts` gives the byte
+/// position of each line (index 0 = line 1), as computed from the file;
+/// positions fall back to 0 when it is shorter.
+pub fn epoch_cache_problems(entries: &[EpochEntry], line_starts: &[u64]) -> Vec<CheckpointProblem> {
+    let pos_of = |line: u32| {
+        line_starts
+            .get((line as usize).saturating_sub(1))
+            .copied()
+            .unwrap_or(0)
+    };
+    let mut rules = EpochRules::default();
+    let mut out = Vec::new();
+    for e in entries {
+        out.extend(rules.check(e, pos_of(e.line)));
+    }
+    out
+}
+
+/// The epoch cache's rules, one entry at a time.
+#[derive(Default)]
+struct EpochRules {
+    prev: Option<EpochEntry>,
+}
+
+impl EpochRules {
+    fn check(&mut self, e: &EpochEntry, pos: u64) -> Option<CheckpointProblem> {
+        if e.epoch < 0 || e.start_offset < 0 {
+            // Kafka throws here; later entries are not compared with this one.
+            return Some(CheckpointProblem::new(
+                Some(e.line),
+                ProblemKind::NegativeEpochEntry,
+                pos,
+                format!(
+                    "epoch {} start offset {}: Kafka's leader epoch cache refuses negative values and fails to load",
+                    e.epoch, e.start_offset
+                ),
+            ));
+        }
+        let out = match self.prev {
+            Some(p) if e.epoch <= p.epoch || e.start_offset <= p.start_offset => {
+                Some(CheckpointProblem::new(
+                    Some(e.line),
+                    ProblemKind::NonMonotonicEpochEntry,
+                    pos,
+                    format!(
+                        "epoch {} at offset {} does not follow epoch {} at offset {} (line {}); \
+                         Kafka's cache drops the earlier entries it conflicts with",
+                        e.epoch, e.start_offset, p.epoch, p.start_offset, p.line
+                    ),
+                ))
+            }
+            _ => None,
+        };
+        self.prev = Some(*e);
+        out
+    }
+}
+
+/// Byte position of the start of each line, as Kafka's line reader splits
+/// them (`\n`, `\r` or `\r\n`). Index 0 is line 1.
+pub fn line_starts(bytes: &[u8]) -> Vec<u64> {
+    let mut out = Vec::new();
+    let mut lines = LineReader::new(bytes, usize::MAX);
+    while let Ok(Some(l)) = lines.next_line() {
+        out.push(l.start);
+    }
+    out
+}
+
+/// The entry lines of one kind of checkpoint.
+trait Shape {
+    type Entry;
+    /// Fields an entry line has.
+    const FIELDS: usize;
+    /// The entry of a line split into exactly [`Shape::FIELDS`] tokens, and
+    /// the problems of that line (in position order) pushed to `problems`.
+    fn entry(
+        &mut self,
+        tokens: &[(u64, &str)],
+        line_no: u32,
+        line_start: u64,
+        problems: &mut Vec<CheckpointProblem>,
+    ) -> Option<Self::Entry>;
+}
+
+/// Offset checkpoint lines, and the duplicates among them.
+#[derive(Default)]
+struct OffsetShape {
+    /// Hash of each topic-partition seen → its last line. Two 64-bit hashes
+    /// under random keys: a false duplicate is out of reach, and the topic
+    /// names are not held.
+    seen: std::collections::HashMap<(u64, u64), u32>,
+    keys: Option<(
+        std::collections::hash_map::RandomState,
+        std::collections::hash_map::RandomState,
+    )>,
+}
+
+impl Shape for OffsetShape {
+    type Entry = OffsetEntry;
+    const FIELDS: usize = 3;
+
+    fn entry(
+        &mut self,
+        tokens: &[(u64, &str)],
+        line_no: u32,
+        line_start: u64,
+        problems: &mut Vec<CheckpointProblem>,
+    ) -> Option<OffsetEntry> {
+        let (&(tpos, topic), &(ppos, ptok), &(opos, otok)) =
+            (tokens.first()?, tokens.get(1)?, tokens.get(2)?);
         let partition = match java_parse_int(ptok) {
             Ok(v) => v,
             Err(why) => {
@@ -373,7 +778,6 @@ pub fn parse_offset_checkpoint_lenient(bytes: &[u8]) -> Checkpoint<OffsetEntry> 
                 return None;
             }
         };
-        let (tpos, topic) = tokens[0];
         if topic.is_empty() {
             problems.push(CheckpointProblem::new(
                 Some(line_no),
@@ -382,127 +786,62 @@ pub fn parse_offset_checkpoint_lenient(bytes: &[u8]) -> Checkpoint<OffsetEntry> 
                 "entry starts with whitespace: Kafka reads an empty topic name",
             ));
         }
+        // Duplicates: Kafka's map keeps the last line.
+        use std::hash::BuildHasher;
+        let (k1, k2) = self.keys.get_or_insert_with(Default::default);
+        let hash = (
+            k1.hash_one((topic, partition)),
+            k2.hash_one((topic, partition)),
+        );
+        if let Some(prev) = self.seen.insert(hash, line_no) {
+            problems.push(CheckpointProblem::new(
+                Some(line_no),
+                ProblemKind::DuplicateEntry,
+                line_start,
+                format!(
+                    "{}-{partition} already listed on line {prev}; Kafka keeps this later value",
+                    clip(topic)
+                ),
+            ));
+        }
         Some(OffsetEntry {
             topic: topic.to_owned(),
             partition,
             offset,
             line: line_no,
         })
-    });
-    // Duplicates: Kafka's map keeps the last line.
-    let mut seen: BTreeMap<(&str, i32), u32> = BTreeMap::new();
-    let mut dups = Vec::new();
-    for e in &cp.entries {
-        if let Some(prev) = seen.insert((e.topic.as_str(), e.partition), e.line) {
-            dups.push(CheckpointProblem::new(
-                Some(e.line),
-                ProblemKind::DuplicateEntry,
-                0,
-                format!(
-                    "{}-{} already listed on line {prev}; Kafka keeps this later value",
-                    clip(&e.topic),
-                    e.partition
-                ),
-            ));
+    }
+}
+
+/// Leader epoch checkpoint lines, with or without the epoch cache's rules.
+struct EpochShape {
+    rules: Option<EpochRules>,
+}
+
+impl EpochShape {
+    fn file_rules_only() -> Self {
+        EpochShape { rules: None }
+    }
+
+    fn with_cache_rules() -> Self {
+        EpochShape {
+            rules: Some(EpochRules::default()),
         }
     }
-    if !dups.is_empty() {
-        // Fill in byte positions from the line table.
-        let starts = line_starts(bytes);
-        for d in &mut dups {
-            if let Some(l) = d.line {
-                d.error.pos = starts
-                    .get((l as usize).saturating_sub(1))
-                    .copied()
-                    .unwrap_or(0);
-            }
-        }
-        cp.problems.extend(dups);
-    }
-    cp.settle(bytes);
-    cp
 }
 
-/// Parses a `leader-epoch-checkpoint` exactly as Kafka's checkpoint reader
-/// does; the entries are not checked against the rules of Kafka's epoch cache
-/// (see [`epoch_cache_problems`]).
-pub fn parse_leader_epoch_checkpoint(
-    bytes: &[u8],
-) -> Result<Checkpoint<EpochEntry>, CheckpointProblem> {
-    let mut cp = parse_leader_epoch_layout(bytes);
-    cp.settle(bytes);
-    cp.into_strict()
-}
+impl Shape for EpochShape {
+    type Entry = EpochEntry;
+    const FIELDS: usize = 2;
 
-/// Parses a `leader-epoch-checkpoint`, keeping every entry that could be read
-/// and recording every problem, including those of [`epoch_cache_problems`].
-pub fn parse_leader_epoch_checkpoint_lenient(bytes: &[u8]) -> Checkpoint<EpochEntry> {
-    let mut cp = parse_leader_epoch_layout(bytes);
-    let extra = epoch_cache_problems(&cp.entries, &line_starts(bytes));
-    cp.problems.extend(extra);
-    cp.settle(bytes);
-    cp
-}
-
-/// What Kafka's `LeaderEpochFileCache` makes of parsed entries when it loads
-/// them: a negative epoch or start offset makes it throw
-/// ([`ProblemKind::NegativeEpochEntry`]); an entry whose epoch or start offset
-/// does not exceed an earlier one makes it drop the earlier entries
-/// ([`ProblemKind::NonMonotonicEpochEntry`]). `line_starts` gives the byte
-/// position of each line (index 0 = line 1), as computed from the file;
-/// positions fall back to 0 when it is shorter.
-pub fn epoch_cache_problems(entries: &[EpochEntry], line_starts: &[u64]) -> Vec<CheckpointProblem> {
-    let pos_of = |line: u32| {
-        line_starts
-            .get((line as usize).saturating_sub(1))
-            .copied()
-            .unwrap_or(0)
-    };
-    let mut out = Vec::new();
-    let mut prev: Option<&EpochEntry> = None;
-    for e in entries {
-        if e.epoch < 0 || e.start_offset < 0 {
-            out.push(CheckpointProblem::new(
-                Some(e.line),
-                ProblemKind::NegativeEpochEntry,
-                pos_of(e.line),
-                format!(
-                    "epoch {} start offset {}: Kafka's leader epoch cache refuses negative values and fails to load",
-                    e.epoch, e.start_offset
-                ),
-            ));
-            // Kafka throws here; later entries are not compared with this one.
-            continue;
-        }
-        if let Some(p) = prev {
-            if e.epoch <= p.epoch || e.start_offset <= p.start_offset {
-                out.push(CheckpointProblem::new(
-                    Some(e.line),
-                    ProblemKind::NonMonotonicEpochEntry,
-                    pos_of(e.line),
-                    format!(
-                        "epoch {} at offset {} does not follow epoch {} at offset {} (line {}); \
-                         Kafka's cache drops the earlier entries it conflicts with",
-                        e.epoch, e.start_offset, p.epoch, p.start_offset, p.line
-                    ),
-                ));
-            }
-        }
-        prev = Some(e);
-    }
-    out
-}
-
-/// Byte position of the start of each line, as Kafka's line reader splits
-/// them (`\n`, `\r` or `\r\n`). Index 0 is line 1.
-pub fn line_starts(bytes: &[u8]) -> Vec<u64> {
-    split_lines(bytes).iter().map(|l| l.start as u64).collect()
-}
-
-fn parse_leader_epoch_layout(bytes: &[u8]) -> Checkpoint<EpochEntry> {
-    parse_layout(bytes, 2, |tokens, line_no, problems| {
-        let (epos, etok) = tokens[0];
-        let (opos, otok) = tokens[1];
+    fn entry(
+        &mut self,
+        tokens: &[(u64, &str)],
+        line_no: u32,
+        line_start: u64,
+        problems: &mut Vec<CheckpointProblem>,
+    ) -> Option<EpochEntry> {
+        let (&(epos, etok), &(opos, otok)) = (tokens.first()?, tokens.get(1)?);
         let epoch = match java_parse_int(etok) {
             Ok(v) => v,
             Err(why) => {
@@ -530,187 +869,446 @@ fn parse_leader_epoch_layout(bytes: &[u8]) -> Checkpoint<EpochEntry> {
                 return None;
             }
         };
-        Some(EpochEntry {
+        let e = EpochEntry {
             epoch,
             start_offset,
             line: line_no,
-        })
-    })
+        };
+        if let Some(rules) = &mut self.rules {
+            problems.extend(rules.check(&e, line_start));
+        }
+        Some(e)
+    }
 }
 
-/// One line of the file: byte range of its content and whether a terminator followed.
-#[derive(Debug, Clone, Copy)]
-struct Line {
-    start: usize,
-    end: usize,
+/// One line as Kafka's `BufferedReader.readLine` splits them.
+struct RawLine<'a> {
+    /// Byte position where the line starts.
+    start: u64,
+    /// The line without its terminator (its first `max_line` bytes when
+    /// `too_long`).
+    text: &'a [u8],
+    /// Whether a terminator (`\n`, `\r` or `\r\n`) ends it.
     terminated: bool,
+    /// Whether that terminator is a `\r\n` read whole.
+    crlf: bool,
+    /// Whether the `\n` of a `\r\n` split between two reads of the source
+    /// was taken just before this line (at `start - 1`).
+    lf_before: bool,
+    /// The line is longer than the reader's `max_line`.
+    too_long: bool,
 }
 
-/// Splits like `BufferedReader.readLine`: `\n`, `\r`, `\r\n` end a line; the
-/// text after the last terminator is a line when non-empty.
-fn split_lines(bytes: &[u8]) -> Vec<Line> {
-    let mut out = Vec::new();
-    let mut start = 0usize;
-    let mut i = 0usize;
-    while let Some(&b) = bytes.get(i) {
-        if b == b'\n' || b == b'\r' {
-            out.push(Line {
-                start,
-                end: i,
-                terminated: true,
-            });
-            i += 1;
-            if b == b'\r' && bytes.get(i) == Some(&b'\n') {
-                i += 1;
-            }
-            start = i;
-        } else {
-            i += 1;
+/// Lines of a byte stream, one at a time: a line wholly inside the
+/// source's buffer is lent from it, one across two reads is copied (up to
+/// `max_line` bytes).
+struct LineReader<R> {
+    r: R,
+    /// Position of the next byte of the source.
+    pos: u64,
+    /// Bytes of the source's buffer lent out by the last line, consumed on
+    /// the next call.
+    lent: usize,
+    buf: Vec<u8>,
+    max_line: usize,
+    /// The last line ended with a `\r` at the end of the source's buffer: a
+    /// `\n` starting the next read belongs to it.
+    after_cr: bool,
+}
+
+/// The source's buffered bytes (empty at its end), a read interrupted by a
+/// signal tried again.
+fn fill<R: BufRead>(r: &mut R) -> io::Result<&[u8]> {
+    loop {
+        match r.fill_buf() {
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+            Ok(_) => break,
         }
     }
-    if start < bytes.len() {
-        out.push(Line {
-            start,
-            end: bytes.len(),
-            terminated: false,
-        });
-    }
-    out
+    // Buffered now: this returns the same bytes without reading.
+    r.fill_buf()
 }
 
-/// Shared driver: version line, count line, entry lines of `fields` tokens.
-fn parse_layout<T>(
-    bytes: &[u8],
-    fields: usize,
-    mut entry: impl FnMut(&[(u64, &str)], u32, &mut Vec<CheckpointProblem>) -> Option<T>,
-) -> Checkpoint<T> {
-    let lines = split_lines(bytes);
-    let mut cp = Checkpoint {
-        version: None,
-        declared_count: None,
-        entries: Vec::new(),
-        problems: Vec::new(),
-        kafka_failure: None,
-    };
-    let mut entry_lines = 0usize;
+impl<R: BufRead> LineReader<R> {
+    fn new(r: R, max_line: usize) -> Self {
+        LineReader {
+            r,
+            pos: 0,
+            lent: 0,
+            buf: Vec::new(),
+            max_line,
+            after_cr: false,
+        }
+    }
+
+    fn next_line(&mut self) -> io::Result<Option<RawLine<'_>>> {
+        if self.lent > 0 {
+            self.r.consume(self.lent);
+            self.lent = 0;
+        }
+        self.buf.clear();
+        let mut lf_before = false;
+        if self.after_cr {
+            self.after_cr = false;
+            if fill(&mut self.r)?.first() == Some(&b'\n') {
+                self.r.consume(1);
+                self.pos += 1;
+                lf_before = true;
+            }
+        }
+        let start = self.pos;
+        let is_eol = |b: &u8| *b == b'\n' || *b == b'\r';
+        // The common case: the whole line is in the source's buffer.
+        let (found, avail_len) = {
+            let avail = fill(&mut self.r)?;
+            (avail.iter().position(is_eol), avail.len())
+        };
+        if avail_len == 0 {
+            return Ok(None);
+        }
+        if let Some(i) = found {
+            let avail = fill(&mut self.r)?;
+            let cr = avail.get(i) == Some(&b'\r');
+            let crlf = cr && avail.get(i + 1) == Some(&b'\n');
+            let used = if crlf { i + 2 } else { i + 1 };
+            self.after_cr = cr && !crlf && used == avail.len();
+            self.pos += used as u64;
+            self.lent = used;
+            let too_long = i > self.max_line;
+            let text = avail.get(..i.min(self.max_line)).unwrap_or(&[]);
+            return Ok(Some(RawLine {
+                start,
+                text,
+                terminated: true,
+                crlf,
+                lf_before,
+                too_long,
+            }));
+        }
+        // A line across reads: copied, up to the cap.
+        loop {
+            let avail = fill(&mut self.r)?;
+            if avail.is_empty() {
+                return Ok(Some(RawLine {
+                    start,
+                    text: &self.buf,
+                    terminated: false,
+                    crlf: false,
+                    lf_before,
+                    too_long: false,
+                }));
+            }
+            let (take, used, end, crlf) = match avail.iter().position(is_eol) {
+                Some(i) => {
+                    let cr = avail.get(i) == Some(&b'\r');
+                    let crlf = cr && avail.get(i + 1) == Some(&b'\n');
+                    let used = if crlf { i + 2 } else { i + 1 };
+                    self.after_cr = cr && !crlf && used == avail.len();
+                    (i, used, true, crlf)
+                }
+                None => (avail.len(), avail.len(), false, false),
+            };
+            let room = self.max_line.saturating_sub(self.buf.len());
+            let too_long = take > room;
+            self.buf
+                .extend_from_slice(avail.get(..take.min(room)).unwrap_or(&[]));
+            self.r.consume(used);
+            self.pos += used as u64;
+            if too_long {
+                self.after_cr = false;
+                return Ok(Some(RawLine {
+                    start,
+                    text: &self.buf,
+                    terminated: end,
+                    crlf,
+                    lf_before,
+                    too_long,
+                }));
+            }
+            if end {
+                return Ok(Some(RawLine {
+                    start,
+                    text: &self.buf,
+                    terminated: true,
+                    crlf,
+                    lf_before,
+                    too_long: false,
+                }));
+            }
+        }
+    }
+}
+
+/// Where Java's decoder stops on the first bytes that are not UTF-8: it
+/// decodes 8192 characters at a time and fails on a whole chunk before
+/// handing out its lines. Fed every character up to the first bad byte,
+/// it knows where the chunk holding it starts, and on which line.
+#[derive(Default)]
+struct Utf8Chunks {
+    chars: u64,
+    /// Line of the first character of the current chunk (the line whose
+    /// content or first terminator byte holds it).
+    chunk_line: u64,
+    stopped: bool,
+}
+
+impl Utf8Chunks {
+    const CHUNK: u64 = 8192;
+
+    fn feed(&mut self, bytes: &[u8], line: u64) {
+        if self.stopped {
+            return;
+        }
+        for &b in bytes {
+            if b & 0xc0 != 0x80 {
+                if self.chars.is_multiple_of(Self::CHUNK) {
+                    self.chunk_line = line;
+                }
+                self.chars += 1;
+            }
+        }
+    }
+
+    /// The line Kafka's reader stops before, for the first bad byte, met
+    /// on `line` after `valid` (the valid start of that line's text, fed
+    /// here first); `cut_at_end`: the bad bytes are a sequence the end of
+    /// the file cuts short (found only at end of input).
+    fn stop_line(&mut self, valid: &[u8], line: u64, cut_at_end: bool) -> u64 {
+        self.feed(valid, line);
+        self.stopped = true;
+        if cut_at_end || self.chars.is_multiple_of(Self::CHUNK) {
+            line
+        } else {
+            self.chunk_line
+        }
+    }
+}
+
+/// Which problem Kafka fails on first: the smallest key, the first of
+/// equals in file order.
+fn failure_key(p: &CheckpointProblem, utf8_stop: Option<u64>) -> (u64, u8, u64) {
+    match (p.kind, utf8_stop) {
+        (ProblemKind::InvalidUtf8, Some(stop)) => (stop, 0, p.error.pos),
+        (ProblemKind::NegativeEpochEntry, _) => (u64::MAX, 2, p.error.pos),
+        _ => (p.line.map(u64::from).unwrap_or(u64::MAX), 1, p.error.pos),
+    }
+}
+
+/// The driver every checkpoint reader shares: version line, count line,
+/// entry lines of `S::FIELDS` tokens, each line read and parsed on its
+/// own; items go to `sink` as they are met.
+fn drive<R: BufRead, S: Shape, E>(
+    r: R,
+    limits: &Limits,
+    shape: &mut S,
+    mut sink: impl FnMut(Item<S::Entry>) -> Result<(), E>,
+) -> Result<Summary, ReadError<E>> {
+    let mut lines = LineReader::new(r, limits.max_line);
+    let mut s = Summary::default();
+    let mut best: Option<(u64, u8, u64)> = None;
+    let mut utf8 = Utf8Chunks::default();
+    let mut first_bad_seen = false;
+    let mut entry_lines: u64 = 0;
     let mut count_line_ok = false;
-    for (idx, line) in lines.iter().enumerate() {
-        let line_no = u32::try_from(idx + 1).unwrap_or(u32::MAX);
-        let raw = bytes.get(line.start..line.end).unwrap_or(&[]);
-        let text = match std::str::from_utf8(raw) {
+    let mut line_count: u64 = 0;
+    let mut last_terminated = true;
+    let mut line_problems: Vec<CheckpointProblem> = Vec::new();
+    // Hands one problem on, noting whether Kafka fails on it first.
+    let mut give = |p: CheckpointProblem,
+                    utf8_stop: Option<u64>,
+                    s: &mut Summary,
+                    sink: &mut dyn FnMut(Item<S::Entry>) -> Result<(), E>|
+     -> Result<(), ReadError<E>> {
+        if p.kind.kafka_rejects() {
+            let key = failure_key(&p, utf8_stop);
+            if best.is_none_or(|b| key < b) {
+                best = Some(key);
+                s.kafka_failure = Some((s.problems, p.clone()));
+            }
+        }
+        s.problems += 1;
+        sink(Item::Problem(p)).map_err(ReadError::Sink)
+    };
+    loop {
+        let line = match lines.next_line() {
+            Ok(Some(l)) => l,
+            Ok(None) => break,
+            Err(e) => return Err(ReadError::Read(e)),
+        };
+        line_count += 1;
+        let line_no = u32::try_from(line_count).unwrap_or(u32::MAX);
+        if line.too_long {
+            return Err(ReadError::OverCap(OverCap::Line {
+                cap: limits.max_line,
+                line: line_no,
+                pos: line.start,
+            }));
+        }
+        if line_count >= 3 {
+            entry_lines += 1;
+            if entry_lines > limits.max_entries {
+                return Err(ReadError::OverCap(OverCap::Entries {
+                    cap: limits.max_entries,
+                    declared: s.declared_count,
+                    pos: line.start,
+                }));
+            }
+        }
+        last_terminated = line.terminated;
+        if line.lf_before {
+            utf8.feed(b"\n", line_count);
+        }
+        let pos = line.start;
+        let text = match std::str::from_utf8(line.text) {
             Ok(t) => t,
             Err(e) => {
-                cp.problems.push(CheckpointProblem::new(
+                let valid = e.valid_up_to();
+                let stop = if first_bad_seen {
+                    None
+                } else {
+                    first_bad_seen = true;
+                    let rest = line.text.get(valid..).unwrap_or(&[]);
+                    let cut_at_end = !line.terminated
+                        && matches!(std::str::from_utf8(rest), Err(e) if e.valid_up_to() == 0 && e.error_len().is_none());
+                    Some(utf8.stop_line(
+                        line.text.get(..valid).unwrap_or(&[]),
+                        line_count,
+                        cut_at_end,
+                    ))
+                };
+                let p = CheckpointProblem::new(
                     Some(line_no),
                     ProblemKind::InvalidUtf8,
-                    (line.start + e.valid_up_to()) as u64,
+                    pos + valid as u64,
                     "bytes that are not UTF-8; Kafka's reader fails with MalformedInputException",
-                ));
-                if idx >= 2 {
-                    entry_lines += 1;
-                }
+                );
+                give(p, stop, &mut s, &mut sink)?;
                 continue;
             }
         };
-        let pos = line.start as u64;
-        match idx {
-            0 => match java_parse_int(text) {
+        utf8.feed(text.as_bytes(), line_count);
+        if line.terminated {
+            // \r or \n: the character right after the text, on this line
+            // for the decoder's chunks; the \n of a \r\n is the next line's.
+            utf8.feed(b"\n", line_count);
+            if line.crlf {
+                utf8.feed(b"\n", line_count + 1);
+            }
+        }
+        match line_count {
+            1 => match java_parse_int(text) {
                 Ok(v) => {
-                    cp.version = Some(v);
+                    s.version = Some(v);
                     if v != CHECKPOINT_VERSION {
-                        cp.problems.push(CheckpointProblem::new(
+                        let p = CheckpointProblem::new(
                             Some(line_no),
                             ProblemKind::UnsupportedVersion,
                             pos,
                             format!("unrecognised version {v}, expected {CHECKPOINT_VERSION}"),
-                        ));
+                        );
+                        give(p, None, &mut s, &mut sink)?;
                     }
                 }
-                Err(why) => cp.problems.push(CheckpointProblem::new(
-                    Some(line_no),
-                    ProblemKind::MalformedLine,
-                    pos,
-                    format!("version line {:?} is not an integer ({why})", clip(text)),
-                )),
+                Err(why) => {
+                    let p = CheckpointProblem::new(
+                        Some(line_no),
+                        ProblemKind::MalformedLine,
+                        pos,
+                        format!("version line {:?} is not an integer ({why})", clip(text)),
+                    );
+                    give(p, None, &mut s, &mut sink)?;
+                }
             },
-            1 => match java_parse_int(text) {
+            2 => match java_parse_int(text) {
                 Ok(v) => {
-                    cp.declared_count = Some(v);
+                    s.declared_count = Some(v);
                     if v < 0 {
-                        cp.problems.push(CheckpointProblem::new(
+                        let p = CheckpointProblem::new(
                             Some(line_no),
                             ProblemKind::NegativeCount,
                             pos,
                             format!("negative entry count {v}"),
-                        ));
+                        );
+                        give(p, None, &mut s, &mut sink)?;
                     } else {
                         count_line_ok = true;
                     }
                 }
-                Err(why) => cp.problems.push(CheckpointProblem::new(
-                    Some(line_no),
-                    ProblemKind::MalformedLine,
-                    pos,
-                    format!("count line {:?} is not an integer ({why})", clip(text)),
-                )),
+                Err(why) => {
+                    let p = CheckpointProblem::new(
+                        Some(line_no),
+                        ProblemKind::MalformedLine,
+                        pos,
+                        format!("count line {:?} is not an integer ({why})", clip(text)),
+                    );
+                    give(p, None, &mut s, &mut sink)?;
+                }
             },
             _ => {
-                entry_lines += 1;
-                let tokens = java_ws_split(text, pos);
-                if tokens.len() != fields {
-                    cp.problems.push(CheckpointProblem::new(
+                let (tokens, total) = java_ws_split(text, pos, S::FIELDS + 1);
+                if total != S::FIELDS {
+                    let p = CheckpointProblem::new(
                         Some(line_no),
                         ProblemKind::MalformedLine,
                         pos,
                         format!(
-                            "malformed entry {:?}: {} whitespace-separated fields, expected {fields}",
+                            "malformed entry {:?}: {total} whitespace-separated fields, expected {}",
                             clip(text),
-                            tokens.len()
+                            S::FIELDS
                         ),
-                    ));
+                    );
+                    give(p, None, &mut s, &mut sink)?;
                     continue;
                 }
-                if let Some(e) = entry(&tokens, line_no, &mut cp.problems) {
-                    cp.entries.push(e);
+                let entry = shape.entry(&tokens, line_no, pos, &mut line_problems);
+                for p in line_problems.drain(..) {
+                    give(p, None, &mut s, &mut sink)?;
+                }
+                if let Some(e) = entry {
+                    s.entries += 1;
+                    sink(Item::Entry(e)).map_err(ReadError::Sink)?;
                 }
             }
         }
     }
-    if lines.len() == 1 && cp.version.is_some() {
-        cp.problems.push(CheckpointProblem::new(
+    s.bytes = lines.pos;
+    let len = lines.pos;
+    if line_count > 0 && !last_terminated {
+        let p = CheckpointProblem::new(
+            u32::try_from(line_count).ok(),
+            ProblemKind::MissingLineTerminator,
+            len,
+            "last line has no line terminator: the file looks cut short",
+        );
+        give(p, None, &mut s, &mut sink)?;
+    }
+    if line_count == 1 && s.version.is_some() {
+        let p = CheckpointProblem::new(
             Some(2),
             ProblemKind::MissingCountLine,
-            bytes.len() as u64,
+            len,
             "no count line after the version: Kafka reads an empty checkpoint, its writer never leaves this",
-        ));
-    }
-    if let Some(last) = lines.last() {
-        if !last.terminated {
-            cp.problems.push(CheckpointProblem::new(
-                u32::try_from(lines.len()).ok(),
-                ProblemKind::MissingLineTerminator,
-                bytes.len() as u64,
-                "last line has no line terminator: the file looks cut short",
-            ));
-        }
+        );
+        give(p, None, &mut s, &mut sink)?;
     }
     if count_line_ok {
-        if let Some(expected) = cp.declared_count {
+        if let Some(expected) = s.declared_count {
             // Kafka counts the entries it parsed; a line it fails on stops it
             // earlier, so the mismatch only matters once every line parsed.
             // Here we compare the lines present with the count.
-            if entry_lines != expected as usize {
-                cp.problems.push(CheckpointProblem::new(
+            if entry_lines != expected as u64 {
+                let p = CheckpointProblem::new(
                     None,
                     ProblemKind::CountMismatch,
-                    bytes.len() as u64,
+                    len,
                     format!("count line says {expected} entries, the file has {entry_lines} entry lines"),
-                ));
+                );
+                give(p, None, &mut s, &mut sink)?;
             }
         }
     }
-    sort_problems(&mut cp.problems);
-    cp
+    Ok(s)
 }
 
 /// Byte offset where the chunk of 8192 characters holding byte `bad` starts
@@ -738,19 +1336,27 @@ pub(crate) fn utf8_chunk_start(bytes: &[u8], bad: usize) -> usize {
         .unwrap_or(bad.min(bytes.len()))
 }
 
-/// File order: by line (whole-file problems last), then by position.
-fn sort_problems(problems: &mut [CheckpointProblem]) {
-    problems.sort_by_key(|p| (p.line.unwrap_or(u32::MAX), p.error.pos));
-}
-
-/// Java's `Pattern.compile("\\s+").split(line)`: returns each token with its
-/// byte position in the file. A leading separator yields an empty first token;
-/// trailing empty tokens are dropped.
-fn java_ws_split(line: &str, base: u64) -> Vec<(u64, &str)> {
+/// Java's `Pattern.compile("\\s+").split(line)`: the first `keep` tokens,
+/// each with its byte position in the file, and how many tokens there are.
+/// A leading separator yields an empty first token; trailing empty tokens
+/// are dropped.
+fn java_ws_split<'a>(line: &'a str, base: u64, keep: usize) -> (Vec<(u64, &'a str)>, usize) {
     // Java's \s without UNICODE_CHARACTER_CLASS: [ \t\n\x0B\f\r].
     let is_ws = |b: u8| matches!(b, b' ' | b'\t' | b'\n' | 0x0b | 0x0c | b'\r');
     let bytes = line.as_bytes();
-    let mut tokens: Vec<(u64, &str)> = Vec::new();
+    let mut tokens: Vec<(u64, &'a str)> = Vec::new();
+    // Tokens met, and how many of them end with the last non-empty one.
+    let (mut raw, mut upto_last_nonempty) = (0usize, 0usize);
+    let mut note = |start: usize, end: usize, tokens: &mut Vec<(u64, &'a str)>| {
+        let t = line.get(start..end).unwrap_or("");
+        raw += 1;
+        if !t.is_empty() {
+            upto_last_nonempty = raw;
+        }
+        if tokens.len() < keep {
+            tokens.push((base + start as u64, t));
+        }
+    };
     let mut start = 0usize;
     let mut i = 0usize;
     let mut matched = false;
@@ -761,20 +1367,18 @@ fn java_ws_split(line: &str, base: u64) -> Vec<(u64, &str)> {
                 i += 1;
             }
             matched = true;
-            tokens.push((base + start as u64, line.get(start..ws_start).unwrap_or("")));
+            note(start, ws_start, &mut tokens);
             start = i;
         } else {
             i += 1;
         }
     }
     if !matched {
-        return vec![(base, line)];
+        return (vec![(base, line)].into_iter().take(keep).collect(), 1);
     }
-    tokens.push((base + start as u64, line.get(start..).unwrap_or("")));
-    while tokens.last().is_some_and(|t| t.1.is_empty()) {
-        tokens.pop();
-    }
-    tokens
+    note(start, bytes.len(), &mut tokens);
+    tokens.truncate(upto_last_nonempty);
+    (tokens, upto_last_nonempty)
 }
 
 /// Java's `Integer.parseInt(s)` for ASCII digits: optional `+`/`-`, then at
@@ -1120,6 +1724,217 @@ mod tests {
             CleanShutdown::Unreadable(e) => assert!(e.pos > 0 && e.pos <= 27, "{e}"),
             other => panic!("unexpected {other:?}"),
         }
+    }
+
+    /// Every kind of line ending, a `\r\n` split between reads, bytes that
+    /// are not UTF-8 on either side of a decoder chunk, a torn last line.
+    fn samples() -> Vec<Vec<u8>> {
+        let mut v: Vec<Vec<u8>> = vec![
+            b"0\n3\nfoo 0 12\nmy.topic 11 0\n__consumer_offsets 49 7\n".to_vec(),
+            b"0\r\n2\r1 5\n2 9".to_vec(),
+            b"0\n2\nt 0 1\nt\xff 1 2\n".to_vec(),
+            b"0\n2\nt 0 1\nt 0 2\n 0 5\n".to_vec(),
+            b"0\n4\n0 0\n2 10\n1 20\n3 -1\n".to_vec(),
+            vec![0u8; 64],
+            b"".to_vec(),
+            b"1".to_vec(),
+        ];
+        for tail in [&b"\xff"[..], b"\r\n\xff", b"\xe2\x82"] {
+            let mut d = b"0\n1\n".to_vec();
+            for i in 0..9000 {
+                d.extend_from_slice(if i % 7 == 0 {
+                    b"\r\n"
+                } else {
+                    "\u{e9}".as_bytes()
+                });
+            }
+            d.extend_from_slice(tail);
+            v.push(d);
+        }
+        v
+    }
+
+    #[test]
+    fn a_reader_reads_as_the_bytes_do_whatever_its_buffer() {
+        for data in samples() {
+            let off = parse_offset_checkpoint_lenient(&data);
+            let ep = parse_leader_epoch_checkpoint_lenient(&data);
+            for cap in [1usize, 2, 3, 7, 8192] {
+                let r = std::io::BufReader::with_capacity(cap, data.as_slice());
+                let c = read_offset_checkpoint(r, &Limits::NONE).unwrap();
+                assert!(
+                    (&c.entries, &c.problems, c.kafka_failure)
+                        == (&off.entries, &off.problems, off.kafka_failure),
+                    "offsets, buffer {cap}"
+                );
+                let r = std::io::BufReader::with_capacity(cap, data.as_slice());
+                let c = read_leader_epoch_checkpoint(r, &Limits::NONE).unwrap();
+                assert!(
+                    (&c.entries, &c.problems, c.kafka_failure)
+                        == (&ep.entries, &ep.problems, ep.kafka_failure),
+                    "epochs, buffer {cap}"
+                );
+            }
+            // Streamed, the same items in the same order.
+            let mut problems = Vec::new();
+            let s = stream_leader_epoch_checkpoint(data.as_slice(), &Limits::NONE, |i| {
+                if let Item::Problem(p) = i {
+                    problems.push(p);
+                }
+                Ok::<(), ()>(())
+            })
+            .unwrap();
+            assert_eq!(problems, ep.problems);
+            assert_eq!(s.entries, ep.entries.len() as u64);
+            assert_eq!(s.kafka_accepts(), ep.kafka_accepts());
+        }
+    }
+
+    #[test]
+    fn more_entries_than_the_cap_are_not_read() {
+        let limits = Limits {
+            max_entries: 3,
+            ..Limits::EPOCHS
+        };
+        let three = b"0\n3\n1 1\n2 2\n3 3\n";
+        let cp = read_leader_epoch_checkpoint(&three[..], &limits).unwrap();
+        assert_eq!(cp.entries.len(), 3);
+        let four = b"0\n4\n1 1\n2 2\n3 3\n4 4\n";
+        match read_leader_epoch_checkpoint(&four[..], &limits) {
+            Err(ReadError::OverCap(c)) => {
+                assert_eq!(
+                    c,
+                    OverCap::Entries {
+                        cap: 3,
+                        declared: Some(4),
+                        pos: 16
+                    }
+                );
+                assert!(
+                    c.to_string().starts_with(
+                        "more than 3 entries (its count line says 4), over klf's cap of 3 entries"
+                    ),
+                    "{c}"
+                );
+            }
+            other => panic!("{other:?}"),
+        }
+        // Lines that do not parse count too: a file of blank lines stops
+        // at the cap, not at its end.
+        let blank = b"0\n1\n\n\n\n\n\n";
+        assert!(matches!(
+            read_offset_checkpoint(&blank[..], &limits),
+            Err(ReadError::OverCap(OverCap::Entries {
+                declared: Some(1),
+                ..
+            }))
+        ));
+        // The count line sizes nothing.
+        let cp = read_offset_checkpoint(&b"0\n2147483647\nt 0 1\n"[..], &limits).unwrap();
+        assert_eq!(cp.entries.len(), 1);
+        assert_eq!(cp.problems[0].kind, ProblemKind::CountMismatch);
+    }
+
+    #[test]
+    fn a_line_longer_than_the_cap_is_not_read() {
+        let limits = Limits {
+            max_line: 8,
+            ..Limits::OFFSETS
+        };
+        let ok = b"0\n1\nt 0 1234\n";
+        assert!(read_offset_checkpoint(&ok[..], &limits).is_ok());
+        let long = b"0\n1\nt 0 123456\n";
+        for cap in [1usize, 4, 64] {
+            let r = std::io::BufReader::with_capacity(cap, &long[..]);
+            match read_offset_checkpoint(r, &limits) {
+                Err(ReadError::OverCap(c)) => {
+                    assert_eq!(
+                        c,
+                        OverCap::Line {
+                            cap: 8,
+                            line: 3,
+                            pos: 4
+                        }
+                    );
+                    assert_eq!(c.pos(), 4);
+                }
+                other => panic!("buffer {cap}: {other:?}"),
+            }
+        }
+        // A zero-filled file with no line end: refused at the cap.
+        let zeros = vec![0u8; 100];
+        assert!(matches!(
+            read_leader_epoch_checkpoint(zeros.as_slice(), &limits),
+            Err(ReadError::OverCap(OverCap::Line { line: 1, .. }))
+        ));
+    }
+
+    #[test]
+    fn problems_past_the_cap_are_counted_and_the_one_kafka_fails_on_is_kept() {
+        let limits = Limits {
+            max_problems: 2,
+            ..Limits::OFFSETS
+        };
+        // Four duplicates (Kafka reads them), then a bad number.
+        let data = b"0\n6\nt 0 1\nt 0 2\nt 0 3\nt 0 4\nt 0 5\nt x 6\n";
+        let cp = read_offset_checkpoint(&data[..], &limits).unwrap();
+        assert_eq!(cp.problems.len(), 3);
+        assert_eq!(cp.more_problems, 2);
+        assert_eq!(cp.problem_count(), 5);
+        let p = cp.first_rejection().unwrap();
+        assert_eq!((p.kind, p.line), (ProblemKind::BadNumber, Some(8)));
+        assert_eq!(cp.offset_of("t", 0), Some(5));
+        let all = parse_offset_checkpoint_lenient(data);
+        assert_eq!(all.problem_count(), 5);
+        assert_eq!(all.first_rejection(), cp.first_rejection());
+    }
+
+    #[test]
+    fn offsets_are_looked_up_by_an_index_last_line_winning() {
+        let mut text = String::from("0\n2001\n");
+        for i in 0..1000 {
+            text.push_str(&format!("t{} {} {}\n", i % 10, i, i * 2));
+        }
+        for i in 0..1000 {
+            text.push_str(&format!("u {i} {i}\n"));
+        }
+        text.push_str("t3 3 77\n");
+        let cp = parse_offset_checkpoint_lenient(text.as_bytes());
+        assert_eq!(cp.offset_of("t3", 3), Some(77));
+        assert_eq!(cp.offset_of("t3", 13), Some(26));
+        assert_eq!(cp.offset_of("t4", 3), None);
+        assert_eq!(cp.offset_of("u", 999), Some(999));
+        assert_eq!(cp.offset_of("", 0), None);
+        for e in &cp.entries {
+            let scan = cp
+                .entries
+                .iter()
+                .rev()
+                .find(|x| x.topic == e.topic && x.partition == e.partition)
+                .map(|x| x.offset);
+            assert_eq!(cp.offset_of(&e.topic, e.partition), scan);
+        }
+        // Entries changed after reading: a scan, not a stale index.
+        let mut changed = cp.clone();
+        changed.entries.truncate(5);
+        assert_eq!(changed.offset_of("t3", 3), Some(6));
+        assert_eq!(changed.offset_of("u", 1), None);
+    }
+
+    #[test]
+    fn a_sink_that_fails_stops_the_read() {
+        let data = b"0\n3\n1 1\n2 2\n3 3\n";
+        let mut seen = 0;
+        let r = stream_leader_epoch_checkpoint(&data[..], &Limits::EPOCHS, |_| {
+            seen += 1;
+            if seen == 2 {
+                Err("full")
+            } else {
+                Ok(())
+            }
+        });
+        assert!(matches!(r, Err(ReadError::Sink("full"))));
+        assert_eq!(seen, 2);
     }
 
     #[test]

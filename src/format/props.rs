@@ -23,6 +23,21 @@ pub const META_PROPERTIES_FILE: &str = "meta.properties";
 /// Name of the topic-id file in each partition directory.
 pub const PARTITION_METADATA_FILE: &str = "partition.metadata";
 
+/// Largest properties or state file klf reads (`meta.properties`,
+/// `partition.metadata`, `quorum-state`, `.kafka_cleanshutdown`): 1 MiB.
+/// Kafka writes a few hundred bytes in each (a handful of keys, a topic id,
+/// a voter list, a broker epoch); a larger file is not something Kafka
+/// wrote, and is not read.
+pub const MAX_PROPERTIES_BYTES: u64 = 1 << 20;
+
+/// Why a properties or state file of `len` bytes is not read.
+pub fn over_properties_cap(len: u64) -> String {
+    format!(
+        "{len} bytes, over klf's cap of {MAX_PROPERTIES_BYTES} bytes for a properties or state file \
+         (Kafka writes a few hundred)"
+    )
+}
+
 /// A problem in a properties-style file: 1-based line (when about one line),
 /// byte position and reason.
 #[derive(Debug, Clone, PartialEq, Eq)]

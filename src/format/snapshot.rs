@@ -77,17 +77,20 @@ pub struct ProducerSnapshot {
 impl ProducerSnapshot {
     /// Kafka's CRC check; the error reason is Kafka's message.
     pub fn check_crc(&self) -> Result<(), ParseError> {
-        if self.crc != self.computed_crc {
-            return Err(ParseError::new(
-                2,
-                format!(
-                    "Snapshot is corrupt (CRC is no longer valid). Stored crc: {}. Computed crc: {}",
-                    self.crc, self.computed_crc
-                ),
-            ));
-        }
-        Ok(())
+        crc_matches(self.crc, self.computed_crc)
     }
+}
+
+fn crc_matches(stored: u32, computed: u32) -> Result<(), ParseError> {
+    if stored != computed {
+        return Err(ParseError::new(
+            2,
+            format!(
+                "Snapshot is corrupt (CRC is no longer valid). Stored crc: {stored}. Computed crc: {computed}"
+            ),
+        ));
+    }
+    Ok(())
 }
 
 /// A field the schema requires: Kafka's message for a read past the end.
@@ -101,6 +104,66 @@ fn need<T>(v: Option<T>, pos: usize) -> Result<T, ParseError> {
 /// not enforced here; call [`ProducerSnapshot::check_crc`] (or
 /// [`read_producer_snapshot`]) for Kafka's full check.
 pub fn parse_producer_snapshot(data: &[u8]) -> Result<ProducerSnapshot, ParseError> {
+    let view = view_producer_snapshot(data)?;
+    Ok(ProducerSnapshot {
+        version: view.version,
+        crc: view.crc,
+        computed_crc: view.computed_crc,
+        entries: view.entries().collect(),
+        trailing_bytes: view.trailing_bytes,
+    })
+}
+
+/// A snapshot whose structure was checked ([`view_producer_snapshot`]),
+/// its entries read from the bytes on demand: what
+/// [`parse_producer_snapshot`] gives, without holding the entries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SnapshotView<'a> {
+    /// File version.
+    pub version: i16,
+    /// Stored CRC-32C.
+    pub crc: u32,
+    /// CRC-32C of the bytes from offset 6 to the end.
+    pub computed_crc: u32,
+    /// Number of entries (all present in the bytes).
+    pub count: usize,
+    /// Bytes after the last entry.
+    pub trailing_bytes: usize,
+    data: &'a [u8],
+}
+
+impl<'a> SnapshotView<'a> {
+    /// The entries, in file order, read as they are asked for.
+    pub fn entries(&self) -> impl Iterator<Item = ProducerEntry> + 'a {
+        let data = self.data;
+        (0..self.count).filter_map(move |i| entry_at(data, 10 + i * ENTRY_SIZE).ok())
+    }
+
+    /// Kafka's CRC check ([`ProducerSnapshot::check_crc`]).
+    pub fn check_crc(&self) -> Result<(), ParseError> {
+        crc_matches(self.crc, self.computed_crc)
+    }
+}
+
+/// The entry at byte `pos`, or the error of its first field the bytes cut.
+fn entry_at(data: &[u8], pos: usize) -> Result<ProducerEntry, ParseError> {
+    let i64_at = |o: usize| need(be_i64(data, pos + o), pos + o);
+    let i32_at = |o: usize| need(be_i32(data, pos + o), pos + o);
+    Ok(ProducerEntry {
+        producer_id: i64_at(0)?,
+        producer_epoch: need(be_i16(data, pos + 8), pos + 8)?,
+        last_sequence: i32_at(10)?,
+        last_offset: i64_at(14)?,
+        offset_delta: i32_at(22)?,
+        timestamp: i64_at(26)?,
+        coordinator_epoch: i32_at(34)?,
+        current_txn_first_offset: i64_at(38)?,
+    })
+}
+
+/// Checks a snapshot's structure as [`parse_producer_snapshot`] does (the
+/// same errors, at the same positions), leaving its entries in `data`.
+pub fn view_producer_snapshot(data: &[u8]) -> Result<SnapshotView<'_>, ParseError> {
     let version = need(be_i16(data, 0), 0)?;
     if version != VERSION {
         return Err(ParseError::new(
@@ -110,7 +173,7 @@ pub fn parse_producer_snapshot(data: &[u8]) -> Result<ProducerSnapshot, ParseErr
     }
     let crc = need(be_u32(data, 2), 2)?;
     let count = need(be_i32(data, 6), 6)?;
-    let body = &data[10..];
+    let body = data.get(10..).unwrap_or(&[]);
     if count < 0 {
         return Err(ParseError::new(
             6,
@@ -126,30 +189,23 @@ pub fn parse_producer_snapshot(data: &[u8]) -> Result<ProducerSnapshot, ParseErr
             ),
         ));
     }
-    // `count` is bounded by the remaining bytes.
-    let mut entries = Vec::with_capacity((count as usize).min(body.len() / ENTRY_SIZE + 1));
-    let mut pos = 10usize;
-    for _ in 0..count {
-        let i64_at = |o: usize| need(be_i64(data, pos + o), pos + o);
-        let i32_at = |o: usize| need(be_i32(data, pos + o), pos + o);
-        entries.push(ProducerEntry {
-            producer_id: i64_at(0)?,
-            producer_epoch: need(be_i16(data, pos + 8), pos + 8)?,
-            last_sequence: i32_at(10)?,
-            last_offset: i64_at(14)?,
-            offset_delta: i32_at(22)?,
-            timestamp: i64_at(26)?,
-            coordinator_epoch: i32_at(34)?,
-            current_txn_first_offset: i64_at(38)?,
-        });
-        pos += ENTRY_SIZE;
+    let count = count as usize;
+    let whole = body.len() / ENTRY_SIZE;
+    if count > whole {
+        // The first entry the bytes cut fails where Kafka's reader fails.
+        let pos = 10 + whole * ENTRY_SIZE;
+        return Err(entry_at(data, pos).err().unwrap_or_else(|| {
+            ParseError::new(pos as u64, "Snapshot failed schema validation: null")
+        }));
     }
-    Ok(ProducerSnapshot {
+    let end = 10 + count * ENTRY_SIZE;
+    Ok(SnapshotView {
         version,
         crc,
-        computed_crc: crate::format::crc::crc32c(&data[ENTRIES_OFFSET..]),
-        entries,
-        trailing_bytes: data.len() - pos,
+        computed_crc: crate::format::crc::crc32c(data.get(ENTRIES_OFFSET..).unwrap_or(&[])),
+        count,
+        trailing_bytes: data.len().saturating_sub(end),
+        data,
     })
 }
 

@@ -258,6 +258,11 @@ pub struct Capture {
     /// the data's): what depends on them is not inferred from (see
     /// [`Capture::unreadable_for`]).
     pub unreadable: Vec<PathBuf>,
+    /// Files left unread because they are over one of klf's caps (a
+    /// properties file larger than any Kafka writes, a checkpoint with more
+    /// entries or a longer line than klf reads): each is a warning, and
+    /// read as a file whose content Kafka could not use.
+    pub refused: Vec<PathBuf>,
 }
 
 impl Capture {

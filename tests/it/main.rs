@@ -13,6 +13,7 @@ mod common;
 mod archive_bounds;
 mod archives;
 mod aux_golden;
+mod caps;
 mod capture_discovery;
 mod check;
 mod check_summary;

@@ -42,6 +42,9 @@ checks! {
     WRITE_INTERRUPTED = "write-interrupted", Info, Capture,
         "A `.tmp` file: a checkpoint or properties write that was never renamed into place (the broker stopped, or the capture was taken, mid-write).",
         "Kafka ignores it and uses the previous version of the file; expected after a crash.";
+    FILE_TOO_LARGE = "file-too-large", Error, Capture,
+        "A file over one of klf's caps, which no file Kafka writes reaches (a properties or state file over 1 MiB, a checkpoint with more than 1,000,000 entries or a line over 4 KiB): not read.",
+        "klf goes on as if Kafka could not use the file (a leader-epoch-checkpoint's epochs come from the batches); look at what wrote it, and compare with the broker's own copy.";
     FILE_UNREADABLE = "file-unreadable", Error, Capture,
         "A segment or index file could not be opened or read.",
         "Check permissions and that the capture is complete.";

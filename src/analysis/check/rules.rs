@@ -86,8 +86,10 @@ pub fn capture_findings(capture: &Capture) -> Vec<Finding> {
         let is_checkpoint = name == LEADER_EPOCH_CHECKPOINT_FILE
             || OffsetCheckpointKind::from_file_name(name).is_some();
         let unreadable = capture.unreadable.contains(&d.path);
+        let refused = capture.refused.contains(&d.path);
         let code = match (is_checkpoint, d.level) {
             _ if unreadable && d.level == Level::Warning => code::FILE_UNREADABLE,
+            _ if refused && d.level == Level::Warning => code::FILE_TOO_LARGE,
             (true, Level::Warning) if d.message.contains("Kafka would fail to read it") => {
                 code::CHECKPOINT_UNREADABLE
             }

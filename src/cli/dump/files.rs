@@ -1,96 +1,158 @@
 //! The json and table dumps of the files that are not record batches or
 //! offset/time indexes: `.txnindex`, producer `.snapshot`, the checkpoint
 //! files, `meta.properties`, `partition.metadata`, `quorum-state` and
-//! `.kafka_cleanshutdown`. Each becomes a list of JSON objects (the json
-//! format writes them as lines, the table format groups them into tables);
-//! problems are objects of type `problem` among them, in file order.
+//! `.kafka_cleanshutdown`. Each becomes a sequence of JSON objects, handed
+//! one at a time to the format as it is made (the json format writes each
+//! as a line, the table format groups them into tables as they come), so
+//! memory does not grow with the entries of a file; problems are objects of
+//! type `problem` among them, in file order.
+//!
+//! Checkpoints are read a line at a time, never whole: once for the
+//! `checkpoint` object (its entry count and whether Kafka reads it come
+//! first), once for the entries, and once more for the problems when there
+//! are more than [`PROBLEMS_HELD`]. Properties and state files over
+//! [`MAX_PROPERTIES_BYTES`] and checkpoints over klf's caps ([`Limits`])
+//! are not read: one problem says so.
+
+use std::io::{self, BufRead, Seek};
+use std::path::Path;
 
 use serde_json::{json, Map, Value};
 
+use klf::capture::vfs;
 use klf::format::checkpoint::{
-    parse_clean_shutdown, parse_leader_epoch_checkpoint_lenient, parse_offset_checkpoint_lenient,
-    Checkpoint, CheckpointProblem, CleanShutdown,
+    parse_clean_shutdown, stream_leader_epoch_checkpoint, stream_offset_checkpoint,
+    CheckpointProblem, CleanShutdown, EpochEntry, Item, Limits, OffsetEntry, ReadError, Summary,
+    LEADER_EPOCH_CHECKPOINT_FILE,
 };
 use klf::format::names::base_offset_of;
-use klf::format::props::{parse_partition_metadata, parse_properties, MetaProperties, PropsError};
-use klf::format::snapshot::parse_producer_snapshot;
+use klf::format::props::{
+    over_properties_cap, parse_partition_metadata, parse_properties, MetaProperties, PropsError,
+    MAX_PROPERTIES_BYTES,
+};
+use klf::format::snapshot::view_producer_snapshot;
 use klf::format::txnindex::{parse_txn_index, CURRENT_VERSION, ENTRY_SIZE};
 use klf::format::ParseError;
 
 use super::{Kind, TextKind};
 
-/// Builds the objects of one file, each with `type` and `file` set.
-struct Objects<'a> {
-    file: &'a str,
-    list: Vec<Value>,
+/// Problems of a checkpoint held from its first reading; with more, the
+/// file is read once more for them.
+pub const PROBLEMS_HELD: usize = 1000;
+
+/// Problems of a file listed on stderr one by one; the rest are counted
+/// (the json format's `problem` objects list every one).
+pub const PROBLEMS_SHOWN: usize = 1000;
+
+/// The problems of one file, for stderr: the first [`PROBLEMS_SHOWN`], and
+/// how many more.
+#[derive(Debug, Default)]
+pub struct Problems {
+    /// The first ones, in file order.
+    pub shown: Vec<ParseError>,
+    /// How many more.
+    pub more: u64,
 }
 
-impl Objects<'_> {
-    fn push(&mut self, ty: &str, fields: Value) {
+impl Problems {
+    /// Adds one.
+    pub fn push(&mut self, e: ParseError) {
+        if self.shown.len() < PROBLEMS_SHOWN {
+            self.shown.push(e);
+        } else {
+            self.more += 1;
+        }
+    }
+
+    /// How many in all.
+    pub fn count(&self) -> u64 {
+        self.shown.len() as u64 + self.more
+    }
+}
+
+/// Why the objects of a file stopped before the end.
+#[derive(Debug)]
+pub enum Stop {
+    /// Writing an object failed.
+    Write(io::Error),
+    /// Reading the file failed (the machine's failure, or the file changed
+    /// between two readings).
+    Read(io::Error),
+}
+
+/// Where the objects go, one at a time.
+pub type Sink<'s> = dyn FnMut(Value) -> io::Result<()> + 's;
+
+/// Makes the objects of one file, each with `type` and `file` set.
+struct Objects<'a, 's> {
+    file: &'a str,
+    sink: &'a mut Sink<'s>,
+}
+
+impl Objects<'_, '_> {
+    fn push(&mut self, ty: &str, fields: Value) -> Result<(), Stop> {
         let mut m = Map::new();
         m.insert("type".into(), json!(ty));
         m.insert("file".into(), json!(self.file));
         if let Value::Object(f) = fields {
             m.extend(f);
         }
-        self.list.push(Value::Object(m));
+        (self.sink)(Value::Object(m)).map_err(Stop::Write)
     }
 
-    fn problem(&mut self, e: &ParseError, line: Option<u32>) {
+    fn problem(&mut self, e: &ParseError, line: Option<u32>) -> Result<(), Stop> {
         let mut f = json!({"position": e.pos, "reason": e.reason});
         if let Some(l) = line {
             f["line"] = json!(l);
         }
-        self.push("problem", f);
+        self.push("problem", f)
     }
 
-    fn checkpoint_problem(&mut self, p: &CheckpointProblem) {
+    fn checkpoint_problem(&mut self, p: &CheckpointProblem) -> Result<(), Stop> {
         self.push(
             "problem",
             json!({"position": p.error.pos, "reason": p.error.reason, "line": p.line,
                    "kafka_rejects": p.kind.kafka_rejects()}),
-        );
+        )
     }
 
-    fn props_problem(&mut self, p: &PropsError) {
-        self.problem(&p.error, p.line);
-    }
-
-    fn checkpoint_header<T>(&mut self, name: &str, cp: &Checkpoint<T>) {
-        self.push(
-            "checkpoint",
-            json!({"checkpoint": name, "version": cp.version, "declared_count": cp.declared_count,
-                   "entries": cp.entries.len(), "kafka_accepts": cp.kafka_accepts()}),
-        );
+    fn props_problem(&mut self, p: &PropsError) -> Result<(), Stop> {
+        self.problem(&p.error, p.line)
     }
 }
 
-/// The objects for one file of `kind` called `name` (its last path
-/// component), shown as `file`, with contents `data`. `sanity_is_problem`:
-/// a failed index sanity check counts as a problem (`--index-sanity-check`).
+/// Hands the objects for one file of `kind` called `name` (its last path
+/// component), shown and opened as `file`, to `sink` as they are made.
+/// `data` holds the file's bytes (empty for a checkpoint, which is read
+/// from `file` a line at a time, and for a properties file over the cap),
+/// `size` its length. `sanity_is_problem`: a failed index sanity check
+/// counts as a problem (`--index-sanity-check`).
 pub fn objects(
     file: &str,
     name: &str,
     kind: Kind,
     data: &[u8],
+    size: u64,
     sanity_is_problem: bool,
-) -> Vec<Value> {
-    let mut o = Objects {
-        file,
-        list: Vec::new(),
-    };
+    sink: &mut Sink<'_>,
+) -> Result<(), Stop> {
+    let mut o = Objects { file, sink };
     match kind {
         Kind::Aux if name.ends_with(".txnindex") => {
             txn_index(&mut o, name, data, sanity_is_problem)
         }
         Kind::Aux => producer_snapshot(&mut o, data),
-        Kind::Text(t) => text(&mut o, t, data),
-        _ => {}
+        Kind::Text(t) => text(&mut o, t, data, size),
+        _ => Ok(()),
     }
-    o.list
 }
 
-fn txn_index(o: &mut Objects<'_>, name: &str, data: &[u8], sanity_is_problem: bool) {
+fn txn_index(
+    o: &mut Objects<'_, '_>,
+    name: &str,
+    data: &[u8],
+    sanity_is_problem: bool,
+) -> Result<(), Stop> {
     // parse_txn_index does not fail on content.
     let idx = match parse_txn_index(data) {
         Ok(i) => i,
@@ -102,7 +164,7 @@ fn txn_index(o: &mut Objects<'_>, name: &str, data: &[u8], sanity_is_problem: bo
             json!({"position": e.position, "version": e.version, "producer_id": e.producer_id,
                    "first_offset": e.first_offset, "last_offset": e.last_offset,
                    "last_stable_offset": e.last_stable_offset}),
-        );
+        )?;
         if !e.version_supported() {
             o.problem(
                 &ParseError::new(
@@ -113,49 +175,52 @@ fn txn_index(o: &mut Objects<'_>, name: &str, data: &[u8], sanity_is_problem: bo
                     ),
                 ),
                 None,
-            );
+            )?;
         }
     }
     if idx.trailing_bytes > 0 {
-        let pos = (idx.entries.len() * ENTRY_SIZE) as u64;
+        let pos = idx.entries.len() * ENTRY_SIZE;
+        let rest = data.get(pos..).unwrap_or(&[]);
         o.push(
             "index_rest",
             json!({"first_slot": idx.entries.len(), "slots": 0, "partial_bytes": idx.trailing_bytes,
-                   "all_zero": data[pos as usize..].iter().all(|&b| b == 0)}),
-        );
+                   "all_zero": rest.iter().all(|&b| b == 0)}),
+        )?;
         o.problem(
             &ParseError::new(
-                pos,
+                pos as u64,
                 format!("{} bytes after the last complete entry", idx.trailing_bytes),
             ),
             None,
-        );
+        )?;
     }
     let r = idx.sanity_check(base_offset_of(name).unwrap_or(0));
     o.push(
         "sanity_check",
         json!({"passed": r.is_ok(), "reason": r.as_ref().err().map(|e| e.reason.clone())}),
-    );
+    )?;
     if let (Err(e), true) = (r, sanity_is_problem) {
-        o.problem(&e, None);
+        o.problem(&e, None)?;
     }
+    Ok(())
 }
 
-fn producer_snapshot(o: &mut Objects<'_>, data: &[u8]) {
-    let snap = match parse_producer_snapshot(data) {
+fn producer_snapshot(o: &mut Objects<'_, '_>, data: &[u8]) -> Result<(), Stop> {
+    // The entries are read from the bytes as they are written, not held.
+    let snap = match view_producer_snapshot(data) {
         Ok(s) => s,
         Err(e) => return o.problem(&e, None),
     };
     o.push(
         "producer_snapshot",
         json!({"version": snap.version, "crc": snap.crc, "computed_crc": snap.computed_crc,
-               "crc_valid": snap.check_crc().is_ok(), "entries": snap.entries.len(),
+               "crc_valid": snap.check_crc().is_ok(), "entries": snap.count,
                "trailing_bytes": snap.trailing_bytes}),
-    );
+    )?;
     if let Err(e) = snap.check_crc() {
-        o.problem(&e, None);
+        o.problem(&e, None)?;
     }
-    for e in &snap.entries {
+    for e in snap.entries() {
         let batch = e.has_batch_metadata();
         o.push(
             "producer_entry",
@@ -166,40 +231,39 @@ fn producer_snapshot(o: &mut Objects<'_>, data: &[u8]) {
                    "last_offset": e.last_offset, "offset_delta": e.offset_delta,
                    "first_sequence": batch.then(|| e.first_sequence()),
                    "first_offset": batch.then(|| e.first_offset())}),
-        );
+        )?;
     }
+    Ok(())
 }
 
-fn text(o: &mut Objects<'_>, kind: TextKind, data: &[u8]) {
+fn text(o: &mut Objects<'_, '_>, kind: TextKind, data: &[u8], size: u64) -> Result<(), Stop> {
+    let capped = !matches!(
+        kind,
+        TextKind::OffsetCheckpoint(_) | TextKind::LeaderEpochCheckpoint
+    );
+    if capped && size > MAX_PROPERTIES_BYTES {
+        let why = format!("not read: {}", over_properties_cap(size));
+        return o.problem(&ParseError::new(0, why), None);
+    }
     match kind {
         TextKind::OffsetCheckpoint(k) => {
-            let cp = parse_offset_checkpoint_lenient(data);
-            o.checkpoint_header(k.file_name(), &cp);
-            for e in &cp.entries {
-                o.push(
-                    "checkpoint_entry",
-                    json!({"checkpoint": k.file_name(), "line": e.line, "topic": e.topic,
-                           "partition": e.partition, "offset": e.offset}),
-                );
-            }
-            cp.problems.iter().for_each(|p| o.checkpoint_problem(p));
+            let entry = |e: &OffsetEntry| {
+                json!({"checkpoint": k.file_name(), "line": e.line, "topic": e.topic,
+                       "partition": e.partition, "offset": e.offset})
+            };
+            checkpoint(o, k.file_name(), &Limits::OFFSETS, read_offsets, entry)
         }
         TextKind::LeaderEpochCheckpoint => {
-            let cp = parse_leader_epoch_checkpoint_lenient(data);
-            let name = klf::format::checkpoint::LEADER_EPOCH_CHECKPOINT_FILE;
-            o.checkpoint_header(name, &cp);
-            for e in &cp.entries {
-                o.push(
-                    "checkpoint_entry",
-                    json!({"checkpoint": name, "line": e.line, "epoch": e.epoch,
-                           "start_offset": e.start_offset}),
-                );
-            }
-            cp.problems.iter().for_each(|p| o.checkpoint_problem(p));
+            let name = LEADER_EPOCH_CHECKPOINT_FILE;
+            let entry = |e: &EpochEntry| {
+                json!({"checkpoint": name, "line": e.line, "epoch": e.epoch,
+                       "start_offset": e.start_offset})
+            };
+            checkpoint(o, name, &Limits::EPOCHS, read_epochs, entry)
         }
         TextKind::MetaProperties => match parse_properties(data) {
             Ok(props) => {
-                o.push("properties", json!({"properties": props.to_map()}));
+                o.push("properties", json!({"properties": props.to_map()}))?;
                 match MetaProperties::from_properties(props) {
                     Ok(m) => o.push(
                         "meta_properties",
@@ -237,6 +301,96 @@ fn text(o: &mut Objects<'_>, kind: TextKind, data: &[u8]) {
             CleanShutdown::Unreadable(e) => o.problem(&e, None),
         },
     }
+}
+
+/// One reading of a checkpoint file: its items to a sink.
+type Reading<T> = fn(
+    &mut dyn BufRead,
+    &Limits,
+    &mut dyn FnMut(Item<T>) -> Result<(), Stop>,
+) -> Result<Summary, ReadError<Stop>>;
+
+fn read_offsets(
+    r: &mut dyn BufRead,
+    limits: &Limits,
+    sink: &mut dyn FnMut(Item<OffsetEntry>) -> Result<(), Stop>,
+) -> Result<Summary, ReadError<Stop>> {
+    stream_offset_checkpoint(r, limits, sink)
+}
+
+fn read_epochs(
+    r: &mut dyn BufRead,
+    limits: &Limits,
+    sink: &mut dyn FnMut(Item<EpochEntry>) -> Result<(), Stop>,
+) -> Result<Summary, ReadError<Stop>> {
+    stream_leader_epoch_checkpoint(r, limits, sink)
+}
+
+/// A checkpoint, read from its file a line at a time (see the module
+/// documentation): its `checkpoint` object, its entries, its problems.
+fn checkpoint<T>(
+    o: &mut Objects<'_, '_>,
+    name: &str,
+    limits: &Limits,
+    read: Reading<T>,
+    entry: impl Fn(&T) -> Value,
+) -> Result<(), Stop> {
+    let (file, _) = vfs::open_file(Path::new(o.file)).map_err(Stop::Read)?;
+    let mut r = io::BufReader::with_capacity(64 * 1024, file);
+    let stop = |e: ReadError<Stop>| match e {
+        ReadError::Read(e) => Stop::Read(e),
+        ReadError::Sink(s) => s,
+        ReadError::OverCap(c) => Stop::Read(io::Error::other(format!(
+            "the file changed while klf read it ({c} on another reading)"
+        ))),
+    };
+    // First reading: what the `checkpoint` object says, and the problems
+    // when they are few.
+    let mut held: Vec<CheckpointProblem> = Vec::new();
+    let first = read(&mut r, limits, &mut |item| {
+        if let Item::Problem(p) = item {
+            if held.len() < PROBLEMS_HELD {
+                held.push(p);
+            }
+        }
+        Ok(())
+    });
+    let summary = match first {
+        Ok(s) => s,
+        Err(ReadError::OverCap(c)) => {
+            return o.problem(&ParseError::new(c.pos(), format!("not read: {c}")), None);
+        }
+        Err(e) => return Err(stop(e)),
+    };
+    o.push(
+        "checkpoint",
+        json!({"checkpoint": name, "version": summary.version,
+               "declared_count": summary.declared_count, "entries": summary.entries,
+               "kafka_accepts": summary.kafka_accepts()}),
+    )?;
+    let again =
+        |r: &mut io::BufReader<vfs::File>| r.seek(io::SeekFrom::Start(0)).map_err(Stop::Read);
+    again(&mut r)?;
+    let second = read(&mut r, limits, &mut |item| match item {
+        Item::Entry(e) => o.push("checkpoint_entry", entry(&e)),
+        Item::Problem(_) => Ok(()),
+    })
+    .map_err(stop)?;
+    if second != summary {
+        return Err(Stop::Read(io::Error::other(
+            "the file changed while klf read it",
+        )));
+    }
+    if summary.problems <= held.len() as u64 {
+        return held.iter().try_for_each(|p| o.checkpoint_problem(p));
+    }
+    again(&mut r)?;
+    read(&mut r, limits, &mut |item| match item {
+        Item::Problem(p) => o.checkpoint_problem(&p),
+        Item::Entry(_) => Ok(()),
+    })
+    .map_err(stop)?;
+    Ok(())
 }
 
 /// Whether an object is a problem; its position and reason.

@@ -454,6 +454,7 @@ pub fn dump_item(
         decoder: decoder.map(DecoderKind::aux),
     };
     let mut errs = Vec::new();
+    let mut aux_problems = files::Problems::default();
     let mut read_error = None;
     let base = match kind {
         Kind::Log | Kind::Index | Kind::TimeIndex | Kind::Aux => base_offset_of(&names.name),
@@ -513,19 +514,27 @@ pub fn dump_item(
                 }
             }
             _ => {
-                let objs = files::objects(
+                // Each object is written as it is made.
+                let mut sink = |v: Value| {
+                    if let Some((pos, reason)) = files::as_problem(&v) {
+                        ctx.problems += 1;
+                        aux_problems.push(ParseError::new(pos, reason));
+                    }
+                    emit(w, &v)
+                };
+                let made = files::objects(
                     &names.display,
                     &names.name,
                     kind,
                     &inputs.main,
+                    inputs.size,
                     opts.index_sanity_only,
+                    &mut sink,
                 );
-                for v in &objs {
-                    if let Some((pos, reason)) = files::as_problem(v) {
-                        ctx.problems += 1;
-                        errs.push(ParseError::new(pos, reason));
-                    }
-                    emit(w, v)?;
+                match made {
+                    Ok(()) => {}
+                    Err(files::Stop::Write(e)) => return Err(e),
+                    Err(files::Stop::Read(e)) => read_error = Some(e),
                 }
             }
         }
@@ -534,8 +543,14 @@ pub fn dump_item(
     if let Err(e) = r {
         return out.write_failed(e);
     }
-    for e in &errs {
+    for e in errs.iter().chain(&aux_problems.shown) {
         out.problem(&names.display, e.pos, &e.reason);
+    }
+    if aux_problems.more > 0 {
+        out.diag(format_args!(
+            "{}: {} more problems (each one is a problem object in the output)",
+            names.display, aux_problems.more
+        ));
     }
     if let Some(e) = read_error {
         out.diag(format_args!("{}: cannot read: {e}", names.display));

@@ -539,50 +539,94 @@ fn flatten(prefix: &str, m: &Map<String, Value>, rows: &mut Vec<(String, String)
     }
 }
 
-/// Tables for the objects of [`files::objects`]: consecutive objects of one
-/// type form a table (one row each); a type seen once is shown as
-/// field/value rows. Problems are left out (they go to stderr).
-fn object_tables(objs: &[Value]) -> Vec<(String, ObjectTable)> {
-    let fields = |v: &Value| -> Map<String, Value> {
-        let mut m = v.as_object().cloned().unwrap_or_default();
-        m.shift_remove("type");
-        m.shift_remove("file");
-        m
-    };
-    let mut out = Vec::new();
-    let objs: Vec<&Value> = objs
-        .iter()
-        .filter(|v| files::as_problem(v).is_none())
-        .collect();
-    let mut i = 0;
-    while i < objs.len() {
-        let ty = objs[i]["type"].as_str().unwrap_or_default().to_string();
-        let mut j = i;
-        while j < objs.len() && objs[j]["type"] == ty.as_str() {
-            j += 1;
+/// The fields of an object shown in a table (`type` and `file` left out).
+fn fields(v: &Value) -> Map<String, Value> {
+    let mut m = v.as_object().cloned().unwrap_or_default();
+    m.shift_remove("type");
+    m.shift_remove("file");
+    m
+}
+
+/// Tables for the objects of [`files::objects`], written as the objects
+/// come: consecutive objects of one type form a table (one row each); a
+/// type seen once is shown as field/value rows. Problems are left out
+/// (they go to stderr). Holds one object, or one table's sample of rows.
+struct ObjectTables {
+    /// An object whose type's table has not started: shown as field/value
+    /// rows unless the next object has its type.
+    pending: Option<(String, Map<String, Value>)>,
+    /// The table being written: its type, columns and rows so far.
+    open: Option<(String, Vec<String>, StreamTable)>,
+    /// Whether a table was written.
+    any: bool,
+}
+
+impl ObjectTables {
+    fn new() -> Self {
+        ObjectTables {
+            pending: None,
+            open: None,
+            any: false,
         }
-        let group = &objs[i..j];
-        if group.len() == 1 {
-            let mut rows = Vec::new();
-            flatten("", &fields(group[0]), &mut rows);
-            let rows = rows.into_iter().map(|(k, v)| vec![k, v]).collect();
-            out.push((ty, (vec!["field".into(), "value".into()], rows)));
-        } else {
-            let head: Vec<String> = fields(group[0]).keys().cloned().collect();
-            let rows = group
-                .iter()
-                .map(|v| {
-                    let f = fields(v);
-                    head.iter()
-                        .map(|k| f.get(k).map(|v| field_cell(k, v)).unwrap_or_default())
-                        .collect()
-                })
-                .collect();
-            out.push((ty, (head, rows)));
-        }
-        i = j;
     }
-    out
+
+    fn add(&mut self, w: &mut dyn Write, v: &Value) -> std::io::Result<()> {
+        let ty = v["type"].as_str().unwrap_or_default().to_string();
+        if let Some((t, head, table)) = &mut self.open {
+            if *t == ty {
+                return table.row(w, row_of(head, &fields(v)));
+            }
+        }
+        if let Some((t, first)) = self.pending.take() {
+            if t == ty {
+                let head: Vec<String> = first.keys().cloned().collect();
+                writeln!(w, "{ty}:")?;
+                let names: Vec<&str> = head.iter().map(String::as_str).collect();
+                let mut table = StreamTable::new(&names, klf::render::style::terminal_width());
+                table.row(w, row_of(&head, &first))?;
+                table.row(w, row_of(&head, &fields(v)))?;
+                self.open = Some((ty, head, table));
+                self.any = true;
+                return Ok(());
+            }
+            self.pending = Some((t, first));
+        }
+        self.close(w)?;
+        self.pending = Some((ty, fields(v)));
+        Ok(())
+    }
+
+    /// Ends the table or the object in hand.
+    fn close(&mut self, w: &mut dyn Write) -> std::io::Result<()> {
+        if let Some((_, _, table)) = self.open.take() {
+            table.finish(w)?;
+        }
+        if let Some((ty, first)) = self.pending.take() {
+            let mut rows = Vec::new();
+            flatten("", &first, &mut rows);
+            let rows = rows.into_iter().map(|(k, v)| vec![k, v]).collect();
+            writeln!(w, "{ty}:")?;
+            write_object_table(w, &(vec!["field".into(), "value".into()], rows))?;
+            self.any = true;
+        }
+        Ok(())
+    }
+
+    fn finish(mut self, w: &mut dyn Write) -> std::io::Result<()> {
+        self.close(w)?;
+        if !self.any {
+            writeln!(w, "(nothing to show)")?;
+        }
+        Ok(())
+    }
+}
+
+/// The cells of an object's row under the columns `head` (a missing field
+/// is an empty cell).
+fn row_of(head: &[String], f: &Map<String, Value>) -> Vec<String> {
+    head.iter()
+        .map(|k| f.get(k).map(|v| field_cell(k, v)).unwrap_or_default())
+        .collect()
 }
 
 /// Dumps one file as tables; problems go to stderr.
@@ -600,6 +644,7 @@ pub fn dump_item(
     };
     let base = base_offset_of(&names.name).unwrap_or(0);
     let mut errs = Vec::new();
+    let mut aux_problems = files::Problems::default();
     let mut read_error = None;
     let w = out.out();
     let r = (|| -> std::io::Result<()> {
@@ -668,41 +713,50 @@ pub fn dump_item(
                 )
             }
             _ => {
-                let objs = files::objects(
+                // Each object goes into its table as it is made.
+                let mut tables = ObjectTables::new();
+                let mut sink = |v: Value| match files::as_problem(&v) {
+                    Some((pos, reason)) => {
+                        aux_problems.push(ParseError::new(pos, reason));
+                        Ok(())
+                    }
+                    None => tables.add(w, &v),
+                };
+                let made = files::objects(
                     &names.display,
                     &names.name,
                     kind,
                     &inputs.main,
+                    inputs.size,
                     opts.index_sanity_only,
+                    &mut sink,
                 );
-                errs.extend(
-                    objs.iter()
-                        .filter_map(files::as_problem)
-                        .map(|(p, r)| ParseError::new(p, r)),
-                );
-                let tables = object_tables(&objs);
-                if tables.is_empty() {
-                    writeln!(w, "(nothing to show)")?;
+                match made {
+                    Ok(()) => {}
+                    Err(files::Stop::Write(e)) => return Err(e),
+                    Err(files::Stop::Read(e)) => read_error = Some(e),
                 }
-                for (title, t) in &tables {
-                    writeln!(w, "{title}:")?;
-                    write_object_table(w, t)?;
-                }
-                Ok(())
+                tables.finish(w)
             }
         }
     })();
     if let Err(e) = r {
         return out.write_failed(e);
     }
-    for e in &errs {
+    for e in errs.iter().chain(&aux_problems.shown) {
         out.problem(&names.display, e.pos, &e.reason);
+    }
+    if aux_problems.more > 0 {
+        out.diag(format_args!(
+            "{}: {} more problems (`--format json` lists every one)",
+            names.display, aux_problems.more
+        ));
     }
     if let Some(e) = read_error {
         out.diag(format_args!("{}: cannot read: {e}", names.display));
         return Status::Failure;
     }
-    if errs.is_empty() {
+    if errs.is_empty() && aux_problems.count() == 0 {
         Status::Clean
     } else {
         Status::Corruption
