@@ -253,35 +253,28 @@ fn a_large_epoch_checkpoint_costs_little_memory() {
         &dir.join("broker-2/diverge-0/leader-epoch-checkpoint"),
         100_000,
     );
-    // Below the cap every command reads it; diff and elect keep a few
-    // copies of the epochs, 16 to 24 bytes each, and no message lists them
-    // all (about 25 MiB for these 100,000 in the debug build; elect took
-    // 40 MiB built for release, before).
-    for (cmd, kib) in [("diff", 40 * 1024), ("elect", 40 * 1024)] {
-        let run = klf_measured(&[cmd, s(&dir)]);
-        assert!(matches!(run.code, Some(0 | 1)), "{cmd}: {}", run.stderr);
-        assert!(run.max_rss_kib < kib, "{cmd}: {} KiB", run.max_rss_kib);
-    }
-    // check, report and timeline still hold a finding per checkpoint entry
-    // past the log end (src/analysis/timeline.rs; the table format of
-    // timeline also a row per entry, src/render/timeline.rs): within the
-    // budget of the issue, 512 MiB and a minute, for this many.
+    // Below the cap every command reads it: each keeps the epochs (16 to
+    // 24 bytes each) and tells at most ten disagreements of a code and
+    // twenty table rows of checkpoint-only epochs, counting the rest (about
+    // 20 to 26 MiB for these 100,000 in the debug build; timeline's table
+    // took 350 MiB, check 117 MiB before).
     let out = scratch("caps-epochs-report");
     let html = out.join("report.html");
     for args in [
+        vec!["diff", s(&dir)],
+        vec!["elect", s(&dir)],
         vec!["check", s(&dir)],
         vec!["report", s(&dir), "--html", s(&html)],
+        vec!["timeline", s(&dir)],
         vec!["timeline", "--format", "json", s(&dir)],
     ] {
-        let t = std::time::Instant::now();
         let run = klf_measured(&args);
         assert!(matches!(run.code, Some(0 | 1)), "{args:?}: {}", run.stderr);
         assert!(
-            run.max_rss_kib < 512 * 1024,
+            run.max_rss_kib < 48 * 1024,
             "{args:?}: {} KiB",
             run.max_rss_kib
         );
-        assert!(t.elapsed().as_secs() < 60, "{args:?}: {:?}", t.elapsed());
     }
     let _ = fs::remove_dir_all(&dir);
     let _ = fs::remove_dir_all(&out);
