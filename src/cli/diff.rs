@@ -61,8 +61,11 @@ Exit status:
   0  nothing lost that --fail-on counts (default: no lost record was or may
      have been committed)
   1  a loss that --fail-on counts (default committed: committed_possible > 0,
-     or lost records whose commitment cannot be bounded), or a damaged
-     segment (each problem on stderr as FILE:BYTE: reason)
+     or lost records whose commitment cannot be bounded), a damaged
+     segment, or something klf could not read and so left out of the
+     answer: records past --max-decompressed-bytes (--records:
+     lost_records_left_out), a file over its size cap, metadata-log
+     records (each problem on stderr as FILE:BYTE: reason)
   2  usage or I/O error (a missing PATH, an unreadable archive, no partition
      with two or more replicas, a file whose read failed)
   A closed stdout (klf diff ... | head) does not change the status.
