@@ -106,7 +106,7 @@ impl Discovery {
         self.read_failed(path, message);
     }
 
-    fn note(&mut self, path: &Path, message: impl Into<String>) {
+    fn note(&mut self, path: &Path, message: impl Into<std::borrow::Cow<'static, str>>) {
         self.diags.push(Diagnostic {
             path: path.to_path_buf(),
             level: Level::Note,
@@ -114,7 +114,7 @@ impl Discovery {
         });
     }
 
-    fn warn(&mut self, path: &Path, message: impl Into<String>) {
+    fn warn(&mut self, path: &Path, message: impl Into<std::borrow::Cow<'static, str>>) {
         self.diags.push(Diagnostic {
             path: path.to_path_buf(),
             level: Level::Warning,
@@ -363,6 +363,8 @@ impl Discovery {
         let order = |r: &Replica| (r.node_id.is_none(), r.node_id, r.dir.clone());
         for list in cap.partitions.values_mut() {
             list.sort_by_key(order);
+            // held for the whole run: no room for replicas never found
+            list.shrink_to_fit();
         }
         cap.set_aside.sort_by_key(|r| {
             (
@@ -385,11 +387,16 @@ impl Discovery {
 
     fn place(&mut self, cap: &mut Capture, r: Replica) {
         match r.kind {
-            ReplicaKind::Live => cap
-                .partitions
-                .entry((r.topic.clone(), r.partition))
-                .or_default()
-                .push(r),
+            ReplicaKind::Live => {
+                let list = cap
+                    .partitions
+                    .entry((r.topic.clone(), r.partition))
+                    .or_default();
+                // exactly as many as found: a partition's few replicas, held
+                // for the whole run, times every partition of a capture
+                list.reserve_exact(1);
+                list.push(r)
+            }
             ReplicaKind::Metadata => cap.metadata_logs.push(r),
             _ => cap.set_aside.push(r),
         }
@@ -735,7 +742,7 @@ impl Discovery {
         self.diags.push(Diagnostic {
             path: path.to_path_buf(),
             level,
-            message,
+            message: message.into(),
         });
     }
 
@@ -796,7 +803,7 @@ impl Discovery {
             self.diags.push(Diagnostic {
                 path: path.to_path_buf(),
                 level,
-                message: format!("empty file: {why}"),
+                message: format!("empty file: {why}").into(),
             });
         }
     }
@@ -963,7 +970,7 @@ impl Discovery {
                     |r: &mut dyn std::io::BufRead| read_leader_epoch_checkpoint(r, &Limits::EPOCHS);
                 if let Some(checkpoint) = self.read_checkpoint(&path, empty, read) {
                     self.report_checkpoint(&path, &checkpoint);
-                    r.leader_epoch_checkpoint = Some(CheckpointFile { path, checkpoint });
+                    r.leader_epoch_checkpoint = Some(Box::new(CheckpointFile { path, checkpoint }));
                 }
                 continue;
             }
@@ -987,7 +994,7 @@ impl Discovery {
                             error: ParseError::new(0, why),
                         }),
                     };
-                    r.partition_metadata = Some(pm);
+                    r.partition_metadata = Some(Box::new(pm));
                 }
                 continue;
             }

@@ -1051,19 +1051,27 @@ pub fn opened(path: &Path, len: u64, modified: Option<std::time::SystemTime>) ->
 /// noted as a failed read whatever a command made of its bytes (see
 /// [`failed_reads`]).
 pub fn recheck_opened() {
-    let files: Vec<(PathBuf, (u64, Option<std::time::SystemTime>))> = OPENED
+    // Looked at in place (a capture's files can be hundreds of thousands);
+    // only the changed ones are kept, and noted once the lock is let go.
+    let changed: Vec<(PathBuf, io::Error)> = OPENED
         .lock()
-        .map(|m| m.iter().map(|(p, v)| (p.clone(), *v)).collect())
+        .map(|m| {
+            m.iter()
+                .filter_map(|(path, &(len, modified))| {
+                    let now = std::fs::metadata(path).ok();
+                    let same = now
+                        .as_ref()
+                        .is_some_and(|m| m.len() == len && m.modified().ok() == modified);
+                    (!same).then(|| {
+                        let e = super::mmap::changed_while_read(len, now.map(|m| m.len()));
+                        (path.clone(), e)
+                    })
+                })
+                .collect()
+        })
         .unwrap_or_default();
-    for (path, (len, modified)) in files {
-        let now = std::fs::metadata(&path).ok();
-        let same = now
-            .as_ref()
-            .is_some_and(|m| m.len() == len && m.modified().ok() == modified);
-        if !same {
-            let e = super::mmap::changed_while_read(len, now.map(|m| m.len()));
-            note_failed_read(&path, e.to_string());
-        }
+    for (path, e) in changed {
+        note_failed_read(&path, e.to_string());
     }
 }
 

@@ -13,12 +13,12 @@ use klf::analysis::explain::epoch_leaders;
 use klf::analysis::loss::PartitionLoss;
 use klf::analysis::lost::{LostRecord, RecordsRead};
 use klf::capture::replica::ReplicaProblem;
-use klf::engine::diff::DiffRun;
+use klf::engine::diff::{DiffPlan, DiffRun, NotCompared};
 use klf::engine::evidence::broker_ids;
 use klf::engine::records::{stream_cut, stream_lost, ListEnd};
 use klf::engine::{diff_capture, ReadMode};
 use klf::render::diff::RecordLists;
-use klf::render::diff::{write_json, write_table};
+use klf::render::diff::{write_json, write_json_each, write_table};
 
 /// Output formats of `klf diff`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -164,6 +164,12 @@ pub fn run(args: Args, out: &mut Output) -> Status {
     if let Err(s) = args.select.check(out, &capture) {
         return s;
     }
+    let whole_run = args.records || (args.explain && args.format == Format::Table);
+    if !whole_run {
+        // nothing needs the whole run at once: partitions are diffed a
+        // range at a time and written as they come
+        return run_each(&args, out, &capture, &req);
+    }
     let candidates = args.select.candidates(&capture);
     let run = out.counted(candidates, "partitions diffed", |tick| {
         diff_capture(&capture, &req, tick)
@@ -270,6 +276,154 @@ pub fn run(args: Args, out: &mut Output) -> Status {
         return status.worst(out.write_failed(e));
     }
     status
+}
+
+/// Partitions diffed at a time when they are written as they come: enough
+/// to keep both cores busy, few enough that memory stays a range's.
+const RANGE: usize = 256;
+
+/// `klf diff` without record lists or impact tables: the partitions are
+/// diffed a range at a time, in parallel, and each is written and dropped;
+/// what goes wrong is told on stderr after the output.
+fn run_each(
+    args: &Args,
+    out: &mut Output,
+    capture: &klf::capture::discover::Capture,
+    req: &klf::engine::DiffRequest,
+) -> Status {
+    let plan = DiffPlan::new(capture, req);
+    if plan.is_empty() {
+        return super::common::no_replicated_partition(out, &plan.single_replica);
+    }
+    let metadata = super::common::metadata_log_problems(
+        out,
+        super::common::controller_problems(plan.evidence.controller.as_ref()),
+    );
+    let bar = out.progress(plan.len() as u64, "{bar:40} {pos}/{len} partitions diffed");
+    let tick = || {
+        if let Some(b) = &bar {
+            b.inc(1);
+        }
+    };
+    let mut each = Each {
+        plan: &plan,
+        req,
+        tick: &tick,
+        fail_on: args.fail_on,
+        next: 0,
+        held: std::collections::VecDeque::new(),
+        not_compared: Vec::new(),
+        problems: Vec::new(),
+        compared: 0,
+        lossy: false,
+    };
+    let res = {
+        let mut parts = (&mut each).peekable();
+        // nothing is written when no partition could be compared
+        if parts.peek().is_none() {
+            Ok(())
+        } else {
+            match args.format {
+                Format::Json => write_json_each(parts, false, out.out()),
+                Format::Jsonl => write_json_each(parts, true, out.out()),
+                Format::Table => {
+                    let look = out.look();
+                    let mut w = out.fitted();
+                    parts
+                        .try_for_each(|p| {
+                            let leaders = [epoch_leaders(
+                                plan.evidence.history(&p.diff.topic, p.diff.partition),
+                            )];
+                            write_table(
+                                std::slice::from_ref(&p),
+                                false,
+                                &leaders,
+                                None,
+                                look,
+                                &mut w,
+                            )
+                        })
+                        .and_then(|()| w.flush())
+                }
+            }
+        }
+    };
+    if let Some(b) = &bar {
+        b.finish_and_clear();
+    }
+    // A reader that closed the pipe early: the rest is still diffed, for
+    // the status.
+    if res.is_err() {
+        for _ in &mut each {}
+    }
+    let mut problems = metadata == Status::Corruption;
+    let mut unreadable = metadata == Status::Failure;
+    for pr in &each.problems {
+        problems = true;
+        unreadable |= pr.io;
+        out.diag(format_args!("klf: {pr}"));
+    }
+    unreadable |= super::common::report_not_compared(out, &each.not_compared);
+    if let Some(g) = plan.evidence.groups_read() {
+        for pr in &g.problems {
+            unreadable |= pr.io;
+            out.diag(format_args!("klf: __consumer_offsets: {pr}"));
+        }
+    }
+    let status = if unreadable {
+        Status::Failure
+    } else if each.compared == 0 {
+        return super::common::no_replicated_partition(out, &plan.single_replica);
+    } else if each.lossy || problems {
+        Status::Corruption
+    } else {
+        Status::Clean
+    };
+    match res {
+        Err(e) => status.worst(out.write_failed(e)),
+        Ok(()) => status,
+    }
+}
+
+/// The partitions of a plan, diffed a range at a time as they are taken;
+/// what the status needs of them is kept as they pass.
+struct Each<'a> {
+    plan: &'a DiffPlan<'a>,
+    req: &'a klf::engine::DiffRequest,
+    tick: &'a (dyn Fn() + Sync),
+    fail_on: FailOn,
+    /// The next partition of the plan to diff.
+    next: usize,
+    held: std::collections::VecDeque<klf::engine::PartitionResult>,
+    not_compared: Vec<NotCompared>,
+    problems: Vec<ReplicaProblem>,
+    /// Partitions compared so far.
+    compared: usize,
+    /// Whether a partition's loss fails the run (`--fail-on`).
+    lossy: bool,
+}
+
+impl Iterator for Each<'_> {
+    type Item = klf::engine::PartitionResult;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        while self.held.is_empty() {
+            if self.next >= self.plan.len() {
+                return None;
+            }
+            let end = (self.next + RANGE).min(self.plan.len());
+            let (parts, not_compared) = self.plan.diff(self.next..end, self.req, self.tick);
+            self.next = end;
+            for p in &parts {
+                self.problems.extend(p.problems.iter().cloned());
+                self.lossy |= self.fail_on.fails(&p.loss);
+            }
+            self.compared += parts.len();
+            self.held.extend(parts);
+            self.not_compared.extend(not_compared);
+        }
+        self.held.pop_front()
+    }
 }
 
 /// The record lists of `klf diff --records`, read from the segments while

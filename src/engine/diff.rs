@@ -76,7 +76,7 @@ pub struct DiffRun<'c> {
     /// Partitions not compared: fewer than two of their replicas could be
     /// read (the machine's failure): topic, partition, and the problems
     /// that say why.
-    pub not_compared: Vec<(String, i32, Vec<ReplicaProblem>)>,
+    pub not_compared: Vec<NotCompared>,
     /// The evidence used.
     pub evidence: Evidence<'c>,
 }
@@ -97,48 +97,103 @@ pub fn diff_capture<'c>(
     req: &DiffRequest,
     progress: &(dyn Fn() + Sync),
 ) -> DiffRun<'c> {
-    let evidence = Evidence::gather(capture);
-    let options = evidence.diff_options(req.protocol);
-    let mut wanted: Vec<(&(String, i32), &Vec<Replica>)> = capture
-        .partitions
-        .iter()
-        .filter(|((t, p), _)| {
-            req.topic.as_ref().is_none_or(|x| x == t) && req.partition.is_none_or(|x| x == *p)
-        })
-        .collect();
-    let single_replica = wanted
-        .iter()
-        .filter(|(_, reps)| reps.len() == 1)
-        .map(|(k, _)| (*k).clone())
-        .collect();
-    wanted.retain(|(_, reps)| reps.len() >= 2);
-    let results: Vec<PartitionResult> = wanted
-        .par_iter()
-        .map(|((topic, partition), reps)| {
-            let mut r = diff_readable(&evidence, topic, *partition, reps, req, &options);
-            if req.drop_logs {
-                for l in &mut r.logs {
-                    l.batches = Vec::new();
-                }
-            }
-            progress();
-            r
-        })
-        .collect();
-    let mut partitions = Vec::with_capacity(results.len());
-    let mut not_compared = Vec::new();
-    for (r, (_, reps)) in results.into_iter().zip(&wanted) {
-        if reps.len() - r.left_out.len() < 2 {
-            not_compared.push((r.diff.topic.clone(), r.diff.partition, r.problems));
-        } else {
-            partitions.push(r);
-        }
-    }
+    let plan = DiffPlan::new(capture, req);
+    let (partitions, not_compared) = plan.diff(0..plan.len(), req, progress);
     DiffRun {
         partitions,
-        single_replica,
+        single_replica: plan.single_replica,
         not_compared,
-        evidence,
+        evidence: plan.evidence,
+    }
+}
+
+/// A partition not compared: topic, partition, and the problems that say
+/// why (fewer than two of its replicas could be read).
+pub type NotCompared = (String, i32, Vec<ReplicaProblem>);
+
+/// The partitions a diff request selects, with the capture's evidence: a
+/// caller diffs them a range at a time ([`DiffPlan::diff`]) and keeps what
+/// it needs of each range, so that what a run holds need not grow with the
+/// number of partitions.
+pub struct DiffPlan<'c> {
+    /// The evidence used.
+    pub evidence: Evidence<'c>,
+    options: DiffOptions,
+    wanted: Vec<(&'c (String, i32), &'c Vec<Replica>)>,
+    /// Partitions that match the request but have one replica only.
+    pub single_replica: Vec<(String, i32)>,
+}
+
+impl<'c> DiffPlan<'c> {
+    /// The partitions of `capture` that `req` selects.
+    pub fn new(capture: &'c Capture, req: &DiffRequest) -> DiffPlan<'c> {
+        let evidence = Evidence::gather(capture);
+        let options = evidence.diff_options(req.protocol);
+        let mut wanted: Vec<(&(String, i32), &Vec<Replica>)> = capture
+            .partitions
+            .iter()
+            .filter(|((t, p), _)| {
+                req.topic.as_ref().is_none_or(|x| x == t) && req.partition.is_none_or(|x| x == *p)
+            })
+            .collect();
+        let single_replica = wanted
+            .iter()
+            .filter(|(_, reps)| reps.len() == 1)
+            .map(|(k, _)| (*k).clone())
+            .collect();
+        wanted.retain(|(_, reps)| reps.len() >= 2);
+        DiffPlan {
+            evidence,
+            options,
+            wanted,
+            single_replica,
+        }
+    }
+
+    /// How many partitions with two or more replicas the request selects.
+    pub fn len(&self) -> usize {
+        self.wanted.len()
+    }
+
+    /// Whether the request selects no partition with two or more replicas.
+    pub fn is_empty(&self) -> bool {
+        self.wanted.is_empty()
+    }
+
+    /// Diffs the selected partitions in `range` (in topic/partition
+    /// order), in parallel: the ones compared, and the ones not (fewer
+    /// than two replicas could be read).
+    pub fn diff(
+        &self,
+        range: std::ops::Range<usize>,
+        req: &DiffRequest,
+        progress: &(dyn Fn() + Sync),
+    ) -> (Vec<PartitionResult>, Vec<NotCompared>) {
+        let wanted = &self.wanted[range];
+        let results: Vec<PartitionResult> = wanted
+            .par_iter()
+            .map(|((topic, partition), reps)| {
+                let mut r =
+                    diff_readable(&self.evidence, topic, *partition, reps, req, &self.options);
+                if req.drop_logs {
+                    for l in &mut r.logs {
+                        l.batches = Vec::new();
+                    }
+                }
+                progress();
+                r
+            })
+            .collect();
+        let mut partitions = Vec::with_capacity(results.len());
+        let mut not_compared = Vec::new();
+        for (r, (_, reps)) in results.into_iter().zip(wanted) {
+            if reps.len() - r.left_out.len() < 2 {
+                not_compared.push((r.diff.topic.clone(), r.diff.partition, r.problems));
+            } else {
+                partitions.push(r);
+            }
+        }
+        (partitions, not_compared)
     }
 }
 

@@ -27,6 +27,9 @@ pub struct Evidence<'c> {
     pub controller: Option<ControllerView>,
     groups: OnceLock<GroupCommits>,
     no_metadata: String,
+    /// Whether the capture holds a `__consumer_offsets` replica (asked
+    /// once per partition: found once).
+    consumer_offsets: bool,
 }
 
 /// Broker ids of the replicas of a partition: the node id discovery found,
@@ -47,6 +50,11 @@ impl<'c> Evidence<'c> {
             capture,
             controller: controller_view(capture),
             groups: OnceLock::new(),
+            consumer_offsets: capture
+                .partitions
+                .range((CONSUMER_OFFSETS.to_string(), i32::MIN)..)
+                .next()
+                .is_some_and(|((t, _), _)| t == CONSUMER_OFFSETS),
             no_metadata: "the capture holds no __cluster_metadata log (a ZooKeeper-mode cluster, or the metadata log was not captured)".to_string(),
         }
     }
@@ -161,10 +169,7 @@ impl<'c> Evidence<'c> {
 
     /// Whether the capture holds a `__consumer_offsets` replica.
     pub fn has_consumer_offsets(&self) -> bool {
-        self.capture
-            .partitions
-            .keys()
-            .any(|(t, _)| t == CONSUMER_OFFSETS)
+        self.consumer_offsets
     }
 
     /// The high watermark facts of the replicas of a partition.

@@ -31,8 +31,9 @@ pub struct Diagnostic {
     pub path: PathBuf,
     /// Note or warning.
     pub level: Level,
-    /// What was found and what it means.
-    pub message: String,
+    /// What was found and what it means (a fixed text is not copied:
+    /// a capture can hold a diagnostic per partition directory).
+    pub message: std::borrow::Cow<'static, str>,
 }
 
 impl fmt::Display for Diagnostic {
@@ -222,9 +223,9 @@ pub struct Replica {
     /// `quorum-state` (metadata log only).
     pub quorum_state: Option<PathBuf>,
     /// `leader-epoch-checkpoint`, leniently parsed; `None` when absent or unreadable.
-    pub leader_epoch_checkpoint: Option<CheckpointFile<EpochEntry>>,
+    pub leader_epoch_checkpoint: Option<Box<CheckpointFile<EpochEntry>>>,
     /// `partition.metadata`; `None` when absent or unreadable.
-    pub partition_metadata: Option<Result<PartitionMetadata, PropsError>>,
+    pub partition_metadata: Option<Box<Result<PartitionMetadata, PropsError>>>,
     /// High watermark from the log directory's `replication-offset-checkpoint`.
     pub high_watermark: Option<i64>,
     /// From `log-start-offset-checkpoint`. Kafka lists only partitions whose

@@ -9,7 +9,10 @@ use serde::Serialize;
 
 use crate::render::text::Utc;
 
-use crate::analysis::check::{CheckReport, Family, Finding, LossBrief, Severity, Summary};
+use crate::analysis::check::{
+    CheckReport, Family, Finding, LossBrief, PartitionCheck, Severity, Summary,
+};
+use crate::analysis::diff::ReferenceChoice;
 use crate::render::style::{cell, display_width, paint, Fit, Look, Paint, Sheet};
 use crate::render::text::{counted, markup, sanitize, JsonSafe};
 
@@ -17,11 +20,29 @@ use crate::render::text::{counted, markup, sanitize, JsonSafe};
 #[derive(Serialize)]
 pub struct CheckDocument<'a> {
     /// Every finding, sorted by location then code.
-    pub findings: Vec<Utc<FindingOut<'a>>>,
+    pub findings: FindingsOut<'a>,
     /// Counts.
     pub summary: &'a Summary,
     /// Per partition with two or more replicas: reference and loss.
-    pub partitions: Vec<Utc<PartitionOut<'a>>>,
+    pub partitions: PartitionsOut<'a>,
+}
+
+/// A report's findings, each put in its wire form as it is serialised.
+pub struct FindingsOut<'a>(pub &'a [Finding]);
+
+impl Serialize for FindingsOut<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.0.iter().map(|f| Utc(finding_out(f, false))))
+    }
+}
+
+/// A report's partitions, each put in its wire form as it is serialised.
+pub struct PartitionsOut<'a>(pub &'a [PartitionCheck]);
+
+impl Serialize for PartitionsOut<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.0.iter().map(|p| Utc(partition_out(p, false))))
+    }
 }
 
 /// One finding (a `jsonl` line has `"type": "finding"` first).
@@ -68,12 +89,23 @@ pub struct PartitionOut<'a> {
     /// Partition.
     pub partition: i32,
     /// The reference replica, as `klf diff` names it.
-    pub reference: serde_json::Value,
+    pub reference: &'a ReferenceChoice,
     /// The loss, as `klf diff` counts it.
     pub loss: &'a LossBrief,
     /// Brokers whose replica could not be read, left out of the
     /// comparison and the loss (`[]` when none).
     pub left_out: &'a [i32],
+}
+
+fn partition_out(p: &PartitionCheck, line: bool) -> PartitionOut<'_> {
+    PartitionOut {
+        kind: line.then_some("partition"),
+        topic: &p.topic,
+        partition: p.partition,
+        reference: &p.reference,
+        loss: &p.loss,
+        left_out: &p.left_out,
+    }
 }
 
 fn finding_out(f: &Finding, line: bool) -> FindingOut<'_> {
@@ -99,28 +131,15 @@ fn finding_out(f: &Finding, line: bool) -> FindingOut<'_> {
 /// per partition, then `{"type": "summary", ...}`).
 pub fn write_json(report: &CheckReport, lines: bool, w: &mut impl Write) -> std::io::Result<()> {
     let w = &mut JsonSafe(w);
-    let parts = |line: bool| -> Vec<PartitionOut<'_>> {
-        report
-            .partitions
-            .iter()
-            .map(|p| PartitionOut {
-                kind: line.then_some("partition"),
-                topic: &p.topic,
-                partition: p.partition,
-                reference: serde_json::to_value(&p.reference).unwrap_or_default(),
-                loss: &p.loss,
-                left_out: &p.left_out,
-            })
-            .collect()
-    };
     let io = std::io::Error::from;
     if lines {
         for f in &report.findings {
             crate::render::text::write_value(&mut *w, false, &finding_out(f, true)).map_err(io)?;
             writeln!(w)?;
         }
-        for p in parts(true) {
-            crate::render::text::write_value(&mut *w, false, &p).map_err(io)?;
+        for p in &report.partitions {
+            crate::render::text::write_value(&mut *w, false, &partition_out(p, true))
+                .map_err(io)?;
             writeln!(w)?;
         }
         #[derive(Serialize)]
@@ -142,13 +161,9 @@ pub fn write_json(report: &CheckReport, lines: bool, w: &mut impl Write) -> std:
         return writeln!(w);
     }
     let doc = CheckDocument {
-        findings: report
-            .findings
-            .iter()
-            .map(|f| Utc(finding_out(f, false)))
-            .collect(),
+        findings: FindingsOut(&report.findings),
         summary: &report.summary,
-        partitions: parts(false).into_iter().map(Utc).collect(),
+        partitions: PartitionsOut(&report.partitions),
     };
     serde_json::to_writer_pretty(&mut *w, &doc).map_err(io)?;
     writeln!(w)
@@ -174,21 +189,13 @@ pub fn shown_findings(report: &CheckReport, max: Option<usize>) -> (Vec<(&Findin
     let mut groups: BTreeMap<Group<'_>, usize> = BTreeMap::new();
     for f in &order {
         *groups
-            .entry((
-                f.code.as_str(),
-                f.location.topic.as_deref(),
-                f.location.partition,
-            ))
+            .entry((&*f.code, f.location.topic.as_deref(), f.location.partition))
             .or_default() += 1;
     }
     let mut seen: BTreeMap<Group<'_>, usize> = BTreeMap::new();
     let mut shown = Vec::new();
     for f in order {
-        let key = (
-            f.code.as_str(),
-            f.location.topic.as_deref(),
-            f.location.partition,
-        );
+        let key = (&*f.code, f.location.topic.as_deref(), f.location.partition);
         let n = seen.entry(key).or_default();
         *n += 1;
         let total = groups.get(&key).copied().unwrap_or(0);
@@ -320,7 +327,7 @@ pub fn write_table(
         let mut hints: BTreeMap<&str, &str> = BTreeMap::new();
         // the hints of the codes shown
         for (f, _) in &shown {
-            hints.entry(f.code.as_str()).or_insert(f.hint.as_str());
+            hints.entry(&*f.code).or_insert(&*f.hint);
         }
         for (code, hint) in hints {
             writeln!(w, "{code}: {}", sanitize(hint))?;
@@ -462,7 +469,7 @@ pub fn write_junit(
                 .filter(|f| f.severity >= level && !f.baselined)
                 .collect();
             if !failing.is_empty() {
-                let codes: Vec<&str> = failing.iter().map(|f| f.code.as_str()).collect();
+                let codes: Vec<&str> = failing.iter().map(|f| &*f.code).collect();
                 writeln!(
                     w,
                     r#"      <failure type="{}" message="{}">"#,

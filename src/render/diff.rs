@@ -493,7 +493,6 @@ pub fn write_json(
     w: &mut impl Write,
 ) -> std::io::Result<()> {
     let w = &mut JsonSafe(w);
-    let w = &mut JsonSafe(w);
     let Some(records) = records else {
         return write_parts(parts, None, lines, w);
     };
@@ -529,6 +528,58 @@ fn write_parts<'a>(
     };
     serde_json::to_writer_pretty(&mut *w, &doc).map_err(std::io::Error::from)?;
     writeln!(w)
+}
+
+/// `--format json` or `jsonl` of partitions diffed as they are written
+/// (no record lists): one partition is held at a time, and the document is
+/// the one [`write_json`] writes of the same partitions.
+pub fn write_json_each(
+    parts: impl Iterator<Item = PartitionResult>,
+    lines: bool,
+    w: &mut impl Write,
+) -> std::io::Result<()> {
+    let w = &mut JsonSafe(w);
+    if lines {
+        for p in parts {
+            crate::render::text::write_value(&mut *w, false, &partition(&p, None, true))
+                .map_err(std::io::Error::from)?;
+            writeln!(w)?;
+        }
+        return Ok(());
+    }
+    let doc = EachDocument {
+        partitions: Each(std::cell::RefCell::new(Some(parts))),
+    };
+    serde_json::to_writer_pretty(&mut *w, &doc).map_err(std::io::Error::from)?;
+    writeln!(w)
+}
+
+/// [`DiffDocument`] with its partitions taken from an iterator as they are
+/// serialised.
+#[derive(Serialize)]
+#[serde(bound = "")]
+struct EachDocument<I: Iterator<Item = PartitionResult>> {
+    partitions: Each<I>,
+}
+
+/// A sequence serialised from an iterator (taken on the first and only
+/// serialisation).
+struct Each<I>(std::cell::RefCell<Option<I>>);
+
+impl<I: Iterator<Item = PartitionResult>> Serialize for Each<I> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let parts = self.0.borrow_mut().take();
+        s.collect_seq(parts.into_iter().flatten().map(Held))
+    }
+}
+
+/// One partition's diff, serialised as [`DiffDocument`] serialises it.
+struct Held(PartitionResult);
+
+impl Serialize for Held {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        Utc(partition(&self.0, None, false)).serialize(s)
+    }
 }
 
 fn opt<T: std::fmt::Display>(v: Option<T>) -> String {

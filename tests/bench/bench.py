@@ -29,6 +29,13 @@ cache warm (one untimed run of each first):
 Results go to stdout and, as JSON, to --json (default: DATA/results.json).
 
     python3 tests/bench/bench.py --shapes        # the shapes only
+    python3 tests/bench/bench.py --budget        # the memory budgets only
+
+Budgets (`--budget`, no Kafka needed): peak RSS and time of `klf check` on
+the `crashed` shape at 2,000 and 10,000 partitions on 3 brokers (budgets
+96 MiB and 256 MiB), and of `check` and `diff` on 3 x 20,000 and
+3 x 100,000 empty partition folders (budget: under 512 MiB and a minute at
+100,000; the time at 5x the folders should be about 5x).
 
 Shapes (tests/bench/shapes.py: captures of a chosen shape made from the
 real batches of a committed capture) measure how klf grows with a
@@ -323,6 +330,47 @@ def report_shapes(res):
                   f"at 4n {ratio:5.2f}x cat  peak RSS {mib(small['peak_rss_kib'][k])} -> {mib(large['peak_rss_kib'][k])} MiB")
 
 
+# (shape, n, command, peak RSS budget in MiB)
+BUDGETS = [("crashed", 2000, "check", 96), ("crashed", 10000, "check", 256),
+           ("folders", 20000, "check", None), ("folders", 100000, "check", 512),
+           ("folders", 20000, "diff", None), ("folders", 100000, "diff", 512)]
+
+
+def measure_budgets(data, reps):
+    import shapes
+    res = {"machine": machine(), "reps": reps, "budgets": []}
+    for kind, n, cmd, budget in BUDGETS:
+        log(f"budget {kind}-{n}: making (once)")
+        d = shapes.shape(data, kind, n)
+        argv = [KLF, cmd, "--format", "json", d]
+        times = []
+        for _ in range(reps):
+            t = time.perf_counter()
+            run(argv)
+            times.append(time.perf_counter() - t)
+        res["budgets"].append({"shape": kind, "n": n, "command": cmd, "budget_mib": budget,
+                               "median_s": statistics.median(times), "peak_rss_kib": peak_rss(argv)})
+    return res
+
+
+def report_budgets(res):
+    print(f"machine: {res['machine']['cores']} cores, {res['machine']['cpu']}, {res['machine']['memory_gib']} GiB; "
+          f"medians of {res['reps']} runs")
+    by = {(b["shape"], b["n"], b["command"]): b for b in res["budgets"]}
+    for b in res["budgets"]:
+        rss = b["peak_rss_kib"] / 1024 if b["peak_rss_kib"] is not None else None
+        verdict = ""
+        if b["budget_mib"] is not None and rss is not None:
+            verdict = "within" if rss <= b["budget_mib"] else "OVER"
+            verdict = f"  budget {b['budget_mib']} MiB: {verdict}"
+        growth = ""
+        small = by.get((b["shape"], b["n"] // 5, b["command"]))
+        if small and b["n"] % 5 == 0 and small is not b:
+            growth = f"  time at 5x n: {b['median_s'] / small['median_s']:.2f}x"
+        print(f"{b['command']:6} {b['shape']}-{b['n']:<7} {b['median_s']:7.2f} s  peak RSS "
+              f"{'?' if rss is None else f'{rss:.0f}'} MiB{verdict}{growth}")
+
+
 def du(d, topic=None):
     """Bytes under d; with topic, only in that topic's partition directories (all replicas)."""
     return sum(os.path.getsize(os.path.join(r, f)) for r, _, fs in os.walk(d) for f in fs
@@ -375,8 +423,17 @@ def main():
     ap.add_argument("--generate-only", action="store_true")
     ap.add_argument("--shapes", action="store_true", help="measure the shapes only (no Kafka needed)")
     ap.add_argument("--shape-scale", type=float, default=1.0, help="multiplies every shape's n")
+    ap.add_argument("--budget", action="store_true", help="measure the memory budgets only (no Kafka needed)")
     a = ap.parse_args()
     data = os.path.abspath(a.data)
+    if a.budget:
+        log("building klf (release)")
+        subprocess.run(["cargo", "build", "--release", "--quiet"], cwd=REPO, check=True)
+        res = measure_budgets(data, a.reps)
+        with open(a.json or os.path.join(data, "budgets.json"), "w") as f:
+            json.dump(res, f, indent=2)
+        report_budgets(res)
+        return
     if a.shapes:
         log("building klf (release)")
         subprocess.run(["cargo", "build", "--release", "--quiet"], cwd=REPO, check=True)

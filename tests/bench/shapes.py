@@ -21,6 +21,12 @@ Shapes (each made once under DIR/shapes/, reused after):
                  holds it once)
   brokers-N      N brokers holding 100 partitions, each partition on every
                  broker
+  crashed-N      N partitions on 3 brokers as a killed broker leaves them:
+                 3 segments of 20 batches, the active one with Kafka's
+                 preallocated (sparse) 10 MiB `.index` and `.timeindex`
+                 and a producer snapshot (Kafka's own, from the capture)
+  folders-N      N empty partition folders on each of 3 brokers (a broker
+                 whose segments were not copied)
 """
 
 import base64
@@ -146,6 +152,52 @@ def make(out, brokers, partitions, segments, batches_per_segment, topic="shape")
     return out
 
 
+# Kafka's preallocated index sizes (segment.index.bytes, 10 MiB, rounded
+# down to whole entries)
+PREALLOCATED = {".index": (10 << 20) // 8 * 8, ".timeindex": (10 << 20) // 12 * 12}
+SNAPSHOT = os.path.join(REPO, "testdata", "kafka", "divergence", "broker-2", "diverge-0",
+                        "00000000000000000134.snapshot")
+
+
+def crashed(out, partitions):
+    """`partitions` partitions on 3 brokers, as a killed broker leaves its
+    active segments (see the module's help)."""
+    if os.path.exists(os.path.join(out, "done")):
+        return out
+    make(out, brokers=3, partitions=partitions, segments=3, batches_per_segment=20)
+    os.remove(os.path.join(out, "done"))
+    first = os.path.join(out, "broker-1", "shape-0")
+    active = sorted(f for f in os.listdir(first) if f.endswith(".log"))[-1][:-4]
+    for ext, size in PREALLOCATED.items():
+        # every replica's file is a hard link to this one
+        os.truncate(os.path.join(first, active + ext), size)
+    snap = os.path.join(first, active + ".snapshot")
+    with open(SNAPSHOT, "rb") as src, open(snap, "wb") as dst:
+        dst.write(src.read())
+    for b in range(1, 4):
+        for p in range(partitions):
+            d = os.path.join(out, f"broker-{b}", f"shape-{p}")
+            if d != first and not os.path.exists(os.path.join(d, active + ".snapshot")):
+                os.link(snap, os.path.join(d, active + ".snapshot"))
+    open(os.path.join(out, "done"), "w").close()
+    return out
+
+
+def folders(out, n):
+    """`n` empty partition folders on each of 3 brokers."""
+    if os.path.exists(os.path.join(out, "done")):
+        return out
+    for b in range(1, 4):
+        bdir = os.path.join(out, f"broker-{b}")
+        os.makedirs(bdir, exist_ok=True)
+        with open(os.path.join(bdir, "meta.properties"), "w") as f:
+            f.write(f"version=0\nbroker.id={b}\ncluster.id=klfbenchshapes0000000\n")
+        for p in range(n):
+            os.makedirs(os.path.join(bdir, f"bare-{p}"), exist_ok=True)
+    open(os.path.join(out, "done"), "w").close()
+    return out
+
+
 SHAPES = {
     "batches": lambda n: dict(brokers=3, partitions=1, segments=1, batches_per_segment=n),
     "segments": lambda n: dict(brokers=3, partitions=1, segments=n, batches_per_segment=200),
@@ -157,6 +209,10 @@ SHAPES = {
 def shape(data, kind, n):
     """The capture of shape `kind` at size `n` (made if needed)."""
     out = os.path.join(data, "shapes", f"{kind}-{n}")
+    if kind == "crashed":
+        return crashed(out, n)
+    if kind == "folders":
+        return folders(out, n)
     return make(out, **SHAPES[kind](n))
 
 

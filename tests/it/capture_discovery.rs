@@ -354,7 +354,7 @@ fn check_real_capture(capture_dir: &Path, scenario: &Value) {
                 assert!(on_disk, "{rctx}: no partition.metadata");
             }
             if let Some(pm) = &r.partition_metadata {
-                topic_ids.insert(pm.as_ref().unwrap().topic_id);
+                topic_ids.insert(pm.as_ref().as_ref().unwrap().topic_id);
             }
             // High watermark as the oracle read it from the captured checkpoint.
             let state = &p["replica_state"][node.to_string()];
@@ -821,6 +821,7 @@ fn synthetic_capture_is_read_whole() {
         r.partition_metadata
             .as_ref()
             .unwrap()
+            .as_ref()
             .as_ref()
             .unwrap()
             .topic_id

@@ -36,6 +36,7 @@ mod kafka_truncation;
 mod layers;
 mod loss;
 mod machine_limits;
+mod many_partitions;
 mod read_paths;
 mod readme_examples;
 mod report;

@@ -32,7 +32,7 @@ impl Baseline {
             .findings
             .iter()
             .map(|f| BaselineEntry {
-                code: f.code.clone(),
+                code: f.code.to_string(),
                 location: f.location.baseline_key(),
             })
             .collect();
@@ -53,7 +53,7 @@ pub fn apply_baseline(report: &mut CheckReport, baseline: &Baseline) -> u64 {
         .map(|e| (e.code.as_str(), e.location.baseline_key()))
         .collect();
     for f in &mut report.findings {
-        if known.contains(&(f.code.as_str(), f.location.baseline_key())) {
+        if known.contains(&(&*f.code, f.location.baseline_key())) {
             f.baselined = true;
         }
     }

@@ -215,18 +215,22 @@ pub fn info(code: &str) -> Option<&'static CheckInfo> {
 }
 
 /// Builds a finding from the code table.
-pub fn finding(code: &'static str, location: Location, message: impl Into<String>) -> Finding {
+pub fn finding(
+    code: &'static str,
+    location: Location,
+    message: impl Into<std::borrow::Cow<'static, str>>,
+) -> Finding {
     let (severity, family, hint) = match info(code) {
         Some(i) => (i.severity, i.family, i.hint),
         None => (Severity::Error, Family::Capture, ""),
     };
     Finding {
-        code: code.to_string(),
+        code: code.into(),
         severity,
         family,
         location,
         message: message.into(),
-        hint: hint.to_string(),
+        hint: hint.into(),
         baselined: false,
     }
 }

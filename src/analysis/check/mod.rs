@@ -25,7 +25,7 @@ mod codes;
 mod report;
 mod rules;
 
-pub use assemble::{assemble, PartitionChecked};
+pub use assemble::{assemble, settle, settle_metadata, PartitionChecked, Settled};
 pub use baseline::{apply_baseline, Baseline, BaselineEntry};
 pub use codes::{code, finding, info, CHECKS};
 pub use report::{
@@ -34,8 +34,8 @@ pub use report::{
 };
 pub use rules::{
     agreement_range, capture_findings, check_epochs, check_offsets, check_partition,
-    controller_findings, impact_findings, log_matching_at, rebuilt_on_restart, settle_unreadable,
-    AtOffset, LogMatching,
+    controller_findings, epoch_beyond_controller, impact_findings, log_matching_at,
+    rebuilt_on_restart, settle_unreadable, AtOffset, LogMatching,
 };
 
 #[cfg(test)]

@@ -2,6 +2,7 @@
 //! location, the report of a capture, and what the rules read of a
 //! replica.
 
+use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -136,7 +137,7 @@ fn file_name_of(f: &str) -> &str {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Finding {
     /// Stable code (see [`CHECKS`](crate::analysis::check::CHECKS)).
-    pub code: String,
+    pub code: Cow<'static, str>,
     /// Severity.
     pub severity: Severity,
     /// Family of the check.
@@ -145,9 +146,9 @@ pub struct Finding {
     #[serde(flatten)]
     pub location: Location,
     /// What is wrong, with the numbers.
-    pub message: String,
+    pub message: Cow<'static, str>,
     /// What it means and what to do.
-    pub hint: String,
+    pub hint: Cow<'static, str>,
     /// Accepted by the baseline (set by [`apply_baseline`](crate::analysis::check::apply_baseline)).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub baselined: bool,

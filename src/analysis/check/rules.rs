@@ -61,8 +61,7 @@ pub fn rebuilt_on_restart(
 
 /// Discovery's diagnostics as findings: checkpoint files Kafka cannot read,
 /// and every warning.
-pub fn capture_findings(capture: &Capture) -> Vec<Finding> {
-    let mut out = Vec::new();
+pub fn capture_findings(capture: &Capture, out: &mut Vec<Finding>) {
     // Replica identity of a path inside a partition directory.
     let mut dirs: BTreeMap<&Path, (i32, &str, i32)> = BTreeMap::new();
     for r in capture
@@ -85,8 +84,9 @@ pub fn capture_findings(capture: &Capture) -> Vec<Finding> {
         let name = d.path.file_name().and_then(|n| n.to_str()).unwrap_or("");
         let is_checkpoint = name == LEADER_EPOCH_CHECKPOINT_FILE
             || OffsetCheckpointKind::from_file_name(name).is_some();
-        let unreadable = capture.unreadable.contains(&d.path);
-        let refused = capture.refused.contains(&d.path);
+        // (both sorted, by discovery)
+        let unreadable = capture.unreadable.binary_search(&d.path).is_ok();
+        let refused = capture.refused.binary_search(&d.path).is_ok();
         let code = match (is_checkpoint, d.level) {
             _ if unreadable && d.level == Level::Warning => code::FILE_UNREADABLE,
             _ if refused && d.level == Level::Warning => code::FILE_TOO_LARGE,
@@ -120,7 +120,6 @@ pub fn capture_findings(capture: &Capture) -> Vec<Finding> {
         }
         out.push(finding(code, loc, d.message.clone()));
     }
-    out
 }
 
 /// The capture holds no metadata log: one finding saying what that leaves
@@ -143,11 +142,10 @@ pub fn no_metadata_log(capture: &Capture) -> Finding {
 }
 
 /// Checks against the controller's view, when the capture holds a metadata
-/// log: unclean elections, and replica epochs the controller never assigned.
-pub fn controller_findings(
-    view: &ControllerView,
-    by_partition: &BTreeMap<(String, i32), Vec<&ReplicaResult>>,
-) -> Vec<Finding> {
+/// log: what it could not give, and unclean elections (the replicas' epochs
+/// are checked against it partition by partition, in
+/// [`epoch_beyond_controller`]).
+pub fn controller_findings(view: &ControllerView) -> Vec<Finding> {
     let mut out = Vec::new();
     let source = view.source.as_ref().map(|p| display(p));
     // What the metadata log could not give: the histories lack it.
@@ -169,55 +167,70 @@ pub fn controller_findings(
         ));
     }
     for ((topic, partition), history) in &view.partitions {
-        let base = Location {
-            topic: Some(topic.clone()),
-            partition: Some(*partition),
-            ..Default::default()
-        };
         for e in history.changes.iter().filter(|e| e.unclean) {
-            let mut l = base.clone();
-            l.file = source.clone();
-            l.offset = Some(e.metadata_offset);
             out.push(finding(
                 code::UNCLEAN_ELECTION,
-                l,
+                Location {
+                    topic: Some(topic.clone()),
+                    partition: Some(*partition),
+                    file: source.clone(),
+                    offset: Some(e.metadata_offset),
+                    ..Default::default()
+                },
                 format!(
                     "the controller elected broker {} leader in epoch {} from outside the ISR (metadata log offset {})",
                     e.leader, e.leader_epoch, e.metadata_offset
                 ),
             ));
         }
-        let Some(max_epoch) = history.changes.iter().map(|e| e.leader_epoch).max() else {
+    }
+    out
+}
+
+/// The controller's rule about one partition's replicas (`reps`): a batch
+/// whose leader epoch is above every epoch the controller assigned the
+/// partition in the metadata log (`view`).
+pub fn epoch_beyond_controller(
+    view: &ControllerView,
+    topic: &str,
+    partition: i32,
+    reps: &[&ReplicaResult],
+) -> Vec<Finding> {
+    let mut out = Vec::new();
+    let Some(history) = view.partitions.get(&(topic.to_string(), partition)) else {
+        return out;
+    };
+    let Some(max_epoch) = history.changes.iter().map(|e| e.leader_epoch).max() else {
+        return out;
+    };
+    let base = Location {
+        topic: Some(topic.to_string()),
+        partition: Some(partition),
+        ..Default::default()
+    };
+    for r in reps {
+        // the first batch of an epoch above it starts a span
+        let Some((s, place)) = r
+            .spans
+            .spans
+            .iter()
+            .zip(&r.span_starts)
+            .find(|(s, _)| s.epoch > max_epoch)
+        else {
             continue;
         };
-        for r in by_partition
-            .get(&(topic.clone(), *partition))
-            .into_iter()
-            .flatten()
-        {
-            // the first batch of an epoch above it starts a span
-            let Some((s, place)) = r
-                .spans
-                .spans
-                .iter()
-                .zip(&r.span_starts)
-                .find(|(s, _)| s.epoch > max_epoch)
-            else {
-                continue;
-            };
-            let mut l = base.clone();
-            l.broker = Some(r.log.broker);
-            r.place(&mut l, *place);
-            l.offset = Some(s.start_offset);
-            out.push(finding(
-                code::EPOCH_BEYOND_CONTROLLER,
-                l,
-                format!(
-                    "batch at offset {} has leader epoch {}, but the controller's highest epoch for the partition is {max_epoch}",
-                    s.start_offset, s.epoch
-                ),
-            ));
-        }
+        let mut l = base.clone();
+        l.broker = Some(r.log.broker);
+        r.place(&mut l, *place);
+        l.offset = Some(s.start_offset);
+        out.push(finding(
+            code::EPOCH_BEYOND_CONTROLLER,
+            l,
+            format!(
+                "batch at offset {} has leader epoch {}, but the controller's highest epoch for the partition is {max_epoch}",
+                s.start_offset, s.epoch
+            ),
+        ));
     }
     out
 }
@@ -316,6 +329,9 @@ pub fn check_offsets(replica: &Replica, base: &Location, r: &mut ReplicaResult) 
         ));
     }
     match replica.high_watermark {
+        // an empty log: its high watermark can only be its start, nothing
+        // is unknown (and a capture can hold very many such directories)
+        None if leo <= lso => {}
         None => r.findings.push(finding(
             code::HIGH_WATERMARK_MISSING,
             cp_file(hw_file),

@@ -23,8 +23,8 @@ use rayon::prelude::*;
 
 use crate::analysis::check::{
     agreement_range, assemble, check_partition, code, display, finding, impact_findings,
-    log_matching_at, AtOffset, CheckReport, Checked, Location, LogMatching, PartitionChecked,
-    ReplicaResult,
+    log_matching_at, settle, settle_metadata, AtOffset, CheckReport, Checked, Location,
+    LogMatching, PartitionChecked, ReplicaResult, Settled,
 };
 use crate::analysis::diff::PartitionReplicas;
 use crate::analysis::truncation::ReplicationProtocol;
@@ -54,7 +54,8 @@ pub fn check(
     let coord = std::sync::OnceLock::new();
     let impacts = std::sync::Mutex::new(Vec::new());
     let partitions: Vec<(&(String, i32), &Vec<Replica>)> = capture.partitions.iter().collect();
-    let checked: Vec<PartitionChecked<'_>> = partitions
+    let view = evidence.controller.as_ref();
+    let mut checked: Vec<Settled> = partitions
         .par_iter()
         .map(|((topic, partition), reps)| {
             let ids = broker_ids(reps);
@@ -129,7 +130,7 @@ pub fn check(
             } else {
                 (scanned.into_iter().map(|s| s.result).collect(), None)
             };
-            PartitionChecked {
+            let done = PartitionChecked {
                 replicas: results
                     .into_iter()
                     .zip(reps.iter().zip(&ids))
@@ -142,10 +143,12 @@ pub fn check(
                     })
                     .collect(),
                 cross,
-            }
+            };
+            // what the report needs of it, and nothing else
+            settle(done, view)
         })
         .collect();
-    let metadata: Vec<Checked<'_>> = capture
+    let metadata: Vec<Settled> = capture
         .metadata_logs
         .par_iter()
         .zip(broker_ids(&capture.metadata_logs))
@@ -156,16 +159,17 @@ pub fn check(
                 result.unreadable = true;
             }
             progress();
-            Checked {
+            settle_metadata(Checked {
                 topic: &r.topic,
                 partition: r.partition,
                 broker,
                 partition_key: None,
                 result,
-            }
+            })
         })
         .collect();
-    let mut report = assemble(capture, &checked, &metadata, evidence.controller.as_ref());
+    checked.extend(metadata);
+    let mut report = assemble(capture, checked, view);
     let impacts = impacts.into_inner().unwrap_or_default();
     if !impacts.is_empty() {
         for i in &impacts {

@@ -1229,6 +1229,7 @@ fn check_indexes(
                     .find(|f| f.code == code && f.location.file.as_deref() == Some(&display(path)))
                 {
                     f.message
+                        .to_mut()
                         .push_str(&format!(" ({} more entries like this)", n - 1));
                 }
             }
