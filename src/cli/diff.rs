@@ -299,7 +299,14 @@ fn run_each(
         out,
         super::common::controller_problems(plan.evidence.controller.as_ref()),
     );
-    let bar = out.progress(plan.len() as u64, "{bar:40} {pos}/{len} partitions diffed");
+    // A table is written with the bar put aside; JSON written to the
+    // terminal the bar is drawn on has none.
+    let bar =
+        if args.format != Format::Table && std::io::IsTerminal::is_terminal(&std::io::stdout()) {
+            None
+        } else {
+            out.progress(plan.len() as u64, "{bar:40} {pos}/{len} partitions diffed")
+        };
     let tick = || {
         if let Some(b) = &bar {
             b.inc(1);
@@ -334,14 +341,15 @@ fn run_each(
                             let leaders = [epoch_leaders(
                                 plan.evidence.history(&p.diff.topic, p.diff.partition),
                             )];
-                            write_table(
-                                std::slice::from_ref(&p),
-                                false,
-                                &leaders,
-                                None,
-                                look,
-                                &mut w,
-                            )
+                            let part = std::slice::from_ref(&p);
+                            match &bar {
+                                // on the terminal before the bar comes back
+                                Some(b) => b.suspend(|| {
+                                    write_table(part, false, &leaders, None, look, &mut w)
+                                        .and_then(|()| w.flush())
+                                }),
+                                None => write_table(part, false, &leaders, None, look, &mut w),
+                            }
                         })
                         .and_then(|()| w.flush())
                 }
