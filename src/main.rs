@@ -33,6 +33,13 @@ macro_rules! subcommands {
         }
 
         impl Command {
+            /// The subcommand's name, as typed.
+            fn name(&self) -> &'static str {
+                match self {
+                    $(Command::$variant(_) => stringify!($module),)*
+                }
+            }
+
             fn run(self, out: &mut cli::common::Output) -> cli::common::Status {
                 match self {
                     $(Command::$variant(args) => cli::$module::run(args, out),)*
@@ -121,6 +128,7 @@ fn main() -> ExitCode {
     klf::capture::mmap::set_mmap_disabled(cli.no_mmap);
     klf::format::codec::set_decompressed_cap(cli.global.max_decompressed_bytes);
     klf::capture::vfs::track_opened();
+    klf::capture::discover::set_command(cli.command.name());
     let mut out = cli::common::Output::stdout(&cli.global);
     let status = workers.install(|| cli.command.run(&mut out));
     let status = cli::common::settle_failed_reads(&mut out, status);

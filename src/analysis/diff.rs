@@ -271,6 +271,8 @@ pub enum FindingKind {
     /// Replica offset ranges do not overlap.
     #[serde(rename = "replicas-disjoint")]
     DisjointLogs,
+    /// An assigned replica (metadata log) is not in the capture.
+    ReplicaNotCaptured,
 }
 
 impl FindingKind {
@@ -304,6 +306,7 @@ impl FindingKind {
             FindingKind::AmbiguousReference => "ambiguous-reference",
             FindingKind::TruncationDependsOnProtocol => "truncation-depends-on-protocol",
             FindingKind::DisjointLogs => "replicas-disjoint",
+            FindingKind::ReplicaNotCaptured => "replica-not-captured",
         }
     }
 }

@@ -185,6 +185,19 @@ fn brokers(list: &[i32]) -> String {
 /// first: what no replica will keep, counted once, and the two bounds of
 /// what had been committed.
 pub fn loss_headline(loss: &PartitionLoss) -> String {
+    let mut s = loss_figures(loss);
+    if !loss.replicas_not_captured.is_empty() {
+        s.push_str(&format!(
+            "; {} assigned but not captured: {}",
+            brokers(&loss.replicas_not_captured),
+            crate::analysis::loss::NOT_CAPTURED_WEAKENS
+        ));
+    }
+    s
+}
+
+/// [`loss_headline`] but for the replicas the capture lacks.
+fn loss_figures(loss: &PartitionLoss) -> String {
     use crate::analysis::loss::Verdict;
     if !loss.any() {
         return "nothing lost: every record is kept by the reference or fetched again from it"

@@ -272,7 +272,8 @@ pub struct PartitionLoss {
     pub first_timestamp: Option<i64>,
     /// Latest batch timestamp among the lost batches (ms).
     pub last_timestamp: Option<i64>,
-    /// Assigned replicas (metadata log) whose log is not in the capture.
+    /// Assigned replicas (metadata log) whose log is not in the capture
+    /// (see [`NOT_CAPTURED_WEAKENS`]).
     pub replicas_not_captured: Vec<i32>,
     /// Every fact the bounds used.
     pub evidence: Vec<Evidence>,
@@ -910,4 +911,29 @@ pub fn human_ms(ms: i64) -> String {
 /// The lost batches of `loss` by key, to look a record's batch up.
 pub fn lost_batch_index(loss: &PartitionLoss) -> HashMap<(i64, i64, i32, u32), &LostBatch> {
     loss.batches.iter().map(|l| (l.batch.key(), l)).collect()
+}
+
+/// What an assigned replica missing from the capture weakens: it may hold
+/// records no captured replica holds (the loss may be larger) and may have
+/// acknowledged records to a producer (the committed bounds are wider).
+pub const NOT_CAPTURED_WEAKENS: &str = "the loss may be larger (a log not captured may hold records no captured replica holds) and the committed bounds wider; capture every assigned replica";
+
+/// The diff's `replica-not-captured` finding for a partition whose assigned
+/// replicas (metadata log) are not all in the capture.
+pub fn not_captured_finding(loss: &PartitionLoss) -> Option<crate::analysis::diff::Finding> {
+    if loss.replicas_not_captured.is_empty() {
+        return None;
+    }
+    let list: Vec<String> = loss
+        .replicas_not_captured
+        .iter()
+        .map(i32::to_string)
+        .collect();
+    Some(crate::analysis::diff::Finding {
+        kind: crate::analysis::diff::FindingKind::ReplicaNotCaptured,
+        detail: format!(
+            "assigned replicas not in the capture (metadata log): broker {}; {NOT_CAPTURED_WEAKENS}",
+            list.join(", ")
+        ),
+    })
 }

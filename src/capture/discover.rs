@@ -200,24 +200,118 @@ impl Discovery {
             return;
         }
         if !nested.is_empty() {
-            let names: Vec<String> = nested
-                .iter()
-                .filter_map(|n| n.file_name().map(|s| s.to_string_lossy().into_owned()))
-                .collect();
-            self.warn(
-                path,
-                format!(
-                    "no broker log directory directly here; these folders hold captures: {}; pass one of them",
-                    names.join(", ")
-                ),
-            );
-            self.excluded.extend(nested);
+            self.add_nested(path, &root, nested);
             return;
         }
         self.warn(
             path,
             "no Kafka log directory, partition directory or capture found here",
         );
+    }
+
+    /// A capture whose log directories are below its folders rather than
+    /// directly in it: a node's several log directories (`broker-1/d1`,
+    /// `broker-1/d2`), `NAME/data`-style nodes, a node folder per pod
+    /// holding `data-0/kafka-log0`. Every log directory found (up to
+    /// [`NESTED_DEPTH`] folders down) is read, each node known by its
+    /// `meta.properties`, never by a folder's name; but when the same node
+    /// (or another cluster) stands under two of its folders, they are
+    /// separate captures (a `before/` and an `after/` of one cluster): none
+    /// is read, and the message says which folder to pass.
+    fn add_nested(&mut self, path: &Path, root: &Path, nested: Vec<PathBuf>) {
+        // (top folder, log directory, who it says it is)
+        let mut found: Vec<(PathBuf, PathBuf, Identity)> = Vec::new();
+        let mut other_captures = Vec::new();
+        for top in &nested {
+            let (dirs, others) = nested_log_dirs(top);
+            for dir in dirs {
+                let id = log_dir_identity(&dir);
+                found.push((top.clone(), dir, id));
+            }
+            other_captures.extend(others);
+        }
+        // A node's log directory in two folders is two captures of it: the
+        // same directory id twice, or (no directory ids, as ZooKeeper mode
+        // writes) the same node under two folders. A node's several log
+        // directories (JBOD) have a directory id each.
+        let mut seen: BTreeMap<(i32, Option<&str>), BTreeSet<&Path>> = BTreeMap::new();
+        let mut clusters: BTreeMap<&str, BTreeSet<&Path>> = BTreeMap::new();
+        for (top, _, id) in &found {
+            if let Some(n) = id.node {
+                seen.entry((n, id.directory.as_deref()))
+                    .or_default()
+                    .insert(top);
+            }
+            if let Some(c) = &id.cluster {
+                clusters.entry(c).or_default().insert(top);
+            }
+        }
+        let tops_of_node: BTreeMap<i32, BTreeSet<&Path>> = seen
+            .iter()
+            .filter(|(_, tops)| tops.len() > 1)
+            .map(|((n, _), tops)| (*n, tops.clone()))
+            .collect();
+        let name = |p: &Path| {
+            p.file_name().map_or_else(
+                || p.display().to_string(),
+                |n| n.to_string_lossy().into_owned(),
+            )
+        };
+        let shared = tops_of_node.iter().next();
+        let why = match shared {
+            Some((n, tops)) => Some(format!(
+                "node {n} stands in {}",
+                tops.iter()
+                    .take(2)
+                    .map(|t| name(t))
+                    .collect::<Vec<_>>()
+                    .join(" and ")
+            )),
+            None if clusters.len() > 1 => Some(format!(
+                "they hold {} clusters ({})",
+                clusters.len(),
+                clusters
+                    .iter()
+                    .map(|(c, tops)| format!(
+                        "{c}: {}",
+                        tops.iter().map(|t| name(t)).collect::<Vec<_>>().join(", ")
+                    ))
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            )),
+            None => None,
+        };
+        if let Some(why) = why {
+            let names: Vec<String> = nested.iter().map(|n| name(n)).collect();
+            let first = nested
+                .first()
+                .map(|n| n.display().to_string())
+                .unwrap_or_default();
+            self.warn(
+                path,
+                format!(
+                    "these folders hold separate captures ({why}): {}; pass one capture's folder, e.g. `klf {} {first}`",
+                    names.join(", "),
+                    COMMAND.get().copied().unwrap_or("diff")
+                ),
+            );
+            self.excluded.extend(nested);
+            return;
+        }
+        for (_, dir, _) in found {
+            self.add_log_dir(&dir, root, Want::All);
+        }
+        for n in other_captures {
+            let names = log_dir_names(&n);
+            self.note(
+                &n,
+                format!(
+                    "holds another capture ({}); not included: pass this folder on its own to read it",
+                    names.join(", ")
+                ),
+            );
+            self.excluded.insert(n);
+        }
     }
 
     fn add_log_dir(&mut self, path: &Path, root: &Path, want: Want) {
@@ -666,16 +760,8 @@ impl Discovery {
                     ),
                     _ => {}
                 }
-                if let Some(f) = folder {
-                    if f != n {
-                        self.warn(
-                            &broker.path,
-                            format!(
-                                "folder name says node {f} but meta.properties says {n}; using {n}"
-                            ),
-                        );
-                    }
-                }
+                // A folder's name is not a node id (`d2`, `kafka-log0`,
+                // `data-1`): meta.properties is, and is not questioned by it.
             }
             None => self.warn(
                 &broker.path,
@@ -1265,9 +1351,130 @@ fn has_log_dir_files(p: &Path) -> bool {
             .any(|k| is_file(&p.join(k.file_name())))
 }
 
-/// A folder whose direct children include broker log directories.
+/// The klf command a refusal's advice names (set once by the CLI; `diff`
+/// when unset).
+static COMMAND: std::sync::OnceLock<&'static str> = std::sync::OnceLock::new();
+
+/// Names the klf command that runs discovery, for the commands its advice
+/// gives (`klf check capture/before`).
+pub fn set_command(name: &'static str) {
+    let _ = COMMAND.set(name);
+}
+
+/// How many folders down a capture's log directories may be found:
+/// `CAPTURE/NODE/d1`, `CAPTURE/NODE/data-0/kafka-log0`.
+const NESTED_DEPTH: usize = 3;
+
+/// Folders of a nested capture visited at most, whatever its depth: a
+/// capture's nodes and their log directories, not a whole disk.
+const NESTED_FOLDERS: usize = 10_000;
+
+/// The log directories below `top` (itself included), in name order, up to
+/// [`NESTED_DEPTH`] folders below the capture; a log directory's own
+/// folders (its partitions) are not searched. Second: the folders beside a
+/// folder's log directories that hold log directories of their own (an
+/// `after/` beside the nodes): other captures, not read.
+fn nested_log_dirs(top: &Path) -> (Vec<PathBuf>, Vec<PathBuf>) {
+    let mut out = Vec::new();
+    let mut others = Vec::new();
+    let mut todo = vec![(top.to_path_buf(), 1usize)];
+    let mut visited = 0;
+    while let Some((dir, depth)) = todo.pop() {
+        visited += 1;
+        if visited > NESTED_FOLDERS {
+            break;
+        }
+        if looks_like_log_dir(&dir) {
+            out.push(dir);
+            continue;
+        }
+        if depth >= NESTED_DEPTH {
+            continue;
+        }
+        let Ok(rd) = fs::read_dir(&dir) else {
+            continue;
+        };
+        let mut children: Vec<PathBuf> = rd
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| is_dir(p))
+            .collect();
+        children.sort();
+        // A folder of log directories is a capture: its other folders
+        // (an `after/` beside the nodes) are other captures, as at the top.
+        let logs: Vec<PathBuf> = children
+            .iter()
+            .filter(|c| looks_like_log_dir(c))
+            .cloned()
+            .collect();
+        if !logs.is_empty() {
+            others.extend(
+                children
+                    .iter()
+                    .filter(|c| !logs.contains(c) && !log_dir_names(c).is_empty())
+                    .cloned(),
+            );
+            out.extend(logs);
+            continue;
+        }
+        // depth first, in name order
+        for c in children.into_iter().rev() {
+            todo.push((c, depth + 1));
+        }
+    }
+    out.sort();
+    others.sort();
+    (out, others)
+}
+
+/// The node id (`node.id`, else `broker.id`), cluster id and directory id
+/// a log directory's `meta.properties` gives, read leniently (discovery reads it
+/// again, and says what is wrong with it).
+fn log_dir_identity(dir: &Path) -> Identity {
+    let path = dir.join(META_PROPERTIES_FILE);
+    let Ok(file) = fs::File::open(&path) else {
+        return Identity::default();
+    };
+    let mut bytes = Vec::new();
+    if file
+        .take(MAX_PROPERTIES_BYTES)
+        .read_to_end(&mut bytes)
+        .is_err()
+    {
+        return Identity::default();
+    }
+    let Ok(props) = parse_properties(&bytes) else {
+        return Identity::default();
+    };
+    let get = |k: &str| props.get(k).map(|v| v.trim().to_string());
+    Identity {
+        node: get("node.id")
+            .or_else(|| get("broker.id"))
+            .and_then(|v| v.parse().ok()),
+        cluster: get("cluster.id"),
+        directory: get("directory.id"),
+    }
+}
+
+/// Who a log directory says it is (see [`log_dir_identity`]).
+#[derive(Default)]
+struct Identity {
+    node: Option<i32>,
+    cluster: Option<String>,
+    /// `directory.id` (KRaft, one per log directory of a node).
+    directory: Option<String>,
+}
+
+/// Whether `p` is a broker log directory, or a folder holding some (up to
+/// [`NESTED_DEPTH`] folders down).
+pub fn holds_log_directories(p: &Path) -> bool {
+    looks_like_log_dir(p) || holds_log_dirs(p)
+}
+
+/// A folder whose direct children include broker log directories, or
+/// whose folders hold them (up to [`NESTED_DEPTH`] down).
 fn holds_log_dirs(p: &Path) -> bool {
-    !log_dir_names(p).is_empty()
+    !nested_log_dirs(p).0.is_empty()
 }
 
 fn log_dir_names(p: &Path) -> Vec<String> {

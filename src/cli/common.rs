@@ -313,7 +313,16 @@ impl Output {
     pub fn resolve_inputs(&mut self, paths: &[PathBuf]) -> Result<Vec<PathBuf>, Status> {
         let mut v = Vec::with_capacity(paths.len());
         for p in paths {
-            v.push(self.resolve_input(p)?);
+            // a folder of per-node archives (`broker-1.tar.gz`, ...): each
+            // is read as the node folder it holds
+            match node_archives(p) {
+                Some(archives) => {
+                    for a in archives {
+                        v.push(self.resolve_input(&a)?);
+                    }
+                }
+                None => v.push(self.resolve_input(p)?),
+            }
         }
         Ok(v)
     }
@@ -881,4 +890,25 @@ pub fn no_replicated_partition(out: &mut Output, single: &[(String, i32)]) -> St
         ));
     }
     Status::Failure
+}
+
+/// The archives (`.tar`, `.tar.gz`, `.tgz`, `.tar.zst`, `.tzst`) in a
+/// folder that holds no log directory itself: a capture made of one
+/// archive per node. `None` for anything else (a log directory, a capture
+/// folder, an archive, a path inside one).
+fn node_archives(p: &Path) -> Option<Vec<PathBuf>> {
+    if vfs::split_virtual(p).is_some() || !std::fs::metadata(p).ok()?.is_dir() {
+        return None;
+    }
+    if klf::capture::discover::holds_log_directories(p) {
+        return None;
+    }
+    let mut archives: Vec<PathBuf> = std::fs::read_dir(p)
+        .ok()?
+        .flatten()
+        .map(|e| e.path())
+        .filter(|a| vfs::is_archive_name(a) && a.is_file())
+        .collect();
+    archives.sort();
+    (!archives.is_empty()).then_some(archives)
 }

@@ -190,8 +190,10 @@ impl<'c> Evidence<'c> {
         replicas: &[Replica],
         options: &DiffOptions,
     ) -> (PartitionDiff, PartitionLoss) {
-        let diff = diff_partition(input, options);
+        let mut diff = diff_partition(input, options);
         let loss = self.loss(&diff, input, replicas);
+        diff.findings
+            .extend(crate::analysis::loss::not_captured_finding(&loss));
         (diff, loss)
     }
 

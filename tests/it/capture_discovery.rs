@@ -1052,11 +1052,33 @@ fn nested_captures_and_odd_inputs() {
             &[("t", 0, 9)],
         );
     }
-    // A folder of scenarios is not itself a capture.
+    // A folder holding one capture reads it (its after/ reported, not read).
+    let cap = discover(&[tmp.path()]);
+    assert_eq!(cap.node_ids(), vec![1, 2, 3]);
+    assert_eq!(cap.excluded, vec![scen.join("after")]);
+    assert!(has_diag(
+        &cap,
+        &scen.join("after"),
+        Level::Note,
+        "another capture"
+    ));
+    // A folder of two captures of the same nodes is not itself a capture:
+    // nothing is read, and the message names them and a command that works.
+    let other = tmp.path().join("lag-window");
+    for n in 1..=3 {
+        make_broker(&other.join(format!("broker-{n}")), n, &[("t", 0, 2)]);
+    }
     let cap = discover(&[tmp.path()]);
     assert!(cap.brokers.is_empty());
-    assert_eq!(cap.excluded, vec![scen.clone()]);
-    assert!(has_diag(&cap, tmp.path(), Level::Warning, "hold captures"));
+    assert_eq!(cap.excluded, vec![scen.clone(), other.clone()]);
+    assert!(has_diag(
+        &cap,
+        tmp.path(),
+        Level::Warning,
+        "separate captures"
+    ));
+    assert!(has_diag(&cap, tmp.path(), Level::Warning, "e.g. `klf "));
+    std::fs::remove_dir_all(&other).unwrap();
     // The scenario: its three brokers; after/ reported.
     let cap = discover(&[&scen]);
     assert_eq!(cap.node_ids(), vec![1, 2, 3]);

@@ -180,6 +180,9 @@ checks! {
     REPLICA_EPOCH_AHEAD = "replica-epoch-ahead", Warning, Replication,
         "A replica's latest leader epoch is above the reference leader's.",
         "The capture may mix moments, or the reference is not the real leader; pass all brokers captured at once.";
+    REPLICA_NOT_CAPTURED = "replica-not-captured", Warning, Replication,
+        "A replica the metadata log assigns to the partition is not in the capture: its log may hold records no captured replica holds, and it may have acknowledged records.",
+        "The loss may be larger and the committed bounds wider than shown; capture that broker's log directories too.";
     REPLICAS_DISJOINT = "replicas-disjoint", Warning, Replication,
         "The offset ranges of two replicas do not overlap.",
         "Nothing can be compared; the follower will be reset to the leader's log start.";

@@ -564,6 +564,17 @@ pub fn check_partition(
         ..Location::default()
     };
     let mismatch_reported = reported;
+    if let Some(f) = crate::analysis::loss::not_captured_finding(loss) {
+        out.push(finding(
+            code::REPLICA_NOT_CAPTURED,
+            Location {
+                topic: Some(topic.to_string()),
+                partition: Some(partition),
+                ..Location::default()
+            },
+            f.detail,
+        ));
+    }
     if let Some(alt) = diff.protocol.alternative {
         for rd in &diff.replicas {
             let Some(at) = rd
