@@ -675,14 +675,21 @@ macro_rules! inputs_help {
         "\
 Inputs:
   Each PATH may be a broker log directory, a partition directory, a folder of
-  broker directories (one capture), or a .tar, .tar.gz/.tgz or .tar.zst/.tzst
-  archive of any of these, read into memory without extracting (at most
+  broker directories (one capture), a folder whose log directories are up to
+  three folders down (a node's several log directories, broker-1/d1 and
+  broker-1/d2; NAME/data nodes; pod-0/data-0/kafka-log0), a folder of
+  per-node archives (broker-1.tar.gz ...), or a .tar, .tar.gz/.tgz or
+  .tar.zst/.tzst archive of any of these, read into memory without
+  extracting (at most
   --archive-limit bytes of files, default 4G). A tar of a single folder reads
   that folder. Files inside an archive are named ARCHIVE!/PATH-IN-ARCHIVE
   (capture.tar.gz!/broker-1/orders-0/00000000000000000000.log), and such a
   path may be given as a PATH. Archives with an entry that would land outside
   the archive (an absolute name, a '..' component, a link pointing out) are
-  refused whole (exit 2).
+  refused whole (exit 2). A node is known by its meta.properties (node.id
+  or broker.id, and directory.id), never by a folder's name; folders that
+  hold the same node twice, or two clusters, are separate captures: none is
+  read, and the message names the command to run on one of them.
 
 "
     };
