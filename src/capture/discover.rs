@@ -203,9 +203,41 @@ impl Discovery {
             self.add_nested(path, &root, nested);
             return;
         }
+        // what is here instead, and what would read it
+        let mut names: Vec<String> = Vec::new();
+        let mut segments = None;
+        let mut count = 0usize;
+        if let Ok(rd) = fs::read_dir(path) {
+            for e in rd.flatten() {
+                count += 1;
+                let n = e.file_name().to_string_lossy().into_owned();
+                if parse_segment_file_name(&n).is_some()
+                    && segments.as_ref().is_none_or(|s: &PathBuf| path.join(&n) < *s)
+                {
+                    segments = Some(path.join(&n));
+                }
+                // the first five names, whatever the listing's order
+                let at = names.partition_point(|x| *x < n);
+                if at < 5 {
+                    names.insert(at, n);
+                    names.truncate(5);
+                }
+            }
+        }
+        let held = match count {
+            0 => "it is empty".to_string(),
+            n if n > names.len() => format!("it holds {} and {} more", names.join(", "), n - names.len()),
+            _ => format!("it holds {}", names.join(", ")),
+        };
+        let hint = match segments {
+            Some(f) => format!("; `klf dump {}` shows what is in a file", f.display()),
+            None => "; pass the folder holding the nodes' log directories (each has a meta.properties)".to_string(),
+        };
         self.warn(
             path,
-            "no Kafka log directory, partition directory or capture found here",
+            format!(
+                "no Kafka log directory, partition directory or capture found here (none up to {NESTED_DEPTH} folders down): {held}{hint}"
+            ),
         );
     }
 
