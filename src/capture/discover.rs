@@ -176,19 +176,28 @@ impl Discovery {
             }
         }
         if !brokers.is_empty() {
+            let mut taken: Vec<Identity> = brokers.iter().map(|b| log_dir_identity(b)).collect();
             for b in &brokers {
                 self.add_log_dir(b, &root, Want::All);
             }
+            // A folder holding one more node's log directories (a node's
+            // several log directories, `broker-1/d1` and `broker-1/d2`,
+            // beside a controller's) is part of the capture; any other
+            // (an `after/` of the same nodes) is another capture.
             for n in nested {
-                let names = log_dir_names(&n);
-                self.note(
-                    &n,
-                    format!(
-                        "holds another capture ({}); not included: pass this folder on its own to read it",
-                        names.join(", ")
-                    ),
-                );
-                self.excluded.insert(n);
+                let (dirs, others) = nested_log_dirs(&n);
+                let ids: Vec<Identity> = dirs.iter().map(|d| log_dir_identity(d)).collect();
+                if node_folder_joins(&ids, &taken) {
+                    for d in &dirs {
+                        self.add_log_dir(d, &root, Want::All);
+                    }
+                    taken.extend(ids);
+                    for o in others {
+                        self.other_capture(o);
+                    }
+                } else {
+                    self.other_capture(n);
+                }
             }
             for o in others {
                 self.note(&o, "not a broker log directory; ignored");
@@ -246,21 +255,56 @@ impl Discovery {
     /// `broker-1/d2`), `NAME/data`-style nodes, a node folder per pod
     /// holding `data-0/kafka-log0`. Every log directory found (up to
     /// [`NESTED_DEPTH`] folders down) is read, each node known by its
-    /// `meta.properties`, never by a folder's name; but when the same node
-    /// (or another cluster) stands under two of its folders, they are
-    /// separate captures (a `before/` and an `after/` of one cluster): none
-    /// is read, and the message says which folder to pass.
-    fn add_nested(&mut self, path: &Path, root: &Path, nested: Vec<PathBuf>) {
+    /// `meta.properties`, never by a folder's name. A folder of several
+    /// nodes holding again a log directory of a node folder beside it (an
+    /// `after/` beside `broker-1/d1`, ...) is another capture, not read;
+    /// when the same node (or another cluster) otherwise stands under two
+    /// of its folders, they are separate captures (a `before/` and an
+    /// `after/` of one cluster): none is read, and the message says which
+    /// folder to pass.
+    fn add_nested(&mut self, path: &Path, root: &Path, mut nested: Vec<PathBuf>) {
         // (top folder, log directory, who it says it is)
         let mut found: Vec<(PathBuf, PathBuf, Identity)> = Vec::new();
         let mut other_captures = Vec::new();
+        let mut tops: Vec<NestedTop> = Vec::new();
         for top in &nested {
             let (dirs, others) = nested_log_dirs(top);
-            for dir in dirs {
-                let id = log_dir_identity(&dir);
-                found.push((top.clone(), dir, id));
+            let ids = dirs.iter().map(|d| log_dir_identity(d)).collect();
+            tops.push(NestedTop {
+                path: top.clone(),
+                dirs,
+                ids,
+                others,
+            });
+        }
+        // The folders of one node each (`broker-1/` holding `d1` and `d2`)
+        // are the capture's nodes; a folder of several nodes holding one
+        // of those nodes' log directories again (an `after/` beside them)
+        // is another capture.
+        let node_ids: Vec<Identity> = tops
+            .iter()
+            .filter(|t| single_node(&t.ids).is_some())
+            .flat_map(|t| t.ids.iter().cloned())
+            .collect();
+        if !node_ids.is_empty() {
+            tops.retain(|t| {
+                let again = single_node(&t.ids).is_none()
+                    && t.ids.iter().any(|i| {
+                        i.node
+                            .is_some_and(|n| node_ids.iter().any(|o| same_log_dir(n, i, o)))
+                    });
+                if again {
+                    other_captures.push(t.path.clone());
+                }
+                !again
+            });
+            nested.retain(|n| !other_captures.contains(n));
+        }
+        for t in tops {
+            for (dir, id) in t.dirs.into_iter().zip(t.ids) {
+                found.push((t.path.clone(), dir, id));
             }
-            other_captures.extend(others);
+            other_captures.extend(t.others);
         }
         // A node's log directory in two folders is two captures of it: the
         // same directory id twice, or (no directory ids, as ZooKeeper mode
@@ -334,16 +378,21 @@ impl Discovery {
             self.add_log_dir(&dir, root, Want::All);
         }
         for n in other_captures {
-            let names = log_dir_names(&n);
-            self.note(
-                &n,
-                format!(
-                    "holds another capture ({}); not included: pass this folder on its own to read it",
-                    names.join(", ")
-                ),
-            );
-            self.excluded.insert(n);
+            self.other_capture(n);
         }
+    }
+
+    /// A folder holding another capture: noted, not read.
+    fn other_capture(&mut self, n: PathBuf) {
+        let names = capture_folder_names(&n);
+        self.note(
+            &n,
+            format!(
+                "holds another capture ({}); not included: pass this folder on its own to read it",
+                names.join(", ")
+            ),
+        );
+        self.excluded.insert(n);
     }
 
     fn add_log_dir(&mut self, path: &Path, root: &Path, want: Want) {
@@ -1404,59 +1453,115 @@ const NESTED_FOLDERS: usize = 10_000;
 /// The log directories below `top` (itself included), in name order, up to
 /// [`NESTED_DEPTH`] folders below the capture; a log directory's own
 /// folders (its partitions) are not searched. Second: the folders beside a
-/// folder's log directories that hold log directories of their own (an
-/// `after/` beside the nodes): other captures, not read.
+/// folder's log directories that hold log directories of their own and are
+/// not one more node of it (an `after/` beside the nodes): other captures,
+/// not read. A node folder beside them (`broker-1/` holding `d1` and `d2`
+/// beside a controller's log directory) is read with them (see
+/// [`node_folder_joins`]).
 fn nested_log_dirs(top: &Path) -> (Vec<PathBuf>, Vec<PathBuf>) {
-    let mut out = Vec::new();
-    let mut others = Vec::new();
-    let mut todo = vec![(top.to_path_buf(), 1usize)];
     let mut visited = 0;
-    while let Some((dir, depth)) = todo.pop() {
-        visited += 1;
-        if visited > NESTED_FOLDERS {
-            break;
-        }
-        if looks_like_log_dir(&dir) {
-            out.push(dir);
-            continue;
-        }
-        if depth >= NESTED_DEPTH {
-            continue;
-        }
-        let Ok(rd) = fs::read_dir(&dir) else {
-            continue;
-        };
-        let mut children: Vec<PathBuf> = rd
-            .flatten()
-            .map(|e| e.path())
-            .filter(|p| is_dir(p))
-            .collect();
-        children.sort();
-        // A folder of log directories is a capture: its other folders
-        // (an `after/` beside the nodes) are other captures, as at the top.
-        let logs: Vec<PathBuf> = children
-            .iter()
-            .filter(|c| looks_like_log_dir(c))
-            .cloned()
-            .collect();
-        if !logs.is_empty() {
-            others.extend(
-                children
-                    .iter()
-                    .filter(|c| !logs.contains(c) && !log_dir_names(c).is_empty())
-                    .cloned(),
-            );
-            out.extend(logs);
-            continue;
-        }
-        // depth first, in name order
-        for c in children.into_iter().rev() {
-            todo.push((c, depth + 1));
-        }
-    }
+    let (mut out, mut others) = nested_walk(top, 1, &mut visited);
     out.sort();
     others.sort();
     (out, others)
+}
+
+/// [`nested_log_dirs`] of `dir`, `depth` folders below the capture,
+/// counting the folders visited.
+fn nested_walk(dir: &Path, depth: usize, visited: &mut usize) -> (Vec<PathBuf>, Vec<PathBuf>) {
+    let mut out = Vec::new();
+    let mut others = Vec::new();
+    *visited += 1;
+    if *visited > NESTED_FOLDERS {
+        return (out, others);
+    }
+    if looks_like_log_dir(dir) {
+        out.push(dir.to_path_buf());
+        return (out, others);
+    }
+    if depth >= NESTED_DEPTH {
+        return (out, others);
+    }
+    let Ok(rd) = fs::read_dir(dir) else {
+        return (out, others);
+    };
+    let mut children: Vec<PathBuf> = rd
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| is_dir(p))
+        .collect();
+    children.sort();
+    // A folder of log directories is a capture: its other folders are
+    // other captures (an `after/` beside the nodes), as at the top, but
+    // for the folders of one more node of it (a node's several log
+    // directories beside a controller's log directory).
+    let logs: Vec<PathBuf> = children
+        .iter()
+        .filter(|c| looks_like_log_dir(c))
+        .cloned()
+        .collect();
+    if !logs.is_empty() {
+        let mut taken: Vec<Identity> = logs.iter().map(|l| log_dir_identity(l)).collect();
+        for c in children.iter().filter(|c| !logs.contains(c)) {
+            let (dirs, sub_others) = nested_walk(c, depth + 1, visited);
+            if dirs.is_empty() {
+                continue;
+            }
+            let ids: Vec<Identity> = dirs.iter().map(|d| log_dir_identity(d)).collect();
+            if node_folder_joins(&ids, &taken) {
+                out.extend(dirs);
+                others.extend(sub_others);
+                taken.extend(ids);
+            } else {
+                others.push(c.clone());
+            }
+        }
+        out.extend(logs);
+        return (out, others);
+    }
+    // depth first, in name order
+    for c in children {
+        let (d, o) = nested_walk(&c, depth + 1, visited);
+        out.extend(d);
+        others.extend(o);
+    }
+    (out, others)
+}
+
+/// Whether log directories found in one folder (`ids`, who each says it
+/// is) are one more node of a capture whose log directories say `taken`:
+/// they all name the same node, and none is a log directory the capture
+/// already has (that node with the same directory id, or either without
+/// one, as ZooKeeper mode writes). A folder of several nodes (an `after/`)
+/// or of a node already there is another capture.
+fn node_folder_joins(ids: &[Identity], taken: &[Identity]) -> bool {
+    let Some(node) = single_node(ids) else {
+        return false;
+    };
+    let clusters: BTreeSet<&str> = taken.iter().filter_map(|t| t.cluster.as_deref()).collect();
+    ids.iter().all(|i| {
+        i.cluster
+            .as_deref()
+            .is_none_or(|c| clusters.is_empty() || clusters.contains(c))
+            && !taken.iter().any(|t| same_log_dir(node, i, t))
+    })
+}
+
+/// The node all of `ids` name, if they name one and the same.
+fn single_node(ids: &[Identity]) -> Option<i32> {
+    let first = ids.first()?.node?;
+    ids.iter().all(|i| i.node == Some(first)).then_some(first)
+}
+
+/// Whether `other` may be the same log directory of `node` as `id`: the
+/// same node, and the same directory id or no directory id to tell them
+/// apart.
+fn same_log_dir(node: i32, id: &Identity, other: &Identity) -> bool {
+    other.node == Some(node)
+        && match (&id.directory, &other.directory) {
+            (Some(a), Some(b)) => a == b,
+            _ => true,
+        }
 }
 
 /// The node id (`node.id`, else `broker.id`), cluster id and directory id
@@ -1488,8 +1593,20 @@ fn log_dir_identity(dir: &Path) -> Identity {
     }
 }
 
+/// A folder of a capture that holds log directories below it: what
+/// [`nested_log_dirs`] found there.
+struct NestedTop {
+    path: PathBuf,
+    /// Its log directories.
+    dirs: Vec<PathBuf>,
+    /// Who each of them says it is.
+    ids: Vec<Identity>,
+    /// Other captures found in it (not read).
+    others: Vec<PathBuf>,
+}
+
 /// Who a log directory says it is (see [`log_dir_identity`]).
-#[derive(Default)]
+#[derive(Default, Clone)]
 struct Identity {
     node: Option<i32>,
     cluster: Option<String>,
@@ -1498,7 +1615,7 @@ struct Identity {
 }
 
 /// Whether `p` is a broker log directory, or a folder holding some (up to
-/// [`NESTED_DEPTH`] folders down).
+/// three folders down, `NESTED_DEPTH`).
 pub fn holds_log_directories(p: &Path) -> bool {
     looks_like_log_dir(p) || holds_log_dirs(p)
 }
@@ -1509,13 +1626,15 @@ fn holds_log_dirs(p: &Path) -> bool {
     !nested_log_dirs(p).0.is_empty()
 }
 
-fn log_dir_names(p: &Path) -> Vec<String> {
+/// The folders of `p` that are log directories or hold some (an `after/`
+/// capture's `broker-1`, ...), by name.
+fn capture_folder_names(p: &Path) -> Vec<String> {
     let Ok(rd) = fs::read_dir(p) else {
         return Vec::new();
     };
     let mut names: Vec<String> = rd
         .flatten()
-        .filter(|e| looks_like_log_dir(&e.path()))
+        .filter(|e| is_dir(&e.path()) && holds_log_directories(&e.path()))
         .map(|e| e.file_name().to_string_lossy().into_owned())
         .collect();
     names.sort();

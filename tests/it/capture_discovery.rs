@@ -163,6 +163,33 @@ fn broker_folders(capture: &Path) -> BTreeMap<i32, PathBuf> {
         .collect()
 }
 
+/// A node folder's log directories: itself when it holds
+/// `meta.properties`, else (a node with several log directories,
+/// `broker-1/d1` and `broker-1/d2`) its folders that do.
+fn node_log_dirs(folder: &Path) -> Vec<PathBuf> {
+    if folder.join("meta.properties").is_file() {
+        return vec![folder.to_path_buf()];
+    }
+    let mut v: Vec<PathBuf> = fs::read_dir(folder)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.join("meta.properties").is_file())
+        .collect();
+    v.sort();
+    v
+}
+
+/// The node folder of the capture `capture` a log directory is in (the
+/// folder itself, or the node folder holding it).
+fn node_folder_of<'a>(capture: &Path, log_dir: &'a Path) -> &'a Path {
+    if log_dir.parent() == Some(capture) {
+        log_dir
+    } else {
+        log_dir.parent().unwrap()
+    }
+}
+
 // ------------------------------------------------------------------ real captures
 
 /// Every file with a transitional suffix on disk is reported as pending, and
@@ -191,7 +218,8 @@ fn check_real_capture(capture_dir: &Path, scenario: &Value) {
     let cap = discover(&[capture_dir]);
     let ctx = capture_dir.display().to_string();
 
-    // Brokers: exactly the broker-N folders, node ids from meta.properties.
+    // Brokers: exactly the broker-N folders (each one log directory, or
+    // a folder of the node's several), node ids from meta.properties.
     let folders = broker_folders(capture_dir);
     assert!(!folders.is_empty(), "{ctx}: no broker-N folder");
     assert_eq!(
@@ -199,7 +227,8 @@ fn check_real_capture(capture_dir: &Path, scenario: &Value) {
         folders.keys().copied().collect::<Vec<_>>(),
         "{ctx}: brokers"
     );
-    assert_eq!(cap.brokers.len(), folders.len(), "{ctx}");
+    let log_dirs: Vec<PathBuf> = folders.values().flat_map(|f| node_log_dirs(f)).collect();
+    assert_eq!(cap.brokers.len(), log_dirs.len(), "{ctx}");
     for b in &cap.brokers {
         let meta = b
             .meta
@@ -209,7 +238,13 @@ fn check_real_capture(capture_dir: &Path, scenario: &Value) {
             .unwrap();
         assert_eq!(b.node_id_source, NodeIdSource::MetaProperties, "{ctx}");
         assert_eq!(meta.node_id, b.node_id);
-        assert_eq!(folders.get(&b.node_id.unwrap()), Some(&b.path), "{ctx}");
+        let folder = node_folder_of(capture_dir, &b.path);
+        assert_eq!(
+            folders.get(&b.node_id.unwrap()).map(PathBuf::as_path),
+            Some(folder),
+            "{ctx}"
+        );
+        assert!(log_dirs.contains(&b.path), "{ctx}: {}", b.path.display());
         if meta.version == 1 {
             assert!(
                 meta.cluster_id.is_some(),
@@ -224,7 +259,7 @@ fn check_real_capture(capture_dir: &Path, scenario: &Value) {
         );
         // A controller's directory holds the metadata log only: no offset
         // checkpoints.
-        if b.path
+        if folder
             .file_name()
             .is_some_and(|n| n.to_string_lossy().starts_with("controller-"))
         {
@@ -401,9 +436,9 @@ fn check_real_capture(capture_dir: &Path, scenario: &Value) {
         }
     }
 
-    // Every broker folder holding a metadata log (KRaft) gives one.
-    let with_metadata_log = folders
-        .values()
+    // Every log directory holding a metadata log (KRaft) gives one.
+    let with_metadata_log = log_dirs
+        .iter()
         .filter(|f| f.join("__cluster_metadata-0").is_dir())
         .count();
     assert_eq!(
@@ -442,7 +477,7 @@ fn scenario_folder_takes_direct_brokers_and_reports_after() {
         assert!(cap
             .brokers
             .iter()
-            .all(|b| b.path.parent() == Some(dir.as_path())));
+            .all(|b| node_folder_of(&dir, &b.path).parent() == Some(dir.as_path())));
         if after.is_dir() && !broker_folders(&after).is_empty() {
             assert_eq!(cap.excluded, vec![after.clone()], "{}", dir.display());
             assert!(
@@ -459,7 +494,7 @@ fn scenario_folder_takes_direct_brokers_and_reports_after() {
             assert!(cap_after
                 .brokers
                 .iter()
-                .all(|b| b.path.parent() == Some(after.as_path())));
+                .all(|b| node_folder_of(&after, &b.path).parent() == Some(after.as_path())));
             assert!(cap_after.excluded.is_empty());
             assert_pending_matches_disk(&cap_after);
             assert!(

@@ -146,10 +146,21 @@ pub fn klf_measured_env(args: &[&str], env: &[(&str, &str)]) -> Run {
 }
 
 /// The data records (control batches left out) of a captured replica as
-/// Kafka's own kafka-dump-log printed them (`golden/BROKER/PARTITION/*.log.deep.txt`):
-/// (offset, key, payload), in file order.
+/// Kafka's own kafka-dump-log printed them (`golden/BROKER/PARTITION/*.log.deep.txt`,
+/// or `golden/BROKER/DIR/PARTITION/` for a node with several log
+/// directories, `broker-1/d2`): (offset, key, payload), in file order.
 pub fn golden_records(dir: &Path, broker: &str, part: &str) -> Vec<(i64, String, String)> {
-    let g = dir.join("golden").join(broker).join(part);
+    let node = dir.join("golden").join(broker);
+    let g = std::iter::once(node.join(part))
+        .chain(
+            std::fs::read_dir(&node)
+                .into_iter()
+                .flatten()
+                .flatten()
+                .map(|e| e.path().join(part)),
+        )
+        .find(|p| p.is_dir())
+        .unwrap_or_else(|| node.join(part));
     let Ok(rd) = std::fs::read_dir(&g) else {
         return Vec::new();
     };

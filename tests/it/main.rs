@@ -34,6 +34,7 @@ mod hostile_paths;
 mod kafka_impact;
 mod kafka_truncation;
 mod layers;
+mod layouts;
 mod loss;
 mod machine_limits;
 mod many_partitions;

@@ -5,7 +5,7 @@
 // A test asserts by panicking: unwrap is how it says "this must hold".
 #![allow(clippy::unwrap_used)]
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use serde_json::Value;
@@ -193,16 +193,26 @@ fn metadata_log_timeline_agrees_with_kafkas_checkpoint_and_quorum_state() {
     names.sort();
     for cap in names {
         // Broker folders (`broker-N`) and, where the capture has one, the
-        // controller's (`controller-N`, a higher node id: last).
-        let mut brokers: Vec<_> = std::fs::read_dir(&cap)
-            .unwrap()
-            .map(|e| e.unwrap().path())
-            .filter(|b| b.join("__cluster_metadata-0").is_dir())
-            .collect();
-        brokers.sort_by_key(|b| {
+        // controller's (`controller-N`, a higher node id: last): the log
+        // directory holding the metadata log, the node folder itself or,
+        // for a node with several log directories, the one of them that
+        // holds it (`broker-1/d1`).
+        let mut nodes: Vec<(String, PathBuf)> = Vec::new();
+        for b in std::fs::read_dir(&cap).unwrap().map(|e| e.unwrap().path()) {
             let name = b.file_name().unwrap().to_string_lossy().into_owned();
-            (name.starts_with("controller"), name)
-        });
+            if b.join("__cluster_metadata-0").is_dir() {
+                nodes.push((name, b));
+            } else if b.is_dir() && (name.starts_with("broker-") || name.starts_with("controller-"))
+            {
+                for d in std::fs::read_dir(&b).unwrap().map(|e| e.unwrap().path()) {
+                    if d.join("__cluster_metadata-0").is_dir() {
+                        nodes.push((name.clone(), d));
+                    }
+                }
+            }
+        }
+        nodes.sort_by_key(|(name, _)| (name.starts_with("controller"), name.clone()));
+        let brokers: Vec<PathBuf> = nodes.into_iter().map(|(_, d)| d).collect();
         if brokers.is_empty() {
             continue;
         }

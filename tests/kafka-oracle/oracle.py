@@ -240,12 +240,18 @@ signal.signal(signal.SIGINT, _on_signal)
 
 
 class Node:
-    def __init__(self, cluster, node_id, roles):
+    def __init__(self, cluster, node_id, roles, log_dirs=1):
         self.cluster = cluster
         self.id = node_id
         self.roles = roles
         self.dir = os.path.join(cluster.dir, f"node-{node_id}")
-        self.data = os.path.join(self.dir, "data")
+        # log.dirs: one folder, or several (JBOD: d1, d2, ...); the first
+        # also holds the metadata log (metadata.log.dir defaults to it)
+        if log_dirs == 1:
+            self.log_dirs = [os.path.join(self.dir, "data")]
+        else:
+            self.log_dirs = [os.path.join(self.dir, f"d{i}") for i in range(1, log_dirs + 1)]
+        self.data = self.log_dirs[0]
         self.port = free_port()
         self.proc = None
         self.paused = False
@@ -276,7 +282,7 @@ class Node:
                 "listener.security.protocol.map": "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT",
             }
         lines.update({
-            "log.dirs": self.data,
+            "log.dirs": ",".join(self.log_dirs),
             "num.partitions": 1,
             "auto.create.topics.enable": "false",
             "auto.leader.rebalance.enable": "false",
@@ -456,7 +462,7 @@ class ZooKeeper:
 
 
 class Cluster:
-    def __init__(self, name, broker_extra=None, controller_extra=None, extra_classpath=()):
+    def __init__(self, name, broker_extra=None, controller_extra=None, extra_classpath=(), log_dirs=1):
         self.name = name
         self.extra_classpath = list(extra_classpath)
         self.dir = os.path.join(WORK, name)
@@ -476,7 +482,7 @@ class Cluster:
             self.controller = Node(self, CONTROLLER_ID, "controller")
             self.controller.port = self.controller_port
             self.controller.write_config(controller_extra or {})
-        self.brokers = {i: Node(self, i, "broker") for i in BROKERS}
+        self.brokers = {i: Node(self, i, "broker", log_dirs=log_dirs) for i in BROKERS}
         for b in self.brokers.values():
             b.write_config(broker_extra or {})
 
@@ -628,7 +634,7 @@ class Cluster:
 
     def log_bytes(self, node, topic, partition=0):
         """Bytes in the replica's .log files (a wait condition, not a fact)."""
-        d = os.path.join(self.brokers[node].data, f"{topic}-{partition}")
+        d = partition_dir(self.brokers[node].log_dirs, topic, partition)
         try:
             return sum(os.path.getsize(os.path.join(d, f)) for f in os.listdir(d) if f.endswith(".log"))
         except OSError:
@@ -723,8 +729,19 @@ def copy_dir(src, dst):
     active `__cluster_metadata-0` segment. Kafka sizes those at its fixed
     10 MiB default (the KRaft log ignores log.index.size.max.bytes), which
     would make every capture tens of MiB of zeros. Kafka rebuilds a missing
-    index itself; each omission is listed in scenario.json."""
+    index itself; each omission is listed in scenario.json. A checkpoint's
+    temporary file (`*.tmp`, written and renamed over the checkpoint) that
+    Kafka renames between the listing and the copy was not there to copy:
+    the copy holds the checkpoint as it was or as it became."""
     shutil.rmtree(dst, ignore_errors=True)
+
+    def copy_file(s, d):
+        try:
+            return shutil.copy2(s, d)
+        except FileNotFoundError:
+            if not s.endswith(".tmp"):
+                raise
+            return d
 
     def ignore(d, names):
         out = {".lock"} & set(names)
@@ -738,24 +755,68 @@ def copy_dir(src, dst):
                                     "size": os.path.getsize(os.path.join(d, n)),
                                     "reason": "preallocated index of the active metadata-log segment"})
         return out
-    shutil.copytree(src, dst, symlinks=True, ignore=ignore)
+    shutil.copytree(src, dst, symlinks=True, ignore=ignore, copy_function=copy_file)
 
 
 CAPTURE_ROOT = [REPO]
 
 
+def capture_node(node, dst):
+    """Copies a node's log directories (the log.dirs of the configuration
+    it runs with) into its capture folder `dst`: a node with one log
+    directory is that folder itself (broker-1/); a node with several (JBOD)
+    gets one folder in it per log directory, named as the log directory is
+    (broker-1/d1, broker-1/d2), each a Kafka log directory with its own
+    meta.properties."""
+    dirs = [d.strip() for d in str(node.properties["log.dirs"]).split(",") if d.strip()]
+    if len(dirs) == 1:
+        copy_dir(dirs[0], dst)
+        return
+    names = [os.path.basename(d) for d in dirs]
+    if len(set(names)) != len(names):
+        raise RuntimeError(f"node {node.id}: log directories with the same name: {dirs}")
+    shutil.rmtree(dst, ignore_errors=True)
+    for d, name in zip(dirs, names):
+        copy_dir(d, os.path.join(dst, name))
+
+
 def capture(cluster, out_dir, nodes=BROKERS, sub=""):
     for n in nodes:
-        dst = os.path.join(out_dir, sub, f"broker-{n}")
-        copy_dir(cluster.brokers[n].data, dst)
+        capture_node(cluster.brokers[n], os.path.join(out_dir, sub, f"broker-{n}"))
     log(f"captured {', '.join(map(str, nodes))} into {os.path.join(out_dir, sub) or out_dir}")
+
+
+def node_log_dirs(node_dir):
+    """A node's log directories: a list of them as it is (a live node's
+    log_dirs); a captured node folder (broker-<id>/) is one log directory
+    (it holds meta.properties) or, for a node with several (capture_node),
+    a folder of them, each with its own meta.properties."""
+    if isinstance(node_dir, (list, tuple)):
+        return list(node_dir)
+    if os.path.exists(os.path.join(node_dir, "meta.properties")) or not os.path.isdir(node_dir):
+        return [node_dir]
+    subs = sorted(os.path.join(node_dir, n) for n in os.listdir(node_dir)
+                  if os.path.isfile(os.path.join(node_dir, n, "meta.properties")))
+    return subs or [node_dir]
+
+
+def partition_dir(node_dir, topic, partition):
+    """A replica's partition folder in a node's log directories
+    (node_log_dirs): in the one holding it, or where none does, the path it
+    would have in the first."""
+    dirs = node_log_dirs(node_dir)
+    name = f"{topic}-{partition}"
+    for d in dirs:
+        if os.path.isdir(os.path.join(d, name)):
+            return os.path.join(d, name)
+    return os.path.join(dirs[0], name)
 
 
 def leo_by_kafka_dump(broker_dir, topic, partition):
     """A captured replica's log end offset as Kafka's own kafka-dump-log reads
     it: one past the lastOffset of the last batch, or the base offset of an
     empty last segment. Runs on a scratch copy of the segment."""
-    pdir = os.path.join(broker_dir, f"{topic}-{partition}")
+    pdir = partition_dir(broker_dir, topic, partition)
     try:
         logs = sorted(f for f in os.listdir(pdir) if re.fullmatch(r"\d{20}\.log", f))
     except OSError:
@@ -796,15 +857,19 @@ def replica_state(cluster, topic, partition, leader, nodes):
 
 
 def hw_from_checkpoint(broker_dir, topic, partition):
-    p = os.path.join(broker_dir, "replication-offset-checkpoint")
-    try:
-        lines = open(p).read().splitlines()
-    except OSError:
-        return None
-    for line in lines[2:]:
-        f = line.split()
-        if len(f) == 3 and f[0] == topic and int(f[1]) == partition:
-            return int(f[2])
+    """The partition's high watermark in the replication-offset-checkpoint
+    of the node's log directory that lists it (node_log_dirs: each log
+    directory checkpoints its own partitions)."""
+    for d in node_log_dirs(broker_dir):
+        p = os.path.join(d, "replication-offset-checkpoint")
+        try:
+            lines = open(p).read().splitlines()
+        except OSError:
+            continue
+        for line in lines[2:]:
+            f = line.split()
+            if len(f) == 3 and f[0] == topic and int(f[1]) == partition:
+                return int(f[2])
     return None
 
 
@@ -881,7 +946,7 @@ def loss_truth(out, p):
     topic, part = p["topic"], p["partition"]
     before = {}
     for n in p["replicas"]:
-        recs = dump_records(os.path.join(out, f"broker-{n}", f"{topic}-{part}"))
+        recs = dump_records(partition_dir(os.path.join(out, f"broker-{n}"), topic, part))
         if recs is not None:
             before[n] = recs
     captured = {record_id(kp) for recs in before.values() for kp in recs.values()}
@@ -890,7 +955,7 @@ def loss_truth(out, p):
         method = "consumer read after recovery"
     else:
         leader = p.get("leader_after_restart") or p["leader_at_capture"]
-        recs = dump_records(os.path.join(out, "after", f"broker-{leader}", f"{topic}-{part}"))
+        recs = dump_records(partition_dir(os.path.join(out, "after", f"broker-{leader}"), topic, part))
         if recs is None:
             return None
         survived = {record_id(kp) for kp in recs.values()}
@@ -1901,18 +1966,20 @@ def wait_hw_checkpoints(c, topic, partition, nodes):
     the capture then holds checkpoints that know every record committed."""
     def caught_up():
         hw = c.driver("offsets", topic=topic, partition=partition)["high_watermark"]
-        return all(hw_from_checkpoint(c.brokers[n].data, topic, partition) == hw for n in nodes)
+        return all(hw_from_checkpoint(c.brokers[n].log_dirs, topic, partition) == hw for n in nodes)
     c.wait_until(f"the high-watermark checkpoints of {nodes} to reach the leader's", caught_up,
                  timeout=60, interval=0.2)
 
 
-def metadata_partition_history(data_dir, topic, partition):
+def metadata_partition_history(data_dir, topic, partition, directories=False):
     """The partition's records in a node's metadata log (its
     __cluster_metadata-0 under `data_dir`) as Kafka's own kafka-dump-log
     --cluster-metadata-decoder prints them, on a scratch copy: the
     PartitionRecord and every PartitionChangeRecord in log order, each with
     its offset and append time (`time_ms`), and the fields it sets (leader,
-    isr, ...). Leader and ISR changes in KRaft come only from these."""
+    isr, ...). Leader and ISR changes in KRaft come only from these.
+    With `directories`, each record keeps the log directory ids it assigns
+    the replicas to (KRaft JBOD: `directories`, in replica order)."""
     mdir = os.path.join(data_dir, "__cluster_metadata-0")
     logs = sorted(f for f in os.listdir(mdir) if re.fullmatch(r"\d{20}\.log", f))
     scratch = os.path.join(WORK, "metadata-scratch")
@@ -1944,7 +2011,8 @@ def metadata_partition_history(data_dir, topic, partition):
             topic_id = data.get("topicId")
         elif (rec.get("type") in ("PARTITION_RECORD", "PARTITION_CHANGE_RECORD") and topic_id is not None
               and data.get("topicId") == topic_id and data.get("partitionId") == partition):
-            fields = {k: v for k, v in data.items() if k not in ("topicId", "partitionId", "directories")}
+            drop = ("topicId", "partitionId") if directories else ("topicId", "partitionId", "directories")
+            fields = {k: v for k, v in data.items() if k not in drop}
             out.append(dict(fields, offset=int(m.group(1)), time_ms=int(m.group(2)), type=rec["type"]))
     if topic_id is None:
         raise RuntimeError(f"{topic} is not in the metadata log of {data_dir}")
@@ -2080,6 +2148,149 @@ def s_paused_follower(c, out):
                        "what a consumer read; kafka_truncation_before_capture the truncations 2 and 3 logged "
                        "before the capture.",
         "partitions": [p]})
+
+
+def read_meta_properties(log_dir):
+    """A log directory's meta.properties as a dict."""
+    out = {}
+    with open(os.path.join(log_dir, "meta.properties")) as f:
+        for line in f:
+            line = line.strip()
+            if line and not line.startswith("#") and "=" in line:
+                k, v = line.split("=", 1)
+                out[k.strip()] = v.strip()
+    return out
+
+
+def log_dir_layout(base):
+    """Every captured node folder under `base` (broker-<id>/,
+    controller-<id>/): each of its log directories (node_log_dirs, by path
+    relative to `base`) with the node id and directory id its
+    meta.properties gives and the partition folders it holds."""
+    layout = {}
+    for name in sorted(os.listdir(base)):
+        nd = os.path.join(base, name)
+        if not NODE_FOLDER.match(name) or not os.path.isdir(nd):
+            continue
+        entry = {}
+        for d in node_log_dirs(nd):
+            props = read_meta_properties(d)
+            parts = sorted(x for x in os.listdir(d)
+                           if os.path.isdir(os.path.join(d, x)) and re.fullmatch(r".+-\d+", x))
+            entry[os.path.relpath(d, base)] = {"node_id": int(props.get("node.id", props.get("broker.id", -1))),
+                                              "directory_id": props.get("directory.id"),
+                                              "partitions": parts}
+        layout[name] = entry
+    return layout
+
+
+JBOD_LOG_DIRS = 2
+JBOD_PARTITIONS = 4
+
+
+@scenario("jbod")
+def s_jbod(c, out):
+    """Brokers with two log directories each (JBOD: log.dirs d1,d2, each
+    formatted with its own meta.properties and directory.id). A topic of 4
+    partitions (replication factor 3) led by broker 1: each broker places
+    its replicas on the log directory holding the fewest partitions, so
+    they spread over both. Leader 1 takes acks=1 writes on every partition
+    while followers 2 and 3 are paused (SIGSTOP), and is killed (SIGKILL);
+    the followers resume and lead in a new epoch (2 for the partitions
+    whose replicas are [1,2,3], 3 for those of [1,3,2]); 1 returns and
+    truncates its divergent tails, in both of its log directories."""
+    t = "jbod"
+    parts = list(range(JBOD_PARTITIONS))
+    assignment = ["1,2,3" if p % 2 == 0 else "1,3,2" for p in parts]
+    replicas = {p: [int(x) for x in assignment[p].split(",")] for p in parts}
+    # the first live in-sync replica in replica order leads once 1 is gone
+    new_leader = {p: replicas[p][1] for p in parts}
+    c.driver("create", topic=t, assignment=";".join(assignment), config=topic_config({"min.insync.replicas": 1}))
+    # the topic is ready by the controller's metadata before every broker
+    # has made its replicas' folders
+    c.wait_until("every replica's partition folder", lambda: all(
+        os.path.isdir(partition_dir(c.brokers[n].log_dirs, t, p)) for n in BROKERS for p in parts),
+        timeout=60, interval=0.2)
+    placed = {n: {p: os.path.basename(os.path.dirname(partition_dir(c.brokers[n].log_dirs, t, p))) for p in parts}
+              for n in BROKERS}
+    for n, where in placed.items():
+        if len(set(where.values())) < JBOD_LOG_DIRS:
+            raise RuntimeError(f"broker {n} put every partition of {t} in one log directory: {where}")
+    log(f"jbod: placement {placed}")
+    r1 = {p: c.driver("produce", topic=t, partition=p, count=40, acks="all") for p in parts}
+    # small batches (1 KiB, a few records each): a fetch a paused follower
+    # had outstanding brings it one batch at most, the rest of the acks=1
+    # writes stay on the leader alone
+    armed = {p: c.produce_armed(topic=t, partition=p, count=30, base=40, acks="1", batch_size=1024, linger_ms=0)
+             for p in parts}
+    c.brokers[2].pause(); c.brokers[3].pause()
+    for a in armed.values():
+        a.release()
+    r2 = {p: a.result() for p, a in armed.items()}
+    c.brokers[1].kill9()
+    le1 = {p: c.leader_epoch(t, p, 1) for p in parts}
+    c.brokers[2].resume(); c.brokers[3].resume()
+    for p in parts:
+        c.wait_leader(t, new_leader[p], partition=p)
+    r3 = {p: c.driver("produce", topic=t, partition=p, count=20, base=70, acks="all") for p in parts}
+    for p in parts:
+        wait_hw_checkpoints(c, t, p, (2, 3))
+    capture(c, out)
+    capture_node(c.controller, os.path.join(out, f"controller-{CONTROLLER_ID}"))
+    sal = salvage_now(out, "jbod")
+    facts = []
+    for p in parts:
+        f = partition_facts(c, t, p, replicas[p], new_leader[p], acked_summary(r1[p], r2[p], r3[p]),
+                            nodes=(2, 3), captured_dir=out)
+        f["replica_state"]["1"] = {
+            "source": "killed (SIGKILL) before capture; see kafka_truncation log_end_offset_loaded",
+            "leader_epoch": le1[p]["leader_epoch"] if le1[p] else None,
+            "high_watermark_checkpoint": hw_from_checkpoint(os.path.join(out, "broker-1"), t, p)}
+        f["acked_by_phase"] = phases(before_pause_acks_all=(r1[p], 1), old_leader_acks_1=(r2[p], 1),
+                                     new_leader_acks_all=(r3[p], new_leader[p]))
+        f["log_dir_at_capture"] = {
+            str(n): os.path.relpath(os.path.dirname(partition_dir(os.path.join(out, f"broker-{n}"), t, p)), out)
+            for n in replicas[p]}
+        facts.append(f)
+    c.brokers[1].start(); c.brokers[1].wait_port()
+    for p in parts:
+        c.wait_leader(t, new_leader[p], partition=p, isr=[1, 2, 3])
+    for p in parts:
+        facts[p]["kafka_truncation"] = rejoin_facts(c, t, p, [1])
+        # what a consumer reads once every replica is in sync
+        facts[p]["after_recovery"] = c.driver("read", topic=t, partition=p)
+    capture(c, out, sub="after")
+    for p in parts:
+        r = salvage_replay(c, sal, t, p)
+        if r is not None:
+            facts[p]["salvage_replay"] = r
+    # what the controller's metadata log assigns each replica to (the
+    # directory ids of KIP-858), against the log directory it is in
+    layout = log_dir_layout(out)
+    dir_ids = {f"{e['node_id']}:{e['directory_id']}": path for node in layout.values() for path, e in node.items()}
+    for p in parts:
+        recs = metadata_partition_history(os.path.join(out, f"controller-{CONTROLLER_ID}"), t, p, directories=True)
+        dirs = next((r["directories"] for r in reversed(recs) if r.get("directories")), None)
+        if dirs is not None:
+            assigned = {str(n): dir_ids.get(f"{n}:{d}", d) for n, d in zip(replicas[p], dirs)}
+            facts[p]["log_dir_in_metadata_log"] = assigned
+            if assigned != facts[p]["log_dir_at_capture"]:
+                log(f"jbod: {t}-{p}: the metadata log assigns {assigned}, the capture has "
+                    f"{facts[p]['log_dir_at_capture']}")
+    write_scenario(out, {
+        "description": "KRaft JBOD: every broker has two log directories (log.dirs d1,d2, each with its own "
+                       "meta.properties and directory.id; the metadata log in d1), captured as broker-<id>/d1 and "
+                       "broker-<id>/d2. Topic jbod has 4 partitions, replicas [1,2,3] and [1,3,2] alternating, "
+                       "min.insync.replicas=1; each broker put its replicas on both log directories (Kafka picks the "
+                       "one with the fewest partitions; log_dir_at_capture, and log_dir_in_metadata_log as the "
+                       "controller assigned them). 40 acks=all records per partition; leader 1 takes 30 acks=1 records "
+                       "per partition in small batches while followers 2 and 3 are paused (SIGSTOP); 1 is killed "
+                       "(SIGKILL); the followers resume, 2 leads partitions 0 and 2, 3 leads 1 and 3, and each takes 20 "
+                       "acks=all records. broker-*/ and controller-100/ are captured then (2 and 3 live, 1 as the kill "
+                       "left it); after/ once 1 has restarted, truncated and caught up (after_recovery: what a "
+                       "consumer read then).",
+        "log_dirs": layout,
+        "partitions": facts})
 
 
 @scenario("torn-write")
@@ -2485,14 +2696,14 @@ def s_elect_choice(c, out):
     # the capture: every broker directory and the controller's (its
     # metadata log records the partition without a leader), the ISR {1} gone
     capture(c, out)
-    copy_dir(c.controller.data, os.path.join(out, f"controller-{CONTROLLER_ID}"))
+    capture_node(c.controller, os.path.join(out, f"controller-{CONTROLLER_ID}"))
     saved = os.path.join(WORK, "elect-choice-saved")
     shutil.rmtree(saved, ignore_errors=True)
     for n in [c.controller, *c.brokers.values()]:
         shutil.copytree(n.data, os.path.join(saved, str(n.id)), symlinks=True)
     before = {}
     for n in BROKERS:
-        recs = dump_records(os.path.join(out, f"broker-{n}", f"{t}-0"))
+        recs = dump_records(partition_dir(os.path.join(out, f"broker-{n}"), t, 0))
         before[n] = {record_id(kp) for kp in (recs or {}).values()}
     captured = set().union(*before.values())
     acked = set()
@@ -2621,6 +2832,8 @@ def s_tiered(c, out):
 
 
 BROKER_EXTRA_STALE = {"replica.high.watermark.checkpoint.interval.ms": 60000}
+# log directories per broker (JBOD) where a scenario has more than one
+LOG_DIRS = {"jbod": JBOD_LOG_DIRS}
 
 
 def run_scenario(name, out_root, retries=2, make_golden=True):
@@ -2659,7 +2872,8 @@ def run_scenario(name, out_root, retries=2, make_golden=True):
             extra = dict(BROKER_EXTRA.get(name) or {})
             if zookeeper_mode():
                 extra.update(ZK_BROKER_EXTRA.get(name) or {})
-            c = Cluster(name, broker_extra=extra, controller_extra=CONTROLLER_EXTRA.get(name))
+            c = Cluster(name, broker_extra=extra, controller_extra=CONTROLLER_EXTRA.get(name),
+                        log_dirs=LOG_DIRS.get(name, 1))
         CURRENT[0] = c
         try:
             shutil.rmtree(out, ignore_errors=True)
@@ -2695,7 +2909,8 @@ BROKER_EXTRA = {"unclean-stale-hw": BROKER_EXTRA_STALE,
 ZK_BROKER_EXTRA = {"paused-follower": {"zookeeper.session.timeout.ms": 30000}}
 # a no-op record every 2 s instead of Kafka's 500 ms: the metadata log of a
 # scenario that lasts minutes stays small
-CONTROLLER_EXTRA = {"paused-follower": {"metadata.max.idle.interval.ms": 2000}}
+CONTROLLER_EXTRA = {"paused-follower": {"metadata.max.idle.interval.ms": 2000},
+                    "jbod": {"metadata.max.idle.interval.ms": 2000}}
 
 
 # ---------------------------------------------------------------- tiered storage
@@ -2783,7 +2998,7 @@ def validate(d, need_golden=True):
             if k not in p or p[k] is None:
                 problems.append(f"{sj}: partition {p.get('topic')}-{p.get('partition')} missing {k}")
         for n in p.get("replicas", []):
-            part = os.path.join(d, f"broker-{n}", f"{p['topic']}-{p['partition']}")
+            part = partition_dir(os.path.join(d, f"broker-{n}"), p["topic"], p["partition"])
             if not os.path.isdir(part):
                 problems.append(f"missing {part}")
         for n, t in (p.get("kafka_truncation") or {}).items():
@@ -2791,8 +3006,11 @@ def validate(d, need_golden=True):
                 problems.append(f"{sj}: broker {n} logged no truncation")
     for n in BROKERS:
         b = os.path.join(d, f"broker-{n}")
-        if os.path.isdir(b) and not os.path.exists(os.path.join(b, "meta.properties")):
-            problems.append(f"{b}: no meta.properties")
+        # each of the node's log directories (broker-<id>/ itself, or the
+        # folders of a node with several) has its meta.properties
+        for ld in node_log_dirs(b) if os.path.isdir(b) else []:
+            if not os.path.exists(os.path.join(ld, "meta.properties")):
+                problems.append(f"{ld}: no meta.properties")
     if need_golden and not os.path.isdir(os.path.join(d, "golden")):
         problems.append(f"{d}: no golden/")
     return problems

@@ -398,16 +398,20 @@ fn decode_framed(
     lookup: impl Fn(i16) -> Option<&'static Schema>,
     highest: impl Fn(i16) -> Option<i16>,
 ) -> Result<MetadataRecord, ParseError> {
-    decode_frame(value, lookup, highest, false)
+    decode_frame(value, lookup, highest, false, None)
 }
 
 /// `preview`: as Kafka 2.8's serde (the KRaft preview) reads, which knows
 /// frame version 0 only and reads the body without checking what follows.
+/// `line`: the release line whose code reads it, which lacks the tagged
+/// fields added after it (`METADATA_TAGGED_SINCE`) and skips them as
+/// unknown tags.
 fn decode_frame(
     value: &[u8],
     lookup: impl Fn(i16) -> Option<&'static Schema>,
     highest: impl Fn(i16) -> Option<i16>,
     preview: bool,
+    line: Option<(u8, u8)>,
 ) -> Result<MetadataRecord, ParseError> {
     let mut r = Reader::new(value, 0);
     let frame = frame_field(&mut r, "frame version")?;
@@ -440,12 +444,18 @@ fn decode_frame(
         Some(h) => schema::Vr(schema.valid.0, h.min(schema.valid.1)),
         None => schema.valid,
     };
-    let body = schema::read_message_in(&mut r, schema, version, valid).map_err(|e| {
-        ParseError::new(
-            e.pos,
-            format!("Failed to deserialize record with type {api_key}"),
-        )
-    })?;
+    let lacks = line.map(|line| schema::TaggedSince {
+        schema: schema.name,
+        line,
+        since: tables::METADATA_TAGGED_SINCE,
+    });
+    let body =
+        schema::read_message_lacking(&mut r, schema, version, valid, lacks).map_err(|e| {
+            ParseError::new(
+                e.pos,
+                format!("Failed to deserialize record with type {api_key}"),
+            )
+        })?;
     if r.remaining() > 0 && !preview {
         return Err(r.err(format!(
             "Found {} byte(s) of garbage after {api_key}",
@@ -515,8 +525,8 @@ pub fn format_metadata_payload_for(offset: i64, value: Option<&[u8]>, line: (u8,
             // 2.8 (the KRaft preview) reads frame version 0 only
             let preview = line < (3, 0);
             match peek_api_key(v).and_then(own) {
-                Some(schema) => decode_frame(v, |_| Some(schema), |_| None, preview),
-                None => decode_frame(v, metadata_schema, highest, preview),
+                Some(schema) => decode_frame(v, |_| Some(schema), |_| None, preview, Some(line)),
+                None => decode_frame(v, metadata_schema, highest, preview, Some(line)),
             }
         }
         None => decode_metadata_record(v),
@@ -582,6 +592,52 @@ mod tests {
             }
             other => panic!("unexpected {other:?}"),
         }
+    }
+
+    /// A `PartitionRecord` v2 (replicas assigned to log directories) read
+    /// by releases that know version 0 only: its `directories` array is
+    /// read as tagged fields, tag 0 with size 0 four times. 3.0 and 3.1
+    /// lack the tagged `leaderRecoveryState` (tag 0, from 3.2) and skip 0
+    /// bytes for each; 3.2 to 3.6 read its byte whatever the size. What
+    /// their kafka-dump-log printed for this record (the `jbod` capture).
+    #[test]
+    fn a_tag_an_older_release_lacks_is_skipped_by_its_size() {
+        // frame 1, api key 3, version 2
+        let mut v = vec![1u8, 3, 2];
+        v.extend_from_slice(&[0, 0, 0, 0]); // partitionId 0
+        v.extend_from_slice(&[9u8; 16]); // topicId
+        for arr in [&[1u8, 2, 3][..], &[1, 2, 3], &[], &[]] {
+            v.push(arr.len() as u8 + 1);
+            for x in arr {
+                v.extend_from_slice(&[0, 0, 0, *x]);
+            }
+        }
+        v.extend_from_slice(&[0, 0, 0, 1]); // leader 1
+        v.extend_from_slice(&[0, 0, 0, 0, 0, 0, 0, 0]); // leader and partition epoch
+        v.push(4); // directories: 3 x Uuid(0, 1), unassigned
+        for _ in 0..3 {
+            v.extend_from_slice(&[0u8; 15]);
+            v.push(1);
+        }
+        v.push(0); // no tagged fields
+        let garbage = |line| format_metadata_payload_for(24, Some(&v), line);
+        for line in [(3, 0), (3, 1)] {
+            assert_eq!(
+                garbage(line),
+                "Error at 24, skipping. Found 41 byte(s) of garbage after 3"
+            );
+        }
+        for line in [(3, 2), (3, 6)] {
+            assert_eq!(
+                garbage(line),
+                "Error at 24, skipping. Found 37 byte(s) of garbage after 3"
+            );
+        }
+        assert!(
+            garbage((3, 7)).contains("\"directories\":["),
+            "{}",
+            garbage((3, 7))
+        );
     }
 
     #[test]

@@ -282,6 +282,30 @@ struct Ctx {
     /// Kafka's generated structure classes refuse a newer one ("Can't read
     /// version"), where the top-level message reads on.
     struct_max: i16,
+    /// The tagged fields the reading code lacks though their versions say
+    /// it has them (added to a version it already read).
+    lacks: Option<TaggedSince>,
+}
+
+/// The tagged fields release line `line`'s code lacks in message `schema`,
+/// by `since`: (message, field, first line that has it), nested fields
+/// listed under their top-level message (see [`hide_tagged_since`]). That
+/// code reads such a tag as an unknown one: it skips the size the tag
+/// gives, where the field's own reader reads the field whatever the size
+/// says.
+#[derive(Clone, Copy)]
+pub struct TaggedSince {
+    pub schema: &'static str,
+    pub line: (u8, u8),
+    pub since: &'static [(&'static str, &'static str, (u8, u8))],
+}
+
+impl TaggedSince {
+    fn lacks(&self, field: &str) -> bool {
+        self.since
+            .iter()
+            .any(|(s, name, from)| *s == self.schema && *name == field && *from > self.line)
+    }
 }
 
 fn nested(r: &Reader, cx: &Ctx) -> Result<(), ParseError> {
@@ -319,8 +343,11 @@ fn read_struct(
             let size = r.uvarint()? as usize;
             let known = fields.iter().position(|f| {
                 // a tag the reading code has (its versions meet the
-                // structure's): an older release's code lacks later tags
-                f.tag == tag && !f.ver.intersect(f.tagged).intersect(possible).is_empty()
+                // structure's): an older release's code lacks later tags,
+                // and those added to versions it already had
+                f.tag == tag
+                    && !f.ver.intersect(f.tagged).intersect(possible).is_empty()
+                    && !cx.lacks.is_some_and(|l| l.lacks(f.name))
             });
             match known {
                 Some(i) => {
@@ -479,10 +506,23 @@ pub fn read_message_in(
     version: i16,
     valid: Vr,
 ) -> Result<Msg, ParseError> {
+    read_message_lacking(r, schema, version, valid, None)
+}
+
+/// [`read_message_in`], the reading code also lacking the tagged fields
+/// `lacks` names (an older release's code, see [`TaggedSince`]).
+pub fn read_message_lacking(
+    r: &mut Reader,
+    schema: &'static Schema,
+    version: i16,
+    valid: Vr,
+    lacks: Option<TaggedSince>,
+) -> Result<Msg, ParseError> {
     let cx = Ctx {
         version,
         flex: schema.flex,
         struct_max: valid.1,
+        lacks,
     };
     read_struct(r, schema.fields, &cx, valid)
 }
