@@ -221,7 +221,9 @@ impl Discovery {
                 count += 1;
                 let n = e.file_name().to_string_lossy().into_owned();
                 if parse_segment_file_name(&n).is_some()
-                    && segments.as_ref().is_none_or(|s: &PathBuf| path.join(&n) < *s)
+                    && segments
+                        .as_ref()
+                        .is_none_or(|s: &PathBuf| path.join(&n) < *s)
                 {
                     segments = Some(path.join(&n));
                 }
@@ -235,12 +237,17 @@ impl Discovery {
         }
         let held = match count {
             0 => "it is empty".to_string(),
-            n if n > names.len() => format!("it holds {} and {} more", names.join(", "), n - names.len()),
+            n if n > names.len() => {
+                format!("it holds {} and {} more", names.join(", "), n - names.len())
+            }
             _ => format!("it holds {}", names.join(", ")),
         };
         let hint = match segments {
             Some(f) => format!("; `klf dump {}` shows what is in a file", f.display()),
-            None => "; pass the folder holding the nodes' log directories (each has a meta.properties)".to_string(),
+            None => {
+                "; pass the folder holding the nodes' log directories (each has a meta.properties)"
+                    .to_string()
+            }
         };
         self.warn(
             path,
