@@ -76,6 +76,8 @@ subcommands! {
     /// data-* attributes (data-kind, data-replica, data-epoch, data-start, data-end, data-offset,
     /// data-records) for scripts and tests.
     Report => report,
+    /// Write a digest of a node's log directories: what diff, timeline, impact, elect and report need, without the records
+    Digest => digest,
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell) on stdout
     Completions => completions,
 }

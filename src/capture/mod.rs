@@ -2,6 +2,7 @@
 //! and opening files read-only.
 
 pub mod controller;
+pub mod digest;
 pub mod discover;
 pub mod groups;
 pub mod mmap;

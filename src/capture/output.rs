@@ -120,6 +120,32 @@ pub fn check_output(target: &Path, inputs: &[PathBuf]) -> Result<OutputTarget, R
 }
 
 impl OutputTarget {
+    /// Streams what `fill` writes to the target: a new temporary file in
+    /// its folder, renamed over the target when `fill` succeeds, removed
+    /// when it fails.
+    pub fn stream<T>(&self, fill: impl FnOnce(&mut dyn Write) -> io::Result<T>) -> io::Result<T> {
+        let mut tmp_name = OsString::from(".");
+        tmp_name.push(&self.name);
+        tmp_name.push(format!(".klf-{}.tmp", std::process::id()));
+        let tmp = self.dir.join(tmp_name);
+        let res = (|| {
+            let f = std::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .open(&tmp)?;
+            let mut w = io::BufWriter::with_capacity(1 << 20, f);
+            let t = fill(&mut w)?;
+            let f = w.into_inner().map_err(|e| e.into_error())?;
+            f.sync_all()?;
+            std::fs::rename(&tmp, self.dir.join(&self.name))?;
+            Ok(t)
+        })();
+        if res.is_err() {
+            let _ = std::fs::remove_file(&tmp);
+        }
+        res
+    }
+
     /// Writes `bytes` to the target: a new temporary file in its folder,
     /// then renamed over it.
     pub fn write(&self, bytes: &[u8]) -> io::Result<()> {

@@ -26,6 +26,9 @@ pub fn scan_batches(
     to: i64,
     visit: &mut dyn FnMut(&BatchSummary, Option<ControlType>) -> bool,
 ) -> Vec<ReplicaProblem> {
+    if let Some(problems) = scan_digest(replica, from, to, visit) {
+        return problems;
+    }
     let mut scratch = Vec::new();
     for_each_batch_in(replica, from, to, true, &mut |batch, _| {
         let summary = summarize(batch);
@@ -35,6 +38,100 @@ pub fn scan_batches(
         };
         visit(&summary, control)
     })
+}
+
+/// [`scan_batches`] of a replica a digest summarises (`None`: its
+/// segments are not a digest's): the segments and batches the reading
+/// from the offset index would reach, stopping where it stops.
+fn scan_digest(
+    replica: &Replica,
+    from: i64,
+    to: i64,
+    visit: &mut dyn FnMut(&BatchSummary, Option<ControlType>) -> bool,
+) -> Option<Vec<ReplicaProblem>> {
+    use crate::format::digest::{CrcCheck, WalkEnd};
+    let first = replica.segments.iter().find_map(|s| s.log.as_ref())?;
+    if !crate::capture::digest::is_digest_segment(first) {
+        return None;
+    }
+    let mut problems = Vec::new();
+    for (i, seg) in replica.segments.iter().enumerate() {
+        let Some(path) = &seg.log else { continue };
+        if replica
+            .segments
+            .get(i + 1)
+            .is_some_and(|next| next.base_offset <= from)
+        {
+            continue;
+        }
+        if seg.base_offset >= to {
+            break;
+        }
+        let d = match crate::capture::digest::segment(path) {
+            Some(Ok(d)) => d,
+            Some(Err(e)) => {
+                problems.push(ReplicaProblem {
+                    path: path.clone(),
+                    position: None,
+                    message: format!(
+                        "the digest's summaries of this segment cannot be read: byte {}: {}",
+                        e.pos, e.reason
+                    ),
+                    io: true,
+                });
+                continue;
+            }
+            None => {
+                problems.push(ReplicaProblem {
+                    path: path.clone(),
+                    position: None,
+                    message: "not summarised in the digest".to_string(),
+                    io: true,
+                });
+                continue;
+            }
+        };
+        let mut stopped = false;
+        for b in &d.batches {
+            if matches!(b.crc, CrcCheck::Bad(_)) {
+                stopped = true;
+                break;
+            }
+            if b.summary.last_offset < from {
+                continue;
+            }
+            if b.summary.base_offset >= to {
+                return Some(problems);
+            }
+            let s = crate::capture::digest::summary(b);
+            let control = s.is_control.then(|| {
+                b.control_type
+                    .map_or(ControlType::Unknown, ControlType::from_id)
+            });
+            if !visit(&s, control) {
+                return Some(problems);
+            }
+        }
+        if stopped {
+            continue;
+        }
+        match &d.end {
+            WalkEnd::Bad { pos, reason } => problems.push(ReplicaProblem {
+                path: path.clone(),
+                position: Some(*pos),
+                message: format!("{reason}; the rest of the segment is not read"),
+                io: false,
+            }),
+            WalkEnd::Io { reason, .. } => problems.push(ReplicaProblem {
+                path: path.clone(),
+                position: None,
+                message: format!("cannot read (on the node, when the digest was made): {reason}"),
+                io: true,
+            }),
+            WalkEnd::Clean | WalkEnd::Tail { .. } => {}
+        }
+    }
+    Some(problems)
 }
 
 fn control_type(b: &crate::format::batch::RecordBatch<'_>, scratch: &mut Vec<u8>) -> ControlType {

@@ -213,6 +213,34 @@ pub fn load_replica_from(replica: &Replica, broker: i32, from: Option<i64>) -> L
                 continue;
             }
         }
+        if let Some(d) = crate::capture::digest::segment(path) {
+            let len = seg.log_len.unwrap_or(0);
+            let ok = from_digest(path, len, d, from, &mut problems, &mut |b| {
+                if from.is_some_and(|w| b.last_offset < w) {
+                    let end = b.last_offset.saturating_add(1);
+                    skipped_end = Some(skipped_end.map_or(end, |e| e.max(end)));
+                    return true;
+                }
+                if batches.len() == batches.capacity() && !grow(&mut batches) {
+                    return false;
+                }
+                batches.push(b);
+                true
+            });
+            if !ok {
+                out_of_memory = true;
+                problems.push(ReplicaProblem {
+                    path: path.clone(),
+                    position: None,
+                    message: format!(
+                        "cannot allocate memory for more than {} batch headers",
+                        batches.len()
+                    ),
+                    io: true,
+                });
+            }
+            continue;
+        }
         let seg_file = match SegmentFile::open(path) {
             Ok(b) => b,
             Err(e) => {
@@ -308,6 +336,82 @@ pub fn load_replica_from(replica: &Replica, broker: i32, from: Option<i64>) -> L
         problems,
         bytes_read,
     }
+}
+
+/// A digest's summaries of one segment, as [`load_replica_from`] reads a
+/// segment: each batch in log order to `visit` (which returns `false` to
+/// stop: memory ran short), up to the first whose checksum the digest found
+/// bad (a batch below `from` is not checked: a read from the window does
+/// not reach it), then the way the segment ends, as the same problems.
+/// `false` when `visit` stopped it.
+pub fn from_digest(
+    path: &std::path::Path,
+    len: u64,
+    d: Result<crate::format::digest::SegmentDigest, crate::format::ParseError>,
+    from: Option<i64>,
+    problems: &mut Vec<ReplicaProblem>,
+    visit: &mut dyn FnMut(BatchSummary) -> bool,
+) -> bool {
+    use crate::format::digest::{CrcCheck, WalkEnd};
+    let d = match d {
+        Ok(d) => d,
+        Err(e) => {
+            problems.push(ReplicaProblem {
+                path: path.to_path_buf(),
+                position: None,
+                message: format!("the digest's summaries of this segment cannot be read: byte {} of the digest: {}", e.pos, e.reason),
+                io: true,
+            });
+            return true;
+        }
+    };
+    for b in &d.batches {
+        let below = from.is_some_and(|w| b.summary.last_offset < w);
+        if let (CrcCheck::Bad(reason), false) = (&b.crc, below) {
+            problems.push(ReplicaProblem {
+                path: path.to_path_buf(),
+                position: Some(b.position),
+                message: format!(
+                    "{reason}; the rest of the segment ({} bytes) is not used, as Kafka's recovery would truncate here",
+                    len.saturating_sub(b.position)
+                ),
+                io: false,
+            });
+            return true;
+        }
+        if !visit(crate::capture::digest::summary(b)) {
+            return false;
+        }
+    }
+    match &d.end {
+        WalkEnd::Clean => {}
+        WalkEnd::Bad { pos, reason } => problems.push(ReplicaProblem {
+            path: path.to_path_buf(),
+            position: Some(*pos),
+            message: format!(
+                "{reason}; the rest of the segment ({} bytes) is not used",
+                len.saturating_sub(*pos)
+            ),
+            io: false,
+        }),
+        WalkEnd::Tail { .. } => {
+            if let Some((pos, text)) = crate::capture::digest::tail_text(&d.end) {
+                problems.push(ReplicaProblem {
+                    path: path.to_path_buf(),
+                    position: Some(pos),
+                    message: format!("torn tail: {text}"),
+                    io: false,
+                });
+            }
+        }
+        WalkEnd::Io { pos, reason } => problems.push(ReplicaProblem {
+            path: path.to_path_buf(),
+            position: *pos,
+            message: format!("cannot read (on the node, when the digest was made): {reason}"),
+            io: true,
+        }),
+    }
+    true
 }
 
 /// Where in `log` (the bytes of `seg`'s `.log`) to start reading for the

@@ -45,6 +45,9 @@ pub fn tail_end(r: &Replica) -> Result<(i64, u64), String> {
         return Ok((r.log_start_offset.unwrap_or(0), 0));
     };
     let path = seg.log.as_deref().unwrap_or(std::path::Path::new(""));
+    if let Some(d) = crate::capture::digest::segment(path) {
+        return digest_tail_end(path, seg.base_offset, d);
+    }
     let seg_file =
         SegmentFile::open(path).map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
     let start = start_position(seg, &seg_file, i64::MAX);
@@ -63,4 +66,36 @@ pub fn tail_end(r: &Replica) -> Result<(i64, u64), String> {
         return Err(format!("{}: torn tail", path.display()));
     }
     Ok((end, seg_file.len().saturating_sub(start)))
+}
+
+/// [`tail_end`] of a segment a digest summarises: one past its last batch,
+/// failing on what a read of its tail would fail on (a bad checksum the
+/// digest found, an entry that does not frame, a torn tail, a failed read).
+fn digest_tail_end(
+    path: &std::path::Path,
+    base: i64,
+    d: Result<crate::format::digest::SegmentDigest, crate::format::ParseError>,
+) -> Result<(i64, u64), String> {
+    use crate::format::digest::{CrcCheck, WalkEnd};
+    let d = d.map_err(|e| {
+        format!(
+            "{}: the digest cannot be read: byte {}: {}",
+            path.display(),
+            e.pos,
+            e.reason
+        )
+    })?;
+    let mut end = base;
+    for b in &d.batches {
+        if let CrcCheck::Bad(reason) = &b.crc {
+            return Err(format!("{}:{}: {reason}", path.display(), b.position));
+        }
+        end = end.max(b.summary.last_offset.saturating_add(1));
+    }
+    match &d.end {
+        WalkEnd::Clean => Ok((end, 0)),
+        WalkEnd::Bad { pos, reason } => Err(format!("{}:{pos}: {reason}", path.display())),
+        WalkEnd::Tail { .. } => Err(format!("{}: torn tail", path.display())),
+        WalkEnd::Io { reason, .. } => Err(format!("{}: cannot read: {reason}", path.display())),
+    }
 }

@@ -143,6 +143,91 @@ pub struct Mounted {
 struct FileEntry {
     bytes: Arc<Vec<u8>>,
     mtime: Option<u64>,
+    /// A file of a digest whose bytes are not held: its length on the node.
+    absent: Option<u64>,
+}
+
+impl FileEntry {
+    fn len(&self) -> u64 {
+        self.absent.unwrap_or(self.bytes.len() as u64)
+    }
+
+    /// The bytes, or why they cannot be had.
+    fn bytes(&self, p: &Path) -> io::Result<&Arc<Vec<u8>>> {
+        match self.absent {
+            None => Ok(&self.bytes),
+            Some(_) => Err(not_in_digest(p)),
+        }
+    }
+}
+
+/// The error of a read of a file a digest lists without its bytes.
+pub fn not_in_digest(p: &Path) -> io::Error {
+    io::Error::new(
+        io::ErrorKind::Unsupported,
+        format!(
+            "{}: its bytes are not in the digest (a digest holds batch summaries, not records or index entries)",
+            p.display()
+        ),
+    )
+}
+
+/// Whether `e` is [`not_in_digest`]'s error.
+pub fn is_not_in_digest(e: &io::Error) -> bool {
+    e.kind() == io::ErrorKind::Unsupported && e.to_string().contains("not in the digest")
+}
+
+/// One file of a tree registered with [`register_tree`].
+#[derive(Debug, Clone)]
+pub enum TreeFile {
+    /// Held in memory.
+    Bytes {
+        /// The content.
+        bytes: Vec<u8>,
+        /// Modification time, seconds since the epoch.
+        mtime: Option<u64>,
+    },
+    /// Listed: its length and time, its bytes not held.
+    Absent {
+        /// Length on the node.
+        len: u64,
+        /// Modification time, seconds since the epoch.
+        mtime: Option<u64>,
+    },
+}
+
+/// Registers a tree of files under the virtual root `root` (a digest's
+/// path with `!` appended), as [`mount`] does for an archive: `files` are
+/// relative paths, `dirs` directories that exist even when empty.
+pub fn register_tree(root: &Path, files: Vec<(PathBuf, TreeFile)>, dirs: Vec<PathBuf>) {
+    let mut tree = Tree {
+        abs_root: std::path::absolute(root).unwrap_or_else(|_| root.to_path_buf()),
+        root: root.to_path_buf(),
+        files: BTreeMap::new(),
+        dirs: Dir::default(),
+    };
+    for d in dirs {
+        tree.dirs.make(&d);
+    }
+    for (rel, f) in files {
+        let entry = match f {
+            TreeFile::Bytes { bytes, mtime } => FileEntry {
+                bytes: Arc::new(bytes),
+                mtime,
+                absent: None,
+            },
+            TreeFile::Absent { len, mtime } => FileEntry {
+                bytes: Arc::new(Vec::new()),
+                mtime,
+                absent: Some(len),
+            },
+        };
+        tree.add_file(rel, entry);
+    }
+    if let Ok(mut m) = MOUNTS.write() {
+        m.retain(|t| t.root != tree.root);
+        m.push(Arc::new(tree));
+    }
 }
 
 /// A directory of an archive: its subdirectories and the names of its files.
@@ -267,6 +352,12 @@ fn lookup(p: &Path) -> Option<(Arc<Tree>, PathBuf)> {
         .find_map(|t| t.rel(p).map(|r| (Arc::clone(t), r)))
 }
 
+/// The mounted root `p` lies under and its path inside it (through a
+/// single top folder, as reads go).
+pub fn resolve(p: &Path) -> Option<(PathBuf, PathBuf)> {
+    lookup(p).map(|(t, rel)| (t.root.clone(), rel))
+}
+
 /// Whether `p` lies under a mounted archive root.
 pub fn is_virtual(p: &Path) -> bool {
     lookup(p).is_some()
@@ -288,7 +379,12 @@ pub fn split_virtual(p: &Path) -> Option<(PathBuf, PathBuf)> {
         let s = c.as_os_str().to_string_lossy();
         if let Some(stem) = s.strip_suffix('!') {
             let archive = prefix.join(stem);
-            if is_archive_name(&archive) {
+            if is_archive_name(&archive)
+                || archive
+                    .to_string_lossy()
+                    .to_ascii_lowercase()
+                    .ends_with(".klfd")
+            {
                 return Some((archive, comps.as_path().to_path_buf()));
             }
         }
@@ -603,6 +699,7 @@ pub fn mount_with_progress(
             FileEntry {
                 bytes: Arc::new(buf),
                 mtime,
+                absent: None,
             },
         );
     }
@@ -1095,7 +1192,7 @@ pub fn metadata(p: &Path) -> io::Result<Metadata> {
                         file: true,
                         symlink: false,
                     },
-                    len: f.bytes.len() as u64,
+                    len: f.len(),
                 })
             } else if t.is_dir(&rel) {
                 Ok(Metadata {
@@ -1253,7 +1350,7 @@ impl File {
                 noted(p, super::mmap::open_regular(p)).map(|(f, _)| File::Disk(f, p.to_path_buf()))
             }
             Some((t, rel)) => match t.files.get(&rel) {
-                Some(f) => Ok(File::Memory(io::Cursor::new(Arc::clone(&f.bytes)))),
+                Some(f) => Ok(File::Memory(io::Cursor::new(Arc::clone(f.bytes(p)?)))),
                 None if t.is_dir(&rel) => Err(io::Error::other("Is a directory")),
                 None => Err(not_found(p)),
             },
@@ -1354,7 +1451,7 @@ pub fn open(p: &Path) -> io::Result<FileBytes> {
             Ok(b)
         }
         Some((t, rel)) => match t.files.get(&rel) {
-            Some(f) => Ok(FileBytes::shared(Arc::clone(&f.bytes))),
+            Some(f) => Ok(FileBytes::shared(Arc::clone(f.bytes(p)?))),
             None => Err(not_found(p)),
         },
     }
@@ -1373,7 +1470,7 @@ pub fn open_data(p: &Path) -> io::Result<(FileBytes, u64)> {
         }
         Some((t, rel)) => match t.files.get(&rel) {
             Some(f) => Ok((
-                FileBytes::shared(Arc::clone(&f.bytes)),
+                FileBytes::shared(Arc::clone(f.bytes(p)?)),
                 f.bytes.len() as u64,
             )),
             None => Err(not_found(p)),
@@ -1388,7 +1485,7 @@ pub fn open_segment(p: &Path) -> io::Result<super::mmap::Opened> {
         None => noted(p, FileBytes::open_segment(p)),
         Some((t, rel)) => match t.files.get(&rel) {
             Some(f) => Ok(super::mmap::Opened::Bytes(FileBytes::shared(Arc::clone(
-                &f.bytes,
+                f.bytes(p)?,
             )))),
             None => Err(not_found(p)),
         },
@@ -1401,7 +1498,10 @@ pub fn crc32c(p: &Path) -> io::Result<(u32, u64)> {
     match lookup(p) {
         None => noted(p, super::mmap::crc32c_streamed(p)),
         Some((t, rel)) => match t.files.get(&rel) {
-            Some(f) => Ok((crate::format::crc::crc32c(&f.bytes), f.bytes.len() as u64)),
+            Some(f) => {
+                let b = f.bytes(p)?;
+                Ok((crate::format::crc::crc32c(b), b.len() as u64))
+            }
             None => Err(not_found(p)),
         },
     }
@@ -1415,8 +1515,8 @@ pub fn read(p: &Path) -> io::Result<Vec<u8>> {
         Some((t, rel)) => t
             .files
             .get(&rel)
-            .map(|f| f.bytes.as_ref().clone())
-            .ok_or_else(|| not_found(p)),
+            .ok_or_else(|| not_found(p))
+            .and_then(|f| f.bytes(p).map(|b| b.as_ref().clone())),
     }
 }
 

@@ -375,7 +375,11 @@ impl Output {
     /// [`Output::resolve_inputs`] for one path.
     pub fn resolve_input(&mut self, p: &Path) -> Result<PathBuf, Status> {
         if let Some((archive, inner)) = vfs::split_virtual(p) {
-            self.mount(&archive)?;
+            if klf::capture::digest::is_digest_name(&archive) {
+                self.mount_digest(&archive)?;
+            } else {
+                self.mount(&archive)?;
+            }
             if vfs::metadata(p).is_err() {
                 self.diag(format_args!(
                     "klf: {}: no {} in {}; list the archive with `tar -tf {}`",
@@ -397,6 +401,7 @@ impl Output {
                 Err(Status::Failure)
             }
             Ok(m) if m.is_file() && vfs::is_archive_name(p) => self.mount(p),
+            Ok(m) if m.is_file() && is_digest(p) => self.mount_digest(p),
             Ok(m) if m.is_file() => {
                 let parent = p
                     .parent()
@@ -417,6 +422,43 @@ impl Output {
                     p.display(),
                     missing_hint(p, &e)
                 ));
+                Err(Status::Failure)
+            }
+        }
+    }
+
+    fn mount_digest(&mut self, digest: &Path) -> Result<PathBuf, Status> {
+        match klf::capture::digest::mount(digest, self.archive_limit) {
+            Ok(m) => {
+                let made = m.node.get("made");
+                let of = |k: &str| made.and_then(|v| v.get(k)).and_then(|v| v.as_u64()).unwrap_or(0);
+                self.note(format_args!(
+                    "klf: {}: digest of {} files and {} segments ({} of segments on the node)",
+                    digest.display(),
+                    m.files,
+                    m.segments,
+                    vfs::human_bytes(of("segment_bytes"))
+                ));
+                for (p, why) in &m.notes {
+                    self.note(format_args!(
+                        "klf: note: {}: {}: {} (when the digest was made)",
+                        digest.display(),
+                        p.display(),
+                        klf::render::text::sanitize(why)
+                    ));
+                }
+                let only: Vec<_> = vfs::read_dir(&m.root)
+                    .map(|rd| rd.flatten().collect())
+                    .unwrap_or_default();
+                if let [one] = only.as_slice() {
+                    if one.file_type().is_ok_and(|t| t.is_dir()) && !klf::capture::discover::holds_log_directories(&m.root) {
+                        return Ok(one.path());
+                    }
+                }
+                Ok(m.root)
+            }
+            Err(e) => {
+                self.diag(format_args!("klf: {e}"));
                 Err(Status::Failure)
             }
         }
@@ -914,8 +956,19 @@ fn node_archives(p: &Path) -> Option<Vec<PathBuf>> {
         .ok()?
         .flatten()
         .map(|e| e.path())
-        .filter(|a| vfs::is_archive_name(a) && a.is_file())
+        .filter(|a| (vfs::is_archive_name(a) || klf::capture::digest::is_digest_name(a)) && a.is_file())
         .collect();
     archives.sort();
     (!archives.is_empty()).then_some(archives)
+}
+
+/// Whether the file at `p` is a digest: by its name, or by its first bytes.
+fn is_digest(p: &Path) -> bool {
+    if klf::capture::digest::is_digest_name(p) {
+        return true;
+    }
+    let mut head = [0u8; 8];
+    std::fs::File::open(p)
+        .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut head))
+        .is_ok_and(|()| klf::capture::digest::looks_like_digest(&head))
 }

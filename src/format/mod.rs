@@ -28,4 +28,6 @@ pub mod snapshot;
 pub mod txnindex;
 // Checkpoint files, meta.properties, partition.metadata.
 pub mod checkpoint;
+// What `klf digest` ships.
+pub mod digest;
 pub mod props;

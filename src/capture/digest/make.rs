@@ -1,0 +1,676 @@
+//! Making a digest on the node: what `klf digest` writes.
+//!
+//! Every file under the given paths is in the digest, in one of three ways:
+//!
+//! - **shipped whole** (compressed): checkpoints, properties, markers,
+//!   producer snapshots, `quorum-state`, KRaft snapshots, and the segments
+//!   of the internal topics (`__cluster_metadata`, `__consumer_offsets`,
+//!   `__transaction_state`, `__share_group_state`), whose records are the
+//!   cluster's bookkeeping, not its users' data; any other file up to
+//!   [`Options::max_file`];
+//! - **summarised**: a data topic's `.log`, as one summary per batch read
+//!   from the batch's 61-byte header (no record is read), the control
+//!   batches' marker types, and how the file ends (a torn tail, an entry
+//!   that does not frame). Checksums are checked where Kafka's own reads
+//!   would meet them: from the lower of the partition's high watermark and
+//!   log end, and, in a log directory a broker left without its clean
+//!   shutdown marker and that no broker holds now, from its recovery point
+//!   (what Kafka's recovery re-reads); `--verify` checks every batch;
+//! - **listed**: length and time only: indexes, files of a segment being
+//!   deleted, cleaned or swapped, and files over the cap.
+//!
+//! Entries are made a chunk of files at a time in parallel and written in
+//! file order as each chunk is done: memory does not grow with the node.
+
+use std::collections::BTreeMap;
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+use rayon::prelude::*;
+
+use super::careful::Careful;
+use crate::capture::discover::{parse_partition_dir_name, parse_segment_file_name};
+use crate::capture::vfs;
+use crate::format::batch::{
+    Batch, RecordBatch, HEADER_SIZE_UP_TO_MAGIC, MIN_SIZE_FIELD, V2_HEADER_SIZE,
+};
+use crate::format::digest::{self as fmt, CrcCheck, DigestBatch, SegmentDigest, WalkEnd};
+use crate::format::legacy::LegacyEntry;
+use crate::format::names::SegmentFileKind;
+
+/// Topics whose segments are shipped whole.
+pub const INTERNAL_TOPICS: &[&str] = &[
+    "__cluster_metadata",
+    "__consumer_offsets",
+    "__transaction_state",
+    "__share_group_state",
+];
+
+/// How to make a digest.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// Check every batch's checksum (reads every byte of every segment).
+    pub verify: bool,
+    /// Largest file shipped whole (other than an internal topic's segment).
+    pub max_file: u64,
+    /// Largest internal topic segment shipped whole; a larger one is
+    /// summarised.
+    pub max_internal: u64,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            verify: false,
+            max_file: 64 << 20,
+            max_internal: 1 << 30,
+        }
+    }
+}
+
+/// What a digest holds and what making it read.
+#[derive(Debug, Clone, Default, serde::Serialize)]
+pub struct Made {
+    /// Files shipped whole.
+    pub files_shipped: u64,
+    /// Files listed without their bytes.
+    pub files_listed: u64,
+    /// Data segments summarised.
+    pub segments: u64,
+    /// Batches summarised.
+    pub batches: u64,
+    /// Bytes of the node's files.
+    pub bytes_on_node: u64,
+    /// Bytes of the data segments summarised.
+    pub segment_bytes: u64,
+    /// Bytes klf read.
+    pub bytes_read: u64,
+    /// Bytes klf read and then dropped from the page cache.
+    pub bytes_dropped_from_cache: u64,
+    /// Bytes of the digest.
+    pub digest_bytes: u64,
+    /// Problems met (each is also in the digest).
+    pub notes: Vec<(String, String)>,
+}
+
+/// Largest number of files and directories a digest lists.
+pub const MAX_ENTRIES: usize = 4_000_000;
+
+/// How deep under a given path files are looked for (a node folder, its
+/// log directories, their partition directories, their files: 4).
+const MAX_DEPTH: usize = 6;
+
+/// What one partition directory's segments need to know.
+#[derive(Debug, Clone, Copy)]
+struct Crc {
+    /// Check batches whose last offset is at or above this.
+    from_offset: i64,
+}
+
+/// One file to put in the digest.
+struct Item {
+    abs: PathBuf,
+    rel: PathBuf,
+}
+
+/// A sink counting what goes through it.
+struct Counted<'a> {
+    out: &'a mut dyn Write,
+    n: u64,
+}
+
+impl Counted<'_> {
+    fn put(&mut self, b: &[u8]) -> io::Result<()> {
+        self.out.write_all(b)?;
+        self.n += b.len() as u64;
+        Ok(())
+    }
+}
+
+/// Makes the digest of the node whose log directories (or node folder) are
+/// `inputs` and writes it to `out`. `progress` gets (files done, files).
+pub fn make(
+    inputs: &[PathBuf],
+    opts: &Options,
+    out: &mut dyn Write,
+    progress: &(dyn Fn(u64, u64) + Sync),
+) -> io::Result<Made> {
+    let mut made = Made::default();
+    let capture = crate::capture::discover::discover(inputs);
+    let crc = crc_plan(&capture, opts.verify);
+    // the digest's root holds the one input's content, or each input
+    // under its own name
+    let mut items = Vec::new();
+    let mut dirs = Vec::new();
+    let mut notes: Vec<(PathBuf, String)> = Vec::new();
+    let mut names = std::collections::BTreeSet::new();
+    for input in inputs {
+        let prefix = if inputs.len() == 1 {
+            PathBuf::new()
+        } else {
+            let base = input
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_else(|| "node".to_string());
+            let mut name = base.clone();
+            let mut i = 2;
+            while !names.insert(name.clone()) {
+                name = format!("{base}-{i}");
+                i += 1;
+            }
+            dirs.push(PathBuf::from(&name));
+            PathBuf::from(name)
+        };
+        walk(input, &prefix, 0, &mut items, &mut dirs, &mut notes)?;
+    }
+    let mut sink = Counted { out, n: 0 };
+    sink.put(&fmt::header())?;
+    let mut count = 0u64;
+    for d in &dirs {
+        if d.as_os_str().is_empty() {
+            continue;
+        }
+        sink.put(&fmt::frame(fmt::tag::DIR, &fmt::dir_body(d)))?;
+        count += 1;
+    }
+    let total = items.len() as u64;
+    let mut done = 0u64;
+    for chunk in items.chunks(256) {
+        let made_chunk: Vec<(Vec<u8>, Outcome)> = chunk
+            .par_iter()
+            .map(|it| entry_of(it, opts, &crc))
+            .collect::<io::Result<_>>()?;
+        for (bytes, o) in made_chunk {
+            sink.put(&bytes)?;
+            count += 1;
+            made.bytes_on_node += o.len;
+            match o.kind {
+                Kind::Shipped => made.files_shipped += 1,
+                Kind::Listed => made.files_listed += 1,
+                Kind::Segment(batches) => {
+                    made.segments += 1;
+                    made.batches += batches;
+                    made.segment_bytes += o.len;
+                }
+            }
+            if let Some(n) = o.note {
+                notes.push(n);
+            }
+        }
+        done += chunk.len() as u64;
+        progress(done, total);
+    }
+    for (p, m) in &notes {
+        sink.put(&fmt::frame(fmt::tag::NOTE, &fmt::note_body(p, m)))?;
+        count += 1;
+    }
+    let (read, dropped) = super::careful::counters();
+    made.bytes_read = read;
+    made.bytes_dropped_from_cache = dropped;
+    made.notes = notes
+        .iter()
+        .map(|(p, m)| (p.display().to_string(), m.clone()))
+        .collect();
+    let node = serde_json::json!({
+        "klf": env!("CARGO_PKG_VERSION"),
+        "format": format!("{}.{}", fmt::MAJOR, fmt::MINOR),
+        "inputs": inputs.iter().map(|p| p.display().to_string()).collect::<Vec<_>>(),
+        "verify": opts.verify,
+        "made": {
+            "files_shipped": made.files_shipped,
+            "files_listed": made.files_listed,
+            "segments": made.segments,
+            "batches": made.batches,
+            "bytes_on_node": made.bytes_on_node,
+            "segment_bytes": made.segment_bytes,
+            "bytes_read": made.bytes_read,
+        },
+    });
+    let json = serde_json::to_vec(&node).map_err(io::Error::other)?;
+    sink.put(&fmt::frame(fmt::tag::NODE, &json))?;
+    count += 1;
+    sink.put(&fmt::end_entry(count))?;
+    made.digest_bytes = sink.n;
+    Ok(made)
+}
+
+/// Where each partition directory's checksums are checked from.
+fn crc_plan(capture: &crate::capture::discover::Capture, verify: bool) -> BTreeMap<PathBuf, Crc> {
+    let mut plan = BTreeMap::new();
+    let replicas = capture
+        .partitions
+        .values()
+        .flatten()
+        .chain(&capture.set_aside)
+        .chain(&capture.metadata_logs);
+    for r in replicas {
+        let from_offset = if verify {
+            i64::MIN
+        } else {
+            let broker = capture.brokers.iter().find(|b| b.path == r.log_dir);
+            let recovering = broker.is_some_and(|b| b.clean_shutdown.is_none())
+                && !crate::capture::mmap::log_dir_is_live(&r.log_dir);
+            let mut t = r.high_watermark.unwrap_or(i64::MIN);
+            if recovering {
+                t = t.min(r.recovery_point.unwrap_or(i64::MIN));
+            }
+            // the window of a diff starts one below
+            t.saturating_sub(1)
+        };
+        plan.insert(r.dir.clone(), Crc { from_offset });
+    }
+    plan
+}
+
+fn walk(
+    dir: &Path,
+    prefix: &Path,
+    depth: usize,
+    items: &mut Vec<Item>,
+    dirs: &mut Vec<PathBuf>,
+    notes: &mut Vec<(PathBuf, String)>,
+) -> io::Result<()> {
+    let rd = match vfs::read_dir(dir) {
+        Ok(rd) => rd,
+        Err(e) if depth == 0 => {
+            return Err(io::Error::new(e.kind(), format!("{}: {e}", dir.display())))
+        }
+        Err(e) => {
+            notes.push((prefix.to_path_buf(), format!("cannot list: {e}")));
+            return Ok(());
+        }
+    };
+    let mut entries: Vec<_> = rd.collect::<io::Result<Vec<_>>>().unwrap_or_default();
+    entries.sort_by_key(|e| e.file_name());
+    for e in entries {
+        if items.len() + dirs.len() >= MAX_ENTRIES {
+            return Err(io::Error::other(format!(
+                "{}: more than {MAX_ENTRIES} files and folders; digest the log directories one at a time",
+                dir.display()
+            )));
+        }
+        let name = e.file_name();
+        let rel = prefix.join(&name);
+        let abs = e.path();
+        let is_link = e.file_type().is_ok_and(|t| t.is_symlink());
+        match vfs::metadata(&abs) {
+            Ok(m) if m.is_dir() => {
+                if is_link {
+                    notes.push((rel, "a symbolic link to a folder; not followed".to_string()));
+                } else if depth + 1 >= MAX_DEPTH {
+                    notes.push((rel, format!("more than {MAX_DEPTH} folders deep; not read")));
+                } else {
+                    dirs.push(rel.clone());
+                    walk(&abs, &rel, depth + 1, items, dirs, notes)?;
+                }
+            }
+            Ok(m) if m.is_file() => items.push(Item { abs, rel }),
+            Ok(_) => notes.push((rel, "not a regular file; not read".to_string())),
+            Err(e) => notes.push((rel, format!("cannot read: {e}"))),
+        }
+    }
+    Ok(())
+}
+
+enum Kind {
+    Shipped,
+    Listed,
+    Segment(u64),
+}
+
+struct Outcome {
+    kind: Kind,
+    len: u64,
+    note: Option<(PathBuf, String)>,
+}
+
+fn modified_ms(p: &Path) -> Option<i64> {
+    vfs::modified_ms(p)
+}
+
+/// The entry of one file.
+fn entry_of(
+    it: &Item,
+    opts: &Options,
+    crc: &BTreeMap<PathBuf, Crc>,
+) -> io::Result<(Vec<u8>, Outcome)> {
+    let name = it
+        .abs
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let parent = it.abs.parent().map(Path::to_path_buf).unwrap_or_default();
+    let topic = parent
+        .file_name()
+        .and_then(|n| n.to_str())
+        .and_then(|n| parse_partition_dir_name(n).ok())
+        .map(|p| p.topic);
+    let seg = parse_segment_file_name(&name);
+    let mtime = modified_ms(&it.abs);
+    let len = vfs::metadata(&it.abs).map(|m| m.len()).unwrap_or(0);
+    let listed = |note: Option<String>| -> io::Result<(Vec<u8>, Outcome)> {
+        Ok((
+            fmt::frame(fmt::tag::LISTED, &fmt::listed_body(&it.rel, mtime, len)),
+            Outcome {
+                kind: Kind::Listed,
+                len,
+                note: note.map(|n| (it.rel.clone(), n)),
+            },
+        ))
+    };
+    let internal = topic
+        .as_deref()
+        .is_some_and(|t| INTERNAL_TOPICS.contains(&t));
+    match seg {
+        Some(s) if s.pending.is_some() => return listed(None),
+        Some(s)
+            if matches!(
+                s.kind,
+                SegmentFileKind::Index | SegmentFileKind::TimeIndex | SegmentFileKind::TxnIndex
+            ) =>
+        {
+            return listed(None)
+        }
+        Some(s) if s.kind == SegmentFileKind::Log && topic.is_some() => {
+            if !internal || len > opts.max_internal {
+                let from = crc.get(&parent).map_or(i64::MIN, |c| c.from_offset);
+                let d = walk_segment(&it.abs, from)?;
+                let n = d.batches.len() as u64;
+                let enc = fmt::encode_segment(&d);
+                let body = fmt::segment_body(&it.rel, mtime, len, &enc)?;
+                let note = (internal).then(|| {
+                    (
+                        it.rel.clone(),
+                        format!(
+                            "an internal topic's segment of {len} bytes, over the {} shipped whole: summarised (its records are not in the digest)",
+                            opts.max_internal
+                        ),
+                    )
+                });
+                return Ok((
+                    fmt::frame(fmt::tag::SEGMENT, &body),
+                    Outcome {
+                        kind: Kind::Segment(n),
+                        len,
+                        note,
+                    },
+                ));
+            }
+        }
+        _ => {
+            if len > opts.max_file {
+                return listed(Some(format!(
+                    "{len} bytes, over the {} a digest ships whole: listed only",
+                    opts.max_file
+                )));
+            }
+        }
+    }
+    let bytes = match read_whole(&it.abs, len) {
+        Ok(b) => b,
+        Err(e) => {
+            return listed(Some(format!("cannot read: {e}")));
+        }
+    };
+    let body = fmt::file_body(&it.rel, mtime, &bytes)?;
+    Ok((
+        fmt::frame(fmt::tag::FILE, &body),
+        Outcome {
+            kind: Kind::Shipped,
+            len,
+            note: None,
+        },
+    ))
+}
+
+/// A file's bytes, read carefully (or from memory for a file of an archive).
+fn read_whole(p: &Path, len: u64) -> io::Result<Vec<u8>> {
+    if vfs::is_virtual(p) {
+        return vfs::read(p);
+    }
+    let mut f = Careful::open(p)?;
+    let n = f.len().min(len.max(f.len()));
+    let mut out = Vec::new();
+    crate::format::memory::fallible(|| out.try_reserve_exact(n as usize))
+        .map_err(|_| io::Error::from(io::ErrorKind::OutOfMemory))?;
+    out.resize(n as usize, 0);
+    let mut done = 0usize;
+    while done < out.len() {
+        let end = (done + (1 << 20)).min(out.len());
+        let k = f.read_at(&mut out[done..end], done as u64)?;
+        if k == 0 {
+            out.truncate(done);
+            break;
+        }
+        done += k;
+    }
+    Ok(out)
+}
+
+/// Where a segment's bytes come from.
+enum Src {
+    Disk(Careful),
+    Memory(crate::capture::mmap::FileBytes),
+}
+
+impl Src {
+    fn len(&self) -> u64 {
+        match self {
+            Src::Disk(c) => c.len(),
+            Src::Memory(b) => b.len() as u64,
+        }
+    }
+
+    /// Exactly `n` bytes at `pos`, or fewer at the end of the file.
+    fn read(&mut self, pos: u64, n: usize, buf: &mut Vec<u8>) -> io::Result<usize> {
+        buf.clear();
+        crate::format::memory::fallible(|| buf.try_reserve(n))
+            .map_err(|_| io::Error::from(io::ErrorKind::OutOfMemory))?;
+        buf.resize(n, 0);
+        let got = match self {
+            Src::Disk(c) => c.read_at(buf, pos)?,
+            Src::Memory(b) => {
+                let start = (pos as usize).min(b.len());
+                let end = start.saturating_add(n).min(b.len());
+                buf[..end - start].copy_from_slice(&b[start..end]);
+                end - start
+            }
+        };
+        buf.truncate(got);
+        Ok(got)
+    }
+}
+
+/// Largest entry read whole to check its checksum or read its marker.
+const MAX_ENTRY: u64 = 128 << 20;
+
+/// Walks one segment: every entry's header, framed as Kafka frames it; the
+/// checksum of the entries whose last offset is at or above `crc_from`.
+pub fn walk_segment(path: &Path, crc_from: i64) -> io::Result<SegmentDigest> {
+    let mut src = if vfs::is_virtual(path) {
+        Src::Memory(vfs::open(path)?)
+    } else {
+        Src::Disk(Careful::open(path)?)
+    };
+    let end = src.len();
+    let mut batches = Vec::new();
+    let mut pos = 0u64;
+    let mut buf = Vec::new();
+    let mut read = 0u64;
+    let fail = |pos: u64, reason: String| WalkEnd::Bad { pos, reason };
+    let walk_end = loop {
+        // Kafka: fewer than 17 bytes left end the data
+        if pos.saturating_add(HEADER_SIZE_UP_TO_MAGIC as u64) >= end {
+            if end > pos {
+                break WalkEnd::Tail {
+                    pos,
+                    len: end - pos,
+                    declared: None,
+                };
+            }
+            break WalkEnd::Clean;
+        }
+        let want = V2_HEADER_SIZE.min((end - pos) as usize);
+        let got = match src.read(pos, want, &mut buf) {
+            Ok(n) => n,
+            Err(e) => {
+                break WalkEnd::Io {
+                    pos: Some(pos),
+                    reason: e.to_string(),
+                }
+            }
+        };
+        read += got as u64;
+        if got < HEADER_SIZE_UP_TO_MAGIC {
+            break WalkEnd::Io {
+                pos: Some(pos),
+                reason: "the file changed while klf read it (a read came back short)".into(),
+            };
+        }
+        let offset = i64::from_be_bytes(buf[0..8].try_into().unwrap_or([0; 8]));
+        let size = i32::from_be_bytes(buf[8..12].try_into().unwrap_or([0; 4]));
+        let magic = buf[16] as i8;
+        if size < MIN_SIZE_FIELD {
+            break fail(
+                pos,
+                format!("found record size {size} smaller than minimum record overhead (14)"),
+            );
+        }
+        let total = size as u64 + 12;
+        if total > end - pos {
+            break WalkEnd::Tail {
+                pos,
+                len: end - pos,
+                declared: Some(total as i64),
+            };
+        }
+        if magic >= 2 {
+            if got < V2_HEADER_SIZE {
+                break fail(pos, "file ends inside the 61-byte batch header".into());
+            }
+            let header = buf.clone();
+            let Ok(rb) = RecordBatch::new(&header, 0, V2_HEADER_SIZE) else {
+                break fail(pos, "file ends inside the 61-byte batch header".into());
+            };
+            if rb
+                .base_offset()
+                .checked_add(i64::from(rb.last_offset_delta()))
+                .is_none()
+            {
+                break fail(
+                    pos,
+                    format!(
+                        "batch at base offset {} declares last offset delta {}: its last offset overflows a 64-bit offset",
+                        rb.base_offset(),
+                        rb.last_offset_delta()
+                    ),
+                );
+            }
+            let summary = crate::capture::replica::summarize(&Batch::V2(rb));
+            let mut crc = CrcCheck::Unchecked;
+            let mut control_type = None;
+            if total < V2_HEADER_SIZE as u64 {
+                crc = CrcCheck::Bad(format!(
+                    "batch size {total} is smaller than the minimum batch overhead 61"
+                ));
+            } else if (summary.last_offset >= crc_from || summary.is_control) && total <= MAX_ENTRY
+            {
+                // the whole entry: its checksum, a marker's type
+                let got = match src.read(pos, total as usize, &mut buf) {
+                    Ok(n) => n,
+                    Err(e) => {
+                        break WalkEnd::Io {
+                            pos: Some(pos),
+                            reason: e.to_string(),
+                        }
+                    }
+                };
+                read += got as u64;
+                if (got as u64) < total {
+                    break WalkEnd::Io {
+                        pos: Some(pos),
+                        reason: "the file changed while klf read it (a read came back short)"
+                            .into(),
+                    };
+                }
+                if let Ok(whole) = RecordBatch::new(&buf, 0, total as usize) {
+                    if summary.last_offset >= crc_from {
+                        let b = Batch::V2(whole);
+                        crc = match b.check_crc() {
+                            Ok(()) => CrcCheck::Ok,
+                            Err(e) => CrcCheck::Bad(e.reason.into_owned()),
+                        };
+                    }
+                    if summary.is_control {
+                        control_type = control_type_of(&whole);
+                    }
+                }
+            }
+            batches.push(DigestBatch {
+                position: pos,
+                size: total,
+                magic,
+                summary: super::header(&summary),
+                control_type,
+                crc,
+            });
+        } else {
+            if total > MAX_ENTRY {
+                break WalkEnd::Io {
+                    pos: Some(pos),
+                    reason: format!("an entry of {total} bytes, more than klf reads into memory"),
+                };
+            }
+            let got = match src.read(pos, total as usize, &mut buf) {
+                Ok(n) => n,
+                Err(e) => {
+                    break WalkEnd::Io {
+                        pos: Some(pos),
+                        reason: e.to_string(),
+                    }
+                }
+            };
+            read += got as u64;
+            if (got as u64) < total {
+                break WalkEnd::Io {
+                    pos: Some(pos),
+                    reason: "the file changed while klf read it (a read came back short)".into(),
+                };
+            }
+            let e = LegacyEntry::new(0, offset, magic, &buf);
+            let b = Batch::Legacy(e);
+            let summary = crate::capture::replica::summarize(&b);
+            let crc = if summary.last_offset >= crc_from {
+                match b.check_crc() {
+                    Ok(()) => CrcCheck::Ok,
+                    Err(e) => CrcCheck::Bad(e.reason.into_owned()),
+                }
+            } else {
+                CrcCheck::Unchecked
+            };
+            batches.push(DigestBatch {
+                position: pos,
+                size: total,
+                magic,
+                summary: super::header(&summary),
+                control_type: None,
+                crc,
+            });
+        }
+        pos += total;
+    };
+    Ok(SegmentDigest {
+        batches,
+        end: walk_end,
+        bytes_read: read,
+    })
+}
+
+fn control_type_of(b: &RecordBatch<'_>) -> Option<i16> {
+    let mut scratch = Vec::new();
+    let mut records = b.records(&mut scratch, 1 << 20).ok()?;
+    match records.next() {
+        Some(Ok(r)) => crate::format::record::control::parse_type_id(r.key).ok(),
+        _ => None,
+    }
+}

@@ -1,0 +1,379 @@
+//! Digests (`.klfd`): a node's log directories as `klf digest` ships them
+//! (see [`crate::format::digest`] for the bytes and
+//! `docs/digest-format.md`). [`make`] writes one on the node; [`mount`]
+//! reads one where the analysis runs and registers its tree with
+//! [`crate::capture::vfs`], so that discovery, checkpoints, snapshots and
+//! the internal topics read as from the node's directories. A data
+//! segment's `.log` is there with its length and time, its bytes are not:
+//! the readers of [`crate::capture::replica`] and
+//! [`crate::capture::producers`] take its batch summaries from
+//! [`segment`] instead.
+
+pub mod careful;
+pub mod make;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, RwLock};
+
+use crate::capture::vfs::{self, TreeFile};
+use crate::format::digest::{self as fmt, Entry, SegmentDigest};
+use crate::format::ParseError;
+use crate::model::BatchSummary;
+
+/// File name ending of a digest.
+pub const SUFFIX: &str = ".klfd";
+
+/// Whether a path names a digest (by its name).
+pub fn is_digest_name(p: &Path) -> bool {
+    p.to_string_lossy().to_ascii_lowercase().ends_with(SUFFIX)
+}
+
+/// Whether `bytes` begin as a digest does.
+pub fn looks_like_digest(bytes: &[u8]) -> bool {
+    bytes.starts_with(fmt::MAGIC)
+}
+
+/// A segment's summaries inside a mounted digest.
+#[derive(Clone)]
+struct SegmentRef {
+    digest: Arc<Vec<u8>>,
+    /// Where the compressed summaries are in the digest.
+    at: usize,
+    len: usize,
+    raw_len: u64,
+    file_len: u64,
+}
+
+static SEGMENTS: RwLock<BTreeMap<(PathBuf, PathBuf), SegmentRef>> = RwLock::new(BTreeMap::new());
+
+/// Why a digest could not be read: the file, the byte and the reason.
+#[derive(Debug, Clone)]
+pub struct DigestError {
+    /// The digest.
+    pub path: PathBuf,
+    /// Byte position, when one applies.
+    pub pos: Option<u64>,
+    /// Why.
+    pub reason: String,
+}
+
+impl std::fmt::Display for DigestError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.pos {
+            Some(p) => write!(f, "{}:{p}: {}", self.path.display(), self.reason),
+            None => write!(f, "{}: {}", self.path.display(), self.reason),
+        }
+    }
+}
+
+/// What [`mount`] read.
+#[derive(Debug, Clone)]
+pub struct Mounted {
+    /// The virtual root: the digest's path with `!` appended.
+    pub root: PathBuf,
+    /// The node entry: what made the digest and how.
+    pub node: serde_json::Value,
+    /// Files listed (shipped, summarised or listed).
+    pub files: usize,
+    /// Segments summarised.
+    pub segments: usize,
+    /// Problems met on the node while the digest was made: path, message.
+    pub notes: Vec<(PathBuf, String)>,
+}
+
+/// Reads the digest at `path` (at most `limit` bytes of it and of the files
+/// it ships) and registers its tree under `path!`.
+pub fn mount(path: &Path, limit: u64) -> Result<Mounted, DigestError> {
+    let err = |pos: Option<u64>, reason: String| DigestError {
+        path: path.to_path_buf(),
+        pos,
+        reason,
+    };
+    let meta = std::fs::metadata(path).map_err(|e| err(None, e.to_string()))?;
+    if !meta.is_file() {
+        return Err(err(None, "not a regular file; not read".into()));
+    }
+    if meta.len() > limit {
+        return Err(err(
+            None,
+            format!(
+                "{} bytes, more than the limit of {} (--archive-limit)",
+                meta.len(),
+                limit
+            ),
+        ));
+    }
+    let bytes = crate::capture::mmap::read_whole(path).map_err(|e| err(None, e.to_string()))?;
+    mount_bytes(path, Arc::new(bytes), limit)
+}
+
+/// [`mount`] of a digest's bytes, registered under `path!`.
+pub fn mount_bytes(path: &Path, bytes: Arc<Vec<u8>>, limit: u64) -> Result<Mounted, DigestError> {
+    let err = |pos: u64, reason: String| DigestError {
+        path: path.to_path_buf(),
+        pos: Some(pos),
+        reason,
+    };
+    let parsed = parse(&bytes, limit).map_err(|e| err(e.pos, e.reason.into_owned()))?;
+    let root = vfs::root_of(path);
+    let mut segs = Vec::with_capacity(parsed.segments.len());
+    for (rel, at, len, raw_len, file_len) in &parsed.segments {
+        segs.push((
+            rel.clone(),
+            SegmentRef {
+                digest: Arc::clone(&bytes),
+                at: *at,
+                len: *len,
+                raw_len: *raw_len,
+                file_len: *file_len,
+            },
+        ));
+    }
+    let n_segments = segs.len();
+    let n_files = parsed.files.len();
+    vfs::register_tree(&root, parsed.files, parsed.dirs);
+    if let Ok(mut m) = SEGMENTS.write() {
+        m.retain(|(r, _), _| *r != root);
+        for (rel, s) in segs {
+            m.insert((root.clone(), rel), s);
+        }
+    }
+    Ok(Mounted {
+        root,
+        node: parsed.node,
+        files: n_files,
+        segments: n_segments,
+        notes: parsed.notes,
+    })
+}
+
+/// Everything a digest holds, parsed (segments' summaries left compressed).
+pub struct Parsed {
+    /// The node entry.
+    pub node: serde_json::Value,
+    /// Files for the tree.
+    pub files: Vec<(PathBuf, TreeFile)>,
+    /// Directories.
+    pub dirs: Vec<PathBuf>,
+    /// Segments: path, position and length of the compressed summaries,
+    /// their decoded length, the file's length on the node.
+    pub segments: Vec<(PathBuf, usize, usize, u64, u64)>,
+    /// Notes.
+    pub notes: Vec<(PathBuf, String)>,
+}
+
+fn secs(ms: Option<i64>) -> Option<u64> {
+    ms.and_then(|m| u64::try_from(m.div_euclid(1000)).ok())
+}
+
+/// Parses a whole digest (checks every entry; decompresses the files it
+/// ships, at most `limit` bytes in all; decodes every segment's summaries
+/// once to check them, keeping none).
+pub fn parse(bytes: &[u8], limit: u64) -> Result<Parsed, ParseError> {
+    fmt::read_header(bytes)?;
+    let mut out = Parsed {
+        node: serde_json::Value::Null,
+        files: Vec::new(),
+        dirs: Vec::new(),
+        segments: Vec::new(),
+        notes: Vec::new(),
+    };
+    let mut pos = fmt::HEADER_LEN;
+    let mut count = 0u64;
+    let mut total = 0u64;
+    let mut seen = std::collections::BTreeSet::new();
+    loop {
+        let (entry, next) = fmt::read_entry(bytes, pos, count)?;
+        let Some(entry) = entry else {
+            pos = next;
+            break;
+        };
+        let at = pos as u64;
+        let mut name = |p: &Path| -> Result<(), ParseError> {
+            if seen.insert(p.to_path_buf()) {
+                Ok(())
+            } else {
+                Err(ParseError::new(
+                    at,
+                    format!("{} is in the digest twice", p.display()),
+                ))
+            }
+        };
+        match entry {
+            Entry::Node(json) => {
+                out.node = serde_json::from_slice(json)
+                    .map_err(|e| ParseError::new(at, format!("the node entry is not JSON: {e}")))?;
+            }
+            Entry::Dir(p) => out.dirs.push(p),
+            Entry::File {
+                path,
+                mtime_ms,
+                len,
+                content,
+            } => {
+                name(&path)?;
+                total = total.saturating_add(len);
+                let data = fmt::inflate(content, len, limit.saturating_sub(total - len), at)?;
+                out.files.push((
+                    path,
+                    TreeFile::Bytes {
+                        bytes: data,
+                        mtime: secs(mtime_ms),
+                    },
+                ));
+            }
+            Entry::Listed {
+                path,
+                mtime_ms,
+                len,
+            } => {
+                name(&path)?;
+                out.files.push((
+                    path,
+                    TreeFile::Absent {
+                        len,
+                        mtime: secs(mtime_ms),
+                    },
+                ));
+            }
+            Entry::Segment {
+                path,
+                mtime_ms,
+                len,
+                raw_len,
+                content,
+            } => {
+                name(&path)?;
+                let start = content.as_ptr() as usize - bytes.as_ptr() as usize;
+                // checked now, so that a damaged digest is refused whole
+                // rather than found out partition by partition
+                let raw = fmt::inflate(content, raw_len, segment_cap(len), start as u64)?;
+                fmt::decode_segment(&raw, start as u64)?;
+                out.segments
+                    .push((path.clone(), start, content.len(), raw_len, len));
+                out.files.push((
+                    path,
+                    TreeFile::Absent {
+                        len,
+                        mtime: secs(mtime_ms),
+                    },
+                ));
+            }
+            Entry::Note { path, message } => out.notes.push((path, message)),
+            Entry::Unknown(_) => {}
+        }
+        count += 1;
+        pos = next;
+    }
+    if pos != bytes.len() {
+        return Err(ParseError::new(
+            pos as u64,
+            format!(
+                "{} bytes after the end entry (two digests joined, or damage)",
+                bytes.len() - pos
+            ),
+        ));
+    }
+    if out.node.is_null() {
+        return Err(ParseError::new(
+            fmt::HEADER_LEN as u64,
+            "the digest has no node entry",
+        ));
+    }
+    Ok(out)
+}
+
+/// The most the summaries of a segment of `len` bytes can take decoded:
+/// every entry is at least 26 bytes and encodes to at most about 80.
+fn segment_cap(len: u64) -> u64 {
+    (len / 26)
+        .saturating_add(1)
+        .saturating_mul(96)
+        .saturating_add(1 << 16)
+}
+
+/// The summaries of the segment at `path`, when it is a data segment of a
+/// mounted digest (`None` for any other file); decoded anew at each call.
+pub fn segment(path: &Path) -> Option<Result<SegmentDigest, ParseError>> {
+    let (root, rel) = vfs::resolve(path)?;
+    let s = SEGMENTS.read().ok()?.get(&(root, rel))?.clone();
+    let content = s.digest.get(s.at..s.at + s.len)?;
+    Some(
+        fmt::inflate(content, s.raw_len, segment_cap(s.file_len), s.at as u64)
+            .and_then(|raw| fmt::decode_segment(&raw, s.at as u64)),
+    )
+}
+
+/// Whether `path` is a data segment of a mounted digest.
+pub fn is_digest_segment(path: &Path) -> bool {
+    match vfs::resolve(path) {
+        Some(k) => SEGMENTS.read().is_ok_and(|m| m.contains_key(&k)),
+        None => false,
+    }
+}
+
+/// Whether any mounted digest's segment lies under `dir`.
+pub fn any_under(dir: &Path) -> bool {
+    let Some((root, rel)) = vfs::resolve(dir) else {
+        return false;
+    };
+    SEGMENTS
+        .read()
+        .is_ok_and(|m| m.keys().any(|(r, p)| *r == root && p.starts_with(&rel)))
+}
+
+/// The model's summary of a digest's batch.
+pub fn summary(b: &fmt::DigestBatch) -> BatchSummary {
+    let h = &b.summary;
+    BatchSummary {
+        base_offset: h.base_offset,
+        last_offset: h.last_offset,
+        partition_leader_epoch: h.partition_leader_epoch,
+        crc: h.crc,
+        record_count: h.record_count,
+        is_control: h.is_control,
+        is_transactional: h.is_transactional,
+        first_timestamp: h.first_timestamp,
+        max_timestamp: h.max_timestamp,
+        producer_id: h.producer_id,
+        producer_epoch: h.producer_epoch,
+        base_sequence: h.base_sequence,
+    }
+}
+
+/// A digest's header for a batch summary.
+pub fn header(s: &BatchSummary) -> fmt::BatchHeader {
+    fmt::BatchHeader {
+        base_offset: s.base_offset,
+        last_offset: s.last_offset,
+        partition_leader_epoch: s.partition_leader_epoch,
+        crc: s.crc,
+        record_count: s.record_count,
+        is_control: s.is_control,
+        is_transactional: s.is_transactional,
+        first_timestamp: s.first_timestamp,
+        max_timestamp: s.max_timestamp,
+        producer_id: s.producer_id,
+        producer_epoch: s.producer_epoch,
+        base_sequence: s.base_sequence,
+    }
+}
+
+/// The text of a walk's end, as the readers of a directory word it.
+pub fn tail_text(end: &fmt::WalkEnd) -> Option<(u64, String)> {
+    match end {
+        fmt::WalkEnd::Tail { pos, len, declared } => {
+            let tail = crate::format::batch::Tail {
+                position: *pos,
+                len: *len,
+                kind: match declared {
+                    None => crate::format::batch::TailKind::Short,
+                    Some(d) => crate::format::batch::TailKind::Truncated { declared: *d },
+                },
+            };
+            Some((*pos, tail.describe()))
+        }
+        _ => None,
+    }
+}

@@ -1,0 +1,172 @@
+//! `klf digest`: a node's log directories as a small file to ship, for the
+//! analysis to run where the data cannot be copied.
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use super::common::{Output, Status};
+use klf::capture::digest::make::{make, Options};
+
+/// What `--help` and the man page tell beyond the options.
+pub const AFTER_HELP: &str = "\
+Exit status:
+  0  the digest was written
+  2  usage or I/O error (a missing PATH, an output inside an input, a
+     write that failed); nothing is left at the output path
+
+What it holds:
+  One digest per node, covering all the log directories given (a node
+  folder, or each of its log.dirs). Shipped whole: checkpoints, properties,
+  markers, producer snapshots, quorum-state, KRaft snapshots and the
+  segments of the internal topics (__cluster_metadata, __consumer_offsets,
+  __transaction_state, __share_group_state). Summarised: every data
+  segment, one summary per batch from its 61-byte header (offsets, leader
+  epoch, CRC, record count, timestamps, producer id, epoch and sequence,
+  control and transactional flags, a marker's type), and how the segment
+  ends. No record of a data topic is in a digest. Listed (length and time
+  only): indexes, and files over --max-file.
+
+What it reads:
+  Batch headers, not records: about 61 bytes a batch. Whole batches, to
+  check their CRC, from the lower of each partition's high watermark and
+  log end (and from its recovery point in a log directory a broker left
+  without its clean-shutdown marker: what Kafka's recovery re-reads);
+  --verify checks every batch. Every file is opened read-only and never
+  mapped; reads are positioned reads of the bytes needed, at most
+  --max-rate bytes a second, and what was not in the page cache before klf
+  read it is dropped from it afterwards (the brokers' and consumers' hot
+  data stays).
+
+Using digests:
+  diff, timeline, impact, elect and report take digests (NODE.klfd) beside
+  or instead of directories and archives, and give the same answers. What
+  needs the records themselves (diff --records, salvage, dump of a data
+  segment) or every byte (check) is refused on a digest, naming the command
+  to run on the node.
+
+Examples:
+  klf digest /var/lib/kafka/data -o node-1.klfd
+  kubectl exec kafka-0 -c kafka -- /tmp/klf digest /var/lib/kafka/data-0 -o - > kafka-0.klfd
+  ssh broker-2 klf digest /data/kafka-1 /data/kafka-2 -o - > broker-2.klfd
+  klf diff node-1.klfd node-2.klfd node-3.klfd
+";
+
+/// Write a digest of a node's log directories: what diff, timeline, impact, elect and report need, without the records
+#[derive(clap::Args, Debug)]
+#[command(after_long_help = AFTER_HELP)]
+pub struct Args {
+    /// The node's log directories, or its node folder
+    #[arg(required = true, value_name = "PATH")]
+    paths: Vec<PathBuf>,
+    /// Where to write the digest (`-`: stdout); conventionally NODE.klfd
+    #[arg(long, short = 'o', value_name = "FILE")]
+    output: PathBuf,
+    /// Check every batch's CRC (reads every byte of every segment)
+    #[arg(long)]
+    verify: bool,
+    /// Read with this many threads (partitions in parallel)
+    #[arg(long, value_name = "N", default_value_t = 2)]
+    threads: usize,
+    /// Read at most this many bytes a second (K, M, G suffixes; 0: no limit)
+    #[arg(long, value_name = "BYTES", default_value = "0", value_parser = klf::format::text::parse_bytes)]
+    max_rate: u64,
+    /// Largest file shipped whole (other than an internal topic's segment);
+    /// a larger one is listed only
+    #[arg(long, value_name = "BYTES", default_value = "64M", value_parser = klf::format::text::parse_bytes)]
+    max_file: u64,
+}
+
+/// Runs `klf digest`.
+pub fn run(args: Args, out: &mut Output) -> Status {
+    for p in &args.paths {
+        if let Err(e) = std::fs::metadata(p) {
+            out.diag(format_args!(
+                "klf: {}: {}",
+                p.display(),
+                super::common::missing_hint(p, &e)
+            ));
+            return Status::Failure;
+        }
+    }
+    let to_stdout = args.output.as_os_str() == "-";
+    let target = if to_stdout {
+        None
+    } else {
+        match out.output_target(&args.output, &args.paths) {
+            Ok(t) => Some(t),
+            Err(s) => return s,
+        }
+    };
+    klf::capture::digest::careful::set_max_rate(args.max_rate);
+    let opts = Options {
+        verify: args.verify,
+        max_file: args.max_file,
+        ..Options::default()
+    };
+    let pool = match rayon::ThreadPoolBuilder::new()
+        .num_threads(args.threads.max(1))
+        .build()
+    {
+        Ok(p) => p,
+        Err(e) => {
+            out.diag(format_args!(
+                "klf: cannot start {} reader threads: {e}",
+                args.threads
+            ));
+            return Status::Failure;
+        }
+    };
+    let bar = out.progress(0, "{bar:40} {pos}/{len} files {elapsed}");
+    let progress = |done: u64, total: u64| {
+        if let Some(b) = &bar {
+            b.set_length(total);
+            b.set_position(done);
+        }
+    };
+    let result = pool.install(|| match &target {
+        Some(t) => t.stream(|w| make(&args.paths, &opts, w, &progress)),
+        None => {
+            let stdout = std::io::stdout();
+            let mut lock = stdout.lock();
+            let r = make(&args.paths, &opts, &mut lock, &progress);
+            r.and_then(|m| lock.flush().map(|()| m))
+        }
+    });
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
+    match result {
+        Ok(made) => {
+            for (p, m) in &made.notes {
+                out.note(format_args!(
+                    "klf: note: {p}: {}",
+                    klf::render::text::sanitize(m)
+                ));
+            }
+            out.note(format_args!(
+                "klf: digest of {} segments ({} batches, {}) and {} files shipped whole, {} listed: {} ({} read, {} of it dropped from the page cache again)",
+                made.segments,
+                made.batches,
+                klf::format::text::human_bytes(made.segment_bytes),
+                made.files_shipped,
+                made.files_listed,
+                klf::format::text::human_bytes(made.digest_bytes),
+                klf::format::text::human_bytes(made.bytes_read),
+                klf::format::text::human_bytes(made.bytes_dropped_from_cache),
+            ));
+            Status::Clean
+        }
+        Err(e) if super::common::is_broken_pipe(&e) => Status::BrokenPipe,
+        Err(e) => {
+            out.diag(format_args!(
+                "klf: cannot write the digest{}: {e}",
+                if to_stdout {
+                    String::new()
+                } else {
+                    format!(" {}", args.output.display())
+                }
+            ));
+            Status::Failure
+        }
+    }
+}
