@@ -962,6 +962,57 @@ fn node_archives(p: &Path) -> Option<Vec<PathBuf>> {
     (!archives.is_empty()).then_some(archives)
 }
 
+/// What needs records (`diff --records`, `salvage`) over digests: the
+/// diff `req` asks for, then the commands that read the lost records on
+/// the nodes that hold them. Exit 2: what was asked is not in the answer.
+pub fn records_on_nodes(
+    out: &mut Output,
+    capture: &klf::capture::discover::Capture,
+    req: &klf::engine::DiffRequest,
+    what: &str,
+) -> Status {
+    let run = klf::engine::diff_capture(capture, req, &|| {});
+    out.diag(format_args!(
+        "klf: {what}: a digest holds batch summaries, not records; read the lost records on the nodes that hold them:"
+    ));
+    let mut any = false;
+    for p in &run.partitions {
+        let reps = run.replicas(p);
+        let ids = klf::engine::broker_ids(reps);
+        for r in &p.loss.offsets {
+            for b in &r.held_by {
+                let Some(rep) = ids.iter().position(|i| i == b).map(|i| &reps[i]) else {
+                    continue;
+                };
+                let (digest, dir) = match klf::capture::digest::on_node(&rep.dir) {
+                    Some(x) => x,
+                    None => (std::path::PathBuf::new(), rep.dir.display().to_string()),
+                };
+                any = true;
+                out.diag(format_args!(
+                    "  {}-{} [{}, {}) on broker {b}{}: klf dump --deep-iteration --print-data-log --offsets {}..{} {}",
+                    p.diff.topic,
+                    p.diff.partition,
+                    r.start,
+                    r.end,
+                    if digest.as_os_str().is_empty() {
+                        String::new()
+                    } else {
+                        format!(" (the node of {})", digest.display())
+                    },
+                    r.start,
+                    r.end,
+                    klf::render::text::sanitize(&dir)
+                ));
+            }
+        }
+    }
+    if !any {
+        out.diag("  (no partition loses records)");
+    }
+    Status::Failure
+}
+
 /// Whether the file at `p` is a digest: by its name, or by its first bytes.
 fn is_digest(p: &Path) -> bool {
     if klf::capture::digest::is_digest_name(p) {

@@ -15,6 +15,7 @@ use klf::analysis::lost::{LostRecord, RecordsRead};
 use klf::capture::replica::ReplicaProblem;
 use klf::engine::diff::{DiffPlan, DiffRun, NotCompared};
 use klf::engine::evidence::broker_ids;
+use klf::capture::discover::Capture;
 use klf::engine::records::{stream_cut, stream_lost, ListEnd};
 use klf::engine::{diff_capture, ReadMode};
 use klf::render::diff::RecordLists;
@@ -149,11 +150,24 @@ pub struct Args {
 }
 
 /// Runs `klf diff`.
-pub fn run(args: Args, out: &mut Output) -> Status {
+pub fn run(mut args: Args, out: &mut Output) -> Status {
     let capture = match out.open_capture(&args.paths) {
         Ok(c) => c,
         Err(s) => return s,
     };
+    // A digest holds batch summaries, not records: the diff is made, and
+    // the records are named where they can be read.
+    if args.records && klf::capture::digest::any_mounted() {
+        args.records = false;
+        let status = run_with(&args, out, &capture);
+        let mut req = args.select.request(ReadMode::Window);
+        req.drop_logs = true;
+        return status.worst(super::common::records_on_nodes(out, &capture, &req, "--records"));
+    }
+    run_with(&args, out, &capture)
+}
+
+fn run_with(args: &Args, out: &mut Output, capture: &Capture) -> Status {
     let mut req = args.select.request(if args.verify {
         ReadMode::Full
     } else {
@@ -161,18 +175,18 @@ pub fn run(args: Args, out: &mut Output) -> Status {
     });
     // The batches read are needed after the diff only to list records.
     req.drop_logs = !args.records;
-    if let Err(s) = args.select.check(out, &capture) {
+    if let Err(s) = args.select.check(out, capture) {
         return s;
     }
     let whole_run = args.records || (args.explain && args.format == Format::Table);
     if !whole_run {
         // nothing needs the whole run at once: partitions are diffed a
         // range at a time and written as they come
-        return run_each(&args, out, &capture, &req);
+        return run_each(args, out, capture, &req);
     }
-    let candidates = args.select.candidates(&capture);
+    let candidates = args.select.candidates(capture);
     let run = out.counted(candidates, "partitions diffed", |tick| {
-        diff_capture(&capture, &req, tick)
+        diff_capture(capture, &req, tick)
     });
     let not_compared = super::common::report_not_compared(out, &run.not_compared);
     if run.partitions.is_empty() {

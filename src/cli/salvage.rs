@@ -136,6 +136,15 @@ pub fn run(args: Args, out: &mut Output) -> Status {
         Ok(c) => c,
         Err(s) => return s,
     };
+    if klf::capture::digest::any_mounted() {
+        // the folder the rule made is taken back (it is empty)
+        if made {
+            let _ = std::fs::remove_dir(&args.out);
+        }
+        let mut req = args.select.request(ReadMode::Window);
+        req.drop_logs = true;
+        return super::common::records_on_nodes(out, &capture, &req, "salvage");
+    }
     let found = super::check::found_inputs(&capture, &args.paths);
     let dir = match check_output_dir(&args.out, &found, true) {
         Ok(d) => d,

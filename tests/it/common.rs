@@ -398,3 +398,32 @@ fn golden_base(scenario: &Path, line: &str, files: &GoldenFiles) -> Option<Strin
     cache.lock().unwrap().insert(key, base.clone());
     base
 }
+
+/// Every entry under `dir` with its kind, length, mode, modification time
+/// and bytes: two calls compare equal when nothing under `dir` changed.
+pub fn tree_state(
+    dir: &Path,
+) -> std::collections::BTreeMap<PathBuf, (bool, u64, u32, std::time::SystemTime, Vec<u8>)> {
+    use std::os::unix::fs::MetadataExt;
+    let mut out = std::collections::BTreeMap::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            let m = std::fs::symlink_metadata(&p).unwrap();
+            let bytes = if m.is_file() {
+                std::fs::read(&p).unwrap()
+            } else {
+                if m.is_dir() {
+                    stack.push(p.clone());
+                }
+                Vec::new()
+            };
+            out.insert(
+                p,
+                (m.is_dir(), m.len(), m.mode(), m.modified().unwrap(), bytes),
+            );
+        }
+    }
+    out
+}

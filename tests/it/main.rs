@@ -20,6 +20,7 @@ mod check_summary;
 mod cli_interface;
 mod diff_model;
 mod diff_window;
+mod digest;
 mod dump_corrupt;
 mod dump_golden;
 mod dump_parallel;

@@ -47,6 +47,10 @@ struct SegmentRef {
 
 static SEGMENTS: RwLock<BTreeMap<(PathBuf, PathBuf), SegmentRef>> = RwLock::new(BTreeMap::new());
 
+/// Each mounted digest's root, its file, and the paths its node was given
+/// (`klf digest PATH...` as typed on the node).
+static ROOTS: RwLock<Vec<(PathBuf, PathBuf, Vec<String>)>> = RwLock::new(Vec::new());
+
 /// Why a digest could not be read: the file, the byte and the reason.
 #[derive(Debug, Clone)]
 pub struct DigestError {
@@ -133,6 +137,16 @@ pub fn mount_bytes(path: &Path, bytes: Arc<Vec<u8>>, limit: u64) -> Result<Mount
     let n_segments = segs.len();
     let n_files = parsed.files.len();
     vfs::register_tree(&root, parsed.files, parsed.dirs);
+    let inputs: Vec<String> = parsed
+        .node
+        .get("inputs")
+        .and_then(|v| v.as_array())
+        .map(|a| a.iter().filter_map(|x| x.as_str().map(str::to_owned)).collect())
+        .unwrap_or_default();
+    if let Ok(mut r) = ROOTS.write() {
+        r.retain(|(x, _, _)| *x != root);
+        r.push((root.clone(), path.to_path_buf(), inputs));
+    }
     if let Ok(mut m) = SEGMENTS.write() {
         m.retain(|(r, _), _| *r != root);
         for (rel, s) in segs {
@@ -305,12 +319,47 @@ pub fn segment(path: &Path) -> Option<Result<SegmentDigest, ParseError>> {
     )
 }
 
+/// Whether a digest with data segments is mounted (a command was given
+/// one).
+pub fn any_mounted() -> bool {
+    SEGMENTS.read().is_ok_and(|m| !m.is_empty())
+}
+
 /// Whether `path` is a data segment of a mounted digest.
 pub fn is_digest_segment(path: &Path) -> bool {
     match vfs::resolve(path) {
         Some(k) => SEGMENTS.read().is_ok_and(|m| m.contains_key(&k)),
         None => false,
     }
+}
+
+/// For a path inside a mounted digest: the digest file, and the path on
+/// the node the digest was made on (from the paths `klf digest` was given
+/// there), as text to paste into a command run on that node.
+pub fn on_node(p: &Path) -> Option<(PathBuf, String)> {
+    let (root, rel) = vfs::resolve(p)?;
+    let roots = ROOTS.read().ok()?;
+    let (_, file, inputs) = roots.iter().find(|(r, _, _)| *r == root)?;
+    let join = |base: &str, rest: &Path| -> String {
+        if rest.as_os_str().is_empty() {
+            base.to_string()
+        } else {
+            format!("{}/{}", base.trim_end_matches('/'), rest.display())
+        }
+    };
+    let text = match inputs.as_slice() {
+        [one] => join(one, &rel),
+        many => {
+            // each input is under its own name (its last component)
+            let mut comps = rel.components();
+            let first = comps.next()?.as_os_str().to_string_lossy().into_owned();
+            let base = many
+                .iter()
+                .find(|i| Path::new(i).file_name().is_some_and(|n| n.to_string_lossy() == first))?;
+            join(base, comps.as_path())
+        }
+    };
+    Some((file.clone(), text))
 }
 
 /// Whether any mounted digest's segment lies under `dir`.

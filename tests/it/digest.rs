@@ -1,0 +1,326 @@
+//! Digests (`klf digest`): one `.klfd` per node, made from its log
+//! directories, read by the analysis commands in their place. On real
+//! Kafka captures, diff, timeline, impact and elect over the nodes'
+//! digests give the same JSON and exit status as over the directories
+//! (paths and read statistics aside); a damaged, truncated or foreign
+//! digest is refused with its file, byte and reason; what needs records is
+//! refused with the commands that read them on the node; the node's files
+//! are left as they were.
+//!
+//! Every committed capture is compared, and in CI the captures a fresh
+//! Kafka run just made (`KLF_FRESH_CAPTURES`).
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use crate::common::{copy_tree, kafka, klf, scratch, text};
+
+/// The commands compared.
+const COMMANDS: &[&str] = &["diff", "timeline", "impact", "elect"];
+
+fn captures() -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = crate::common::captures();
+    if let Ok(fresh) = std::env::var("KLF_FRESH_CAPTURES") {
+        if let Ok(rd) = std::fs::read_dir(&fresh) {
+            let mut more: Vec<PathBuf> = rd
+                .flatten()
+                .map(|e| e.path())
+                .filter(|p| p.join("scenario.json").is_file())
+                .collect();
+            more.sort();
+            v.extend(more);
+        }
+    }
+    v
+}
+
+/// The node folders of a capture (`broker-N`, `controller-N`), sorted.
+fn nodes(cap: &Path) -> Vec<(String, PathBuf)> {
+    let mut v: Vec<(String, PathBuf)> = std::fs::read_dir(cap)
+        .unwrap()
+        .flatten()
+        .filter(|e| e.path().is_dir())
+        .map(|e| (e.file_name().to_string_lossy().into_owned(), e.path()))
+        .filter(|(n, _)| {
+            n.strip_prefix("broker-")
+                .or_else(|| n.strip_prefix("controller-"))
+                .is_some_and(|id| id.parse::<u32>().is_ok())
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+/// Digests every node of `cap` into `out`: the digests' paths.
+fn digest_nodes(cap: &Path, out: &Path) -> Vec<PathBuf> {
+    std::fs::create_dir_all(out).unwrap();
+    nodes(cap)
+        .into_iter()
+        .map(|(name, dir)| {
+            let d = out.join(format!("{name}.klfd"));
+            let o = klf(&[
+                "digest",
+                "-q",
+                dir.to_str().unwrap(),
+                "-o",
+                d.to_str().unwrap(),
+            ]);
+            assert_eq!(
+                o.status.code(),
+                Some(0),
+                "klf digest {}: {}",
+                dir.display(),
+                text(&o.stderr)
+            );
+            d
+        })
+        .collect()
+}
+
+/// A command's JSON with every path of a node's file written the same way
+/// (`<node>/rest`, from `CAP/node/rest` or `DIGESTS/node.klfd!/rest`), and
+/// the read statistics left out.
+fn normalised(stdout: &[u8], cap: &Path, digests: &Path) -> Vec<Value> {
+    let s = text(stdout);
+    let docs: Vec<Value> = match serde_json::from_str::<Value>(&s) {
+        Ok(v) => vec![v],
+        Err(_) => s
+            .lines()
+            .filter(|l| !l.trim().is_empty())
+            .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+            .collect(),
+    };
+    let cap = format!("{}/", cap.display());
+    let dig = format!("{}/", digests.display());
+    fn walk(v: &mut Value, cap: &str, dig: &str) {
+        match v {
+            Value::Object(m) => {
+                m.remove("bytes_read");
+                m.remove("log_bytes");
+                for x in m.values_mut() {
+                    walk(x, cap, dig);
+                }
+            }
+            Value::Array(a) => a.iter_mut().for_each(|x| walk(x, cap, dig)),
+            Value::String(s) => {
+                let t = s.replace(cap, "<").replace(dig, "<").replace(".klfd!", "");
+                *s = t;
+            }
+            _ => {}
+        }
+    }
+    docs.into_iter()
+        .map(|mut d| {
+            walk(&mut d, &cap, &dig);
+            d
+        })
+        .collect()
+}
+
+#[test]
+fn digests_answer_as_the_directories() {
+    let work = scratch("digest-compare");
+    for cap in captures() {
+        let name = cap.file_name().unwrap().to_string_lossy().into_owned();
+        let out = work.join(&name);
+        let digests = digest_nodes(&cap, &out);
+        let d: Vec<&str> = digests.iter().map(|p| p.to_str().unwrap()).collect();
+        for cmd in COMMANDS {
+            let on_dirs = klf(&[cmd, cap.to_str().unwrap(), "--format", "json"]);
+            let mut args = vec![*cmd];
+            args.extend(&d);
+            args.extend(["--format", "json"]);
+            let on_digests = klf(&args);
+            assert_eq!(
+                on_dirs.status.code(),
+                on_digests.status.code(),
+                "{name}: klf {cmd}: exit status on the directories and on the digests\n{}\n{}",
+                text(&on_dirs.stderr),
+                text(&on_digests.stderr)
+            );
+            let a = normalised(&on_dirs.stdout, &cap, &out);
+            let b = normalised(&on_digests.stdout, &cap, &out);
+            // (a capture of one broker has nothing to diff: exit 2, no JSON)
+            assert!(
+                !a.is_empty() || on_dirs.status.code() == Some(2),
+                "{name}: klf {cmd} printed no JSON"
+            );
+            if a != b {
+                let a = serde_json::to_string_pretty(&a).unwrap();
+                let b = serde_json::to_string_pretty(&b).unwrap();
+                let first = a
+                    .lines()
+                    .zip(b.lines())
+                    .position(|(x, y)| x != y)
+                    .unwrap_or(0);
+                panic!(
+                    "{name}: klf {cmd} on the digests differs from the directories at line {first}:\n{}\n---\n{}",
+                    a.lines().skip(first.saturating_sub(3)).take(8).collect::<Vec<_>>().join("\n"),
+                    b.lines().skip(first.saturating_sub(3)).take(8).collect::<Vec<_>>().join("\n"),
+                );
+            }
+        }
+    }
+}
+
+/// A replica missing from the capture is found missing the same way when
+/// its node's digest is left out.
+#[test]
+fn a_node_left_out_is_a_replica_not_captured() {
+    let cap = kafka("unclean");
+    let out = scratch("digest-left-out");
+    let digests = digest_nodes(&cap, &out);
+    let kept: Vec<&str> = digests
+        .iter()
+        .filter(|p| !p.ends_with("broker-3.klfd"))
+        .map(|p| p.to_str().unwrap())
+        .collect();
+    let dirs: Vec<String> = ["broker-1", "broker-2"]
+        .iter()
+        .map(|b| cap.join(b).display().to_string())
+        .collect();
+    let mut a = vec!["diff", "--format", "json"];
+    a.extend(dirs.iter().map(String::as_str));
+    let mut b = vec!["diff", "--format", "json"];
+    b.extend(&kept);
+    let (x, y) = (klf(&a), klf(&b));
+    assert_eq!(x.status.code(), y.status.code());
+    let x = normalised(&x.stdout, &cap, &out);
+    let y = normalised(&y.stdout, &cap, &out);
+    assert_eq!(x, y);
+    let s = serde_json::to_string(&y).unwrap();
+    assert!(
+        s.contains("replica-not-captured"),
+        "the left-out replica is named: {s}"
+    );
+}
+
+/// Digests and directories can be mixed.
+#[test]
+fn digests_mix_with_directories() {
+    let cap = kafka("divergence");
+    let out = scratch("digest-mixed");
+    let digests = digest_nodes(&cap, &out);
+    let all = klf(&["diff", cap.to_str().unwrap(), "--format", "json"]);
+    let b1 = cap.join("broker-1");
+    let mixed = klf(&[
+        "diff",
+        b1.to_str().unwrap(),
+        digests[1].to_str().unwrap(),
+        digests[2].to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    assert_eq!(all.status.code(), mixed.status.code());
+    assert_eq!(
+        normalised(&all.stdout, &cap, &out),
+        normalised(&mixed.stdout, &cap, &out)
+    );
+}
+
+/// The same node gives the same digest, to a file or to stdout, and the
+/// node's files are untouched; an output inside the node is refused.
+#[test]
+fn digests_are_deterministic_and_leave_the_node_as_it_was() {
+    let src = kafka("impact").join("broker-2");
+    let work = scratch("digest-node");
+    let node = work.join("broker-2");
+    copy_tree(&src, &node);
+    let before = crate::common::tree_state(&node);
+    let f = work.join("n.klfd");
+    let o = klf(&["digest", node.to_str().unwrap(), "-o", f.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let note = text(&o.stderr);
+    assert!(
+        note.contains("segments") && note.contains("read"),
+        "it says what it read: {note}"
+    );
+    let o2 = klf(&["digest", "-q", node.to_str().unwrap(), "-o", "-"]);
+    assert_eq!(o2.status.code(), Some(0));
+    assert!(o2.stderr.is_empty(), "--quiet: {}", text(&o2.stderr));
+    assert_eq!(std::fs::read(&f).unwrap(), o2.stdout);
+    let inside = node.join("x.klfd");
+    let o3 = klf(&["digest", node.to_str().unwrap(), "-o", inside.to_str().unwrap()]);
+    assert_eq!(o3.status.code(), Some(2));
+    assert!(text(&o3.stderr).contains("x.klfd"), "{}", text(&o3.stderr));
+    assert_eq!(before, crate::common::tree_state(&node), "the node changed");
+    // reading the digest leaves it as it was too
+    let bytes = std::fs::read(&f).unwrap();
+    let o4 = klf(&["timeline", f.to_str().unwrap(), "--format", "json"]);
+    assert_eq!(o4.status.code(), Some(0), "{}", text(&o4.stderr));
+    assert_eq!(bytes, std::fs::read(&f).unwrap());
+}
+
+/// A digest that is damaged, cut short or of another format version is
+/// refused with the file, the byte and why (exit 2, no panic); one with
+/// bytes after its end, too.
+#[test]
+fn damaged_digests_are_refused_with_file_byte_and_reason() {
+    let work = scratch("digest-damaged");
+    let good = work.join("good.klfd");
+    let node = kafka("unclean").join("broker-1");
+    let o = klf(&["digest", "-q", node.to_str().unwrap(), "-o", good.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0));
+    let bytes = std::fs::read(&good).unwrap();
+    let bad = work.join("bad.klfd");
+    let refused = |b: &[u8], want: &str| {
+        std::fs::write(&bad, b).unwrap();
+        let o = klf(&["diff", bad.to_str().unwrap(), "--format", "json"]);
+        let err = text(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{want}: {err}");
+        assert!(!err.contains("panicked"), "{err}");
+        assert!(
+            err.contains(&format!("{}:", bad.display())) && err.contains(want),
+            "wanted {want:?} with the file and byte: {err}"
+        );
+    };
+    // cut at a spread of places, each a clear refusal
+    for cut in [0, 5, 12, 13, bytes.len() / 3, bytes.len() / 2, bytes.len() - 1] {
+        let want = if cut < 12 { "not a klf digest" } else { "truncated" };
+        refused(&bytes[..cut], want);
+    }
+    // a flipped byte in the middle of an entry
+    let mut flipped = bytes.clone();
+    let mid = bytes.len() / 2;
+    flipped[mid] ^= 0x40;
+    refused(&flipped, "damaged");
+    // another major version
+    let mut v2 = bytes.clone();
+    v2[8] = 2;
+    refused(&v2, "digest format 2.0");
+    // two digests joined
+    let mut joined = bytes.clone();
+    joined.extend_from_slice(&bytes);
+    refused(&joined, "after the end entry");
+}
+
+/// What needs records is refused on digests, naming for each lost range
+/// the command that reads it on the node that holds it.
+#[test]
+fn records_are_read_on_the_node() {
+    let cap = kafka("unclean");
+    let out = scratch("digest-records");
+    let digests = digest_nodes(&cap, &out);
+    let d: Vec<&str> = digests.iter().map(|p| p.to_str().unwrap()).collect();
+    let mut args = vec!["diff", "--records"];
+    args.extend(&d);
+    let o = klf(&args);
+    assert_eq!(o.status.code(), Some(2));
+    let err = text(&o.stderr);
+    let b1 = cap.join("broker-1").join("unclean-0");
+    let want = format!(
+        "klf dump --deep-iteration --print-data-log --offsets 200..250 {}",
+        b1.display()
+    );
+    assert!(err.contains(&want), "wanted {want:?} in: {err}");
+    // the diff itself is printed
+    assert!(text(&o.stdout).contains("unclean-0"));
+    let salv = out.join("salvaged");
+    let mut args = vec!["salvage", "--out", salv.to_str().unwrap()];
+    args.extend(&d);
+    let o = klf(&args);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o.stderr).contains(&want), "{}", text(&o.stderr));
+    assert!(!salv.exists(), "nothing is written");
+}
