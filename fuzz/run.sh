@@ -16,7 +16,7 @@ secs=${1:?usage: fuzz/run.sh SECONDS [TARGET...]}
 shift
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
-  targets=(segment_v2 legacy codec indexes snapshot checkpoints records tree archive windows)
+  targets=(segment_v2 legacy codec indexes snapshot checkpoints records tree archive windows digest)
 fi
 
 if rustup toolchain list 2>/dev/null | grep -q '^nightly'; then

@@ -216,6 +216,23 @@ def main(out):
             add("archive", raw[: 64 * 1024])
             add("archive", gzip.compress(raw[: 64 * 1024]))
         break
+    # Digests for the digest target: klf's own, of a few nodes, when a
+    # klf binary has been built (cut to the first 64 KiB).
+    import subprocess, tempfile
+    klf = next(
+        (b for b in (os.path.join(HERE, "..", "target", k, "klf") for k in ("release", "debug")) if os.path.isfile(b)),
+        None,
+    )
+    if klf:
+        with tempfile.TemporaryDirectory() as tmp:
+            for scen in ("unclean", "transactions", "torn-write", "jbod"):
+                node = os.path.join(DATA, scen, "broker-1")
+                if not os.path.isdir(node):
+                    continue
+                dst = os.path.join(tmp, scen + ".klfd")
+                r = subprocess.run([klf, "digest", "-q", node, "-o", dst])
+                if r.returncode == 0:
+                    add("digest", read(dst, 64 * 1024))
     for target, d in seeds.items():
         os.makedirs(os.path.join(out, target), exist_ok=True)
         for h, data in d.items():

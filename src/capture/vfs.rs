@@ -145,11 +145,15 @@ struct FileEntry {
     mtime: Option<u64>,
     /// A file of a digest whose bytes are not held: its length on the node.
     absent: Option<u64>,
+    /// Zeros after `bytes` (a preallocated index a digest ships up to the
+    /// end of its data).
+    zero_tail: u64,
 }
 
 impl FileEntry {
     fn len(&self) -> u64 {
-        self.absent.unwrap_or(self.bytes.len() as u64)
+        self.absent
+            .unwrap_or((self.bytes.len() as u64).saturating_add(self.zero_tail))
     }
 
     /// The bytes, or why they cannot be had.
@@ -162,19 +166,11 @@ impl FileEntry {
 }
 
 /// The error of a read of a file a digest lists without its bytes.
-pub fn not_in_digest(p: &Path) -> io::Error {
+pub fn not_in_digest(_: &Path) -> io::Error {
     io::Error::new(
         io::ErrorKind::Unsupported,
-        format!(
-            "{}: its bytes are not in the digest (a digest holds batch summaries, not records or index entries)",
-            p.display()
-        ),
+        "its bytes are not in the digest (a digest holds batch summaries, not records or index entries; read the file on its node)",
     )
-}
-
-/// Whether `e` is [`not_in_digest`]'s error.
-pub fn is_not_in_digest(e: &io::Error) -> bool {
-    e.kind() == io::ErrorKind::Unsupported && e.to_string().contains("not in the digest")
 }
 
 /// One file of a tree registered with [`register_tree`].
@@ -182,10 +178,12 @@ pub fn is_not_in_digest(e: &io::Error) -> bool {
 pub enum TreeFile {
     /// Held in memory.
     Bytes {
-        /// The content.
+        /// The content, up to the end of its data.
         bytes: Vec<u8>,
         /// Modification time, seconds since the epoch.
         mtime: Option<u64>,
+        /// The file's length: past `bytes`, zeros.
+        len: u64,
     },
     /// Listed: its length and time, its bytes not held.
     Absent {
@@ -211,7 +209,8 @@ pub fn register_tree(root: &Path, files: Vec<(PathBuf, TreeFile)>, dirs: Vec<Pat
     }
     for (rel, f) in files {
         let entry = match f {
-            TreeFile::Bytes { bytes, mtime } => FileEntry {
+            TreeFile::Bytes { bytes, mtime, len } => FileEntry {
+                zero_tail: len.saturating_sub(bytes.len() as u64),
                 bytes: Arc::new(bytes),
                 mtime,
                 absent: None,
@@ -220,6 +219,7 @@ pub fn register_tree(root: &Path, files: Vec<(PathBuf, TreeFile)>, dirs: Vec<Pat
                 bytes: Arc::new(Vec::new()),
                 mtime,
                 absent: Some(len),
+                zero_tail: 0,
             },
         };
         tree.add_file(rel, entry);
@@ -700,6 +700,7 @@ pub fn mount_with_progress(
                 bytes: Arc::new(buf),
                 mtime,
                 absent: None,
+                zero_tail: 0,
             },
         );
     }
@@ -1469,10 +1470,7 @@ pub fn open_data(p: &Path) -> io::Result<(FileBytes, u64)> {
             Ok((b, len))
         }
         Some((t, rel)) => match t.files.get(&rel) {
-            Some(f) => Ok((
-                FileBytes::shared(Arc::clone(f.bytes(p)?)),
-                f.bytes.len() as u64,
-            )),
+            Some(f) => Ok((FileBytes::shared(Arc::clone(f.bytes(p)?)), f.len())),
             None => Err(not_found(p)),
         },
     }

@@ -5,7 +5,7 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use super::common::{Output, Status};
-use klf::capture::digest::make::{make, Options};
+use klf::engine::digest::{make, Options};
 
 /// What `--help` and the man page tell beyond the options.
 pub const AFTER_HELP: &str = "\
@@ -45,10 +45,11 @@ Using digests:
   to run on the node.
 
 Examples:
-  klf digest /var/lib/kafka/data -o node-1.klfd
+  klf digest broker-1 -o broker-1.klfd
+  klf digest capture/broker-2 --max-rate 50M -o - > broker-2.klfd
   kubectl exec kafka-0 -c kafka -- /tmp/klf digest /var/lib/kafka/data-0 -o - > kafka-0.klfd
-  ssh broker-2 klf digest /data/kafka-1 /data/kafka-2 -o - > broker-2.klfd
-  klf diff node-1.klfd node-2.klfd node-3.klfd
+  ssh broker-3 /tmp/klf digest /data/kafka-1 /data/kafka-2 -o - > broker-3.klfd
+  (then, anywhere: klf diff broker-1.klfd broker-2.klfd kafka-0.klfd broker-3.klfd)
 ";
 
 /// Write a digest of a node's log directories: what diff, timeline, impact, elect and report need, without the records

@@ -7,6 +7,7 @@
 
 pub mod check;
 pub mod diff;
+pub mod digest;
 pub mod elect;
 pub mod evidence;
 pub mod impact;

@@ -73,6 +73,9 @@ pub enum Entry<'a> {
         mtime_ms: Option<i64>,
         /// Length on the node.
         len: u64,
+        /// Length of the content shipped (up to `len`; the rest reads as
+        /// zeros).
+        raw_len: u64,
         /// zstd frame of the content.
         content: &'a [u8],
     },
@@ -197,10 +200,18 @@ fn file_head(v: &mut Vec<u8>, path: &Path, mtime_ms: Option<i64>, len: u64) {
     put_uvar(v, len);
 }
 
-/// Body of a shipped file: `content` is its bytes, compressed here.
-pub fn file_body(path: &Path, mtime_ms: Option<i64>, content: &[u8]) -> std::io::Result<Vec<u8>> {
+/// Body of a shipped file of `len` bytes on the node: `content` is its
+/// bytes up to the end of its data (the rest, if any, reads as zeros: a
+/// preallocated index), compressed here.
+pub fn file_body(
+    path: &Path,
+    mtime_ms: Option<i64>,
+    len: u64,
+    content: &[u8],
+) -> std::io::Result<Vec<u8>> {
     let mut v = Vec::new();
-    file_head(&mut v, path, mtime_ms, content.len() as u64);
+    file_head(&mut v, path, mtime_ms, len);
+    put_uvar(&mut v, content.len() as u64);
     let z = zstd::bulk::compress(content, 3)?;
     v.extend_from_slice(&z);
     Ok(v)
@@ -397,10 +408,17 @@ pub fn read_entry(
         tag::DIR => Entry::Dir(r.path()?),
         tag::FILE => {
             let (path, mtime_ms, len) = r.file_head()?;
+            let raw_len = r.uvar()?;
+            if raw_len > len {
+                return Err(r.err(format!(
+                    "{raw_len} bytes shipped of a file of {len} bytes"
+                )));
+            }
             Entry::File {
                 path,
                 mtime_ms,
                 len,
+                raw_len,
                 content: r.rest(),
             }
         }
@@ -567,6 +585,25 @@ pub struct SegmentDigest {
     pub end: WalkEnd,
     /// Bytes of the segment read to make this.
     pub bytes_read: u64,
+    /// What `klf check`'s index checks found on the node (the indexes
+    /// against these batches; `None`: they were not run).
+    pub index_findings: Option<Vec<ShippedFinding>>,
+}
+
+/// A finding made on the node, for `klf check` to report as its own.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ShippedFinding {
+    /// The finding's code.
+    pub code: String,
+    /// Which file of the segment: 0 `.log`, 1 `.index`, 2 `.timeindex`,
+    /// 3 `.txnindex`.
+    pub file: u8,
+    /// Byte position in that file.
+    pub position: Option<u64>,
+    /// Offset concerned.
+    pub offset: Option<i64>,
+    /// The message.
+    pub message: String,
 }
 
 const F_LEGACY: u8 = 1;
@@ -681,6 +718,32 @@ pub fn encode_segment(s: &SegmentDigest) -> Vec<u8> {
                 }
             }
             put_bytes(&mut v, reason.as_bytes());
+        }
+    }
+    match &s.index_findings {
+        None => v.push(0),
+        Some(fs) => {
+            v.push(1);
+            put_uvar(&mut v, fs.len() as u64);
+            for f in fs {
+                put_bytes(&mut v, f.code.as_bytes());
+                v.push(f.file);
+                match f.position {
+                    None => v.push(0),
+                    Some(p) => {
+                        v.push(1);
+                        put_uvar(&mut v, p);
+                    }
+                }
+                match f.offset {
+                    None => v.push(0),
+                    Some(o) => {
+                        v.push(1);
+                        put_var(&mut v, o);
+                    }
+                }
+                put_bytes(&mut v, f.message.as_bytes());
+            }
         }
     }
     v
@@ -821,6 +884,39 @@ pub fn decode_segment(b: &[u8], at: u64) -> Result<SegmentDigest, ParseError> {
         }
         k => return Err(r.err(format!("walk end kind {k} unknown"))),
     };
+    let index_findings = match r.u8()? {
+        0 => None,
+        _ => {
+            let n = r.uvar()?;
+            if n > (b.len() as u64) / 4 {
+                return Err(r.err(format!("{n} findings declared in {} bytes", b.len())));
+            }
+            let mut fs = Vec::with_capacity(n as usize);
+            for _ in 0..n {
+                let k = r.uvar()?;
+                let code = String::from_utf8_lossy(r.take(k)?).into_owned();
+                let file = r.u8()?;
+                let position = match r.u8()? {
+                    0 => None,
+                    _ => Some(r.uvar()?),
+                };
+                let offset = match r.u8()? {
+                    0 => None,
+                    _ => Some(r.var()?),
+                };
+                let k = r.uvar()?;
+                let message = String::from_utf8_lossy(r.take(k)?).into_owned();
+                fs.push(ShippedFinding {
+                    code,
+                    file,
+                    position,
+                    offset,
+                    message,
+                });
+            }
+            Some(fs)
+        }
+    };
     if r.pos != b.len() {
         return Err(r.err("bytes after the segment's summaries"));
     }
@@ -828,6 +924,7 @@ pub fn decode_segment(b: &[u8], at: u64) -> Result<SegmentDigest, ParseError> {
         batches,
         end,
         bytes_read,
+        index_findings,
     })
 }
 
@@ -898,6 +995,13 @@ mod tests {
                 batches: b.clone(),
                 end,
                 bytes_read: 77,
+                index_findings: Some(vec![ShippedFinding {
+                    code: "index-offset-order".into(),
+                    file: 1,
+                    position: Some(8),
+                    offset: Some(-3),
+                    message: "entry 1".into(),
+                }]),
             };
             let enc = encode_segment(&s);
             assert_eq!(decode_segment(&enc, 0).unwrap(), s);

@@ -1,6 +1,6 @@
 //! Digests (`klf digest`): one `.klfd` per node, made from its log
 //! directories, read by the analysis commands in their place. On real
-//! Kafka captures, diff, timeline, impact and elect over the nodes'
+//! Kafka captures, diff, timeline, impact, elect and check over the nodes'
 //! digests give the same JSON and exit status as over the directories
 //! (paths and read statistics aside); a damaged, truncated or foreign
 //! digest is refused with its file, byte and reason; what needs records is
@@ -17,7 +17,7 @@ use serde_json::Value;
 use crate::common::{copy_tree, kafka, klf, scratch, text};
 
 /// The commands compared.
-const COMMANDS: &[&str] = &["diff", "timeline", "impact", "elect"];
+const COMMANDS: &[&str] = &["diff", "timeline", "impact", "elect", "check"];
 
 fn captures() -> Vec<PathBuf> {
     let mut v: Vec<PathBuf> = crate::common::captures();
@@ -241,7 +241,12 @@ fn digests_are_deterministic_and_leave_the_node_as_it_was() {
     assert!(o2.stderr.is_empty(), "--quiet: {}", text(&o2.stderr));
     assert_eq!(std::fs::read(&f).unwrap(), o2.stdout);
     let inside = node.join("x.klfd");
-    let o3 = klf(&["digest", node.to_str().unwrap(), "-o", inside.to_str().unwrap()]);
+    let o3 = klf(&[
+        "digest",
+        node.to_str().unwrap(),
+        "-o",
+        inside.to_str().unwrap(),
+    ]);
     assert_eq!(o3.status.code(), Some(2));
     assert!(text(&o3.stderr).contains("x.klfd"), "{}", text(&o3.stderr));
     assert_eq!(before, crate::common::tree_state(&node), "the node changed");
@@ -260,7 +265,13 @@ fn damaged_digests_are_refused_with_file_byte_and_reason() {
     let work = scratch("digest-damaged");
     let good = work.join("good.klfd");
     let node = kafka("unclean").join("broker-1");
-    let o = klf(&["digest", "-q", node.to_str().unwrap(), "-o", good.to_str().unwrap()]);
+    let o = klf(&[
+        "digest",
+        "-q",
+        node.to_str().unwrap(),
+        "-o",
+        good.to_str().unwrap(),
+    ]);
     assert_eq!(o.status.code(), Some(0));
     let bytes = std::fs::read(&good).unwrap();
     let bad = work.join("bad.klfd");
@@ -276,8 +287,20 @@ fn damaged_digests_are_refused_with_file_byte_and_reason() {
         );
     };
     // cut at a spread of places, each a clear refusal
-    for cut in [0, 5, 12, 13, bytes.len() / 3, bytes.len() / 2, bytes.len() - 1] {
-        let want = if cut < 12 { "not a klf digest" } else { "truncated" };
+    for cut in [
+        0,
+        5,
+        12,
+        13,
+        bytes.len() / 3,
+        bytes.len() / 2,
+        bytes.len() - 1,
+    ] {
+        let want = if cut < 12 {
+            "not a klf digest"
+        } else {
+            "truncated"
+        };
         refused(&bytes[..cut], want);
     }
     // a flipped byte in the middle of an entry
@@ -323,4 +346,69 @@ fn records_are_read_on_the_node() {
     assert_eq!(o.status.code(), Some(2));
     assert!(text(&o.stderr).contains(&want), "{}", text(&o.stderr));
     assert!(!salv.exists(), "nothing is written");
+}
+
+/// A batch damaged in the middle of a segment, below the high watermark:
+/// `klf check` of the directories finds it; a digest made with `--verify`
+/// finds it the same way (same JSON); one made without says on stderr that
+/// those checksums were not checked on the node.
+#[test]
+fn verified_digests_check_every_checksum() {
+    let work = scratch("digest-verify");
+    let cap = work.join("cap");
+    copy_tree(&kafka("unclean"), &cap);
+    // broker 2 shut down cleanly: Kafka will not re-read its log
+    let seg = cap.join("broker-2/unclean-0/00000000000000000000.log");
+    let mut b = std::fs::read(&seg).unwrap();
+    // a byte of the second batch's records (its header is the first 61
+    // bytes from its position, 12 + size of the first batch)
+    let first = 12 + u32::from_be_bytes([b[8], b[9], b[10], b[11]]) as usize;
+    b[first + 100] ^= 0x5a;
+    std::fs::write(&seg, &b).unwrap();
+    for d in ["after", "golden"] {
+        let _ = std::fs::remove_dir_all(cap.join(d));
+    }
+    let dirs = klf(&["check", cap.to_str().unwrap(), "--format", "json"]);
+    assert!(text(&dirs.stdout).contains("batch-crc-mismatch"));
+    let plain = work.join("plain");
+    let verified = work.join("verified");
+    std::fs::create_dir_all(&plain).unwrap();
+    std::fs::create_dir_all(&verified).unwrap();
+    let mut pd = Vec::new();
+    let mut vd = Vec::new();
+    for (name, node) in nodes(&cap) {
+        for (out, v, list) in [(&plain, false, &mut pd), (&verified, true, &mut vd)] {
+            let f = out.join(format!("{name}.klfd"));
+            let mut a = vec![
+                "digest",
+                "-q",
+                node.to_str().unwrap(),
+                "-o",
+                f.to_str().unwrap(),
+            ];
+            if v {
+                a.push("--verify");
+            }
+            assert_eq!(klf(&a).status.code(), Some(0));
+            list.push(f.display().to_string());
+        }
+    }
+    let run = |list: &[String]| {
+        let mut a = vec!["check", "--format", "json"];
+        a.extend(list.iter().map(String::as_str));
+        klf(&a)
+    };
+    let v = run(&vd);
+    assert_eq!(dirs.status.code(), v.status.code());
+    assert_eq!(
+        normalised(&dirs.stdout, &cap, &verified),
+        normalised(&v.stdout, &cap, &verified)
+    );
+    let p = run(&pd);
+    assert!(!text(&p.stdout).contains("batch-crc-mismatch"));
+    let err = text(&p.stderr);
+    assert!(
+        err.contains("made without --verify") && err.contains("klf digest --verify"),
+        "{err}"
+    );
 }

@@ -66,6 +66,9 @@ fn every_readme_example_runs_on_the_committed_captures() {
             "incident.html",
             "klf-check.xml",
             "accepted.json",
+            "broker-1.klfd",
+            "broker-2.klfd",
+            "broker-3.klfd",
         ]
         .iter()
         .any(|f| cmd.contains(f) && dir.join(f).exists());
@@ -272,12 +275,15 @@ fn every_help_and_man_page_example_runs_on_a_real_capture() {
             None => dir.join("stdout.txt"),
         };
         // a dump prints more than its files' header lines: what it picked
-        let printed = std::fs::read_to_string(&target).unwrap().lines().any(|l| {
-            !l.is_empty()
-                && !l.starts_with("Dumping ")
-                && !l.starts_with("Log starting offset")
-                && !l.starts_with("KRaft bootstrap snapshot")
-        });
+        // (a digest is binary: some bytes are what it printed)
+        let bytes = std::fs::read(&target).unwrap();
+        let printed = bytes.starts_with(b"KLFDIGST")
+            || String::from_utf8_lossy(&bytes).lines().any(|l| {
+                !l.is_empty()
+                    && !l.starts_with("Dumping ")
+                    && !l.starts_with("Log starting offset")
+                    && !l.starts_with("KRaft bootstrap snapshot")
+            });
         let _ = std::fs::remove_file(&target);
         let after = listing(&dir);
         let wrote = after

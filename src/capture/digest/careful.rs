@@ -80,6 +80,12 @@ impl Careful {
         self.len
     }
 
+    /// Where the file's data ends (the start of a trailing hole: a
+    /// preallocated index), without reading it.
+    pub fn data_end(&self) -> u64 {
+        crate::capture::mmap::data_end(&self.file, self.len)
+    }
+
     /// Whether the file was empty when opened.
     pub fn is_empty(&self) -> bool {
         self.len == 0

@@ -127,13 +127,21 @@ impl Counted<'_> {
     }
 }
 
+/// What the caller adds to a data segment's summaries once it is walked
+/// (`klf check`'s index checks, which run on the node): the node's
+/// capture as discovery found it, the segment, its summaries.
+pub type SegmentHook<'a> =
+    dyn Fn(&crate::capture::discover::Capture, &Path, &mut SegmentDigest) + Sync + 'a;
+
 /// Makes the digest of the node whose log directories (or node folder) are
-/// `inputs` and writes it to `out`. `progress` gets (files done, files).
+/// `inputs` and writes it to `out`. `progress` gets (files done, files);
+/// `hook` sees each data segment's summaries before they are written.
 pub fn make(
     inputs: &[PathBuf],
     opts: &Options,
     out: &mut dyn Write,
     progress: &(dyn Fn(u64, u64) + Sync),
+    hook: &SegmentHook<'_>,
 ) -> io::Result<Made> {
     let mut made = Made::default();
     let capture = crate::capture::discover::discover(inputs);
@@ -178,7 +186,7 @@ pub fn make(
     for chunk in items.chunks(256) {
         let made_chunk: Vec<(Vec<u8>, Outcome)> = chunk
             .par_iter()
-            .map(|it| entry_of(it, opts, &crc))
+            .map(|it| entry_of(it, opts, &crc, &|p, d| hook(&capture, p, d)))
             .collect::<io::Result<_>>()?;
         for (bytes, o) in made_chunk {
             sink.put(&bytes)?;
@@ -333,6 +341,7 @@ fn entry_of(
     it: &Item,
     opts: &Options,
     crc: &BTreeMap<PathBuf, Crc>,
+    hook: &(dyn Fn(&Path, &mut SegmentDigest) + Sync),
 ) -> io::Result<(Vec<u8>, Outcome)> {
     let name = it
         .abs
@@ -369,12 +378,31 @@ fn entry_of(
                 SegmentFileKind::Index | SegmentFileKind::TimeIndex | SegmentFileKind::TxnIndex
             ) =>
         {
-            return listed(None)
+            // a data segment's indexes stay on the node (klf check's index
+            // checks run there); an internal topic's are shipped up to the
+            // end of their data, as its segments are
+            if !internal || len > opts.max_file {
+                return listed(None);
+            }
+            let bytes = match read_data(&it.abs, len) {
+                Ok(b) => b,
+                Err(e) => return listed(Some(format!("cannot read: {e}"))),
+            };
+            let body = fmt::file_body(&it.rel, mtime, len.max(bytes.len() as u64), &bytes)?;
+            return Ok((
+                fmt::frame(fmt::tag::FILE, &body),
+                Outcome {
+                    kind: Kind::Shipped,
+                    len,
+                    note: None,
+                },
+            ));
         }
         Some(s) if s.kind == SegmentFileKind::Log && topic.is_some() => {
             if !internal || len > opts.max_internal {
                 let from = crc.get(&parent).map_or(i64::MIN, |c| c.from_offset);
-                let d = walk_segment(&it.abs, from)?;
+                let mut d = walk_segment(&it.abs, from)?;
+                hook(&it.abs, &mut d);
                 let n = d.batches.len() as u64;
                 let enc = fmt::encode_segment(&d);
                 let body = fmt::segment_body(&it.rel, mtime, len, &enc)?;
@@ -412,7 +440,7 @@ fn entry_of(
             return listed(Some(format!("cannot read: {e}")));
         }
     };
-    let body = fmt::file_body(&it.rel, mtime, &bytes)?;
+    let body = fmt::file_body(&it.rel, mtime, len.max(bytes.len() as u64), &bytes)?;
     Ok((
         fmt::frame(fmt::tag::FILE, &body),
         Outcome {
@@ -429,7 +457,7 @@ fn read_whole(p: &Path, len: u64) -> io::Result<Vec<u8>> {
         return vfs::read(p);
     }
     let mut f = Careful::open(p)?;
-    let n = f.len().min(len.max(f.len()));
+    let n = f.len().min(len);
     let mut out = Vec::new();
     crate::format::memory::fallible(|| out.try_reserve_exact(n as usize))
         .map_err(|_| io::Error::from(io::ErrorKind::OutOfMemory))?;
@@ -445,6 +473,16 @@ fn read_whole(p: &Path, len: u64) -> io::Result<Vec<u8>> {
         done += k;
     }
     Ok(out)
+}
+
+/// A file's bytes up to the end of its data (a preallocated index's hole
+/// is not read).
+fn read_data(p: &Path, len: u64) -> io::Result<Vec<u8>> {
+    if vfs::is_virtual(p) {
+        return vfs::open_data(p).map(|(b, _)| b.to_vec());
+    }
+    let end = Careful::open(p)?.data_end();
+    read_whole(p, end.min(len))
 }
 
 /// Where a segment's bytes come from.
@@ -663,6 +701,7 @@ pub fn walk_segment(path: &Path, crc_from: i64) -> io::Result<SegmentDigest> {
         batches,
         end: walk_end,
         bytes_read: read,
+        index_findings: None,
     })
 }
 

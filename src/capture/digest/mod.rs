@@ -49,7 +49,12 @@ static SEGMENTS: RwLock<BTreeMap<(PathBuf, PathBuf), SegmentRef>> = RwLock::new(
 
 /// Each mounted digest's root, its file, and the paths its node was given
 /// (`klf digest PATH...` as typed on the node).
-static ROOTS: RwLock<Vec<(PathBuf, PathBuf, Vec<String>)>> = RwLock::new(Vec::new());
+/// (and whether it was made with `--verify`).
+static ROOTS: RwLock<Vec<MountedRoot>> = RwLock::new(Vec::new());
+
+/// A mounted digest: its virtual root, its file, the paths its node was
+/// given, and whether it was made with `--verify`.
+type MountedRoot = (PathBuf, PathBuf, Vec<String>, bool);
 
 /// Why a digest could not be read: the file, the byte and the reason.
 #[derive(Debug, Clone)]
@@ -141,11 +146,16 @@ pub fn mount_bytes(path: &Path, bytes: Arc<Vec<u8>>, limit: u64) -> Result<Mount
         .node
         .get("inputs")
         .and_then(|v| v.as_array())
-        .map(|a| a.iter().filter_map(|x| x.as_str().map(str::to_owned)).collect())
+        .map(|a| {
+            a.iter()
+                .filter_map(|x| x.as_str().map(str::to_owned))
+                .collect()
+        })
         .unwrap_or_default();
     if let Ok(mut r) = ROOTS.write() {
-        r.retain(|(x, _, _)| *x != root);
-        r.push((root.clone(), path.to_path_buf(), inputs));
+        r.retain(|(x, _, _, _)| *x != root);
+        let verify = parsed.node.get("verify").and_then(|v| v.as_bool()) == Some(true);
+        r.push((root.clone(), path.to_path_buf(), inputs, verify));
     }
     if let Ok(mut m) = SEGMENTS.write() {
         m.retain(|(r, _), _| *r != root);
@@ -224,16 +234,19 @@ pub fn parse(bytes: &[u8], limit: u64) -> Result<Parsed, ParseError> {
                 path,
                 mtime_ms,
                 len,
+                raw_len,
                 content,
             } => {
                 name(&path)?;
-                total = total.saturating_add(len);
-                let data = fmt::inflate(content, len, limit.saturating_sub(total - len), at)?;
+                total = total.saturating_add(raw_len);
+                let data =
+                    fmt::inflate(content, raw_len, limit.saturating_sub(total - raw_len), at)?;
                 out.files.push((
                     path,
                     TreeFile::Bytes {
                         bytes: data,
                         mtime: secs(mtime_ms),
+                        len,
                     },
                 ));
             }
@@ -325,6 +338,20 @@ pub fn any_mounted() -> bool {
     SEGMENTS.read().is_ok_and(|m| !m.is_empty())
 }
 
+/// The mounted digests made without `--verify`: their batches' checksums
+/// were checked only from each partition's high watermark (or recovery
+/// point) on.
+pub fn unverified() -> Vec<PathBuf> {
+    let Ok(roots) = ROOTS.read() else {
+        return Vec::new();
+    };
+    roots
+        .iter()
+        .filter(|(_, _, _, verify)| !verify)
+        .map(|(_, f, _, _)| f.clone())
+        .collect()
+}
+
 /// Whether `path` is a data segment of a mounted digest.
 pub fn is_digest_segment(path: &Path) -> bool {
     match vfs::resolve(path) {
@@ -339,7 +366,7 @@ pub fn is_digest_segment(path: &Path) -> bool {
 pub fn on_node(p: &Path) -> Option<(PathBuf, String)> {
     let (root, rel) = vfs::resolve(p)?;
     let roots = ROOTS.read().ok()?;
-    let (_, file, inputs) = roots.iter().find(|(r, _, _)| *r == root)?;
+    let (_, file, inputs, _) = roots.iter().find(|(r, _, _, _)| *r == root)?;
     let join = |base: &str, rest: &Path| -> String {
         if rest.as_os_str().is_empty() {
             base.to_string()
@@ -353,9 +380,11 @@ pub fn on_node(p: &Path) -> Option<(PathBuf, String)> {
             // each input is under its own name (its last component)
             let mut comps = rel.components();
             let first = comps.next()?.as_os_str().to_string_lossy().into_owned();
-            let base = many
-                .iter()
-                .find(|i| Path::new(i).file_name().is_some_and(|n| n.to_string_lossy() == first))?;
+            let base = many.iter().find(|i| {
+                Path::new(i)
+                    .file_name()
+                    .is_some_and(|n| n.to_string_lossy() == first)
+            })?;
             join(base, comps.as_path())
         }
     };

@@ -13,6 +13,7 @@
 //! partition leaves behind is its findings and a few summaries: memory does
 //! not grow with the batches of a capture.
 
+pub mod digested;
 mod replica;
 mod stream;
 

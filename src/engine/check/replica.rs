@@ -130,7 +130,7 @@ struct SegmentRange {
 /// What a replica's producer snapshots say, read before its batches: the
 /// latest readable snapshot's offset and producers, and the findings of
 /// the snapshots that do not read.
-struct Snapshots {
+pub(super) struct Snapshots {
     latest: Option<(i64, Vec<ProducerEntry>)>,
     /// Producers of the latest snapshot with a sequence to continue.
     waiting: BTreeSet<i64>,
@@ -138,7 +138,7 @@ struct Snapshots {
 }
 
 impl Snapshots {
-    fn read(replica: &Replica, base: &Location) -> Snapshots {
+    pub(super) fn read(replica: &Replica, base: &Location) -> Snapshots {
         let mut findings = Vec::new();
         let mut latest: Option<(i64, Vec<ProducerEntry>)> = None;
         if replica.kind != ReplicaKind::Metadata {
@@ -194,7 +194,7 @@ impl Snapshots {
 /// rules, combined with the other segments' in log order
 /// ([`ReplicaFold`]): sizes bounded by epochs and producers, not batches.
 #[derive(Debug, Default)]
-struct SegmentFold {
+pub(super) struct SegmentFold {
     /// Runs of one epoch, with where each begins.
     spans: Vec<(EpochSpan, BatchPlace)>,
     /// Each waiting producer's first data batch at or after the snapshot.
@@ -217,18 +217,18 @@ struct TxnPart {
 }
 
 /// What a segment's scan folds as it reads, and with what.
-struct FoldContext<'a> {
-    snapshots: &'a Snapshots,
-    agree: Option<(i64, i64)>,
+pub(super) struct FoldContext<'a> {
+    pub(super) snapshots: &'a Snapshots,
+    pub(super) agree: Option<(i64, i64)>,
     /// Keep every batch's header.
-    keep: bool,
+    pub(super) keep: bool,
     /// Segments from this base offset on have their indexes rebuilt by
     /// Kafka when the broker next starts ([`rebuilt_on_restart`]).
-    rebuilt_from: Option<i64>,
+    pub(super) rebuilt_from: Option<i64>,
 }
 
 impl SegmentFold {
-    fn push(&mut self, s: &BatchSummary, place: BatchPlace, cx: &FoldContext<'_>) {
+    pub(super) fn push(&mut self, s: &BatchSummary, place: BatchPlace, cx: &FoldContext<'_>) {
         match self.spans.last_mut() {
             Some((span, _)) if span.epoch == s.partition_leader_epoch => {
                 span.join(&EpochSpan::of(s))
@@ -568,37 +568,37 @@ fn locate(ranges: &[SegmentRange], offset: i64) -> Option<BatchPlace> {
 }
 
 /// What one segment's own checks found.
-struct SegmentScan {
-    findings: Vec<Finding>,
+pub(super) struct SegmentScan {
+    pub(super) findings: Vec<Finding>,
     /// Batches read.
-    batches: u64,
+    pub(super) batches: u64,
     /// Position and offset of the first batch.
-    first: Option<(u64, i64)>,
+    pub(super) first: Option<(u64, i64)>,
     /// Smallest base offset of its batches.
-    min_base: Option<i64>,
+    pub(super) min_base: Option<i64>,
     /// Greatest last offset of its batches.
-    last: Option<i64>,
+    pub(super) last: Option<i64>,
     /// Where its readable batches end.
-    end: u64,
-    bytes_read: u64,
+    pub(super) end: u64,
+    pub(super) bytes_read: u64,
     /// What the replica's order-dependent rules need of it.
-    fold: SegmentFold,
+    pub(super) fold: SegmentFold,
     /// Its batches, when asked to keep them.
-    kept: Option<Vec<BatchAt>>,
+    pub(super) kept: Option<Vec<BatchAt>>,
 }
 
 /// What the index checks of a segment read of each of its batches.
 #[derive(Debug, Clone, Copy)]
-struct SegBatch {
-    position: u64,
-    base_offset: i64,
-    last_offset: i64,
-    is_control: bool,
+pub(super) struct SegBatch {
+    pub(super) position: u64,
+    pub(super) base_offset: i64,
+    pub(super) last_offset: i64,
+    pub(super) is_control: bool,
 }
 
 /// The batches of one segment, in file order, with the lookups the index
 /// checks make (each in logarithmic time, not a scan per entry).
-struct SegBatches {
+pub(super) struct SegBatches {
     /// In file order (positions increase).
     list: Vec<SegBatch>,
     /// `(base offset, greatest last offset of the batches up to it)` in base
@@ -614,7 +614,7 @@ struct SegBatches {
 impl SegBatches {
     /// The lookup tables of a segment's batches; `None` when the memory for
     /// them cannot be had.
-    fn new(list: Vec<SegBatch>) -> Option<Self> {
+    pub(super) fn new(list: Vec<SegBatch>) -> Option<Self> {
         let mut by_base: Vec<(i64, i64)> = Vec::new();
         let mut last_at: Vec<(i64, usize)> = Vec::new();
         use crate::format::memory::fallible;
@@ -701,6 +701,9 @@ fn scan_segment(
         offset,
         ..base.clone()
     };
+    if let Some(d) = crate::capture::digest::segment(path) {
+        return super::digested::scan(seg, path, d, fidx, is_last, base, cx);
+    }
     let data = match SegmentFile::open(path) {
         Ok(b) => b,
         Err(e) => {
@@ -946,7 +949,7 @@ type Judged = ((i64, i64), bool, Vec<(&'static str, Option<i64>, String)>);
 /// starts ([`rebuilt_on_restart`]), so it reads none of their bytes: the
 /// entries up to the first that does not fit the log are its index, the
 /// rest are leftovers, one info; zero-filled slots are its preallocation.
-fn check_indexes(
+pub(super) fn check_indexes(
     seg: &crate::capture::discover::SegmentFiles,
     log_len: u64,
     batches: &SegBatches,

@@ -116,6 +116,28 @@ impl ReplicaBatches {
     fn refill(&mut self) {
         while self.buf.is_empty() && self.seg < self.plans.len() && self.failed.is_none() {
             let plan = &self.plans[self.seg];
+            if let Some(d) = crate::capture::digest::segment(&plan.path) {
+                // a digest's summaries, up to where the segment's checks
+                // stopped
+                match d {
+                    Ok(d) => self.buf.extend(
+                        d.batches
+                            .iter()
+                            .filter(|b| b.position >= self.pos && b.position < plan.end)
+                            .map(|b| BatchAt {
+                                summary: crate::capture::digest::summary(b),
+                                place: (plan.file, b.position),
+                            }),
+                    ),
+                    Err(e) => {
+                        self.failed = Some((plan.path.clone(), e.to_string()));
+                        return;
+                    }
+                }
+                self.seg += 1;
+                self.pos = 0;
+                continue;
+            }
             let file = match SegmentFile::open(&plan.path) {
                 Ok(f) => f,
                 Err(e) => {
