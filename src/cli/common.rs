@@ -433,10 +433,10 @@ impl Output {
                 let made = m.node.get("made");
                 let of = |k: &str| made.and_then(|v| v.get(k)).and_then(|v| v.as_u64()).unwrap_or(0);
                 self.note(format_args!(
-                    "klf: {}: digest of {} files and {} segments ({} of segments on the node)",
+                    "klf: {}: digest of {} and {} ({} of segments on the node)",
                     digest.display(),
-                    m.files,
-                    m.segments,
+                    klf::render::text::counted(m.files as u64, "file"),
+                    klf::render::text::counted(m.segments as u64, "segment"),
                     vfs::human_bytes(of("segment_bytes"))
                 ));
                 for (p, why) in &m.notes {

@@ -66,8 +66,8 @@ pub struct Args {
     #[arg(long)]
     verify: bool,
     /// Read with this many threads (partitions in parallel)
-    #[arg(long, value_name = "N", default_value_t = 2)]
-    threads: usize,
+    #[arg(long, value_name = "N", default_value_t = 2, value_parser = clap::value_parser!(u16).range(1..))]
+    threads: u16,
     /// Read at most this many bytes a second (K, M, G suffixes; 0: no limit)
     #[arg(long, value_name = "BYTES", default_value = "0", value_parser = klf::format::text::parse_bytes)]
     max_rate: u64,
@@ -90,6 +90,14 @@ pub fn run(args: Args, out: &mut Output) -> Status {
         }
     }
     let to_stdout = args.output.as_os_str() == "-";
+    // a digest is binary: a terminal would show garbage, and a pseudo-
+    // terminal on the way (`ssh -t`, `kubectl exec -t`) changes its bytes
+    if to_stdout && std::io::IsTerminal::is_terminal(&std::io::stdout()) {
+        out.diag(
+            "klf: refusing to write a digest to a terminal: redirect it (`-o - > NODE.klfd`), give a file (`-o NODE.klfd`), and run it without a terminal (no `ssh -t`, `kubectl exec -t`: a pseudo-terminal changes the bytes)",
+        );
+        return Status::Failure;
+    }
     let target = if to_stdout {
         None
     } else {
@@ -105,7 +113,7 @@ pub fn run(args: Args, out: &mut Output) -> Status {
         ..Options::default()
     };
     let pool = match rayon::ThreadPoolBuilder::new()
-        .num_threads(args.threads.max(1))
+        .num_threads(usize::from(args.threads))
         .build()
     {
         Ok(p) => p,
@@ -145,11 +153,11 @@ pub fn run(args: Args, out: &mut Output) -> Status {
                 ));
             }
             out.note(format_args!(
-                "klf: digest of {} segments ({} batches, {}) and {} files shipped whole, {} listed: {} ({} read, {} of it dropped from the page cache again)",
-                made.segments,
-                made.batches,
+                "klf: digest of {} ({}, {}), {} shipped whole and {} listed: {} ({} read, {} of it dropped from the page cache again)",
+                klf::render::text::counted(made.segments, "segment"),
+                klf::render::text::counted(made.batches, "batch"),
                 klf::format::text::human_bytes(made.segment_bytes),
-                made.files_shipped,
+                klf::render::text::counted(made.files_shipped, "file"),
                 made.files_listed,
                 klf::format::text::human_bytes(made.digest_bytes),
                 klf::format::text::human_bytes(made.bytes_read),

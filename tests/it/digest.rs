@@ -412,3 +412,62 @@ fn verified_digests_check_every_checksum() {
         "{err}"
     );
 }
+
+/// A node's log directories given one by one (Strimzi's
+/// `data-0/kafka-log1`, `data-1/kafka-log1`) make one digest that keeps
+/// them apart by their paths under the folder they share, reads as the
+/// node folder does, and names the node's own paths in what it asks to
+/// run there.
+#[test]
+fn a_nodes_volumes_given_one_by_one_keep_their_paths() {
+    let cap = kafka("jbod");
+    let work = scratch("digest-volumes");
+    let pods = work.join("pods");
+    let mut digests = Vec::new();
+    for (name, node) in nodes(&cap) {
+        let pod = pods.join(&name);
+        let mut dirs = Vec::new();
+        let vols: Vec<PathBuf> = ["d1", "d2"]
+            .iter()
+            .map(|d| node.join(d))
+            .filter(|d| d.is_dir())
+            .collect();
+        let vols = if vols.is_empty() { vec![node.clone()] } else { vols };
+        for (i, v) in vols.iter().enumerate() {
+            let to = pod.join(format!("data-{i}")).join("kafka-log");
+            copy_tree(v, &to);
+            dirs.push(to.display().to_string());
+        }
+        let f = work.join(format!("{name}.klfd"));
+        let mut a = vec!["digest", "-q", "-o", f.to_str().unwrap()];
+        a.extend(dirs.iter().map(String::as_str));
+        let o = klf(&a);
+        assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+        digests.push(f);
+    }
+    let d: Vec<&str> = digests.iter().map(|p| p.to_str().unwrap()).collect();
+    let mut a = vec!["diff", "--format", "json"];
+    a.extend(&d);
+    let on_digests = klf(&a);
+    let on_dirs = klf(&["diff", "--format", "json", pods.to_str().unwrap()]);
+    assert_eq!(on_dirs.status.code(), on_digests.status.code());
+    let s = text(&on_digests.stdout);
+    assert!(s.contains("broker-1.klfd!/data-0/kafka-log/") || s.contains("broker-1.klfd!/data-1/kafka-log/"), "{s}");
+    let norm = |v: Vec<Value>| -> String {
+        serde_json::to_string(&v)
+            .unwrap()
+            .replace(&format!("{}/", pods.display()), "<")
+            .replace(&format!("{}/", work.display()), "<")
+            .replace(".klfd!", "")
+    };
+    assert_eq!(
+        norm(normalised(&on_dirs.stdout, &pods, &work)),
+        norm(normalised(&on_digests.stdout, &pods, &work))
+    );
+    // the records' command names the node's own volume
+    let mut a = vec!["diff", "--records"];
+    a.extend(&d);
+    let err = text(&klf(&a).stderr);
+    let want = format!("{}/data-1/kafka-log/jbod-0", pods.join("broker-1").display());
+    assert!(err.contains(&want), "wanted {want} in: {err}");
+}

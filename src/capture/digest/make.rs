@@ -151,24 +151,16 @@ pub fn make(
     let mut items = Vec::new();
     let mut dirs = Vec::new();
     let mut notes: Vec<(PathBuf, String)> = Vec::new();
-    let mut names = std::collections::BTreeSet::new();
-    for input in inputs {
-        let prefix = if inputs.len() == 1 {
-            PathBuf::new()
-        } else {
-            let base = input
-                .file_name()
-                .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or_else(|| "node".to_string());
-            let mut name = base.clone();
-            let mut i = 2;
-            while !names.insert(name.clone()) {
-                name = format!("{base}-{i}");
-                i += 1;
+    let unders = under_names(inputs);
+    for (input, under) in inputs.iter().zip(&unders) {
+        let prefix = PathBuf::from(under);
+        let mut acc = PathBuf::new();
+        for c in prefix.components() {
+            acc.push(c);
+            if !dirs.contains(&acc) {
+                dirs.push(acc.clone());
             }
-            dirs.push(PathBuf::from(&name));
-            PathBuf::from(name)
-        };
+        }
         walk(input, &prefix, 0, &mut items, &mut dirs, &mut notes)?;
     }
     let mut sink = Counted { out, n: 0 };
@@ -223,6 +215,7 @@ pub fn make(
         "klf": env!("CARGO_PKG_VERSION"),
         "format": format!("{}.{}", fmt::MAJOR, fmt::MINOR),
         "inputs": inputs.iter().map(|p| p.display().to_string()).collect::<Vec<_>>(),
+        "under": unders,
         "verify": opts.verify,
         "made": {
             "files_shipped": made.files_shipped,
@@ -240,6 +233,58 @@ pub fn make(
     sink.put(&fmt::end_entry(count))?;
     made.digest_bytes = sink.n;
     Ok(made)
+}
+
+/// Where each input's files go in the digest: the one input's at its root;
+/// several inputs each under its path from the folder they share
+/// (`data-0/kafka-log3` and `data-1/kafka-log3` of a node's two volumes),
+/// or under its own name where that is not unique.
+fn under_names(inputs: &[PathBuf]) -> Vec<String> {
+    if inputs.len() == 1 {
+        return vec![String::new()];
+    }
+    let abs: Vec<PathBuf> = inputs
+        .iter()
+        .map(|p| std::path::absolute(p).unwrap_or_else(|_| p.clone()))
+        .map(|p| p.components().collect())
+        .collect();
+    let mut common: PathBuf = abs[0].clone();
+    while !abs.iter().all(|p| p.starts_with(&common)) {
+        if !common.pop() {
+            break;
+        }
+    }
+    let rel: Vec<String> = abs
+        .iter()
+        .map(|p| {
+            p.strip_prefix(&common)
+                .map(|r| r.to_string_lossy().into_owned())
+                .unwrap_or_default()
+        })
+        .collect();
+    let unique = rel.iter().collect::<std::collections::BTreeSet<_>>().len() == rel.len();
+    // nested inputs (one inside another) share nothing cleanly: each under
+    // its own name, made unique
+    if unique && rel.iter().all(|r| !r.is_empty()) && !rel.iter().any(|a| rel.iter().any(|b| a != b && Path::new(b).starts_with(a))) {
+        return rel;
+    }
+    let mut seen = std::collections::BTreeSet::new();
+    inputs
+        .iter()
+        .map(|p| {
+            let base = p
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_else(|| "node".to_string());
+            let mut name = base.clone();
+            let mut i = 2;
+            while !seen.insert(name.clone()) {
+                name = format!("{base}-{i}");
+                i += 1;
+            }
+            name
+        })
+        .collect()
 }
 
 /// Where each partition directory's checksums are checked from.

@@ -48,13 +48,14 @@ struct SegmentRef {
 static SEGMENTS: RwLock<BTreeMap<(PathBuf, PathBuf), SegmentRef>> = RwLock::new(BTreeMap::new());
 
 /// Each mounted digest's root, its file, and the paths its node was given
-/// (`klf digest PATH...` as typed on the node).
+/// (`klf digest PATH...` as typed on the node) with the folder each is
+/// under in the digest.
 /// (and whether it was made with `--verify`).
 static ROOTS: RwLock<Vec<MountedRoot>> = RwLock::new(Vec::new());
 
 /// A mounted digest: its virtual root, its file, the paths its node was
 /// given, and whether it was made with `--verify`.
-type MountedRoot = (PathBuf, PathBuf, Vec<String>, bool);
+type MountedRoot = (PathBuf, PathBuf, Vec<(String, String)>, bool);
 
 /// Why a digest could not be read: the file, the byte and the reason.
 #[derive(Debug, Clone)]
@@ -142,16 +143,24 @@ pub fn mount_bytes(path: &Path, bytes: Arc<Vec<u8>>, limit: u64) -> Result<Mount
     let n_segments = segs.len();
     let n_files = parsed.files.len();
     vfs::register_tree(&root, parsed.files, parsed.dirs);
-    let inputs: Vec<String> = parsed
-        .node
-        .get("inputs")
-        .and_then(|v| v.as_array())
-        .map(|a| {
-            a.iter()
-                .filter_map(|x| x.as_str().map(str::to_owned))
-                .collect()
-        })
-        .unwrap_or_default();
+    let list = |k: &str| -> Vec<String> {
+        parsed
+            .node
+            .get(k)
+            .and_then(|v| v.as_array())
+            .map(|a| {
+                a.iter()
+                    .filter_map(|x| x.as_str().map(str::to_owned))
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let unders = list("under");
+    let inputs: Vec<(String, String)> = list("inputs")
+        .into_iter()
+        .enumerate()
+        .map(|(i, p)| (p, unders.get(i).cloned().unwrap_or_default()))
+        .collect();
     if let Ok(mut r) = ROOTS.write() {
         r.retain(|(x, _, _, _)| *x != root);
         let verify = parsed.node.get("verify").and_then(|v| v.as_bool()) == Some(true);
@@ -375,17 +384,14 @@ pub fn on_node(p: &Path) -> Option<(PathBuf, String)> {
         }
     };
     let text = match inputs.as_slice() {
-        [one] => join(one, &rel),
+        [(one, _)] => join(one, &rel),
         many => {
-            // each input is under its own name (its last component)
-            let mut comps = rel.components();
-            let first = comps.next()?.as_os_str().to_string_lossy().into_owned();
-            let base = many.iter().find(|i| {
-                Path::new(i)
-                    .file_name()
-                    .is_some_and(|n| n.to_string_lossy() == first)
-            })?;
-            join(base, comps.as_path())
+            // each input is under its own folder of the digest
+            let (input, under) = many
+                .iter()
+                .filter(|(_, u)| !u.is_empty() && rel.starts_with(u))
+                .max_by_key(|(_, u)| u.len())?;
+            join(input, rel.strip_prefix(under).ok()?)
         }
     };
     Some((file.clone(), text))
