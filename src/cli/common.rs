@@ -441,7 +441,7 @@ impl Output {
                 ));
                 for (p, why) in &m.notes {
                     self.note(format_args!(
-                        "klf: note: {}: {}: {} (when the digest was made)",
+                        "klf: note: {}!/{}: {} (when the digest was made)",
                         digest.display(),
                         p.display(),
                         klf::render::text::sanitize(why)

@@ -991,7 +991,8 @@ pub fn run(args: Args, out: &mut Output) -> Status {
     for arg in &paths {
         let p = Path::new(arg);
         let is_archive = vfs::split_virtual(p).is_some()
-            || (vfs::is_archive_name(p) && std::fs::metadata(p).is_ok_and(|m| m.is_file()));
+            || ((vfs::is_archive_name(p) || klf::capture::digest::is_digest_name(p))
+                && std::fs::metadata(p).is_ok_and(|m| m.is_file()));
         if !is_archive {
             expanded.push(walk::expand(arg));
             continue;

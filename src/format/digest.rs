@@ -313,7 +313,7 @@ impl<'a> Reader<'a> {
         let mut p = PathBuf::new();
         for c in text.split('/') {
             // relative, and never out of the digest's root
-            if c.is_empty() || c == "." || c == ".." || c.contains('\0') {
+            if c.is_empty() || c == "." || c == ".." || c.chars().any(char::is_control) {
                 return Err(ParseError::new(
                     self.base + at as u64,
                     format!("path {text:?} is not a plain relative path"),
@@ -442,7 +442,14 @@ pub fn read_entry(
             }
         }
         tag::NOTE => {
-            let path = r.path()?;
+            // a note may be about the digest's root: an empty path
+            let empty = matches!(r.b.get(r.pos), Some(0));
+            let path = if empty {
+                r.pos += 1;
+                PathBuf::new()
+            } else {
+                r.path()?
+            };
             let n = r.uvar()?;
             let m = r.take(n)?;
             Entry::Note {

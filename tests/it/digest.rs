@@ -432,7 +432,11 @@ fn a_nodes_volumes_given_one_by_one_keep_their_paths() {
             .map(|d| node.join(d))
             .filter(|d| d.is_dir())
             .collect();
-        let vols = if vols.is_empty() { vec![node.clone()] } else { vols };
+        let vols = if vols.is_empty() {
+            vec![node.clone()]
+        } else {
+            vols
+        };
         for (i, v) in vols.iter().enumerate() {
             let to = pod.join(format!("data-{i}")).join("kafka-log");
             copy_tree(v, &to);
@@ -452,7 +456,11 @@ fn a_nodes_volumes_given_one_by_one_keep_their_paths() {
     let on_dirs = klf(&["diff", "--format", "json", pods.to_str().unwrap()]);
     assert_eq!(on_dirs.status.code(), on_digests.status.code());
     let s = text(&on_digests.stdout);
-    assert!(s.contains("broker-1.klfd!/data-0/kafka-log/") || s.contains("broker-1.klfd!/data-1/kafka-log/"), "{s}");
+    assert!(
+        s.contains("broker-1.klfd!/data-0/kafka-log/")
+            || s.contains("broker-1.klfd!/data-1/kafka-log/"),
+        "{s}"
+    );
     let norm = |v: Vec<Value>| -> String {
         serde_json::to_string(&v)
             .unwrap()
@@ -468,6 +476,9 @@ fn a_nodes_volumes_given_one_by_one_keep_their_paths() {
     let mut a = vec!["diff", "--records"];
     a.extend(&d);
     let err = text(&klf(&a).stderr);
-    let want = format!("{}/data-1/kafka-log/jbod-0", pods.join("broker-1").display());
+    let want = format!(
+        "{}/data-1/kafka-log/jbod-0",
+        pods.join("broker-1").display()
+    );
     assert!(err.contains(&want), "wanted {want} in: {err}");
 }

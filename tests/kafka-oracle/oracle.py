@@ -3057,6 +3057,9 @@ def live(klf, seconds=60, out_report=None):
             ["timeline", *dirs],
             ["diff", *dirs],
             ["diff", "--records", "--explain", *dirs],
+            # a digest of a live node, to stdout (not a terminal here)
+            ["digest", "-o", "-", dirs[0]],
+            ["digest", "--verify", "--max-rate", "64M", "--threads", "1", "-o", "-", dirs[1]],
         ]
 
         def producing():

@@ -209,7 +209,14 @@ pub fn make(
     made.bytes_dropped_from_cache = dropped;
     made.notes = notes
         .iter()
-        .map(|(p, m)| (p.display().to_string(), m.clone()))
+        .map(|(p, m)| {
+            let p = if p.as_os_str().is_empty() {
+                ".".to_string()
+            } else {
+                p.display().to_string()
+            };
+            (p, m.clone())
+        })
         .collect();
     let node = serde_json::json!({
         "klf": env!("CARGO_PKG_VERSION"),
@@ -265,7 +272,12 @@ fn under_names(inputs: &[PathBuf]) -> Vec<String> {
     let unique = rel.iter().collect::<std::collections::BTreeSet<_>>().len() == rel.len();
     // nested inputs (one inside another) share nothing cleanly: each under
     // its own name, made unique
-    if unique && rel.iter().all(|r| !r.is_empty()) && !rel.iter().any(|a| rel.iter().any(|b| a != b && Path::new(b).starts_with(a))) {
+    if unique
+        && rel.iter().all(|r| !r.is_empty())
+        && !rel
+            .iter()
+            .any(|a| rel.iter().any(|b| a != b && Path::new(b).starts_with(a)))
+    {
         return rel;
     }
     let mut seen = std::collections::BTreeSet::new();
@@ -344,6 +356,21 @@ fn walk(
         }
         let name = e.file_name();
         let rel = prefix.join(&name);
+        // a digest's paths are plain UTF-8 (no control character): a name
+        // that is not is no name Kafka writes, and is left out, noted
+        match name.to_str() {
+            Some(n) if !n.chars().any(char::is_control) && n != "." && n != ".." => {}
+            _ => {
+                notes.push((
+                    prefix.to_path_buf(),
+                    format!(
+                        "an entry named {:?} (not UTF-8, or with a control character) is not in the digest",
+                        name
+                    ),
+                ));
+                continue;
+            }
+        }
         let abs = e.path();
         let is_link = e.file_type().is_ok_and(|t| t.is_symlink());
         match vfs::metadata(&abs) {
