@@ -128,7 +128,10 @@ pub fn run(args: Args, out: &mut Output) -> Status {
     let bar = out.progress(0, "{bar:40} {pos}/{len} files {elapsed}");
     let progress = |done: u64, total: u64| {
         if let Some(b) = &bar {
-            b.set_length(total);
+            // the number of files is known once the node is listed
+            if b.length() == Some(0) {
+                b.inc_length(total);
+            }
             b.set_position(done);
         }
     };

@@ -126,21 +126,20 @@ pub fn run(args: Args, out: &mut Output) -> Status {
     // Whether klf makes the folder: a failed write then takes it back.
     let made = std::fs::symlink_metadata(&args.out).is_err();
     // The output rule before any work: never into the evidence.
-    if let Err(e) =
-        klf::capture::output::check_output_dir(&args.out, &args.paths, args.force).map(|_| ())
-    {
-        out.diag(format_args!("klf: {e}"));
-        return Status::Failure;
-    }
+    let first = match klf::capture::output::check_output_dir(&args.out, &args.paths, args.force) {
+        Ok(d) => d,
+        Err(e) => {
+            out.diag(format_args!("klf: {e}"));
+            return Status::Failure;
+        }
+    };
     let capture = match out.open_capture(&args.paths) {
         Ok(c) => c,
         Err(s) => return s,
     };
     if klf::capture::digest::any_mounted() {
         // the folder the rule made is taken back (it is empty)
-        if made {
-            let _ = std::fs::remove_dir(&args.out);
-        }
+        first.discard(made);
         let mut req = args.select.request(ReadMode::Window);
         req.drop_logs = true;
         return super::common::records_on_nodes(out, &capture, &req, "salvage");

@@ -130,6 +130,8 @@ fn every_subcommand_and_flag_leaves_the_capture_byte_identical() {
     std::fs::create_dir_all(&out).unwrap();
     let baseline = out.join("baseline.json").display().to_string();
     let page = out.join("report.html").display().to_string();
+    let node_digest = out.join("broker-1.klfd").display().to_string();
+    let int_digest = out.join("int-1.klfd").display().to_string();
 
     let mut runs: Vec<Vec<&str>> = Vec::new();
     for fmt in ["kafka", "json", "table"] {
@@ -240,6 +242,11 @@ fn every_subcommand_and_flag_leaves_the_capture_byte_identical() {
     runs.push(vec!["check", "--baseline", &baseline, &d]);
     runs.push(vec!["--no-mmap", "check", &d, &i]);
     runs.push(vec!["report", &d, "--html", &page]);
+    runs.push(vec!["digest", &b1, "-o", &node_digest]);
+    runs.push(vec!["digest", "--verify", "--threads", "1", &d, "-o", "-"]);
+    runs.push(vec!["digest", &i, "-o", &int_digest]);
+    runs.push(vec!["diff", &node_digest, &d]);
+    runs.push(vec!["check", &int_digest]);
     runs.push(vec!["report", &d, "--html", "-"]);
     runs.push(vec!["report", &m, "--html", "-"]);
     runs.push(vec!["diff", "--explain", &m]);

@@ -7,7 +7,7 @@
 
 use std::path::Path;
 
-use super::replica::{check_indexes, FoldContext, SegBatch, SegBatches, SegmentFold, SegmentScan};
+use super::segment::{check_indexes, FoldContext, SegBatch, SegBatches, SegmentFold, SegmentScan};
 use super::stream::BatchAt;
 use crate::analysis::check::{code, display, finding, info, Finding, Location};
 use crate::capture::digest::summary;

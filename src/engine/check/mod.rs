@@ -15,6 +15,7 @@
 
 pub mod digested;
 mod replica;
+mod segment;
 mod stream;
 
 use crate::analysis::check::settle_unreadable;
