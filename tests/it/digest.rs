@@ -482,3 +482,35 @@ fn a_nodes_volumes_given_one_by_one_keep_their_paths() {
     );
     assert!(err.contains(&want), "wanted {want} in: {err}");
 }
+
+/// `klf report` over the digests draws the same page as over the
+/// directories: only the inputs it names differ.
+#[test]
+fn the_report_over_digests_is_the_same_page() {
+    for name in ["unclean", "divergence", "impact"] {
+        let cap = kafka(name);
+        let work = scratch(&format!("digest-report-{name}"));
+        let digests = digest_nodes(&cap, &work);
+        let a_page = work.join("a.html");
+        let b_page = work.join("b.html");
+        let a = klf(&["report", cap.to_str().unwrap(), "--html", a_page.to_str().unwrap()]);
+        let mut args = vec!["report", "--html", b_page.to_str().unwrap()];
+        args.extend(digests.iter().map(|p| p.to_str().unwrap()));
+        let b = klf(&args);
+        assert_eq!(a.status.code(), b.status.code(), "{name}");
+        let page = |p: &Path, prefix: String| -> Vec<String> {
+            std::fs::read_to_string(p)
+                .unwrap()
+                .replace(&prefix, "<")
+                .replace(".klfd!", "")
+                .lines()
+                .filter(|l| !l.contains("<title>klf report") && !l.contains("report over"))
+                .map(str::to_owned)
+                .collect()
+        };
+        let x = page(&a_page, format!("{}/", cap.display()));
+        let y = page(&b_page, format!("{}/", work.display()));
+        assert!(x.len() > 20, "{name}: a page");
+        assert_eq!(x, y, "{name}: the pages differ");
+    }
+}
