@@ -224,19 +224,20 @@ pub fn listed_body(path: &Path, mtime_ms: Option<i64>, len: u64) -> Vec<u8> {
     v
 }
 
-/// Body of a segment entry: `encoded` is [`encode_segment`]'s output.
+/// Body of a segment entry: `compressed` is [`SegmentEncoder::finish`]'s
+/// output, `raw_len` its length decompressed.
 pub fn segment_body(
     path: &Path,
     mtime_ms: Option<i64>,
     len: u64,
-    encoded: &[u8],
-) -> std::io::Result<Vec<u8>> {
-    let mut v = Vec::new();
+    compressed: &[u8],
+    raw_len: u64,
+) -> Vec<u8> {
+    let mut v = Vec::with_capacity(compressed.len() + 64);
     file_head(&mut v, path, mtime_ms, len);
-    put_uvar(&mut v, encoded.len() as u64);
-    let z = zstd::bulk::compress(encoded, 3)?;
-    v.extend_from_slice(&z);
-    Ok(v)
+    put_uvar(&mut v, raw_len);
+    v.extend_from_slice(compressed);
+    v
 }
 
 /// Body of a note.
@@ -620,13 +621,8 @@ const F_CRC_OK: u8 = 8;
 const F_CRC_BAD: u8 = 16;
 const F_CONTROL_TYPE: u8 = 32;
 
-/// Encodes a segment's summaries (deltas against the previous batch,
-/// varints: a few bytes a batch before compression).
-pub fn encode_segment(s: &SegmentDigest) -> Vec<u8> {
-    let mut v = Vec::with_capacity(16 + s.batches.len() * 24);
-    put_uvar(&mut v, s.batches.len() as u64);
-    put_uvar(&mut v, s.bytes_read);
-    let mut prev = BatchHeader {
+fn first_prev() -> BatchHeader {
+    BatchHeader {
         base_offset: 0,
         last_offset: -1,
         partition_leader_epoch: 0,
@@ -639,79 +635,142 @@ pub fn encode_segment(s: &SegmentDigest) -> Vec<u8> {
         producer_id: -1,
         producer_epoch: -1,
         base_sequence: -1,
-    };
-    let mut next_pos = 0u64;
-    for b in &s.batches {
-        let x = &b.summary;
-        let mut flags = 0u8;
-        if b.magic < 2 {
-            flags |= F_LEGACY;
-        }
-        if x.is_control {
-            flags |= F_CONTROL;
-        }
-        if x.is_transactional {
-            flags |= F_TXN;
-        }
-        match &b.crc {
-            CrcCheck::Unchecked => {}
-            CrcCheck::Ok => flags |= F_CRC_OK,
-            CrcCheck::Bad(_) => flags |= F_CRC_BAD,
-        }
-        if b.control_type.is_some() {
-            flags |= F_CONTROL_TYPE;
-        }
-        v.push(flags);
-        v.push(b.magic as u8);
-        put_var(&mut v, b.position.wrapping_sub(next_pos) as i64);
-        put_uvar(&mut v, b.size);
-        put_var(
-            &mut v,
-            x.base_offset.wrapping_sub(prev.last_offset.wrapping_add(1)),
-        );
-        put_var(&mut v, x.last_offset.wrapping_sub(x.base_offset));
-        put_var(
-            &mut v,
-            i64::from(x.partition_leader_epoch) - i64::from(prev.partition_leader_epoch),
-        );
-        v.extend_from_slice(&x.crc.to_le_bytes());
-        put_var(&mut v, i64::from(x.record_count));
-        put_var(&mut v, x.first_timestamp.wrapping_sub(prev.first_timestamp));
-        put_var(&mut v, x.max_timestamp.wrapping_sub(x.first_timestamp));
-        put_var(&mut v, x.producer_id.wrapping_sub(prev.producer_id));
-        put_var(
-            &mut v,
-            i64::from(x.producer_epoch) - i64::from(prev.producer_epoch),
-        );
-        put_var(
-            &mut v,
-            i64::from(x.base_sequence) - i64::from(prev.base_sequence),
-        );
-        if let Some(t) = b.control_type {
-            put_var(&mut v, i64::from(t));
-        }
-        if let CrcCheck::Bad(why) = &b.crc {
-            put_bytes(&mut v, why.as_bytes());
-        }
-        next_pos = b.position.wrapping_add(b.size);
-        prev = x.clone();
     }
-    match &s.end {
+}
+
+/// The flags byte that ends the batches of a segment's summaries.
+const END_OF_BATCHES: u8 = 0xFF;
+
+/// Encodes a segment's summaries as they are walked (deltas against the
+/// previous batch, varints: a few bytes a batch) and compresses them as it
+/// goes: what it holds is the compressed summaries, not the batches.
+pub struct SegmentEncoder {
+    z: zstd::stream::write::Encoder<'static, Vec<u8>>,
+    raw_len: u64,
+    prev: BatchHeader,
+    next_pos: u64,
+    buf: Vec<u8>,
+}
+
+impl SegmentEncoder {
+    /// A new encoder.
+    pub fn new() -> std::io::Result<Self> {
+        Ok(SegmentEncoder {
+            z: zstd::stream::write::Encoder::new(Vec::new(), 3)?,
+            raw_len: 0,
+            prev: first_prev(),
+            next_pos: 0,
+            buf: Vec::with_capacity(64),
+        })
+    }
+
+    fn put(&mut self) -> std::io::Result<()> {
+        use std::io::Write;
+        self.z.write_all(&self.buf)?;
+        self.raw_len += self.buf.len() as u64;
+        self.buf.clear();
+        Ok(())
+    }
+
+    /// The next batch, in file order.
+    pub fn push(&mut self, b: &DigestBatch) -> std::io::Result<()> {
+        encode_batch(&mut self.buf, b, &self.prev, self.next_pos);
+        self.next_pos = b.position.wrapping_add(b.size);
+        self.prev = b.summary.clone();
+        self.put()
+    }
+
+    /// Ends the summaries with what the walk read, how it ended and the
+    /// index checks' findings: the compressed summaries and their length
+    /// once decompressed.
+    pub fn finish(
+        mut self,
+        end: &WalkEnd,
+        bytes_read: u64,
+        index_findings: Option<&[ShippedFinding]>,
+    ) -> std::io::Result<(Vec<u8>, u64)> {
+        let mut v = std::mem::take(&mut self.buf);
+        v.push(END_OF_BATCHES);
+        put_uvar(&mut v, bytes_read);
+        encode_tail(&mut v, end, index_findings);
+        self.buf = v;
+        self.put()?;
+        let raw_len = self.raw_len;
+        Ok((self.z.finish()?, raw_len))
+    }
+}
+
+fn encode_batch(v: &mut Vec<u8>, b: &DigestBatch, prev: &BatchHeader, next_pos: u64) {
+    let x = &b.summary;
+    let mut flags = 0u8;
+    if b.magic < 2 {
+        flags |= F_LEGACY;
+    }
+    if x.is_control {
+        flags |= F_CONTROL;
+    }
+    if x.is_transactional {
+        flags |= F_TXN;
+    }
+    match &b.crc {
+        CrcCheck::Unchecked => {}
+        CrcCheck::Ok => flags |= F_CRC_OK,
+        CrcCheck::Bad(_) => flags |= F_CRC_BAD,
+    }
+    if b.control_type.is_some() {
+        flags |= F_CONTROL_TYPE;
+    }
+    v.push(flags);
+    v.push(b.magic as u8);
+    put_var(v, b.position.wrapping_sub(next_pos) as i64);
+    put_uvar(v, b.size);
+    put_var(
+        v,
+        x.base_offset.wrapping_sub(prev.last_offset.wrapping_add(1)),
+    );
+    put_var(v, x.last_offset.wrapping_sub(x.base_offset));
+    put_var(
+        v,
+        i64::from(x.partition_leader_epoch) - i64::from(prev.partition_leader_epoch),
+    );
+    v.extend_from_slice(&x.crc.to_le_bytes());
+    put_var(v, i64::from(x.record_count));
+    put_var(v, x.first_timestamp.wrapping_sub(prev.first_timestamp));
+    put_var(v, x.max_timestamp.wrapping_sub(x.first_timestamp));
+    put_var(v, x.producer_id.wrapping_sub(prev.producer_id));
+    put_var(
+        v,
+        i64::from(x.producer_epoch) - i64::from(prev.producer_epoch),
+    );
+    put_var(
+        v,
+        i64::from(x.base_sequence) - i64::from(prev.base_sequence),
+    );
+    if let Some(t) = b.control_type {
+        put_var(v, i64::from(t));
+    }
+    if let CrcCheck::Bad(why) = &b.crc {
+        put_bytes(v, why.as_bytes());
+    }
+}
+
+fn encode_tail(v: &mut Vec<u8>, end: &WalkEnd, index_findings: Option<&[ShippedFinding]>) {
+    match end {
         WalkEnd::Clean => v.push(0),
         WalkEnd::Bad { pos, reason } => {
             v.push(1);
-            put_uvar(&mut v, *pos);
-            put_bytes(&mut v, reason.as_bytes());
+            put_uvar(v, *pos);
+            put_bytes(v, reason.as_bytes());
         }
         WalkEnd::Tail { pos, len, declared } => {
             v.push(2);
-            put_uvar(&mut v, *pos);
-            put_uvar(&mut v, *len);
+            put_uvar(v, *pos);
+            put_uvar(v, *len);
             match declared {
                 None => v.push(0),
                 Some(d) => {
                     v.push(1);
-                    put_var(&mut v, *d);
+                    put_var(v, *d);
                 }
             }
         }
@@ -721,38 +780,54 @@ pub fn encode_segment(s: &SegmentDigest) -> Vec<u8> {
                 None => v.push(0),
                 Some(p) => {
                     v.push(1);
-                    put_uvar(&mut v, *p);
+                    put_uvar(v, *p);
                 }
             }
-            put_bytes(&mut v, reason.as_bytes());
+            put_bytes(v, reason.as_bytes());
         }
     }
-    match &s.index_findings {
+    match index_findings {
         None => v.push(0),
         Some(fs) => {
             v.push(1);
-            put_uvar(&mut v, fs.len() as u64);
+            put_uvar(v, fs.len() as u64);
             for f in fs {
-                put_bytes(&mut v, f.code.as_bytes());
+                put_bytes(v, f.code.as_bytes());
                 v.push(f.file);
                 match f.position {
                     None => v.push(0),
                     Some(p) => {
                         v.push(1);
-                        put_uvar(&mut v, p);
+                        put_uvar(v, p);
                     }
                 }
                 match f.offset {
                     None => v.push(0),
                     Some(o) => {
                         v.push(1);
-                        put_var(&mut v, o);
+                        put_var(v, o);
                     }
                 }
-                put_bytes(&mut v, f.message.as_bytes());
+                put_bytes(v, f.message.as_bytes());
             }
         }
     }
+}
+
+/// Encodes a whole segment's summaries at once (what [`SegmentEncoder`]
+/// writes, before compression).
+pub fn encode_segment(s: &SegmentDigest) -> Vec<u8> {
+    let mut v = Vec::with_capacity(16 + s.batches.len() * 24);
+    let mut prev = first_prev();
+    let mut next_pos = 0u64;
+    for b in &s.batches {
+        encode_batch(&mut v, b, &prev, next_pos);
+        next_pos = b.position.wrapping_add(b.size);
+        prev = b.summary.clone();
+    }
+    v.push(END_OF_BATCHES);
+    put_uvar(&mut v, s.bytes_read);
+    encode_tail(&mut v, &s.end, s.index_findings.as_deref());
     v
 }
 
@@ -769,31 +844,16 @@ pub fn decode_segment(b: &[u8], at: u64) -> Result<SegmentDigest, ParseError> {
         pos: 0,
         base: at,
     };
-    let n = r.uvar()?;
-    // every batch takes at least 14 encoded bytes: a count beyond that is
-    // damage, refused before anything is allocated for it
-    if n > (b.len() as u64) / 14 + 1 {
-        return Err(r.err(format!("{n} batches declared in {} bytes", b.len())));
-    }
-    let bytes_read = r.uvar()?;
-    let mut batches = Vec::with_capacity(n as usize);
-    let mut prev = BatchHeader {
-        base_offset: 0,
-        last_offset: -1,
-        partition_leader_epoch: 0,
-        crc: 0,
-        record_count: 0,
-        is_control: false,
-        is_transactional: false,
-        first_timestamp: 0,
-        max_timestamp: 0,
-        producer_id: -1,
-        producer_epoch: -1,
-        base_sequence: -1,
-    };
+    // batches until the end flag: each takes at least 14 encoded bytes,
+    // so what is allocated stays within the input's size
+    let mut batches = Vec::new();
+    let mut prev = first_prev();
     let mut next_pos = 0u64;
-    for _ in 0..n {
+    loop {
         let flags = r.u8()?;
+        if flags == END_OF_BATCHES {
+            break;
+        }
         let magic = r.u8()? as i8;
         let position = next_pos.wrapping_add(r.var()? as u64);
         let size = r.uvar()?;
@@ -859,6 +919,7 @@ pub fn decode_segment(b: &[u8], at: u64) -> Result<SegmentDigest, ParseError> {
             crc: crc_check,
         });
     }
+    let bytes_read = r.uvar()?;
     let end = match r.u8()? {
         0 => WalkEnd::Clean,
         1 => {

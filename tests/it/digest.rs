@@ -493,7 +493,12 @@ fn the_report_over_digests_is_the_same_page() {
         let digests = digest_nodes(&cap, &work);
         let a_page = work.join("a.html");
         let b_page = work.join("b.html");
-        let a = klf(&["report", cap.to_str().unwrap(), "--html", a_page.to_str().unwrap()]);
+        let a = klf(&[
+            "report",
+            cap.to_str().unwrap(),
+            "--html",
+            a_page.to_str().unwrap(),
+        ]);
         let mut args = vec!["report", "--html", b_page.to_str().unwrap()];
         args.extend(digests.iter().map(|p| p.to_str().unwrap()));
         let b = klf(&args);

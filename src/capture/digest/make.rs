@@ -34,7 +34,7 @@ use crate::capture::vfs;
 use crate::format::batch::{
     Batch, RecordBatch, HEADER_SIZE_UP_TO_MAGIC, MIN_SIZE_FIELD, V2_HEADER_SIZE,
 };
-use crate::format::digest::{self as fmt, CrcCheck, DigestBatch, SegmentDigest, WalkEnd};
+use crate::format::digest::{self as fmt, CrcCheck, DigestBatch, WalkEnd};
 use crate::format::legacy::LegacyEntry;
 use crate::format::names::SegmentFileKind;
 
@@ -130,8 +130,33 @@ impl Counted<'_> {
 /// What the caller adds to a data segment's summaries once it is walked
 /// (`klf check`'s index checks, which run on the node): the node's
 /// capture as discovery found it, the segment, its summaries.
-pub type SegmentHook<'a> =
-    dyn Fn(&crate::capture::discover::Capture, &Path, &mut SegmentDigest) + Sync + 'a;
+pub type SegmentHook<'a> = dyn Fn(
+        &crate::capture::discover::Capture,
+        &Path,
+        &[Walked],
+        &WalkEnd,
+    ) -> Option<Vec<fmt::ShippedFinding>>
+    + Sync
+    + 'a;
+
+/// What the walk of a segment keeps of each batch for the index checks
+/// (a few bytes a batch: the summaries themselves are compressed as they
+/// are walked).
+#[derive(Debug, Clone, Copy)]
+pub struct Walked {
+    /// Byte position.
+    pub position: u64,
+    /// First offset.
+    pub base_offset: i64,
+    /// Last offset.
+    pub last_offset: i64,
+    /// A control batch.
+    pub is_control: bool,
+    /// Magic byte.
+    pub magic: i8,
+    /// Its checksum was checked and fails.
+    pub crc_bad: bool,
+}
 
 /// Makes the digest of the node whose log directories (or node folder) are
 /// `inputs` and writes it to `out`. `progress` gets (files done, files);
@@ -178,7 +203,7 @@ pub fn make(
     for chunk in items.chunks(256) {
         let made_chunk: Vec<(Vec<u8>, Outcome)> = chunk
             .par_iter()
-            .map(|it| entry_of(it, opts, &crc, &|p, d| hook(&capture, p, d)))
+            .map(|it| entry_of(it, opts, &crc, &|p, w, e| hook(&capture, p, w, e)))
             .collect::<io::Result<_>>()?;
         for (bytes, o) in made_chunk {
             sink.put(&bytes)?;
@@ -413,7 +438,7 @@ fn entry_of(
     it: &Item,
     opts: &Options,
     crc: &BTreeMap<PathBuf, Crc>,
-    hook: &(dyn Fn(&Path, &mut SegmentDigest) + Sync),
+    hook: &(dyn Fn(&Path, &[Walked], &WalkEnd) -> Option<Vec<fmt::ShippedFinding>> + Sync),
 ) -> io::Result<(Vec<u8>, Outcome)> {
     let name = it
         .abs
@@ -473,11 +498,26 @@ fn entry_of(
         Some(s) if s.kind == SegmentFileKind::Log && topic.is_some() => {
             if !internal || len > opts.max_internal {
                 let from = crc.get(&parent).map_or(i64::MIN, |c| c.from_offset);
-                let mut d = walk_segment(&it.abs, from)?;
-                hook(&it.abs, &mut d);
-                let n = d.batches.len() as u64;
-                let enc = fmt::encode_segment(&d);
-                let body = fmt::segment_body(&it.rel, mtime, len, &enc)?;
+                let mut enc = fmt::SegmentEncoder::new()?;
+                let mut walked: Vec<Walked> = Vec::new();
+                let (end, read) = walk_segment(&it.abs, from, &mut |b| {
+                    crate::format::memory::fallible(|| walked.try_reserve(1))
+                        .map_err(|_| io::Error::from(io::ErrorKind::OutOfMemory))?;
+                    walked.push(Walked {
+                        position: b.position,
+                        base_offset: b.summary.base_offset,
+                        last_offset: b.summary.last_offset,
+                        is_control: b.summary.is_control,
+                        magic: b.magic,
+                        crc_bad: matches!(b.crc, CrcCheck::Bad(_)),
+                    });
+                    enc.push(&b)
+                })?;
+                let findings = hook(&it.abs, &walked, &end);
+                let n = walked.len() as u64;
+                drop(walked);
+                let (z, raw_len) = enc.finish(&end, read, findings.as_deref())?;
+                let body = fmt::segment_body(&it.rel, mtime, len, &z, raw_len);
                 let note = (internal).then(|| {
                     (
                         it.rel.clone(),
@@ -596,14 +636,17 @@ const MAX_ENTRY: u64 = 128 << 20;
 
 /// Walks one segment: every entry's header, framed as Kafka frames it; the
 /// checksum of the entries whose last offset is at or above `crc_from`.
-pub fn walk_segment(path: &Path, crc_from: i64) -> io::Result<SegmentDigest> {
+pub fn walk_segment(
+    path: &Path,
+    crc_from: i64,
+    visit: &mut dyn FnMut(DigestBatch) -> io::Result<()>,
+) -> io::Result<(WalkEnd, u64)> {
     let mut src = if vfs::is_virtual(path) {
         Src::Memory(vfs::open(path)?)
     } else {
         Src::Disk(Careful::open(path)?)
     };
     let end = src.len();
-    let mut batches = Vec::new();
     let mut pos = 0u64;
     let mut buf = Vec::new();
     let mut read = 0u64;
@@ -716,14 +759,14 @@ pub fn walk_segment(path: &Path, crc_from: i64) -> io::Result<SegmentDigest> {
                     }
                 }
             }
-            batches.push(DigestBatch {
+            visit(DigestBatch {
                 position: pos,
                 size: total,
                 magic,
                 summary: super::header(&summary),
                 control_type,
                 crc,
-            });
+            })?;
         } else {
             if total > MAX_ENTRY {
                 break WalkEnd::Io {
@@ -758,23 +801,18 @@ pub fn walk_segment(path: &Path, crc_from: i64) -> io::Result<SegmentDigest> {
             } else {
                 CrcCheck::Unchecked
             };
-            batches.push(DigestBatch {
+            visit(DigestBatch {
                 position: pos,
                 size: total,
                 magic,
                 summary: super::header(&summary),
                 control_type: None,
                 crc,
-            });
+            })?;
         }
         pos += total;
     };
-    Ok(SegmentDigest {
-        batches,
-        end: walk_end,
-        bytes_read: read,
-        index_findings: None,
-    })
+    Ok((walk_end, read))
 }
 
 fn control_type_of(b: &RecordBatch<'_>) -> Option<i16> {

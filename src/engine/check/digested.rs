@@ -10,6 +10,7 @@ use std::path::Path;
 use super::segment::{check_indexes, FoldContext, SegBatch, SegBatches, SegmentFold, SegmentScan};
 use super::stream::BatchAt;
 use crate::analysis::check::{code, display, finding, info, Finding, Location};
+use crate::capture::digest::make::Walked;
 use crate::capture::digest::summary;
 use crate::capture::discover::{Capture, SegmentFiles};
 use crate::format::batch::V2_HEADER_SIZE;
@@ -18,20 +19,20 @@ use crate::format::ParseError;
 
 /// What a segment's walk gives the index checks: the batches up to where
 /// reading stops, and where it stops.
-fn readable(d: &SegmentDigest) -> (Vec<SegBatch>, Option<u64>) {
-    let mut list = Vec::with_capacity(d.batches.len());
-    for b in &d.batches {
-        if !(0..=2).contains(&b.magic) || matches!(b.crc, CrcCheck::Bad(_)) {
+fn readable(walked: &[Walked], end: &WalkEnd) -> (Vec<SegBatch>, Option<u64>) {
+    let mut list = Vec::with_capacity(walked.len());
+    for b in walked {
+        if !(0..=2).contains(&b.magic) || b.crc_bad {
             return (list, Some(b.position));
         }
         list.push(SegBatch {
             position: b.position,
-            base_offset: b.summary.base_offset,
-            last_offset: b.summary.last_offset,
-            is_control: b.summary.is_control,
+            base_offset: b.base_offset,
+            last_offset: b.last_offset,
+            is_control: b.is_control,
         });
     }
-    let stopped = match &d.end {
+    let stopped = match end {
         WalkEnd::Bad { pos, .. } => Some(*pos),
         WalkEnd::Io { pos, .. } => Some(pos.unwrap_or(0)),
         WalkEnd::Clean | WalkEnd::Tail { .. } => None,
@@ -41,8 +42,14 @@ fn readable(d: &SegmentDigest) -> (Vec<SegBatch>, Option<u64>) {
 
 /// On the node, when the digest is made: `klf check`'s index checks of the
 /// data segment at `path` (its `.index`, `.timeindex` and `.txnindex`
-/// against the batches the digest walked), as the digest ships them.
-pub fn node_index_findings(capture: &Capture, path: &Path, d: &mut SegmentDigest) {
+/// against the batches the digest walked), as the digest ships them
+/// (`None`: the segment is in no replica discovery found).
+pub fn node_index_findings(
+    capture: &Capture,
+    path: &Path,
+    walked: &[Walked],
+    end: &WalkEnd,
+) -> Option<Vec<ShippedFinding>> {
     let replicas = capture
         .partitions
         .values()
@@ -61,10 +68,8 @@ pub fn node_index_findings(capture: &Capture, path: &Path, d: &mut SegmentDigest
         let rebuilt =
             crate::analysis::check::rebuilt_on_restart(false, clean, r.recovery_point, &bases)
                 .is_some_and(|b| seg.base_offset >= b);
-        let (list, stopped) = readable(d);
-        let Some(batches) = SegBatches::new(list) else {
-            return;
-        };
+        let (list, stopped) = readable(walked, end);
+        let batches = SegBatches::new(list)?;
         let log_len = seg.log_len.unwrap_or(0);
         let mut found = Vec::new();
         check_indexes(
@@ -92,7 +97,7 @@ pub fn node_index_findings(capture: &Capture, path: &Path, d: &mut SegmentDigest
                 0
             }
         };
-        d.index_findings = Some(
+        return Some(
             found
                 .iter()
                 .map(|f| ShippedFinding {
@@ -104,8 +109,8 @@ pub fn node_index_findings(capture: &Capture, path: &Path, d: &mut SegmentDigest
                 })
                 .collect(),
         );
-        return;
     }
+    None
 }
 
 /// A finding the node made, against this capture's path of its file.
