@@ -139,6 +139,10 @@ pub type SegmentHook<'a> = dyn Fn(
     + Sync
     + 'a;
 
+/// [`SegmentHook`] with the node's capture given.
+type FileHook<'a> =
+    dyn Fn(&Path, &[Walked], &WalkEnd) -> Option<Vec<fmt::ShippedFinding>> + Sync + 'a;
+
 /// What the walk of a segment keeps of each batch for the index checks
 /// (a few bytes a batch: the summaries themselves are compressed as they
 /// are walked).
@@ -438,7 +442,7 @@ fn entry_of(
     it: &Item,
     opts: &Options,
     crc: &BTreeMap<PathBuf, Crc>,
-    hook: &(dyn Fn(&Path, &[Walked], &WalkEnd) -> Option<Vec<fmt::ShippedFinding>> + Sync),
+    hook: &FileHook<'_>,
 ) -> io::Result<(Vec<u8>, Outcome)> {
     let name = it
         .abs
