@@ -144,18 +144,7 @@ pub fn run(args: Args, out: &mut Output) -> Status {
         Err(s) => return s,
     };
     let capture = out.discover(&paths);
-    let unverified = klf::capture::digest::unverified();
-    if !unverified.is_empty() {
-        out.note(format_args!(
-            "klf: note: {} digest(s) made without --verify ({}): the CRCs of their batches below each partition's high watermark were not checked on the node; make the digests with `klf digest --verify` to check every batch",
-            unverified.len(),
-            unverified
-                .iter()
-                .map(|p| p.display().to_string())
-                .collect::<Vec<_>>()
-                .join(", ")
-        ));
-    }
+    super::common::note_unverified_digests(out);
     // Broker directories found under the inputs (symlinked ones included).
     if let Some(t) = &write_to {
         let found = found_inputs(&capture, &args.paths);

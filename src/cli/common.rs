@@ -1013,6 +1013,23 @@ pub fn records_on_nodes(
     Status::Failure
 }
 
+/// Says on stderr which mounted digests were made without `--verify`,
+/// for a command asked to check every batch (`check`, `diff --verify`).
+pub fn note_unverified_digests(out: &mut Output) {
+    let unverified = klf::capture::digest::unverified();
+    if !unverified.is_empty() {
+        out.note(format_args!(
+            "klf: note: {} made without --verify ({}): the CRCs of their batches below each partition's high watermark were not checked on the node; make the digests with `klf digest --verify` to check every batch",
+            klf::render::text::counted(unverified.len() as u64, "digest"),
+            unverified
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
+}
+
 /// Whether the file at `p` is a digest: by its name, or by its first bytes.
 fn is_digest(p: &Path) -> bool {
     if klf::capture::digest::is_digest_name(p) {
