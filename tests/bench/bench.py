@@ -30,12 +30,35 @@ Results go to stdout and, as JSON, to --json (default: DATA/results.json).
 
     python3 tests/bench/bench.py --shapes        # the shapes only
     python3 tests/bench/bench.py --budget        # the memory budgets only
+    python3 tests/bench/bench.py --digest        # klf digest and diff over digests only
 
 Budgets (`--budget`, no Kafka needed): peak RSS and time of `klf check` on
 the `crashed` shape at 2,000 and 10,000 partitions on 3 brokers (budgets
 96 MiB and 256 MiB), and of `check` and `diff` on 3 x 20,000 and
 3 x 100,000 empty partition folders (budget: under 512 MiB and a minute at
 100,000; the time at 5x the folders should be about 5x).
+
+Digests (`--digest`, no Kafka needed; results in DATA/digest.json), each
+pair interleaved, medians of --reps runs, page cache warm:
+  1. `klf digest NODE -o out.klfd` of a node (one log directory) holding
+     one partition (tests/bench/shapes.py `node`: real records rebatched
+     the way a producer fills batch.size, every batch distinct, segments
+     rolled at Kafka's default 1 GiB) against `cat` of the node's files:
+     256 MiB and 1 GiB in 16 KiB batches (the producer's default
+     batch.size), and 256 MiB in 1 KiB batches (16x the batches: how a
+     digest grows with them); the 1 GiB one also with --verify. Reported:
+     digest/cat, klf's own count of bytes read (the "made" object of the
+     digest's node entry, read by parsing the .klfd here) as a share of
+     the partition's bytes, and the digest's size. Targets: 256 MiB ->
+     digest <= 512 KiB; 1 GiB -> bytes read <= 2%, time <= 0.1x cat.
+  2. The `crashed` shape at 3 x 10,000 partitions (as --budget): each
+     broker folder digested (time, size), then `klf diff --format json`
+     over the three digests against the same over the directories, with
+     peak RSS; the two outputs must be equal once paths inside a digest
+     (`…/broker-N.klfd!/rest`) are written as the directories' and the
+     "bytes_read" fields left out (the run stops, printing the first
+     differing lines, if not). Targets: digests <= 0.1x directories in
+     time, peak RSS <= 256 MiB.
 
 Shapes (tests/bench/shapes.py: captures of a chosen shape made from the
 real batches of a committed capture) measure how klf grows with a
@@ -371,6 +394,199 @@ def report_budgets(res):
               f"{'?' if rss is None else f'{rss:.0f}'} MiB{verdict}{growth}")
 
 
+# ---------------------------------------------------------------- digests
+
+# (name, bytes of batches, batch size): one partition on one node each.
+# 16 KiB is the producer's default batch.size (a busy producer fills its
+# batches to it); 1 KiB shows how a digest grows with the batch count
+# (16x the batches of the same bytes).
+DIGEST_NODES = [("256m-16k", 256 << 20, 16384), ("1g-16k", 1 << 30, 16384), ("256m-1k", 256 << 20, 1024)]
+DIGEST_CRASHED = 10000
+# targets
+DIGEST_256M_MAX_BYTES = 512 << 10
+DIGEST_1G_MAX_READ = 0.02
+DIGEST_1G_MAX_VS_CAT = 0.1
+DIGEST_DIFF_MAX_VS_DIRS = 0.1
+DIGEST_DIFF_MAX_RSS_MIB = 256
+
+
+def read_digest(path):
+    """The entries of a .klfd as its format documents it (header "KLFDIGST",
+    u16 LE major and minor; entries tag u8, body length u32 LE, body,
+    CRC-32C u32 LE of tag, length and body; the last one tag 0xFF, its body
+    the count of entries before it, u64 LE): (version, {tag: count}, the
+    node entry's JSON). The node and end entries' CRCs are checked (the
+    others are only framed: a pure-Python CRC of megabytes is slow)."""
+    import shapes
+    data = open(path, "rb").read()
+    if data[:8] != b"KLFDIGST" or len(data) < 12:
+        raise SystemExit(f"{path}: not a klf digest")
+    major, minor = int.from_bytes(data[8:10], "little"), int.from_bytes(data[10:12], "little")
+    pos, tags, node, count = 12, {}, None, 0
+    while True:
+        if pos + 5 > len(data):
+            raise SystemExit(f"{path}: ends inside an entry's head at byte {pos} (truncated, no end entry)")
+        tag = data[pos]
+        n = int.from_bytes(data[pos + 1:pos + 5], "little")
+        end = pos + 5 + n + 4
+        if end > len(data):
+            raise SystemExit(f"{path}: entry at byte {pos} runs past the end")
+        body = data[pos + 5:pos + 5 + n]
+        if tag in (1, 0xFF):
+            crc = int.from_bytes(data[end - 4:end], "little")
+            if crc != shapes.crc32c(data[pos:pos + 5 + n]):
+                raise SystemExit(f"{path}: entry at byte {pos} (tag {tag}) fails its CRC-32C")
+        if tag == 0xFF:
+            if int.from_bytes(body, "little") != count:
+                raise SystemExit(f"{path}: the end entry counts {int.from_bytes(body, 'little')} entries, "
+                                 f"{count} came before it")
+            if end != len(data):
+                raise SystemExit(f"{path}: {len(data) - end} bytes after the end entry")
+            break
+        tags[tag] = tags.get(tag, 0) + 1
+        if tag == 1:
+            node = json.loads(body)
+        count += 1
+        pos = end
+    if node is None:
+        raise SystemExit(f"{path}: no node entry")
+    return (major, minor), tags, node
+
+
+def normalised_diff(text, roots):
+    """The lines of diff's JSON (one field a line) with the paths inside
+    digests written as the same paths in the directories (`roots`: {digest
+    root "…/broker-N.klfd!": folder "…/broker-N"}) and every "bytes_read"
+    line left out (what was read differs by design). Lines, not parsed
+    JSON: the output of 3 x 10,000 partitions is some 50 MB."""
+    text = text.decode()
+    for a, b in roots.items():
+        text = text.replace(json.dumps(a)[1:-1], json.dumps(b)[1:-1])
+    return [l for l in text.splitlines() if not l.lstrip().startswith('"bytes_read":')]
+
+
+def first_differences(a, b, limit=20):
+    """The first differing lines of two lists of lines."""
+    out = []
+    for i in range(max(len(a), len(b))):
+        x = a[i] if i < len(a) else "<end>"
+        y = b[i] if i < len(b) else "<end>"
+        if x != y:
+            out.append(f"  line {i + 1}: digests: {x.strip()}  |  directories: {y.strip()}")
+            if len(out) >= limit:
+                break
+    return out
+
+
+def measure_digest(data, reps):
+    import shapes
+    res = {"machine": machine(), "reps": reps, "nodes": {}, "targets": {}}
+    # 1. one big partition on a node
+    for name, total, batch in DIGEST_NODES:
+        log(f"digest node {name}: making (once)")
+        root = os.path.join(data, "nodes", name)
+        logs = shapes.node(root, total, batch)
+        part = os.path.join(logs, "events-0")
+        out = os.path.join(root, "out.klfd")
+        files = shapes.files(logs)
+        cmds = {"digest": [KLF, "digest", logs, "-o", out], "cat": ["cat", *files]}
+        if name == "1g-16k":
+            cmds["digest --verify"] = [KLF, "digest", "--verify", logs, "-o", out + ".verify"]
+        r = compare(f"digest {name}", cmds, reps)
+        version, tags, node = read_digest(out)
+        made = node["made"]
+        r.update({
+            "batch_bytes": batch, "partition_bytes": du(part),
+            "segments": len(segments(part)), "made": made, "format": f"{version[0]}.{version[1]}",
+            "entries": {str(k): v for k, v in sorted(tags.items())},
+            "digest_bytes": os.path.getsize(out),
+            "read_share": made["bytes_read"] / du(part),
+            "vs_cat": r["median_s"]["digest"] / r["median_s"]["cat"],
+        })
+        if "digest --verify" in cmds:
+            _, _, vnode = read_digest(out + ".verify")
+            r["verify_made"] = vnode["made"]
+            r["verify_vs_cat"] = r["median_s"]["digest --verify"] / r["median_s"]["cat"]
+        res["nodes"][name] = r
+    n256, n1g = res["nodes"]["256m-16k"], res["nodes"]["1g-16k"]
+    res["targets"]["256 MiB partition: digest <= 512 KiB"] = n256["digest_bytes"] <= DIGEST_256M_MAX_BYTES
+    res["targets"]["1 GiB partition: bytes read <= 2%"] = n1g["read_share"] <= DIGEST_1G_MAX_READ
+    res["targets"]["1 GiB partition: digest time <= 0.1x cat"] = n1g["vs_cat"] <= DIGEST_1G_MAX_VS_CAT
+
+    # 2. diff over digests against diff over directories
+    n = DIGEST_CRASHED
+    log(f"digest crashed-{n}: making (once)")
+    cap = shapes.shape(data, "crashed", n)
+    brokers = sorted(b for b in os.listdir(cap) if b.startswith("broker-"))
+    ddir = os.path.join(data, "digests", f"crashed-{n}")
+    os.makedirs(ddir, exist_ok=True)
+    digests = [os.path.join(ddir, f"{b}.klfd") for b in brokers]
+    r = compare(f"digest of each broker of crashed-{n}",
+                {b: [KLF, "digest", os.path.join(cap, b), "-o", d] for b, d in zip(brokers, digests)}, reps)
+    made = {b: read_digest(d)[2]["made"] for b, d in zip(brokers, digests)}
+    r.update({"digest_bytes": {b: os.path.getsize(d) for b, d in zip(brokers, digests)}, "made": made,
+              "files": len(shapes.files(cap))})
+    r["total_digest_bytes"] = sum(r["digest_bytes"].values())
+    r["total_s"] = sum(r["median_s"].values())
+    res["crashed_digests"] = r
+    on_digests = [KLF, "diff", "--format", "json", *digests]
+    on_dirs = [KLF, "diff", "--format", "json", cap]
+    log("diff over digests and over directories: comparing the outputs (once)")
+    a = subprocess.run(on_digests, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    b = subprocess.run(on_dirs, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    if a.returncode not in (0, 1) or b.returncode not in (0, 1):
+        raise SystemExit(f"diff exited {a.returncode} on the digests, {b.returncode} on the directories")
+    roots = {d + "!": os.path.join(cap, br) for br, d in zip(brokers, digests)}
+    na, nb = normalised_diff(a.stdout, roots), normalised_diff(b.stdout, {})
+    if na != nb:
+        for line in first_differences(na, nb):
+            print(line, file=sys.stderr)
+        raise SystemExit(f"klf diff over the digests and over the directories differ ({len(na)} and {len(nb)} "
+                         "lines once normalised; the first differing lines above)")
+    del na, nb
+    r = compare(f"diff crashed-{n}", {"digests": on_digests, "directories": on_dirs}, reps)
+    r["identical_output_bytes"] = {"digests": len(a.stdout), "directories": len(b.stdout)}
+    r["vs_dirs"] = r["median_s"]["digests"] / r["median_s"]["directories"]
+    res["crashed_diff"] = r
+    rss = r["peak_rss_kib"]["digests"]
+    res["targets"][f"diff of 3 x {n:,} partitions: digests <= 0.1x directories"] = r["vs_dirs"] <= DIGEST_DIFF_MAX_VS_DIRS
+    res["targets"][f"diff of 3 x {n:,} partitions over digests: peak RSS <= 256 MiB"] = (
+        None if rss is None else rss / 1024 <= DIGEST_DIFF_MAX_RSS_MIB)
+    return res
+
+
+def report_digest(res):
+    mib = lambda kib: "?" if kib is None else f"{kib / 1024:.0f} MiB"
+    size = lambda b: f"{b / 1024:.1f} KiB" if b < 1 << 20 else f"{b / (1 << 20):.2f} MiB"
+    print(f"machine: {res['machine']['cores']} cores, {res['machine']['cpu']}, {res['machine']['memory_gib']} GiB; "
+          f"medians of {res['reps']} runs")
+    for name, r in res["nodes"].items():
+        m = r["made"]
+        print(f"node {name}: one partition, {r['partition_bytes'] / (1 << 20):.0f} MiB in {r['segments']} segment(s), "
+              f"{m['batches']} batches of <= {r['batch_bytes']} bytes")
+        print(f"  digest {r['median_s']['digest']:.3f} s, cat {r['median_s']['cat']:.3f} s: digest/cat = {r['vs_cat']:.3f}x; "
+              f"read {size(m['bytes_read'])} = {100 * r['read_share']:.2f}% of the partition; "
+              f"digest {size(r['digest_bytes'])} ({r['digest_bytes'] / m['batches']:.1f} bytes a batch); "
+              f"peak RSS {mib(r['peak_rss_kib']['digest'])}")
+        if "verify_made" in r:
+            print(f"  digest --verify {r['median_s']['digest --verify']:.3f} s = {r['verify_vs_cat']:.3f}x cat; "
+                  f"read {size(r['verify_made']['bytes_read'])}; peak RSS {mib(r['peak_rss_kib']['digest --verify'])}")
+    c = res["crashed_digests"]
+    segs = sum(m["segment_bytes"] for m in c["made"].values())
+    print(f"crashed-{DIGEST_CRASHED}: 3 brokers x {DIGEST_CRASHED:,} partitions ({c['files']:,} files, "
+          f"{segs / (1 << 30):.1f} GiB of segments counted per replica, hard links of one replica's)")
+    for b in c["median_s"]:
+        print(f"  digest {b}: {c['median_s'][b]:.2f} s, {size(c['digest_bytes'][b])}, read {size(c['made'][b]['bytes_read'])}, "
+              f"peak RSS {mib(c['peak_rss_kib'][b])}")
+    print(f"  all three: {c['total_s']:.2f} s one after the other, {size(c['total_digest_bytes'])}")
+    d = res["crashed_diff"]
+    print(f"  diff --format json: digests {d['median_s']['digests']:.2f} s, directories {d['median_s']['directories']:.2f} s: "
+          f"digests/directories = {d['vs_dirs']:.2f}x; peak RSS {mib(d['peak_rss_kib']['digests'])} / "
+          f"{mib(d['peak_rss_kib']['directories'])}; outputs equal once normalised")
+    for t, ok in res["targets"].items():
+        print(f"target {t}: {'?' if ok is None else 'met' if ok else 'NOT met'}")
+
+
 def du(d, topic=None):
     """Bytes under d; with topic, only in that topic's partition directories (all replicas)."""
     return sum(os.path.getsize(os.path.join(r, f)) for r, _, fs in os.walk(d) for f in fs
@@ -424,8 +640,17 @@ def main():
     ap.add_argument("--shapes", action="store_true", help="measure the shapes only (no Kafka needed)")
     ap.add_argument("--shape-scale", type=float, default=1.0, help="multiplies every shape's n")
     ap.add_argument("--budget", action="store_true", help="measure the memory budgets only (no Kafka needed)")
+    ap.add_argument("--digest", action="store_true", help="measure klf digest and diff over digests only (no Kafka needed)")
     a = ap.parse_args()
     data = os.path.abspath(a.data)
+    if a.digest:
+        log("building klf (release)")
+        subprocess.run(["cargo", "build", "--release", "--quiet"], cwd=REPO, check=True)
+        res = measure_digest(data, a.reps)
+        with open(a.json or os.path.join(data, "digest.json"), "w") as f:
+            json.dump(res, f, indent=2)
+        report_digest(res)
+        return
     if a.budget:
         log("building klf (release)")
         subprocess.run(["cargo", "build", "--release", "--quiet"], cwd=REPO, check=True)

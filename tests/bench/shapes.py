@@ -27,6 +27,14 @@ Shapes (each made once under DIR/shapes/, reused after):
                  and a producer snapshot (Kafka's own, from the capture)
   folders-N      N empty partition folders on each of 3 brokers (a broker
                  whose segments were not copied)
+
+Nodes (`node`, for `klf digest`: one log directory, not a capture of
+three brokers): one partition of `total` bytes of batches of about
+`batch` bytes each, in segments rolled at `segment` bytes (Kafka's
+default 1 GiB). Its batches are rebatched from the real records of the
+same committed segment: the records, byte for byte but for their offset
+and timestamp deltas, grouped the way a producer fills `batch.size`
+(records while they fit, at least one), each batch given its own CRC-32C.
 """
 
 import base64
@@ -64,7 +72,9 @@ def real_batches(path=SOURCE):
 
 def write_segment(part_dir, base, count, batches):
     """A segment of `count` batches from `base` (cycling through
-    `batches`), with its offset and time index. Returns the next offset."""
+    `batches`, or `batches(i)` for the i-th when it is a function), with
+    its offset and time index. Returns the next offset."""
+    get = batches if callable(batches) else (lambda i: batches[i % len(batches)])
     name = os.path.join(part_dir, f"{base:020d}")
     offset = base
     position = 0
@@ -74,7 +84,7 @@ def write_segment(part_dir, base, count, batches):
     last_index_ts = -1
     with open(name + ".log", "wb") as log:
         for i in range(count):
-            b, delta, ts = batches[i % len(batches)]
+            b, delta, ts = get(i)
             last = offset + delta
             if since_index > INDEX_INTERVAL:
                 index += struct.pack(">ii", last - base, position)
@@ -219,3 +229,218 @@ def shape(data, kind, n):
 def files(d):
     """Every file under d, sorted (what `cat` is given)."""
     return sorted(os.path.join(r, f) for r, _, fs in os.walk(d) for f in fs if f != "done")
+
+
+# ---------------------------------------------------------------- nodes
+
+def _crc32c_table():
+    t = []
+    for i in range(256):
+        c = i
+        for _ in range(8):
+            c = (c >> 1) ^ 0x82F63B78 if c & 1 else c >> 1
+        t.append(c)
+    return t
+
+
+_CRC32C = _crc32c_table()
+
+
+def crc32c(data):
+    """CRC-32C (Castagnoli), the checksum of a v2 batch."""
+    c = 0xFFFFFFFF
+    t = _CRC32C
+    for x in data:
+        c = t[(c ^ x) & 0xFF] ^ (c >> 8)
+    return c ^ 0xFFFFFFFF
+
+
+def _uvarint(b, pos):
+    n = shift = 0
+    while True:
+        x = b[pos]
+        pos += 1
+        n |= (x & 0x7F) << shift
+        if not x & 0x80:
+            return n, pos
+        shift += 7
+
+
+def _varint(b, pos):
+    n, pos = _uvarint(b, pos)
+    return (n >> 1) ^ -(n & 1), pos
+
+
+def _put_varint(n):
+    n = (n << 1) ^ (n >> 63)
+    out = bytearray()
+    while n >= 0x80:
+        out.append((n & 0x7F) | 0x80)
+        n >>= 7
+    out.append(n)
+    return bytes(out)
+
+
+def real_records(path=SOURCE):
+    """The records of a segment's uncompressed v2 data batches, in order:
+    (absolute timestamp, attributes byte, key, value and headers as
+    written)."""
+    out = []
+    for b, _, _ in real_batches(path):
+        attrs = struct.unpack_from(">h", b, 21)[0]
+        if attrs & 0x07:
+            continue    # compressed: its records are not readable in place
+        base_ts = struct.unpack_from(">q", b, 27)[0]
+        count = struct.unpack_from(">i", b, 57)[0]
+        pos = 61
+        for _ in range(count):
+            length, pos = _varint(b, pos)
+            end = pos + length
+            rattrs = b[pos]
+            ts_delta, p = _varint(b, pos + 1)
+            _, p = _varint(b, p)        # offset delta: rewritten
+            out.append((base_ts + ts_delta, rattrs, bytes(b[p:end])))
+            pos = end
+    if not out:
+        raise SystemExit(f"no uncompressed record in {path}")
+    return out
+
+
+def rebatch(batch_bytes, distinct=32, path=SOURCE):
+    """`distinct` v2 batches (codec none, no producer id) of at most
+    `batch_bytes` each, the way a producer with batch.size=`batch_bytes`
+    fills them: the real records of `path` in turn, again from the first
+    when they run out (timestamps moved on by the span of the records, so
+    that they keep growing), as many as fit. Returned as real_batches
+    returns batches."""
+    recs = real_records(path)
+    span = max(r[0] for r in recs) - min(r[0] for r in recs) + 1
+    k = 0
+    out = []
+    for _ in range(distinct):
+        body = bytearray()
+        n = 0
+        base_ts = max_ts = None
+        while True:
+            ts, rattrs, rest = recs[k % len(recs)]
+            ts += (k // len(recs)) * span
+            if base_ts is None:
+                base_ts = ts
+            inner = bytes([rattrs]) + _put_varint(ts - base_ts) + _put_varint(n) + rest
+            rec = _put_varint(len(inner)) + inner
+            if n and 61 + len(body) + len(rec) > batch_bytes:
+                break
+            body += rec
+            n += 1
+            k += 1
+            max_ts = ts if max_ts is None else max(max_ts, ts)
+        # attributes .. record count, then the records: what the CRC covers
+        tail = struct.pack(">hiqqqhii", 0, n - 1, base_ts, max_ts, -1, -1, -1, n) + body
+        head = struct.pack(">qiib", 0, 4 + 1 + 4 + len(tail), 0, 2)
+        b = head + struct.pack(">I", crc32c(tail)) + tail
+        out.append((b, n - 1, max_ts))
+    return out
+
+
+def _gf2_apply(m, v):
+    out, k = 0, 0
+    while v:
+        if v & 1:
+            out ^= m[k]
+        v >>= 1
+        k += 1
+    return out
+
+
+def _zeros_tables(n):
+    """What n zero bytes do to a CRC-32C register, as 4 tables (one per
+    byte of the register): CRC-32C is linear, so a batch whose first bytes
+    change by D has its CRC change by D's register run through the zero
+    bytes after it (what zlib's crc32_combine does)."""
+    t = _CRC32C
+    op = [t[(1 << k) & 0xFF] ^ ((1 << k) >> 8) for k in range(32)]    # one zero byte
+    m = [1 << k for k in range(32)]                                    # identity
+    while n:
+        if n & 1:
+            m = [_gf2_apply(op, c) for c in m]
+        op = [_gf2_apply(op, c) for c in op]
+        n >>= 1
+    return [[_gf2_apply(m, b << (8 * j)) for b in range(256)] for j in range(4)]
+
+
+class Restamped:
+    """Copies of `batches` (cycled) whose timestamps go on growing, each
+    copy's base and max timestamp moved past the one before by a few
+    milliseconds (the records' own timestamps are deltas from the base, so
+    they move with it) and its CRC-32C updated to match: no two copies
+    alike, as no two batches of a real log are (a digest compressing a
+    repeated run of batches would be smaller than a real log's)."""
+
+    def __init__(self, batches, seed=1):
+        import random
+        self.batches = batches
+        self.rng = random.Random(seed)
+        self.tables = {}
+        self.next_ts = None
+        self.last = (-1, None)
+
+    def __call__(self, i):
+        if self.last[0] == i:
+            return self.last[1]
+        b, delta, max_ts = self.batches[i % len(self.batches)]
+        base_ts = struct.unpack_from(">q", b, 27)[0]
+        if self.next_ts is None:
+            self.next_ts = base_ts
+        shift = self.next_ts - base_ts
+        old = b[27:43]
+        new = struct.pack(">qq", base_ts + shift, max_ts + shift)
+        n = len(b) - 43      # bytes after the two timestamps, under the CRC
+        tabs = self.tables.get(n)
+        if tabs is None:
+            tabs = self.tables[n] = _zeros_tables(n)
+        t, r = _CRC32C, 0
+        for x, y in zip(old, new):
+            r = t[(r ^ x ^ y) & 0xFF] ^ (r >> 8)
+        crc = struct.unpack_from(">I", b, 17)[0]
+        crc ^= tabs[0][r & 0xFF] ^ tabs[1][(r >> 8) & 0xFF] ^ tabs[2][(r >> 16) & 0xFF] ^ tabs[3][r >> 24]
+        out = (b[:17] + struct.pack(">I", crc) + b[21:27] + new + b[43:], delta, max_ts + shift)
+        self.next_ts = max_ts + shift + self.rng.randint(0, 5)
+        self.last = (i, out)
+        return out
+
+
+def node(out, total, batch, segment=1 << 30, topic="events"):
+    """A node's one log directory, out/kafka-logs (returned), holding one
+    partition of `total` bytes of batches of at most `batch` bytes (see
+    the module's help): segments rolled as Kafka rolls them (a batch that
+    would take the segment over `segment` bytes starts a new one), offset
+    and time indexes, a partition's files and the broker's checkpoints at
+    the log end."""
+    logs = os.path.join(out, "kafka-logs")
+    if os.path.exists(os.path.join(out, "done")):
+        return logs
+    batches = rebatch(batch)
+    restamped = Restamped(batches)
+    pdir = os.path.join(logs, f"{topic}-0")
+    os.makedirs(pdir, exist_ok=True)
+    # how many batches each segment takes
+    counts, left, i = [], total, 0
+    while left > 0:
+        size = n = 0
+        while left > 0:
+            b = len(batches[i % len(batches)][0])
+            if size + b > segment and n:
+                break
+            size += b
+            left -= b
+            n += 1
+            i += 1
+        counts.append(n)
+    off = done = 0
+    for n in counts:
+        off = write_segment(pdir, off, n, lambda i, d=done: restamped(d + i))
+        done += n
+    write_partition_files(pdir, topic_id(topic))
+    write_broker_files(logs, 1, {(topic, 0): off})
+    open(os.path.join(out, "done"), "w").close()
+    return logs
