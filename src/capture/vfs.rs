@@ -194,6 +194,8 @@ pub enum TreeFile {
     },
 }
 
+static EMPTY: std::sync::OnceLock<Arc<Vec<u8>>> = std::sync::OnceLock::new();
+
 /// Registers a tree of files under the virtual root `root` (a digest's
 /// path with `!` appended), as [`mount`] does for an archive: `files` are
 /// relative paths, `dirs` directories that exist even when empty.
@@ -216,7 +218,8 @@ pub fn register_tree(root: &Path, files: Vec<(PathBuf, TreeFile)>, dirs: Vec<Pat
                 absent: None,
             },
             TreeFile::Absent { len, mtime } => FileEntry {
-                bytes: Arc::new(Vec::new()),
+                // one empty buffer for every file whose bytes are absent
+                bytes: Arc::clone(EMPTY.get_or_init(|| Arc::new(Vec::new()))),
                 mtime,
                 absent: Some(len),
                 zero_tail: 0,
@@ -270,17 +273,6 @@ struct Tree {
 }
 
 impl Tree {
-    fn rel(&self, p: &Path) -> Option<PathBuf> {
-        let r = match p.strip_prefix(&self.root) {
-            Ok(r) => normal(r),
-            Err(_) => {
-                let abs = std::path::absolute(p).ok()?;
-                normal(abs.strip_prefix(&self.abs_root).ok()?)
-            }
-        };
-        Some(self.through_single_folder(r))
-    }
-
     /// An archive of one folder (`tar -czf capture.tar.gz capture/`) is
     /// read as that folder: `capture.tar.gz!/broker-1/...` names
     /// `capture/broker-1/...` when the archive holds nothing else at its
@@ -347,9 +339,37 @@ static MOUNTS: RwLock<Vec<Arc<Tree>>> = RwLock::new(Vec::new());
 
 fn lookup(p: &Path) -> Option<(Arc<Tree>, PathBuf)> {
     let mounts = MOUNTS.read().ok()?;
-    mounts
-        .iter()
-        .find_map(|t| t.rel(p).map(|r| (Arc::clone(t), r)))
+    if mounts.is_empty() {
+        return None;
+    }
+    // the path as spelled under a root (what discovery passes around)
+    // first; the absolute form (a system call for the working directory)
+    // only when no root matches that way
+    if let Some(found) = mounts.iter().find_map(|t| {
+        p.strip_prefix(&t.root)
+            .ok()
+            .map(|r| (Arc::clone(t), t.through_single_folder(normal(r))))
+    }) {
+        return Some(found);
+    }
+    // klf never changes its working directory: it is asked for once
+    static CWD: std::sync::OnceLock<Option<PathBuf>> = std::sync::OnceLock::new();
+    let abs = if p.is_absolute() {
+        p.to_path_buf()
+    } else {
+        CWD.get_or_init(|| std::env::current_dir().ok())
+            .as_ref()?
+            .join(p)
+    };
+    let abs: PathBuf = abs
+        .components()
+        .filter(|c| !matches!(c, Component::CurDir))
+        .collect();
+    mounts.iter().find_map(|t| {
+        abs.strip_prefix(&t.abs_root)
+            .ok()
+            .map(|r| (Arc::clone(t), t.through_single_folder(normal(r))))
+    })
 }
 
 /// The mounted root `p` lies under and its path inside it (through a

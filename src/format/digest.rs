@@ -212,7 +212,7 @@ pub fn file_body(
     let mut v = Vec::new();
     file_head(&mut v, path, mtime_ms, len);
     put_uvar(&mut v, content.len() as u64);
-    let z = zstd::bulk::compress(content, 3)?;
+    let z = compress(content)?;
     v.extend_from_slice(&z);
     Ok(v)
 }
@@ -481,7 +481,7 @@ pub fn inflate(content: &[u8], raw_len: u64, cap: u64, at: u64) -> Result<Vec<u8
             ),
         ));
     }
-    let out = zstd::bulk::decompress(content, raw_len as usize)
+    let out = decompress(content, raw_len as usize)
         .map_err(|e| ParseError::new(at, format!("the entry does not decompress: {e}")))?;
     if out.len() as u64 != raw_len {
         return Err(ParseError::new(
@@ -641,11 +641,52 @@ fn first_prev() -> BatchHeader {
 /// The flags byte that ends the batches of a segment's summaries.
 const END_OF_BATCHES: u8 = 0xFF;
 
+/// Raw summaries held before they are handed to a streaming compressor.
+const BUFFERED: usize = 1 << 20;
+
+thread_local! {
+    /// One compression and one decompression context a thread, reused:
+    /// making one costs more than compressing a small file.
+    static COMPRESSOR: std::cell::RefCell<Option<zstd::bulk::Compressor<'static>>> =
+        const { std::cell::RefCell::new(None) };
+    static DECOMPRESSOR: std::cell::RefCell<Option<zstd::bulk::Decompressor<'static>>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+/// `data` compressed with this thread's context.
+pub fn compress(data: &[u8]) -> std::io::Result<Vec<u8>> {
+    COMPRESSOR.with(|c| {
+        let mut c = c.borrow_mut();
+        if c.is_none() {
+            *c = Some(zstd::bulk::Compressor::new(3)?);
+        }
+        match c.as_mut() {
+            Some(z) => z.compress(data),
+            None => zstd::bulk::compress(data, 3),
+        }
+    })
+}
+
+fn decompress(data: &[u8], capacity: usize) -> std::io::Result<Vec<u8>> {
+    DECOMPRESSOR.with(|d| {
+        let mut d = d.borrow_mut();
+        if d.is_none() {
+            *d = Some(zstd::bulk::Decompressor::new()?);
+        }
+        match d.as_mut() {
+            Some(z) => z.decompress(data, capacity),
+            None => zstd::bulk::decompress(data, capacity),
+        }
+    })
+}
+
 /// Encodes a segment's summaries as they are walked (deltas against the
-/// previous batch, varints: a few bytes a batch) and compresses them as it
-/// goes: what it holds is the compressed summaries, not the batches.
+/// previous batch, varints: a few bytes a batch). Up to 1 MiB of them are
+/// held and compressed at the end with the thread's context; past that
+/// they go through a streaming compressor as they come: what a large
+/// segment's walk holds is its compressed summaries, not its batches.
 pub struct SegmentEncoder {
-    z: zstd::stream::write::Encoder<'static, Vec<u8>>,
+    z: Option<zstd::stream::write::Encoder<'static, Vec<u8>>>,
     raw_len: u64,
     prev: BatchHeader,
     next_pos: u64,
@@ -656,17 +697,22 @@ impl SegmentEncoder {
     /// A new encoder.
     pub fn new() -> std::io::Result<Self> {
         Ok(SegmentEncoder {
-            z: zstd::stream::write::Encoder::new(Vec::new(), 3)?,
+            z: None,
             raw_len: 0,
             prev: first_prev(),
             next_pos: 0,
-            buf: Vec::with_capacity(64),
+            buf: Vec::with_capacity(4096),
         })
     }
 
-    fn put(&mut self) -> std::io::Result<()> {
+    fn spill(&mut self) -> std::io::Result<()> {
         use std::io::Write;
-        self.z.write_all(&self.buf)?;
+        if self.z.is_none() {
+            self.z = Some(zstd::stream::write::Encoder::new(Vec::new(), 3)?);
+        }
+        if let Some(z) = self.z.as_mut() {
+            z.write_all(&self.buf)?;
+        }
         self.raw_len += self.buf.len() as u64;
         self.buf.clear();
         Ok(())
@@ -677,7 +723,10 @@ impl SegmentEncoder {
         encode_batch(&mut self.buf, b, &self.prev, self.next_pos);
         self.next_pos = b.position.wrapping_add(b.size);
         self.prev = b.summary.clone();
-        self.put()
+        if self.buf.len() >= BUFFERED {
+            self.spill()?;
+        }
+        Ok(())
     }
 
     /// Ends the summaries with what the walk read, how it ended and the
@@ -689,14 +738,19 @@ impl SegmentEncoder {
         bytes_read: u64,
         index_findings: Option<&[ShippedFinding]>,
     ) -> std::io::Result<(Vec<u8>, u64)> {
-        let mut v = std::mem::take(&mut self.buf);
-        v.push(END_OF_BATCHES);
-        put_uvar(&mut v, bytes_read);
-        encode_tail(&mut v, end, index_findings);
-        self.buf = v;
-        self.put()?;
+        self.buf.push(END_OF_BATCHES);
+        put_uvar(&mut self.buf, bytes_read);
+        encode_tail(&mut self.buf, end, index_findings);
+        if self.z.is_none() {
+            let raw_len = self.buf.len() as u64;
+            return Ok((compress(&self.buf)?, raw_len));
+        }
+        self.spill()?;
         let raw_len = self.raw_len;
-        Ok((self.z.finish()?, raw_len))
+        match self.z.take() {
+            Some(z) => Ok((z.finish()?, raw_len)),
+            None => Ok((Vec::new(), raw_len)),
+        }
     }
 }
 
@@ -1078,6 +1132,31 @@ mod tests {
                 assert!(decode_segment(&enc[..n], 0).is_err());
             }
         }
+    }
+
+    #[test]
+    fn the_streaming_encoder_writes_what_the_whole_encoding_does() {
+        // more than the 1 MiB held before the streaming compressor takes over
+        let batches: Vec<DigestBatch> = (0..60_000)
+            .map(|i| batch(i * 10, i * 10 + 9, (i / 7000) as i32))
+            .collect();
+        let s = SegmentDigest {
+            batches,
+            end: WalkEnd::Clean,
+            bytes_read: 5,
+            index_findings: None,
+        };
+        let mut e = SegmentEncoder::new().unwrap();
+        for b in &s.batches {
+            e.push(b).unwrap();
+        }
+        let (z, raw_len) = e.finish(&s.end, 5, None).unwrap();
+        let raw = encode_segment(&s);
+        assert!(raw.len() > BUFFERED);
+        assert_eq!(raw_len, raw.len() as u64);
+        let back = inflate(&z, raw_len, u64::MAX, 0).unwrap();
+        assert_eq!(back, raw);
+        assert_eq!(decode_segment(&back, 0).unwrap(), s);
     }
 
     #[test]

@@ -331,6 +331,8 @@ fn under_names(inputs: &[PathBuf]) -> Vec<String> {
 /// Where each partition directory's checksums are checked from.
 fn crc_plan(capture: &crate::capture::discover::Capture, verify: bool) -> BTreeMap<PathBuf, Crc> {
     let mut plan = BTreeMap::new();
+    // one probe of the lock a log directory, not one a partition
+    let mut live: BTreeMap<PathBuf, bool> = BTreeMap::new();
     let replicas = capture
         .partitions
         .values()
@@ -343,7 +345,9 @@ fn crc_plan(capture: &crate::capture::discover::Capture, verify: bool) -> BTreeM
         } else {
             let broker = capture.brokers.iter().find(|b| b.path == r.log_dir);
             let recovering = broker.is_some_and(|b| b.clean_shutdown.is_none())
-                && !crate::capture::mmap::log_dir_is_live(&r.log_dir);
+                && !*live
+                    .entry(r.log_dir.clone())
+                    .or_insert_with(|| crate::capture::mmap::log_dir_is_live(&r.log_dir));
             let mut t = r.high_watermark.unwrap_or(i64::MIN);
             if recovering {
                 t = t.min(r.recovery_point.unwrap_or(i64::MIN));
@@ -732,8 +736,11 @@ pub fn walk_segment(
                 ));
             } else if (summary.last_offset >= crc_from || summary.is_control) && total <= MAX_ENTRY
             {
-                // the whole entry: its checksum, a marker's type
-                let got = match src.read(pos, total as usize, &mut buf) {
+                // the whole entry: its checksum, a marker's type (the
+                // header read already, the rest now)
+                let rest = total as usize - V2_HEADER_SIZE;
+                let mut more = Vec::new();
+                let got = match src.read(pos + V2_HEADER_SIZE as u64, rest, &mut more) {
                     Ok(n) => n,
                     Err(e) => {
                         break WalkEnd::Io {
@@ -743,7 +750,9 @@ pub fn walk_segment(
                     }
                 };
                 read += got as u64;
-                if (got as u64) < total {
+                buf.truncate(V2_HEADER_SIZE);
+                buf.extend_from_slice(&more[..got]);
+                if got < rest {
                     break WalkEnd::Io {
                         pos: Some(pos),
                         reason: "the file changed while klf read it (a read came back short)"
