@@ -22,7 +22,7 @@
 //! size of the files read is capped ([`DEFAULT_LIMIT`] unless the caller
 //! says otherwise); past the cap the archive is refused.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::ffi::OsString;
 use std::fmt;
 use std::io::{self, Read};
@@ -203,7 +203,7 @@ pub fn register_tree(root: &Path, files: Vec<(PathBuf, TreeFile)>, dirs: Vec<Pat
     let mut tree = Tree {
         abs_root: std::path::absolute(root).unwrap_or_else(|_| root.to_path_buf()),
         root: root.to_path_buf(),
-        files: BTreeMap::new(),
+        files: HashMap::new(),
         dirs: Dir::default(),
     };
     for d in dirs {
@@ -267,7 +267,7 @@ struct Tree {
     /// The same, absolute (lexically), to match absolute spellings.
     abs_root: PathBuf,
     /// Relative path → file.
-    files: BTreeMap<PathBuf, FileEntry>,
+    files: HashMap<PathBuf, FileEntry>,
     /// Every directory, the root included.
     dirs: Dir,
 }
@@ -496,7 +496,7 @@ pub fn mount_with_progress(
     let mut tree = Tree {
         abs_root: std::path::absolute(&root).unwrap_or_else(|_| root.clone()),
         root: root.clone(),
-        files: BTreeMap::new(),
+        files: HashMap::new(),
         dirs: Dir::default(),
     };
     let mut links: Vec<(PathBuf, PathBuf, String)> = Vec::new();

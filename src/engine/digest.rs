@@ -15,11 +15,9 @@ pub fn make(
     out: &mut dyn Write,
     progress: &(dyn Fn(u64, u64) + Sync),
 ) -> io::Result<Made> {
-    crate::capture::digest::make::make(
-        inputs,
-        opts,
-        out,
-        progress,
-        &crate::engine::check::digested::node_index_findings,
-    )
+    let capture = crate::capture::discover::discover(inputs);
+    let segments = crate::engine::check::digested::SegmentsOf::new(&capture);
+    crate::capture::digest::make::make(&capture, inputs, opts, out, progress, &|p, w, e| {
+        crate::engine::check::digested::node_index_findings(&capture, &segments, p, w, e)
+    })
 }

@@ -427,3 +427,21 @@ pub fn tree_state(
     }
     out
 }
+
+/// The node folders of a capture folder (`broker-N`, `controller-N`), by
+/// name, sorted.
+pub fn node_folders(cap: &Path) -> Vec<(String, PathBuf)> {
+    let mut v: Vec<(String, PathBuf)> = std::fs::read_dir(cap)
+        .unwrap()
+        .flatten()
+        .filter(|e| e.path().is_dir())
+        .map(|e| (e.file_name().to_string_lossy().into_owned(), e.path()))
+        .filter(|(n, _)| {
+            n.strip_prefix("broker-")
+                .or_else(|| n.strip_prefix("controller-"))
+                .is_some_and(|id| id.parse::<u32>().is_ok())
+        })
+        .collect();
+    v.sort();
+    v
+}

@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::common::{copy_tree, kafka, klf, scratch, text};
+use crate::common::{copy_tree, kafka, klf, node_folders, scratch, text};
 
 /// The commands compared.
 const COMMANDS: &[&str] = &["diff", "timeline", "impact", "elect", "check"];
@@ -35,27 +35,10 @@ fn captures() -> Vec<PathBuf> {
     v
 }
 
-/// The node folders of a capture (`broker-N`, `controller-N`), sorted.
-fn nodes(cap: &Path) -> Vec<(String, PathBuf)> {
-    let mut v: Vec<(String, PathBuf)> = std::fs::read_dir(cap)
-        .unwrap()
-        .flatten()
-        .filter(|e| e.path().is_dir())
-        .map(|e| (e.file_name().to_string_lossy().into_owned(), e.path()))
-        .filter(|(n, _)| {
-            n.strip_prefix("broker-")
-                .or_else(|| n.strip_prefix("controller-"))
-                .is_some_and(|id| id.parse::<u32>().is_ok())
-        })
-        .collect();
-    v.sort();
-    v
-}
-
 /// Digests every node of `cap` into `out`: the digests' paths.
 fn digest_nodes(cap: &Path, out: &Path) -> Vec<PathBuf> {
     std::fs::create_dir_all(out).unwrap();
-    nodes(cap)
+    node_folders(cap)
         .into_iter()
         .map(|(name, dir)| {
             let d = out.join(format!("{name}.klfd"));
@@ -376,7 +359,7 @@ fn verified_digests_check_every_checksum() {
     std::fs::create_dir_all(&verified).unwrap();
     let mut pd = Vec::new();
     let mut vd = Vec::new();
-    for (name, node) in nodes(&cap) {
+    for (name, node) in node_folders(&cap) {
         for (out, v, list) in [(&plain, false, &mut pd), (&verified, true, &mut vd)] {
             let f = out.join(format!("{name}.klfd"));
             let mut a = vec![
@@ -424,7 +407,7 @@ fn a_nodes_volumes_given_one_by_one_keep_their_paths() {
     let work = scratch("digest-volumes");
     let pods = work.join("pods");
     let mut digests = Vec::new();
-    for (name, node) in nodes(&cap) {
+    for (name, node) in node_folders(&cap) {
         let pod = pods.join(&name);
         let mut dirs = Vec::new();
         let vols: Vec<PathBuf> = ["d1", "d2"]

@@ -17,7 +17,7 @@ use std::process::Command;
 
 use serde_json::Value;
 
-use crate::common::{copy_tree, kafka, klf, scratch, text, KLF};
+use crate::common::{copy_tree, kafka, klf, node_folders, scratch, text, KLF};
 
 /// The scenario whose captures these tests lay out.
 const CAPTURE: &str = "jbod";
@@ -37,24 +37,6 @@ fn jbod_captures() -> Vec<PathBuf> {
 
 fn facts(cap: &Path) -> Value {
     serde_json::from_slice(&std::fs::read(cap.join("scenario.json")).unwrap()).unwrap()
-}
-
-/// The node folders of a capture folder (`broker-N`, `controller-N`), by
-/// name, sorted.
-fn node_folders(cap: &Path) -> Vec<(String, PathBuf)> {
-    let mut v: Vec<(String, PathBuf)> = std::fs::read_dir(cap)
-        .unwrap()
-        .flatten()
-        .filter(|e| e.path().is_dir())
-        .map(|e| (e.file_name().to_string_lossy().into_owned(), e.path()))
-        .filter(|(n, _)| {
-            n.strip_prefix("broker-")
-                .or_else(|| n.strip_prefix("controller-"))
-                .is_some_and(|id| id.parse::<u32>().is_ok())
-        })
-        .collect();
-    v.sort();
-    v
 }
 
 /// A node folder's log directories: itself (it holds `meta.properties`),

@@ -128,19 +128,9 @@ impl Counted<'_> {
 }
 
 /// What the caller adds to a data segment's summaries once it is walked
-/// (`klf check`'s index checks, which run on the node): the node's
-/// capture as discovery found it, the segment, its summaries.
-pub type SegmentHook<'a> = dyn Fn(
-        &crate::capture::discover::Capture,
-        &Path,
-        &[Walked],
-        &WalkEnd,
-    ) -> Option<Vec<fmt::ShippedFinding>>
-    + Sync
-    + 'a;
-
-/// [`SegmentHook`] with the node's capture given.
-type FileHook<'a> =
+/// (`klf check`'s index checks, which run on the node): the segment, what
+/// the walk kept of its batches, how it ended.
+pub type SegmentHook<'a> =
     dyn Fn(&Path, &[Walked], &WalkEnd) -> Option<Vec<fmt::ShippedFinding>> + Sync + 'a;
 
 /// What the walk of a segment keeps of each batch for the index checks
@@ -163,9 +153,11 @@ pub struct Walked {
 }
 
 /// Makes the digest of the node whose log directories (or node folder) are
-/// `inputs` and writes it to `out`. `progress` gets (files done, files);
-/// `hook` sees each data segment's summaries before they are written.
+/// `inputs`, as discovery found them (`capture`), and writes it to `out`.
+/// `progress` gets (files done, files); `hook` sees each data segment's
+/// walk before its summaries are written.
 pub fn make(
+    capture: &crate::capture::discover::Capture,
     inputs: &[PathBuf],
     opts: &Options,
     out: &mut dyn Write,
@@ -173,8 +165,7 @@ pub fn make(
     hook: &SegmentHook<'_>,
 ) -> io::Result<Made> {
     let mut made = Made::default();
-    let capture = crate::capture::discover::discover(inputs);
-    let crc = crc_plan(&capture, opts.verify);
+    let crc = crc_plan(capture, opts.verify);
     // the digest's root holds the one input's content, or each input
     // under its own name
     let mut items = Vec::new();
@@ -207,7 +198,7 @@ pub fn make(
     for chunk in items.chunks(256) {
         let made_chunk: Vec<(Vec<u8>, Outcome)> = chunk
             .par_iter()
-            .map(|it| entry_of(it, opts, &crc, &|p, w, e| hook(&capture, p, w, e)))
+            .map(|it| entry_of(it, opts, &crc, hook))
             .collect::<io::Result<_>>()?;
         for (bytes, o) in made_chunk {
             sink.put(&bytes)?;
@@ -446,7 +437,7 @@ fn entry_of(
     it: &Item,
     opts: &Options,
     crc: &BTreeMap<PathBuf, Crc>,
-    hook: &FileHook<'_>,
+    hook: &SegmentHook<'_>,
 ) -> io::Result<(Vec<u8>, Outcome)> {
     let name = it
         .abs
@@ -639,6 +630,29 @@ impl Src {
     }
 }
 
+/// Exactly `n` bytes at `pos` into `buf` (counted in `read`), or how the
+/// walk ends: a read that failed, or came back short (the file changed).
+fn exactly(
+    src: &mut Src,
+    pos: u64,
+    n: usize,
+    buf: &mut Vec<u8>,
+    read: &mut u64,
+) -> Result<(), WalkEnd> {
+    let got = src.read(pos, n, buf).map_err(|e| WalkEnd::Io {
+        pos: Some(pos),
+        reason: e.to_string(),
+    })?;
+    *read += got as u64;
+    if got < n {
+        return Err(WalkEnd::Io {
+            pos: Some(pos),
+            reason: "the file changed while klf read it (a read came back short)".into(),
+        });
+    }
+    Ok(())
+}
+
 /// Largest entry read whole to check its checksum or read its marker.
 const MAX_ENTRY: u64 = 128 << 20;
 
@@ -740,25 +754,12 @@ pub fn walk_segment(
                 // header read already, the rest now)
                 let rest = total as usize - V2_HEADER_SIZE;
                 let mut more = Vec::new();
-                let got = match src.read(pos + V2_HEADER_SIZE as u64, rest, &mut more) {
-                    Ok(n) => n,
-                    Err(e) => {
-                        break WalkEnd::Io {
-                            pos: Some(pos),
-                            reason: e.to_string(),
-                        }
-                    }
-                };
-                read += got as u64;
-                buf.truncate(V2_HEADER_SIZE);
-                buf.extend_from_slice(&more[..got]);
-                if got < rest {
-                    break WalkEnd::Io {
-                        pos: Some(pos),
-                        reason: "the file changed while klf read it (a read came back short)"
-                            .into(),
-                    };
+                let at = pos + V2_HEADER_SIZE as u64;
+                if let Err(e) = exactly(&mut src, at, rest, &mut more, &mut read) {
+                    break e;
                 }
+                buf.truncate(V2_HEADER_SIZE);
+                buf.extend_from_slice(&more);
                 if let Ok(whole) = RecordBatch::new(&buf, 0, total as usize) {
                     if summary.last_offset >= crc_from {
                         let b = Batch::V2(whole);
@@ -787,21 +788,8 @@ pub fn walk_segment(
                     reason: format!("an entry of {total} bytes, more than klf reads into memory"),
                 };
             }
-            let got = match src.read(pos, total as usize, &mut buf) {
-                Ok(n) => n,
-                Err(e) => {
-                    break WalkEnd::Io {
-                        pos: Some(pos),
-                        reason: e.to_string(),
-                    }
-                }
-            };
-            read += got as u64;
-            if (got as u64) < total {
-                break WalkEnd::Io {
-                    pos: Some(pos),
-                    reason: "the file changed while klf read it (a read came back short)".into(),
-                };
+            if let Err(e) = exactly(&mut src, pos, total as usize, &mut buf, &mut read) {
+                break e;
             }
             let e = LegacyEntry::new(0, offset, magic, &buf);
             let b = Batch::Legacy(e);

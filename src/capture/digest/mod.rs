@@ -12,7 +12,7 @@
 pub mod careful;
 pub mod make;
 
-use std::collections::BTreeMap;
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, RwLock};
 
@@ -45,7 +45,11 @@ struct SegmentRef {
     file_len: u64,
 }
 
-static SEGMENTS: RwLock<BTreeMap<(PathBuf, PathBuf), SegmentRef>> = RwLock::new(BTreeMap::new());
+/// The segments of each mounted digest: root → path inside it → summaries.
+type Segments = HashMap<PathBuf, HashMap<PathBuf, SegmentRef>>;
+
+static SEGMENTS: std::sync::LazyLock<RwLock<Segments>> =
+    std::sync::LazyLock::new(|| RwLock::new(HashMap::new()));
 
 /// Each mounted digest's root, its file, and the paths its node was given
 /// (`klf digest PATH...` as typed on the node) with the folder each is
@@ -167,10 +171,7 @@ pub fn mount_bytes(path: &Path, bytes: Arc<Vec<u8>>, limit: u64) -> Result<Mount
         r.push((root.clone(), path.to_path_buf(), inputs, verify));
     }
     if let Ok(mut m) = SEGMENTS.write() {
-        m.retain(|(r, _), _| *r != root);
-        for (rel, s) in segs {
-            m.insert((root.clone(), rel), s);
-        }
+        m.insert(root.clone(), segs.into_iter().collect());
     }
     Ok(Mounted {
         root,
@@ -215,7 +216,7 @@ pub fn parse(bytes: &[u8], limit: u64) -> Result<Parsed, ParseError> {
     let mut pos = fmt::HEADER_LEN;
     let mut count = 0u64;
     let mut total = 0u64;
-    let mut seen = std::collections::BTreeSet::new();
+    let mut seen = std::collections::HashSet::new();
     loop {
         let (entry, next) = fmt::read_entry(bytes, pos, count)?;
         let Some(entry) = entry else {
@@ -333,7 +334,7 @@ fn segment_cap(len: u64) -> u64 {
 /// mounted digest (`None` for any other file); decoded anew at each call.
 pub fn segment(path: &Path) -> Option<Result<SegmentDigest, ParseError>> {
     let (root, rel) = vfs::resolve(path)?;
-    let s = SEGMENTS.read().ok()?.get(&(root, rel))?.clone();
+    let s = SEGMENTS.read().ok()?.get(&root)?.get(&rel)?.clone();
     let content = s.digest.get(s.at..s.at + s.len)?;
     Some(
         fmt::inflate(content, s.raw_len, segment_cap(s.file_len), s.at as u64)
@@ -344,7 +345,9 @@ pub fn segment(path: &Path) -> Option<Result<SegmentDigest, ParseError>> {
 /// Whether a digest with data segments is mounted (a command was given
 /// one).
 pub fn any_mounted() -> bool {
-    SEGMENTS.read().is_ok_and(|m| !m.is_empty())
+    SEGMENTS
+        .read()
+        .is_ok_and(|m| m.values().any(|s| !s.is_empty()))
 }
 
 /// The mounted digests made without `--verify`: their batches' checksums
@@ -364,7 +367,9 @@ pub fn unverified() -> Vec<PathBuf> {
 /// Whether `path` is a data segment of a mounted digest.
 pub fn is_digest_segment(path: &Path) -> bool {
     match vfs::resolve(path) {
-        Some(k) => SEGMENTS.read().is_ok_and(|m| m.contains_key(&k)),
+        Some((root, rel)) => SEGMENTS
+            .read()
+            .is_ok_and(|m| m.get(&root).is_some_and(|s| s.contains_key(&rel))),
         None => false,
     }
 }
@@ -395,16 +400,6 @@ pub fn on_node(p: &Path) -> Option<(PathBuf, String)> {
         }
     };
     Some((file.clone(), text))
-}
-
-/// Whether any mounted digest's segment lies under `dir`.
-pub fn any_under(dir: &Path) -> bool {
-    let Some((root, rel)) = vfs::resolve(dir) else {
-        return false;
-    };
-    SEGMENTS
-        .read()
-        .is_ok_and(|m| m.keys().any(|(r, p)| *r == root && p.starts_with(&rel)))
 }
 
 /// The model's summary of a digest's batch.

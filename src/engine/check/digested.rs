@@ -12,7 +12,7 @@ use super::stream::BatchAt;
 use crate::analysis::check::{code, display, finding, info, Finding, Location};
 use crate::capture::digest::make::Walked;
 use crate::capture::digest::summary;
-use crate::capture::discover::{Capture, SegmentFiles};
+use crate::capture::discover::{Capture, Replica, SegmentFiles};
 use crate::format::batch::V2_HEADER_SIZE;
 use crate::format::digest::{CrcCheck, SegmentDigest, ShippedFinding, WalkEnd};
 use crate::format::ParseError;
@@ -40,25 +40,45 @@ fn readable(walked: &[Walked], end: &WalkEnd) -> (Vec<SegBatch>, Option<u64>) {
     (list, stopped)
 }
 
+/// Every segment `.log` of a node's capture: its replica and segment, to
+/// find a walked segment's in one lookup.
+pub struct SegmentsOf<'c> {
+    map: std::collections::HashMap<&'c Path, (&'c Replica, &'c SegmentFiles)>,
+}
+
+impl<'c> SegmentsOf<'c> {
+    /// The segments of `capture`'s partitions (live and set aside).
+    pub fn new(capture: &'c Capture) -> Self {
+        let mut map = std::collections::HashMap::new();
+        for r in capture
+            .partitions
+            .values()
+            .flatten()
+            .chain(&capture.set_aside)
+        {
+            for s in &r.segments {
+                if let Some(p) = &s.log {
+                    map.insert(p.as_path(), (r, s));
+                }
+            }
+        }
+        SegmentsOf { map }
+    }
+}
+
 /// On the node, when the digest is made: `klf check`'s index checks of the
 /// data segment at `path` (its `.index`, `.timeindex` and `.txnindex`
 /// against the batches the digest walked), as the digest ships them
 /// (`None`: the segment is in no replica discovery found).
 pub fn node_index_findings(
     capture: &Capture,
+    segments: &SegmentsOf<'_>,
     path: &Path,
     walked: &[Walked],
     end: &WalkEnd,
 ) -> Option<Vec<ShippedFinding>> {
-    let replicas = capture
-        .partitions
-        .values()
-        .flatten()
-        .chain(&capture.set_aside);
-    for r in replicas {
-        let Some(seg) = r.segments.iter().find(|s| s.log.as_deref() == Some(path)) else {
-            continue;
-        };
+    let &(r, seg) = segments.map.get(path)?;
+    {
         let bases: Vec<i64> = r.segments.iter().map(|s| s.base_offset).collect();
         let clean = capture
             .brokers
@@ -97,7 +117,7 @@ pub fn node_index_findings(
                 0
             }
         };
-        return Some(
+        Some(
             found
                 .iter()
                 .map(|f| ShippedFinding {
@@ -108,9 +128,8 @@ pub fn node_index_findings(
                     message: f.message.to_string(),
                 })
                 .collect(),
-        );
+        )
     }
-    None
 }
 
 /// A finding the node made, against this capture's path of its file.
