@@ -7,8 +7,9 @@
 
 use std::path::Path;
 
-use super::segment::{check_indexes, FoldContext, SegBatch, SegBatches, SegmentFold, SegmentScan};
-use super::stream::BatchAt;
+use super::segment::{
+    check_indexes, Crc, FoldContext, SegBatch, SegBatches, SegmentChecks, SegmentScan,
+};
 use crate::analysis::check::{code, display, finding, info, Finding, Location};
 use crate::capture::digest::make::Walked;
 use crate::capture::digest::summary;
@@ -167,187 +168,64 @@ pub(super) fn scan(
     base: &Location,
     cx: &FoldContext<'_>,
 ) -> SegmentScan {
-    let mut fold = SegmentFold::default();
-    let mut kept: Option<Vec<BatchAt>> = cx.keep.then(Vec::new);
-    let mut findings = Vec::new();
-    let at = |position: Option<u64>, offset: Option<i64>| Location {
-        file: Some(display(path)),
-        position,
-        offset,
-        ..base.clone()
-    };
     let log_len = seg.log_len.unwrap_or(0);
     let d = match d {
         Ok(d) => d,
         Err(e) => {
-            findings.push(finding(
+            let mut c = SegmentChecks::new(seg, path, fidx, 0, base, cx);
+            let at = c.at(None, None);
+            c.findings.push(finding(
                 code::FILE_UNREADABLE,
-                at(None, None),
+                at,
                 format!(
                     "cannot read the digest's summaries of this segment: byte {} of the digest: {}",
                     e.pos, e.reason
                 ),
             ));
-            return SegmentScan {
-                findings,
-                batches: 0,
-                first: None,
-                min_base: None,
-                last: None,
-                end: 0,
-                bytes_read: 0,
-                fold,
-                kept: None,
-            };
+            let mut scan = c.finish(|_, _, _| {});
+            scan.kept = None;
+            return scan;
         }
     };
-    let mut first_batch = None;
-    let mut min_base: Option<i64> = None;
-    let mut prev_in_seg: Option<i64> = None;
-    let mut stopped: Option<u64> = None;
-    let mut count = 0u64;
+    let mut c = SegmentChecks::new(seg, path, fidx, log_len, base, cx);
+    let mut stopped = false;
     for b in &d.batches {
-        let pos = b.position;
-        let rest = log_len.saturating_sub(pos);
         let s = summary(b);
-        if !(0..=2).contains(&b.magic) {
-            findings.push(finding(
-                code::BATCH_BAD_MAGIC,
-                at(Some(pos), Some(s.base_offset)),
-                format!(
-                    "magic {} is not 0, 1 or 2; the rest of the segment ({rest} bytes) is not a readable log",
-                    b.magic
-                ),
-            ));
-            stopped = Some(pos);
+        let header = (b.magic >= 2).then(|| {
+            (
+                i32::try_from(s.last_offset.wrapping_sub(s.base_offset)).unwrap_or(-1),
+                s.record_count,
+            )
+        });
+        let crc = match &b.crc {
+            CrcCheck::Bad(reason) => {
+                Crc::Fails(reason, b.magic >= 2 && b.size < V2_HEADER_SIZE as u64)
+            }
+            CrcCheck::Ok | CrcCheck::Unchecked => Crc::Fine,
+        };
+        if !c.batch(b.position, b.magic, s, crc, header) {
+            stopped = true;
             break;
-        }
-        if let CrcCheck::Bad(reason) = &b.crc {
-            let c = if b.magic >= 2 && b.size < V2_HEADER_SIZE as u64 {
-                code::BATCH_FRAMING
-            } else {
-                code::BATCH_CRC_MISMATCH
-            };
-            findings.push(finding(
-                c,
-                at(Some(pos), Some(s.base_offset)),
-                format!(
-                    "{reason}; Kafka's recovery truncates the segment here, dropping {rest} bytes"
-                ),
-            ));
-            stopped = Some(pos);
-            break;
-        }
-        if b.magic >= 2 {
-            let delta = s.last_offset.wrapping_sub(s.base_offset);
-            let count = s.record_count;
-            if delta < 0 || count < 0 || i64::from(count) > delta + 1 {
-                findings.push(finding(
-                    code::BATCH_HEADER_INVALID,
-                    at(Some(pos), Some(s.base_offset)),
-                    format!(
-                        "last offset delta {delta} and record count {count} are impossible together"
-                    ),
-                ));
-            }
-        }
-        let first = s.base_offset;
-        if let Some(p) = prev_in_seg {
-            if first <= p {
-                findings.push(finding(
-                    code::BATCH_OFFSET_ORDER,
-                    at(Some(pos), Some(first)),
-                    format!(
-                        "batch at offset {first} follows a batch ending at offset {p}: offsets do not increase"
-                    ),
-                ));
-            }
-        } else {
-            first_batch = Some((pos, first));
-            if s.last_offset < seg.base_offset || (b.magic >= 2 && first < seg.base_offset) {
-                findings.push(finding(
-                    code::SEGMENT_NAME_MISMATCH,
-                    at(Some(pos), Some(first)),
-                    format!(
-                        "first batch starts at offset {first}, below the segment's base offset {} from its name",
-                        seg.base_offset
-                    ),
-                ));
-            }
-        }
-        prev_in_seg = Some(prev_in_seg.map_or(s.last_offset, |p| p.max(s.last_offset)));
-        min_base = Some(min_base.map_or(first, |m| m.min(first)));
-        fold.push(&s, (fidx, pos), cx);
-        count += 1;
-        if let Some(k) = &mut kept {
-            k.push(BatchAt {
-                summary: s,
-                place: (fidx, pos),
-            });
         }
     }
-    if stopped.is_none() {
+    if !stopped {
         match &d.end {
             WalkEnd::Clean => {}
-            WalkEnd::Bad { pos, reason } => {
-                let c = if reason.contains("magic") {
-                    code::BATCH_BAD_MAGIC
-                } else {
-                    code::BATCH_FRAMING
-                };
-                findings.push(finding(
-                    c,
-                    at(Some(*pos), None),
-                    format!(
-                        "{reason}; the rest of the segment ({} bytes) cannot be read",
-                        log_len.saturating_sub(*pos)
-                    ),
-                ));
-                stopped = Some(*pos);
-            }
-            WalkEnd::Io { pos, reason } => {
-                findings.push(finding(
-                    code::FILE_UNREADABLE,
-                    at(*pos, None),
-                    format!("cannot read (on the node, when the digest was made): {reason}"),
-                ));
-                stopped = Some(pos.unwrap_or(0));
-            }
-            WalkEnd::Tail { pos, len, declared } => {
-                let declared = match declared {
-                    Some(n) => format!("; the entry there declares {n} bytes"),
-                    None => String::new(),
-                };
-                let (c, where_) = if is_last {
-                    (code::SEGMENT_TORN_TAIL, "last segment")
-                } else {
-                    (code::SEGMENT_TORN_MIDDLE, "segment that is not the last")
-                };
-                findings.push(finding(
-                    c,
-                    at(Some(*pos), None),
-                    format!("{len} bytes after the last complete batch of the {where_}{declared}"),
-                ));
-            }
+            WalkEnd::Bad { pos, reason } => c.bad_entry(*pos, reason),
+            WalkEnd::Io { pos, reason } => c.unreadable(
+                pos.unwrap_or(0),
+                format!("cannot read (on the node, when the digest was made): {reason}"),
+            ),
+            WalkEnd::Tail { pos, len, declared } => c.tail(*pos, *len, *declared, is_last),
         }
     }
-    match &d.index_findings {
+    let at = c.at(None, None);
+    c.finish(|_, _, findings| match &d.index_findings {
         Some(fs) => findings.extend(fs.iter().map(|f| shipped(f, seg, path, base))),
         None => findings.push(finding(
             code::FILE_UNREADABLE,
-            at(None, None),
+            at,
             "the digest holds no index checks of this segment (it was made by a klf that did not run them): run klf check on the node",
         )),
-    }
-    SegmentScan {
-        findings,
-        batches: count,
-        first: first_batch,
-        min_base,
-        last: prev_in_seg,
-        end: stopped.unwrap_or(log_len),
-        bytes_read: log_len,
-        fold,
-        kept,
-    }
+    })
 }

@@ -14,7 +14,7 @@ use rayon::prelude::*;
 
 use super::segment::Fingerprint;
 use super::segment::{
-    check_indexes, file_name_of_path, FoldContext, SegBatch, SegBatches, SegmentFold, SegmentScan,
+    check_indexes, file_name_of_path, Crc, FoldContext, SegmentChecks, SegmentFold, SegmentScan,
     Snapshots,
 };
 use super::stream::{BatchAt, ReplicaBatches, SegmentPlan};
@@ -398,241 +398,81 @@ fn scan_segment(
     base: &Location,
     cx: &FoldContext<'_>,
 ) -> SegmentScan {
-    let mut fold = SegmentFold::default();
-    let mut kept: Option<Vec<BatchAt>> = cx.keep.then(Vec::new);
-    let mut findings = Vec::new();
-    let mut batches: Vec<SegBatch> = Vec::new();
-    let mut first_batch = None;
-    let mut min_base: Option<i64> = None;
-    let at = |position: Option<u64>, offset: Option<i64>| Location {
-        file: Some(display(path)),
-        position,
-        offset,
-        ..base.clone()
-    };
     if let Some(d) = crate::capture::digest::segment(path) {
         return super::digested::scan(seg, path, d, fidx, is_last, base, cx);
     }
     let data = match SegmentFile::open(path) {
         Ok(b) => b,
         Err(e) => {
-            findings.push(finding(
+            let mut c = SegmentChecks::new(seg, path, fidx, 0, base, cx);
+            let at = c.at(None, None);
+            c.findings.push(finding(
                 code::FILE_UNREADABLE,
-                at(None, None),
+                at,
                 format!("cannot read: {e}"),
             ));
-            return SegmentScan {
-                findings,
-                batches: 0,
-                first: None,
-                min_base: None,
-                last: None,
-                end: 0,
-                bytes_read: 0,
-                fold,
-                kept: None,
-            };
+            let mut scan = c.finish(|_, _, _| {});
+            scan.kept = None;
+            return scan;
         }
     };
     let log_len = data.len();
+    let mut c = SegmentChecks::new(seg, path, fidx, log_len, base, cx);
     let mut it = data.entries();
-    let mut prev_in_seg: Option<i64> = None;
-    // Where reading stopped on damage: index entries past it are not judged.
-    let mut stopped: Option<u64> = None;
     while let Some(item) = it.next_entry() {
         let batch = match item {
             Ok(b) => b,
             Err(EntryError::Io(e)) => {
-                let pos = it.position();
-                findings.push(finding(
-                    code::FILE_UNREADABLE,
-                    at(Some(pos), None),
-                    format!("cannot read: {e}"),
-                ));
-                stopped = Some(pos);
+                c.unreadable(it.position(), format!("cannot read: {e}"));
                 break;
             }
             Err(EntryError::Bad(e)) => {
-                let code = if e.reason.contains("magic") {
-                    code::BATCH_BAD_MAGIC
-                } else {
-                    code::BATCH_FRAMING
-                };
-                findings.push(finding(
-                    code,
-                    at(Some(e.pos), None),
-                    format!(
-                        "{}; the rest of the segment ({} bytes) cannot be read",
-                        e.reason,
-                        log_len.saturating_sub(e.pos)
-                    ),
-                ));
-                stopped = Some(e.pos);
+                c.bad_entry(e.pos, &e.reason);
                 break;
             }
         };
-        let pos = batch.position();
-        let rest = log_len.saturating_sub(pos);
-        let magic = batch.magic();
-        if !(0..=2).contains(&magic) {
-            findings.push(finding(
-                code::BATCH_BAD_MAGIC,
-                at(Some(pos), Some(batch.offset_field())),
-                format!(
-                    "magic {magic} is not 0, 1 or 2; the rest of the segment ({rest} bytes) is not a readable log"
-                ),
-            ));
-            stopped = Some(pos);
+        let crc = batch.check_crc();
+        let short = matches!(batch, Batch::V2(b) if b.bytes().len() < V2_HEADER_SIZE);
+        let header = match batch {
+            Batch::V2(b) => Some((b.last_offset_delta(), b.records_count())),
+            Batch::Legacy(_) => None,
+        };
+        let fine = c.batch(
+            batch.position(),
+            batch.magic(),
+            summarize(&batch),
+            match &crc {
+                Ok(()) => Crc::Fine,
+                Err(e) => Crc::Fails(&e.reason, short),
+            },
+            header,
+        );
+        if !fine {
             break;
         }
-        if let Err(e) = batch.check_crc() {
-            let code = match batch {
-                Batch::V2(b) if b.bytes().len() < V2_HEADER_SIZE => code::BATCH_FRAMING,
-                _ => code::BATCH_CRC_MISMATCH,
-            };
-            findings.push(finding(
-                code,
-                at(Some(pos), Some(batch.offset_field())),
-                format!(
-                    "{}; Kafka's recovery truncates the segment here, dropping {rest} bytes",
-                    e.reason
-                ),
-            ));
-            stopped = Some(pos);
-            break;
-        }
-        let summary = summarize(&batch);
-        if let Batch::V2(b) = batch {
-            let delta = b.last_offset_delta();
-            let count = b.records_count();
-            if delta < 0 || count < 0 || i64::from(count) > i64::from(delta) + 1 {
-                findings.push(finding(
-                    code::BATCH_HEADER_INVALID,
-                    at(Some(pos), Some(b.base_offset())),
-                    format!(
-                        "last offset delta {delta} and record count {count} are impossible together"
-                    ),
-                ));
-            }
-        }
-        // For a legacy compressed wrapper the offset field is its last
-        // inner offset: only v2 base offsets can be compared as firsts.
-        let first = summary.base_offset;
-        if let Some(p) = prev_in_seg {
-            if first <= p {
-                findings.push(finding(
-                    code::BATCH_OFFSET_ORDER,
-                    at(Some(pos), Some(first)),
-                    format!(
-                        "batch at offset {first} follows a batch ending at offset {p}: offsets do not increase"
-                    ),
-                ));
-            }
-        } else {
-            first_batch = Some((pos, first));
-            if summary.last_offset < seg.base_offset
-                || (matches!(batch, Batch::V2(_)) && first < seg.base_offset)
-            {
-                findings.push(finding(
-                    code::SEGMENT_NAME_MISMATCH,
-                    at(Some(pos), Some(first)),
-                    format!(
-                        "first batch starts at offset {first}, below the segment's base offset {} from its name",
-                        seg.base_offset
-                    ),
-                ));
-            }
-        }
-        prev_in_seg = Some(prev_in_seg.map_or(summary.last_offset, |p| p.max(summary.last_offset)));
-        min_base = Some(min_base.map_or(first, |m| m.min(first)));
-        fold.push(&summary, (fidx, pos), cx);
-        // memory for what the index checks need, asked for, not assumed
-        if batches.len() == batches.capacity()
-            && crate::format::memory::fallible(|| batches.try_reserve(batches.len().max(1024)))
-                .is_err()
-        {
-            findings.push(finding(
-                code::FILE_UNREADABLE,
-                at(Some(pos), None),
-                format!(
-                    "cannot allocate memory to check the segment past {} batches",
-                    batches.len()
-                ),
-            ));
-            stopped = Some(pos);
-            break;
-        }
-        batches.push(SegBatch {
-            position: pos,
-            base_offset: summary.base_offset,
-            last_offset: summary.last_offset,
-            is_control: summary.is_control,
-        });
-        if let Some(k) = &mut kept {
-            k.push(BatchAt {
-                summary,
-                place: (fidx, pos),
-            });
-        }
     }
-    if stopped.is_none() {
-        if let Some(tail) = it.tail() {
-            let declared = match tail.kind {
-                TailKind::Truncated { declared } => {
-                    format!("; the entry there declares {declared} bytes")
-                }
-                TailKind::Short => String::new(),
-            };
-            let (code, where_) = if is_last {
-                (code::SEGMENT_TORN_TAIL, "last segment")
-            } else {
-                (code::SEGMENT_TORN_MIDDLE, "segment that is not the last")
-            };
-            findings.push(finding(
-                code,
-                at(Some(tail.position), None),
-                format!(
-                    "{} bytes after the last complete batch of the {where_}{declared}",
-                    tail.len
-                ),
-            ));
-        }
+    if let Some(tail) = it.tail() {
+        let declared = match tail.kind {
+            TailKind::Truncated { declared } => Some(declared),
+            TailKind::Short => None,
+        };
+        c.tail(tail.position, tail.len, declared, is_last);
     }
-    let count = batches.len() as u64;
-    match SegBatches::new(batches) {
-        Some(batches) => check_indexes(
-            seg,
-            log_len,
-            &batches,
-            cx.rebuilt_from.is_some_and(|b| seg.base_offset >= b),
-            stopped,
-            base,
-            &mut findings,
-        ),
-        None => findings.push(finding(
-            code::FILE_UNREADABLE,
-            at(None, None),
-            "cannot allocate memory to check the segment's indexes".to_string(),
-        )),
-    }
+    let rebuilt = cx.rebuilt_from.is_some_and(|b| seg.base_offset >= b);
+    let mut scan = c.finish(|batches, stopped, findings| {
+        check_indexes(seg, log_len, batches, rebuilt, stopped, base, findings)
+    });
     // A segment that changed while it was read: what was found in it is
     // not evidence, the change is (the machine's answer, exit 2).
     if let Err(e) = data.unchanged() {
-        findings = vec![finding(
+        scan.findings = vec![finding(
             code::FILE_UNREADABLE,
-            at(None, None),
+            Location {
+                file: Some(display(path)),
+                ..base.clone()
+            },
             format!("cannot read: {e}"),
         )];
     }
-    SegmentScan {
-        findings,
-        batches: count,
-        first: first_batch,
-        min_base,
-        last: prev_in_seg,
-        end: stopped.unwrap_or(log_len),
-        bytes_read: log_len,
-        fold,
-        kept,
-    }
+    scan
 }

@@ -9,6 +9,7 @@ use std::path::Path;
 use super::stream::BatchAt;
 use crate::analysis::check::{code, display, finding, BatchPlace, Finding, Location};
 use crate::analysis::timeline::EpochSpan;
+use crate::capture::discover::SegmentFiles;
 use crate::format::index::{OFFSET_ENTRY_SIZE, TIME_ENTRY_SIZE};
 use crate::format::names::ReplicaKind;
 use crate::format::snapshot::{read_producer_snapshot, ProducerEntry};
@@ -702,5 +703,276 @@ fn check_txn_index(
             at(*pos, Some(*off)),
             format!("{why}{more}"),
         ));
+    }
+}
+
+/// How a segment's batch checksum came out, for [`SegmentChecks::batch`].
+pub(super) enum Crc<'a> {
+    /// It matches (or was not checked: a digest's batch below where the
+    /// node checked).
+    Fine,
+    /// It fails: the reason, and whether the entry is too short to be a
+    /// batch at all (a framing problem rather than a checksum's).
+    Fails(&'a str, bool),
+}
+
+/// The checks of one segment's batches, fed in file order by whatever
+/// reads them (its bytes, or a digest's summaries): framing, checksums,
+/// headers, offset order, the segment's name, its tail; what the
+/// replica's order-dependent rules need (the fold); the batches the index
+/// checks look up.
+pub(super) struct SegmentChecks<'a> {
+    seg: &'a SegmentFiles,
+    path: &'a Path,
+    fidx: usize,
+    base: &'a Location,
+    cx: &'a FoldContext<'a>,
+    log_len: u64,
+    /// What was found.
+    pub(super) findings: Vec<Finding>,
+    fold: SegmentFold,
+    kept: Option<Vec<BatchAt>>,
+    first: Option<(u64, i64)>,
+    min_base: Option<i64>,
+    prev_in_seg: Option<i64>,
+    /// Where reading stopped on damage: index entries past it are not
+    /// judged.
+    pub(super) stopped: Option<u64>,
+    batches: Vec<SegBatch>,
+}
+
+impl<'a> SegmentChecks<'a> {
+    /// The checks of the segment `seg` (its `.log` at `path`, `log_len`
+    /// bytes, `fidx`-th of its replica's).
+    pub(super) fn new(
+        seg: &'a SegmentFiles,
+        path: &'a Path,
+        fidx: usize,
+        log_len: u64,
+        base: &'a Location,
+        cx: &'a FoldContext<'a>,
+    ) -> Self {
+        SegmentChecks {
+            seg,
+            path,
+            fidx,
+            base,
+            cx,
+            log_len,
+            findings: Vec::new(),
+            fold: SegmentFold::default(),
+            kept: cx.keep.then(Vec::new),
+            first: None,
+            min_base: None,
+            prev_in_seg: None,
+            stopped: None,
+            batches: Vec::new(),
+        }
+    }
+
+    /// A location in the segment's `.log`.
+    pub(super) fn at(&self, position: Option<u64>, offset: Option<i64>) -> Location {
+        Location {
+            file: Some(display(self.path)),
+            position,
+            offset,
+            ..self.base.clone()
+        }
+    }
+
+    /// The next batch: at `pos`, with this magic, summary and checksum;
+    /// `header` is a v2 batch's (last offset delta, record count). `false`
+    /// when reading stops here.
+    pub(super) fn batch(
+        &mut self,
+        pos: u64,
+        magic: i8,
+        summary: BatchSummary,
+        crc: Crc<'_>,
+        header: Option<(i32, i32)>,
+    ) -> bool {
+        let rest = self.log_len.saturating_sub(pos);
+        let first = summary.base_offset;
+        if !(0..=2).contains(&magic) {
+            self.findings.push(finding(
+                code::BATCH_BAD_MAGIC,
+                self.at(Some(pos), Some(first)),
+                format!(
+                    "magic {magic} is not 0, 1 or 2; the rest of the segment ({rest} bytes) is not a readable log"
+                ),
+            ));
+            self.stopped = Some(pos);
+            return false;
+        }
+        if let Crc::Fails(reason, short) = crc {
+            let c = if short {
+                code::BATCH_FRAMING
+            } else {
+                code::BATCH_CRC_MISMATCH
+            };
+            self.findings.push(finding(
+                c,
+                self.at(Some(pos), Some(first)),
+                format!(
+                    "{reason}; Kafka's recovery truncates the segment here, dropping {rest} bytes"
+                ),
+            ));
+            self.stopped = Some(pos);
+            return false;
+        }
+        if let Some((delta, count)) = header {
+            if delta < 0 || count < 0 || i64::from(count) > i64::from(delta) + 1 {
+                self.findings.push(finding(
+                    code::BATCH_HEADER_INVALID,
+                    self.at(Some(pos), Some(first)),
+                    format!(
+                        "last offset delta {delta} and record count {count} are impossible together"
+                    ),
+                ));
+            }
+        }
+        // For a legacy compressed wrapper the offset field is its last
+        // inner offset: only v2 base offsets can be compared as firsts.
+        if let Some(p) = self.prev_in_seg {
+            if first <= p {
+                self.findings.push(finding(
+                    code::BATCH_OFFSET_ORDER,
+                    self.at(Some(pos), Some(first)),
+                    format!(
+                        "batch at offset {first} follows a batch ending at offset {p}: offsets do not increase"
+                    ),
+                ));
+            }
+        } else {
+            self.first = Some((pos, first));
+            if summary.last_offset < self.seg.base_offset
+                || (magic >= 2 && first < self.seg.base_offset)
+            {
+                self.findings.push(finding(
+                    code::SEGMENT_NAME_MISMATCH,
+                    self.at(Some(pos), Some(first)),
+                    format!(
+                        "first batch starts at offset {first}, below the segment's base offset {} from its name",
+                        self.seg.base_offset
+                    ),
+                ));
+            }
+        }
+        self.prev_in_seg = Some(
+            self.prev_in_seg
+                .map_or(summary.last_offset, |p| p.max(summary.last_offset)),
+        );
+        self.min_base = Some(self.min_base.map_or(first, |m| m.min(first)));
+        self.fold.push(&summary, (self.fidx, pos), self.cx);
+        // memory for what the index checks need, asked for, not assumed
+        if self.batches.len() == self.batches.capacity()
+            && crate::format::memory::fallible(|| {
+                self.batches.try_reserve(self.batches.len().max(1024))
+            })
+            .is_err()
+        {
+            self.findings.push(finding(
+                code::FILE_UNREADABLE,
+                self.at(Some(pos), None),
+                format!(
+                    "cannot allocate memory to check the segment past {} batches",
+                    self.batches.len()
+                ),
+            ));
+            self.stopped = Some(pos);
+            return false;
+        }
+        self.batches.push(SegBatch {
+            position: pos,
+            base_offset: summary.base_offset,
+            last_offset: summary.last_offset,
+            is_control: summary.is_control,
+        });
+        if let Some(k) = &mut self.kept {
+            k.push(BatchAt {
+                summary,
+                place: (self.fidx, pos),
+            });
+        }
+        true
+    }
+
+    /// An entry at `pos` that does not frame: reading stops.
+    pub(super) fn bad_entry(&mut self, pos: u64, reason: &str) {
+        let c = if reason.contains("magic") {
+            code::BATCH_BAD_MAGIC
+        } else {
+            code::BATCH_FRAMING
+        };
+        self.findings.push(finding(
+            c,
+            self.at(Some(pos), None),
+            format!(
+                "{reason}; the rest of the segment ({} bytes) cannot be read",
+                self.log_len.saturating_sub(pos)
+            ),
+        ));
+        self.stopped = Some(pos);
+    }
+
+    /// A read that failed at `pos`: reading stops.
+    pub(super) fn unreadable(&mut self, pos: u64, message: String) {
+        self.findings.push(finding(
+            code::FILE_UNREADABLE,
+            self.at(Some(pos), None),
+            message,
+        ));
+        self.stopped = Some(pos);
+    }
+
+    /// Bytes after the last complete batch (unless reading stopped on
+    /// damage before): `declared` is the size an entry there declares.
+    pub(super) fn tail(&mut self, pos: u64, len: u64, declared: Option<i64>, is_last: bool) {
+        if self.stopped.is_some() {
+            return;
+        }
+        let declared = match declared {
+            Some(n) => format!("; the entry there declares {n} bytes"),
+            None => String::new(),
+        };
+        let (c, where_) = if is_last {
+            (code::SEGMENT_TORN_TAIL, "last segment")
+        } else {
+            (code::SEGMENT_TORN_MIDDLE, "segment that is not the last")
+        };
+        self.findings.push(finding(
+            c,
+            self.at(Some(pos), None),
+            format!("{len} bytes after the last complete batch of the {where_}{declared}"),
+        ));
+    }
+
+    /// What the segment's checks found, with its indexes' (`index` adds
+    /// them, given the batches and where reading stopped).
+    pub(super) fn finish(
+        mut self,
+        index: impl FnOnce(&SegBatches, Option<u64>, &mut Vec<Finding>),
+    ) -> SegmentScan {
+        let count = self.batches.len() as u64;
+        let at = self.at(None, None);
+        match SegBatches::new(std::mem::take(&mut self.batches)) {
+            Some(b) => index(&b, self.stopped, &mut self.findings),
+            None => self.findings.push(finding(
+                code::FILE_UNREADABLE,
+                at,
+                "cannot allocate memory to check the segment's indexes".to_string(),
+            )),
+        }
+        SegmentScan {
+            findings: self.findings,
+            batches: count,
+            first: self.first,
+            min_base: self.min_base,
+            last: self.prev_in_seg,
+            end: self.stopped.unwrap_or(self.log_len),
+            bytes_read: self.log_len,
+            fold: self.fold,
+            kept: self.kept,
+        }
     }
 }
