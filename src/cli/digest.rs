@@ -79,16 +79,12 @@ pub struct Args {
 
 /// Runs `klf digest`.
 pub fn run(args: Args, out: &mut Output) -> Status {
-    for p in &args.paths {
-        if let Err(e) = std::fs::metadata(p) {
-            out.diag(format_args!(
-                "klf: {}: {}",
-                p.display(),
-                super::common::missing_hint(p, &e)
-            ));
-            return Status::Failure;
-        }
-    }
+    // a path that does not exist is an error with a hint; an archive of a
+    // node (`broker-1.tar.gz`) is read from memory like any capture
+    let inputs = match out.resolve_inputs(&args.paths) {
+        Ok(v) => v,
+        Err(s) => return s,
+    };
     let to_stdout = args.output.as_os_str() == "-";
     // a digest is binary: a terminal would show garbage, and a pseudo-
     // terminal on the way (`ssh -t`, `kubectl exec -t`) changes its bytes
@@ -136,11 +132,11 @@ pub fn run(args: Args, out: &mut Output) -> Status {
         }
     };
     let result = pool.install(|| match &target {
-        Some(t) => t.stream(|w| make(&args.paths, &opts, w, &progress)),
+        Some(t) => t.stream(|w| make(&inputs, &opts, w, &progress)),
         None => {
             let stdout = std::io::stdout();
             let mut lock = stdout.lock();
-            let r = make(&args.paths, &opts, &mut lock, &progress);
+            let r = make(&inputs, &opts, &mut lock, &progress);
             r.and_then(|m| lock.flush().map(|()| m))
         }
     });

@@ -502,3 +502,37 @@ fn the_report_over_digests_is_the_same_page() {
         assert_eq!(x, y, "{name}: the pages differ");
     }
 }
+
+/// An archive of a node's folder digests as the folder does.
+#[test]
+fn an_archive_of_a_node_digests_as_its_folder() {
+    let cap = kafka("divergence");
+    let work = scratch("digest-archive");
+    let tarball = work.join("broker-1.tar");
+    std::fs::create_dir_all(&work).unwrap();
+    let mut b = tar::Builder::new(std::fs::File::create(&tarball).unwrap());
+    b.append_dir_all("broker-1", cap.join("broker-1")).unwrap();
+    b.finish().unwrap();
+    drop(b);
+    let from_tar = work.join("t.klfd");
+    let from_dir = work.join("d.klfd");
+    for (src, to) in [
+        (tarball.clone(), &from_tar),
+        (cap.join("broker-1"), &from_dir),
+    ] {
+        let o = klf(&[
+            "digest",
+            "-q",
+            src.to_str().unwrap(),
+            "-o",
+            to.to_str().unwrap(),
+        ]);
+        assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    }
+    let json = |d: &Path| {
+        let o = klf(&["timeline", "--format", "json", d.to_str().unwrap()]);
+        assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+        text(&o.stdout).replace(&format!("{}!", d.display()), "")
+    };
+    assert_eq!(json(&from_tar), json(&from_dir));
+}
