@@ -36,9 +36,9 @@ pub fn counters() -> (u64, u64) {
     )
 }
 
-/// Waits until `n` more bytes fit the budget: the reads of all threads
-/// together stay at the rate, measured from the first read.
-fn pace(n: u64) {
+/// Counts `n` bytes read and waits until they fit the budget: the reads
+/// of all threads together stay at the rate, measured from the first read.
+pub fn pace(n: u64) {
     READ.fetch_add(n, Ordering::Relaxed);
     let rate = RATE.load(Ordering::Relaxed);
     if rate == 0 {
