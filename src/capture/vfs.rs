@@ -22,7 +22,7 @@
 //! size of the files read is capped ([`DEFAULT_LIMIT`] unless the caller
 //! says otherwise); past the cap the archive is refused.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet};
 use std::ffi::OsString;
 use std::fmt;
 use std::io::{self, Read};
@@ -203,7 +203,7 @@ pub fn register_tree(root: &Path, files: Vec<(PathBuf, TreeFile)>, dirs: Vec<Pat
     let mut tree = Tree {
         abs_root: std::path::absolute(root).unwrap_or_else(|_| root.to_path_buf()),
         root: root.to_path_buf(),
-        files: HashMap::new(),
+        count: 0,
         dirs: Dir::default(),
     };
     for d in dirs {
@@ -239,7 +239,7 @@ pub fn register_tree(root: &Path, files: Vec<(PathBuf, TreeFile)>, dirs: Vec<Pat
 #[derive(Debug, Default)]
 struct Dir {
     dirs: BTreeMap<OsString, Dir>,
-    files: BTreeSet<OsString>,
+    files: BTreeMap<OsString, FileEntry>,
 }
 
 impl Dir {
@@ -266,8 +266,8 @@ struct Tree {
     root: PathBuf,
     /// The same, absolute (lexically), to match absolute spellings.
     abs_root: PathBuf,
-    /// Relative path → file.
-    files: HashMap<PathBuf, FileEntry>,
+    /// How many files the tree holds.
+    count: usize,
     /// Every directory, the root included.
     dirs: Dir,
 }
@@ -279,7 +279,7 @@ impl Tree {
     /// top and has no `broker-1` of its own there. Paths spelled with the
     /// folder's name still work.
     fn through_single_folder(&self, r: PathBuf) -> PathBuf {
-        if r.as_os_str().is_empty() || self.files.contains_key(&r) || self.is_dir(&r) {
+        if r.as_os_str().is_empty() || self.has_file(&r) || self.is_dir(&r) {
             return r;
         }
         if !self.dirs.files.is_empty() || self.dirs.dirs.len() != 1 {
@@ -289,7 +289,7 @@ impl Tree {
             return r;
         };
         let inside = Path::new(top).join(&r);
-        if self.files.contains_key(&inside) || self.is_dir(&inside) {
+        if self.has_file(&inside) || self.is_dir(&inside) {
             inside
         } else {
             r
@@ -302,19 +302,36 @@ impl Tree {
 
     fn add_file(&mut self, rel: PathBuf, entry: FileEntry) {
         if let (Some(parent), Some(name)) = (rel.parent(), rel.file_name()) {
-            self.dirs.make(parent).files.insert(name.to_owned());
+            if self
+                .dirs
+                .make(parent)
+                .files
+                .insert(name.to_owned(), entry)
+                .is_none()
+            {
+                self.count += 1;
+            }
         }
-        self.files.insert(rel, entry);
     }
 
     fn forget_file(&mut self, rel: &Path) {
-        if self.files.remove(rel).is_some() {
-            if let (Some(parent), Some(name)) = (rel.parent(), rel.file_name()) {
-                if let Some(d) = self.dirs.find_mut(parent) {
-                    d.files.remove(name);
+        if let (Some(parent), Some(name)) = (rel.parent(), rel.file_name()) {
+            if let Some(d) = self.dirs.find_mut(parent) {
+                if d.files.remove(name).is_some() {
+                    self.count -= 1;
                 }
             }
         }
+    }
+
+    /// The file at `rel`, if the tree holds one.
+    fn file(&self, rel: &Path) -> Option<&FileEntry> {
+        let (parent, name) = (rel.parent()?, rel.file_name()?);
+        self.dirs.find(parent)?.files.get(name)
+    }
+
+    fn has_file(&self, rel: &Path) -> bool {
+        self.file(rel).is_some()
     }
 }
 
@@ -496,7 +513,7 @@ pub fn mount_with_progress(
     let mut tree = Tree {
         abs_root: std::path::absolute(&root).unwrap_or_else(|_| root.clone()),
         root: root.clone(),
-        files: HashMap::new(),
+        count: 0,
         dirs: Dir::default(),
     };
     let mut links: Vec<(PathBuf, PathBuf, String)> = Vec::new();
@@ -610,7 +627,7 @@ pub fn mount_with_progress(
             ));
         }
         if kind.is_dir() {
-            if tree.files.contains_key(&rel) {
+            if tree.has_file(&rel) {
                 // As extraction does: the later entry replaces the earlier.
                 tree.forget_file(&rel);
                 note_replaced(&mut skipped, &rel, seen.get(&rel), pos);
@@ -732,7 +749,7 @@ pub fn mount_with_progress(
     let mut pending = links;
     for _ in 0..16 {
         let before = pending.len();
-        pending.retain(|(link, target, _)| match tree.files.get(target).cloned() {
+        pending.retain(|(link, target, _)| match tree.file(target).cloned() {
             Some(f) => {
                 tree.add_file(link.clone(), f);
                 false
@@ -760,7 +777,7 @@ pub fn mount_with_progress(
     let mounted = Mounted {
         root,
         compression,
-        files: tree.files.len(),
+        files: tree.count,
         bytes: total,
         limit,
         skipped,
@@ -1206,7 +1223,7 @@ pub fn metadata(p: &Path) -> io::Result<Metadata> {
     match lookup(p) {
         None => std::fs::metadata(p).map(Metadata::from),
         Some((t, rel)) => {
-            if let Some(f) = t.files.get(&rel) {
+            if let Some(f) = t.file(&rel) {
                 Ok(Metadata {
                     ft: FileType {
                         dir: false,
@@ -1244,8 +1261,7 @@ pub fn modified_ms(p: &Path) -> Option<i64> {
             i64::try_from(d.as_secs()).ok()?.checked_mul(1000)
         }
         Some((t, rel)) => t
-            .files
-            .get(&rel)
+            .file(&rel)
             .and_then(|f| f.mtime)
             .and_then(|s| i64::try_from(s).ok())
             .and_then(|s| s.checked_mul(1000)),
@@ -1257,7 +1273,7 @@ pub fn canonicalize(p: &Path) -> io::Result<PathBuf> {
     match lookup(p) {
         None => std::fs::canonicalize(p),
         Some((t, rel)) => {
-            if t.files.contains_key(&rel) || t.is_dir(&rel) {
+            if t.has_file(&rel) || t.is_dir(&rel) {
                 Ok(if rel.as_os_str().is_empty() {
                     t.abs_root.clone()
                 } else {
@@ -1312,7 +1328,7 @@ pub fn read_dir(p: &Path) -> io::Result<std::vec::IntoIter<io::Result<DirEntry>>
             .collect(),
         Some((t, rel)) => {
             let Some(d) = t.dirs.find(&rel) else {
-                return Err(if t.files.contains_key(&rel) {
+                return Err(if t.has_file(&rel) {
                     io::Error::other("Not a directory")
                 } else {
                     not_found(p)
@@ -1329,7 +1345,7 @@ pub fn read_dir(p: &Path) -> io::Result<std::vec::IntoIter<io::Result<DirEntry>>
                     },
                 );
             }
-            for n in &d.files {
+            for n in d.files.keys() {
                 names.insert(
                     n.clone(),
                     FileType {
@@ -1370,7 +1386,7 @@ impl File {
             None => {
                 noted(p, super::mmap::open_regular(p)).map(|(f, _)| File::Disk(f, p.to_path_buf()))
             }
-            Some((t, rel)) => match t.files.get(&rel) {
+            Some((t, rel)) => match t.file(&rel) {
                 Some(f) => Ok(File::Memory(io::Cursor::new(Arc::clone(f.bytes(p)?)))),
                 None if t.is_dir(&rel) => Err(io::Error::other("Is a directory")),
                 None => Err(not_found(p)),
@@ -1471,7 +1487,7 @@ pub fn open(p: &Path) -> io::Result<FileBytes> {
             opened(p, <[u8]>::len(&b) as u64, modified)?;
             Ok(b)
         }
-        Some((t, rel)) => match t.files.get(&rel) {
+        Some((t, rel)) => match t.file(&rel) {
             Some(f) => Ok(FileBytes::shared(Arc::clone(f.bytes(p)?))),
             None => Err(not_found(p)),
         },
@@ -1489,7 +1505,7 @@ pub fn open_data(p: &Path) -> io::Result<(FileBytes, u64)> {
             opened(p, len, modified)?;
             Ok((b, len))
         }
-        Some((t, rel)) => match t.files.get(&rel) {
+        Some((t, rel)) => match t.file(&rel) {
             Some(f) => Ok((FileBytes::shared(Arc::clone(f.bytes(p)?)), f.len())),
             None => Err(not_found(p)),
         },
@@ -1501,7 +1517,7 @@ pub fn open_data(p: &Path) -> io::Result<(FileBytes, u64)> {
 pub fn open_segment(p: &Path) -> io::Result<super::mmap::Opened> {
     match lookup(p) {
         None => noted(p, FileBytes::open_segment(p)),
-        Some((t, rel)) => match t.files.get(&rel) {
+        Some((t, rel)) => match t.file(&rel) {
             Some(f) => Ok(super::mmap::Opened::Bytes(FileBytes::shared(Arc::clone(
                 f.bytes(p)?,
             )))),
@@ -1515,7 +1531,7 @@ pub fn open_segment(p: &Path) -> io::Result<super::mmap::Opened> {
 pub fn crc32c(p: &Path) -> io::Result<(u32, u64)> {
     match lookup(p) {
         None => noted(p, super::mmap::crc32c_streamed(p)),
-        Some((t, rel)) => match t.files.get(&rel) {
+        Some((t, rel)) => match t.file(&rel) {
             Some(f) => {
                 let b = f.bytes(p)?;
                 Ok((crate::format::crc::crc32c(b), b.len() as u64))
@@ -1531,8 +1547,7 @@ pub fn read(p: &Path) -> io::Result<Vec<u8>> {
     match lookup(p) {
         None => noted(p, super::mmap::read_whole(p)),
         Some((t, rel)) => t
-            .files
-            .get(&rel)
+            .file(&rel)
             .ok_or_else(|| not_found(p))
             .and_then(|f| f.bytes(p).map(|b| b.as_ref().clone())),
     }

@@ -37,10 +37,14 @@ pub fn looks_like_digest(bytes: &[u8]) -> bool {
 /// A segment's summaries inside a mounted digest.
 #[derive(Clone)]
 struct SegmentRef {
-    digest: Arc<Vec<u8>>,
-    /// Where the compressed summaries are in the digest.
-    at: usize,
+    /// The compressed summaries of the digest's segments, one after the
+    /// other (the rest of the digest is not kept once mounted).
+    blob: Arc<Vec<u8>>,
+    /// Where this segment's are in `blob`.
+    start: usize,
     len: usize,
+    /// Where they were in the digest (for errors).
+    at: u64,
     raw_len: u64,
     file_len: u64,
 }
@@ -131,14 +135,25 @@ pub fn mount_bytes(path: &Path, bytes: Arc<Vec<u8>>, limit: u64) -> Result<Mount
     };
     let parsed = parse(&bytes, limit).map_err(|e| err(e.pos, e.reason.into_owned()))?;
     let root = vfs::root_of(path);
+    // only the segments' compressed summaries are kept, in one buffer
+    let total: usize = parsed.segments.iter().map(|s| s.2).sum();
+    let mut blob = Vec::with_capacity(total);
+    let mut starts = Vec::with_capacity(parsed.segments.len());
+    for (_, at, len, _, _) in &parsed.segments {
+        starts.push(blob.len());
+        blob.extend_from_slice(bytes.get(*at..at + len).unwrap_or_default());
+    }
+    drop(bytes);
+    let blob = Arc::new(blob);
     let mut segs = Vec::with_capacity(parsed.segments.len());
-    for (rel, at, len, raw_len, file_len) in &parsed.segments {
+    for ((rel, at, len, raw_len, file_len), start) in parsed.segments.iter().zip(starts) {
         segs.push((
             rel.clone(),
             SegmentRef {
-                digest: Arc::clone(&bytes),
-                at: *at,
+                blob: Arc::clone(&blob),
+                start,
                 len: *len,
+                at: *at as u64,
                 raw_len: *raw_len,
                 file_len: *file_len,
             },
@@ -335,10 +350,10 @@ fn segment_cap(len: u64) -> u64 {
 pub fn segment(path: &Path) -> Option<Result<SegmentDigest, ParseError>> {
     let (root, rel) = vfs::resolve(path)?;
     let s = SEGMENTS.read().ok()?.get(&root)?.get(&rel)?.clone();
-    let content = s.digest.get(s.at..s.at + s.len)?;
+    let content = s.blob.get(s.start..s.start + s.len)?;
     Some(
-        fmt::inflate(content, s.raw_len, segment_cap(s.file_len), s.at as u64)
-            .and_then(|raw| fmt::decode_segment(&raw, s.at as u64)),
+        fmt::inflate(content, s.raw_len, segment_cap(s.file_len), s.at)
+            .and_then(|raw| fmt::decode_segment(&raw, s.at)),
     )
 }
 
