@@ -37,16 +37,56 @@ pub fn looks_like_digest(bytes: &[u8]) -> bool {
 /// A segment's summaries inside a mounted digest.
 #[derive(Clone)]
 struct SegmentRef {
-    /// The compressed summaries of the digest's segments, one after the
-    /// other (the rest of the digest is not kept once mounted).
-    blob: Arc<Vec<u8>>,
-    /// Where this segment's are in `blob`.
-    start: usize,
-    len: usize,
-    /// Where they were in the digest (for errors).
+    /// Where the digest's segments' summaries are read from.
+    src: Arc<Source>,
+    /// Where this segment's compressed summaries are in the digest.
     at: u64,
+    len: usize,
+    /// Their CRC-32C when the digest was mounted: a digest file that
+    /// changed since is an error, never other summaries.
+    crc: u32,
     raw_len: u64,
     file_len: u64,
+}
+
+/// A mounted digest's bytes, for its segments' summaries: the digest file
+/// (read again where a partition's summaries are needed: memory does not
+/// hold them), or bytes given.
+enum Source {
+    File(std::fs::File),
+    Memory(Arc<Vec<u8>>),
+}
+
+impl Source {
+    fn read(&self, at: u64, len: usize) -> Result<Vec<u8>, ParseError> {
+        match self {
+            Source::Memory(b) => usize::try_from(at)
+                .ok()
+                .and_then(|a| b.get(a..a.checked_add(len)?))
+                .map(<[u8]>::to_vec)
+                .ok_or_else(|| ParseError::new(at, "past the end of the digest")),
+            Source::File(f) => {
+                let mut buf = vec![0u8; len];
+                read_exact_at(f, &mut buf, at).map_err(|e| {
+                    ParseError::new(at, format!("cannot read the digest again: {e}"))
+                })?;
+                Ok(buf)
+            }
+        }
+    }
+}
+
+#[cfg(unix)]
+fn read_exact_at(f: &std::fs::File, buf: &mut [u8], at: u64) -> std::io::Result<()> {
+    std::os::unix::fs::FileExt::read_exact_at(f, buf, at)
+}
+
+#[cfg(not(unix))]
+fn read_exact_at(f: &std::fs::File, buf: &mut [u8], at: u64) -> std::io::Result<()> {
+    use std::io::{Read, Seek, SeekFrom};
+    let mut f = f;
+    f.seek(SeekFrom::Start(at))?;
+    f.read_exact(buf)
 }
 
 /// The segments of each mounted digest: root → path inside it → summaries.
@@ -122,12 +162,18 @@ pub fn mount(path: &Path, limit: u64) -> Result<Mounted, DigestError> {
             ),
         ));
     }
+    let (file, _) =
+        crate::capture::mmap::open_regular(path).map_err(|e| err(None, e.to_string()))?;
     let bytes = crate::capture::mmap::read_whole(path).map_err(|e| err(None, e.to_string()))?;
-    mount_bytes(path, Arc::new(bytes), limit)
+    mount_from(path, &bytes, limit, Source::File(file))
 }
 
 /// [`mount`] of a digest's bytes, registered under `path!`.
 pub fn mount_bytes(path: &Path, bytes: Arc<Vec<u8>>, limit: u64) -> Result<Mounted, DigestError> {
+    mount_from(path, &bytes.clone(), limit, Source::Memory(bytes))
+}
+
+fn mount_from(path: &Path, bytes: &[u8], limit: u64, src: Source) -> Result<Mounted, DigestError> {
     let err = |pos: u64, reason: String| DigestError {
         path: path.to_path_buf(),
         pos: Some(pos),
@@ -135,25 +181,17 @@ pub fn mount_bytes(path: &Path, bytes: Arc<Vec<u8>>, limit: u64) -> Result<Mount
     };
     let parsed = parse(&bytes, limit).map_err(|e| err(e.pos, e.reason.into_owned()))?;
     let root = vfs::root_of(path);
-    // only the segments' compressed summaries are kept, in one buffer
-    let total: usize = parsed.segments.iter().map(|s| s.2).sum();
-    let mut blob = Vec::with_capacity(total);
-    let mut starts = Vec::with_capacity(parsed.segments.len());
-    for (_, at, len, _, _) in &parsed.segments {
-        starts.push(blob.len());
-        blob.extend_from_slice(bytes.get(*at..at + len).unwrap_or_default());
-    }
-    drop(bytes);
-    let blob = Arc::new(blob);
+    // the segments' summaries stay where they are, with their checksums
+    let src = Arc::new(src);
     let mut segs = Vec::with_capacity(parsed.segments.len());
-    for ((rel, at, len, raw_len, file_len), start) in parsed.segments.iter().zip(starts) {
+    for (rel, at, len, raw_len, file_len) in &parsed.segments {
         segs.push((
             rel.clone(),
             SegmentRef {
-                blob: Arc::clone(&blob),
-                start,
-                len: *len,
+                src: Arc::clone(&src),
                 at: *at as u64,
+                len: *len,
+                crc: crate::format::crc::crc32c(bytes.get(*at..at + len).unwrap_or_default()),
                 raw_len: *raw_len,
                 file_len: *file_len,
             },
@@ -350,11 +388,16 @@ fn segment_cap(len: u64) -> u64 {
 pub fn segment(path: &Path) -> Option<Result<SegmentDigest, ParseError>> {
     let (root, rel) = vfs::resolve(path)?;
     let s = SEGMENTS.read().ok()?.get(&root)?.get(&rel)?.clone();
-    let content = s.blob.get(s.start..s.start + s.len)?;
-    Some(
-        fmt::inflate(content, s.raw_len, segment_cap(s.file_len), s.at)
-            .and_then(|raw| fmt::decode_segment(&raw, s.at)),
-    )
+    Some(s.src.read(s.at, s.len).and_then(|content| {
+        if crate::format::crc::crc32c(&content) != s.crc {
+            return Err(ParseError::new(
+                s.at,
+                "the digest changed since it was read (its summaries of this segment are not what they were)",
+            ));
+        }
+        fmt::inflate(&content, s.raw_len, segment_cap(s.file_len), s.at)
+            .and_then(|raw| fmt::decode_segment(&raw, s.at))
+    }))
 }
 
 /// Whether a digest with data segments is mounted (a command was given
@@ -469,5 +512,45 @@ pub fn tail_text(end: &fmt::WalkEnd) -> Option<(u64, String)> {
             Some((*pos, tail.describe()))
         }
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A digest file that changes after it is mounted gives an error where
+    /// a segment's summaries are read again, never other summaries.
+    #[test]
+    fn a_digest_changed_after_mounting_is_an_error() {
+        let node = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/kafka/unclean/broker-1");
+        let capture = crate::capture::discover::discover(&[&node]);
+        let mut bytes = Vec::new();
+        let made = make::make(
+            &capture,
+            std::slice::from_ref(&node),
+            &make::Options::default(),
+            &mut bytes,
+            &|_, _| {},
+            &|_, _, _| None,
+        );
+        assert!(made.is_ok());
+        let dir = std::env::temp_dir().join(format!("klf-digest-unit-{}", std::process::id()));
+        let _ = std::fs::create_dir_all(&dir);
+        let file = dir.join("n.klfd");
+        assert!(std::fs::write(&file, &bytes).is_ok());
+        let m = mount(&file, 1 << 30);
+        assert!(m.is_ok());
+        let seg = m
+            .map(|m| m.root.join("unclean-0/00000000000000000000.log"))
+            .unwrap_or_default();
+        assert!(matches!(segment(&seg), Some(Ok(_))));
+        // the same length, other bytes
+        assert!(std::fs::write(&file, vec![0x5a; bytes.len()]).is_ok());
+        match segment(&seg) {
+            Some(Err(e)) => assert!(e.reason.contains("changed"), "{}", e.reason),
+            other => panic!("wanted an error, got {other:?}"),
+        }
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }
