@@ -179,7 +179,7 @@ fn mount_from(path: &Path, bytes: &[u8], limit: u64, src: Source) -> Result<Moun
         pos: Some(pos),
         reason,
     };
-    let parsed = parse(&bytes, limit).map_err(|e| err(e.pos, e.reason.into_owned()))?;
+    let parsed = parse(bytes, limit).map_err(|e| err(e.pos, e.reason.into_owned()))?;
     let root = vfs::root_of(path);
     // the segments' summaries stay where they are, with their checksums
     let src = Arc::new(src);
