@@ -133,6 +133,7 @@ fn main() -> ExitCode {
     klf::capture::discover::set_command(cli.command.name());
     let mut out = cli::common::Output::stdout(&cli.global);
     let status = workers.install(|| cli.command.run(&mut out));
+    cli::common::note_unchecked_batches(&mut out);
     let status = cli::common::settle_failed_reads(&mut out, status);
     let status = out.finish(status);
     ExitCode::from(status.code())

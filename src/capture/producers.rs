@@ -103,6 +103,9 @@ fn scan_digest(
             if b.summary.base_offset >= to {
                 return Some(problems);
             }
+            if b.crc == CrcCheck::Unchecked {
+                crate::capture::digest::used_unchecked(1);
+            }
             let s = crate::capture::digest::summary(b);
             let control = s.is_control.then(|| {
                 b.control_type

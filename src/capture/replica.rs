@@ -367,6 +367,9 @@ pub fn from_digest(
     };
     for b in &d.batches {
         let below = from.is_some_and(|w| b.summary.last_offset < w);
+        if !below && b.crc == CrcCheck::Unchecked {
+            crate::capture::digest::used_unchecked(1);
+        }
         if let (CrcCheck::Bad(reason), false) = (&b.crc, below) {
             problems.push(ReplicaProblem {
                 path: path.to_path_buf(),

@@ -1013,8 +1013,22 @@ pub fn records_on_nodes(
     Status::Failure
 }
 
+/// After a command: when it used batches of digests whose CRC the node
+/// did not check, says so on stderr (the answer takes them as Kafka's own
+/// reads below a high watermark would; a damaged one among them is not
+/// seen).
+pub fn note_unchecked_batches(out: &mut Output) {
+    let n = klf::capture::digest::unchecked_used();
+    if n > 0 {
+        out.note(format_args!(
+            "klf: note: {} read from digests had only their headers read on the node, their CRCs not checked (below the high watermark of a broker Kafka will not recover); `klf digest --verify` checks every batch",
+            klf::render::text::counted(n, "batch")
+        ));
+    }
+}
+
 /// Says on stderr which mounted digests were made without `--verify`,
-/// for a command asked to check every batch (`check`, `diff --verify`).
+/// for `check`, which checks every batch.
 pub fn note_unverified_digests(out: &mut Output) {
     let unverified = klf::capture::digest::unverified();
     if !unverified.is_empty() {

@@ -155,9 +155,6 @@ pub fn run(mut args: Args, out: &mut Output) -> Status {
         Ok(c) => c,
         Err(s) => return s,
     };
-    if args.verify {
-        super::common::note_unverified_digests(out);
-    }
     // A digest holds batch summaries, not records: the diff is made, and
     // the records are named where they can be read.
     if args.records && klf::capture::digest::any_mounted() {

@@ -400,6 +400,19 @@ pub fn segment(path: &Path) -> Option<Result<SegmentDigest, ParseError>> {
     }))
 }
 
+static UNCHECKED: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// Counts batches an analysis used whose CRC the node did not check
+/// (below where a digest made without `--verify` checks them).
+pub fn used_unchecked(n: u64) {
+    UNCHECKED.fetch_add(n, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// How many batches the analyses used whose CRC the node did not check.
+pub fn unchecked_used() -> u64 {
+    UNCHECKED.load(std::sync::atomic::Ordering::Relaxed)
+}
+
 /// Whether a digest with data segments is mounted (a command was given
 /// one).
 pub fn any_mounted() -> bool {
