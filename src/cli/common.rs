@@ -431,7 +431,11 @@ impl Output {
         match klf::capture::digest::mount(digest, self.archive_limit) {
             Ok(m) => {
                 let made = m.node.get("made");
-                let of = |k: &str| made.and_then(|v| v.get(k)).and_then(|v| v.as_u64()).unwrap_or(0);
+                let of = |k: &str| {
+                    made.and_then(|v| v.get(k))
+                        .and_then(|v| v.as_u64())
+                        .unwrap_or(0)
+                };
                 self.note(format_args!(
                     "klf: {}: digest of {} and {} ({} of segments on the node)",
                     digest.display(),
@@ -451,7 +455,9 @@ impl Output {
                     .map(|rd| rd.flatten().collect())
                     .unwrap_or_default();
                 if let [one] = only.as_slice() {
-                    if one.file_type().is_ok_and(|t| t.is_dir()) && !klf::capture::discover::holds_log_directories(&m.root) {
+                    if one.file_type().is_ok_and(|t| t.is_dir())
+                        && !klf::capture::discover::holds_log_directories(&m.root)
+                    {
                         return Ok(one.path());
                     }
                 }
@@ -956,7 +962,9 @@ fn node_archives(p: &Path) -> Option<Vec<PathBuf>> {
         .ok()?
         .flatten()
         .map(|e| e.path())
-        .filter(|a| (vfs::is_archive_name(a) || klf::capture::digest::is_digest_name(a)) && a.is_file())
+        .filter(|a| {
+            (vfs::is_archive_name(a) || klf::capture::digest::is_digest_name(a)) && a.is_file()
+        })
         .collect();
     archives.sort();
     (!archives.is_empty()).then_some(archives)

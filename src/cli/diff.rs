@@ -12,10 +12,10 @@ use super::common::{Output, Status};
 use klf::analysis::explain::epoch_leaders;
 use klf::analysis::loss::PartitionLoss;
 use klf::analysis::lost::{LostRecord, RecordsRead};
+use klf::capture::discover::Capture;
 use klf::capture::replica::ReplicaProblem;
 use klf::engine::diff::{DiffPlan, DiffRun, NotCompared};
 use klf::engine::evidence::broker_ids;
-use klf::capture::discover::Capture;
 use klf::engine::records::{stream_cut, stream_lost, ListEnd};
 use klf::engine::{diff_capture, ReadMode};
 use klf::render::diff::RecordLists;
@@ -162,7 +162,12 @@ pub fn run(mut args: Args, out: &mut Output) -> Status {
         let status = run_with(&args, out, &capture);
         let mut req = args.select.request(ReadMode::Window);
         req.drop_logs = true;
-        return status.worst(super::common::records_on_nodes(out, &capture, &req, "--records"));
+        return status.worst(super::common::records_on_nodes(
+            out,
+            &capture,
+            &req,
+            "--records",
+        ));
     }
     run_with(&args, out, &capture)
 }
