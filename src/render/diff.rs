@@ -1075,12 +1075,26 @@ pub fn write_table(
             write_lost("the partition loses", look, w, &mut |sink| {
                 Some(rec.lost(i, sink))
             })?;
-            for r in &p.replicas {
-                write_lost(
-                    &format!("broker {}'s truncation cuts", r.broker),
-                    look,
+            // Each record once: the cut lists hold the lost records again
+            // (JSON keeps them per replica); here, what each cut is.
+            for r in p.replicas.iter().filter(|r| r.records_to_truncate > 0) {
+                let kept = (r.records_to_truncate
+                    - r.control_records_to_truncate
+                    - i64::try_from(r.lost_cut).unwrap_or(i64::MAX))
+                .max(0);
+                writeln!(
                     w,
-                    &mut |sink| rec.cut(i, r.broker, sink),
+                    "  broker {}'s truncation cuts {} at [{}, {}): {} lost (listed above), {} fetched again from the reference",
+                    r.broker,
+                    crate::format::text::count(
+                        u64::try_from(r.records_to_truncate).unwrap_or(0),
+                        "record",
+                        "records"
+                    ),
+                    r.truncation_offset,
+                    r.log_end_offset,
+                    r.lost_cut,
+                    kept
                 )?;
             }
         }
@@ -1112,6 +1126,7 @@ fn write_lost(
         "key",
         "value bytes",
         "committed",
+        "held by",
     ];
     let mut t =
         crate::render::style::StreamTable::new(&header, look.width).no_wrap(&[0, 1, 3, 4, 5, 7]);
@@ -1127,16 +1142,31 @@ fn write_lost(
             Some(Bytes::Text(s)) => sanitize(s).into_owned(),
             Some(Bytes::Base64(b)) => format!("base64:{b}"),
         };
+        // a record written without a producer id has no producer fields
+        let producer = |v: String| {
+            if r.producer_id < 0 {
+                "-".to_string()
+            } else {
+                v
+            }
+        };
         let cells = vec![
             r.offset.to_string(),
             r.epoch.to_string(),
             human_time(r.timestamp),
-            r.producer_id.to_string(),
-            r.producer_epoch.to_string(),
-            r.sequence.to_string(),
+            producer(r.producer_id.to_string()),
+            producer(r.producer_epoch.to_string()),
+            if r.sequence < 0 {
+                "-".to_string()
+            } else {
+                r.sequence.to_string()
+            },
             key,
             r.value_size.map_or("null".into(), |v| v.to_string()),
             r.committed.map_or("-".into(), |c| c.name().to_string()),
+            r.held_by.as_ref().map_or("-".into(), |h| {
+                h.iter().map(i32::to_string).collect::<Vec<_>>().join(",")
+            }),
         ];
         if look.list() {
             // a narrow terminal: one block per record, as a Sheet lays out
@@ -1164,17 +1194,26 @@ fn write_lost(
         summary.last_timestamp.map_or("-".into(), human_time)
     )?;
     for p in &summary.by_producer {
-        writeln!(
-            w,
-            "    producer {} (epochs {:?}): {} records, offsets [{}, {}), sequences {} to {}",
-            p.producer_id,
-            p.producer_epochs,
-            p.records,
-            p.first_offset,
-            p.last_offset.saturating_add(1),
-            p.first_sequence,
-            p.last_sequence
-        )?;
+        let records = crate::format::text::count(p.records, "record", "records");
+        let (from, to) = (p.first_offset, p.last_offset.saturating_add(1));
+        if p.producer_id < 0 {
+            writeln!(
+                w,
+                "    without a producer id: {records}, offsets [{from}, {to})"
+            )?;
+            continue;
+        }
+        let mut line = format!(
+            "    producer {} (epochs {:?}): {records}, offsets [{from}, {to})",
+            p.producer_id, p.producer_epochs
+        );
+        if p.first_sequence >= 0 {
+            line.push_str(&format!(
+                ", sequences {} to {}",
+                p.first_sequence, p.last_sequence
+            ));
+        }
+        writeln!(w, "{line}")?;
     }
     if read.omitted > 0 {
         writeln!(
