@@ -499,3 +499,29 @@ fn every_time_in_json_has_its_utc_time_beside_it() {
         assert!(names.contains(name), "{name} not seen: {names:?}");
     }
 }
+
+/// At 80x30, the first screen of `klf diff` on a capture with an internal
+/// topic (whose partition loses nothing) holds the totals and the first
+/// losing partition, worst first, with why and what next; the partition
+/// that loses nothing is folded into one line.
+#[test]
+fn diff_first_screen_holds_the_totals_and_the_worst_loss() {
+    let dir = kafka("unclean-stale-hw");
+    let out = on_terminal_of(80, 30, &["diff", dir.to_str().unwrap()]);
+    let screen: Vec<&str> = out.lines().take(30).collect();
+    let screen = screen.join("\n");
+    assert!(
+        screen.starts_with("3 partitions compared, 2 losing data: 200 records lost"),
+        "{screen}"
+    );
+    // worst first: the proven committed loss before the possible one
+    let worst = screen.find("stale-group-0: reference broker").expect(&screen);
+    assert!(!screen[..worst].contains("stale-0: reference broker"), "{screen}");
+    assert!(screen.contains("why: an UNCLEAN election"), "{screen}");
+    assert!(screen.contains("next: klf impact"), "{screen}");
+    assert!(
+        screen.contains("1 partition: nothing lost, not shown"),
+        "{screen}"
+    );
+    assert!(!out.contains("__consumer_offsets-0: reference"), "{out}");
+}
