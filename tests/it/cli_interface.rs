@@ -319,11 +319,22 @@ fn errors_name_the_path_and_the_fix() {
 
 #[test]
 fn results_on_stdout_diagnostics_on_stderr() {
-    // A corrupt capture: the table on stdout, the problems on stderr.
+    // A capture with a checkpoint left mid-write and a folder that is not
+    // a log directory: the JSON lines on stdout, the notes on stderr.
     let p = kafka("torn-write");
-    let out = klf(&["timeline", "--format", "json", p.to_str().unwrap()]);
-    serde_json::from_slice::<serde_json::Value>(&out.stdout).expect("stdout is only JSON");
-    for line in text(&out.stderr).lines() {
+    let out = klf(&["dump", "--format", "json", p.to_str().unwrap()]);
+    let stdout = text(&out.stdout);
+    assert!(stdout.lines().count() > 10, "{stdout}");
+    for line in stdout.lines() {
+        serde_json::from_str::<serde_json::Value>(line)
+            .unwrap_or_else(|e| panic!("stdout line not JSON ({e}): {line}"));
+    }
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains("replication-offset-checkpoint.tmp"),
+        "the note on the half-written checkpoint is on stderr: {stderr}"
+    );
+    for line in stderr.lines() {
         assert!(
             line.starts_with("klf"),
             "stderr line without klf prefix: {line}"
