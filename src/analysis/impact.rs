@@ -563,17 +563,19 @@ fn group_impact(
             "committed {co} ({epoch_text}), at or below the first lost offset: unaffected"
         ),
         GroupState::Diverged => format!(
-            "committed {co} ({epoch_text}); the new leader ends that epoch at {}: a restarted consumer detects the truncation and resumes at {} under earliest and latest (none: LogTruncationException); it had consumed {phantom} records no replica keeps",
-            parted, parted
+            "committed {co} ({epoch_text}); the new leader ends that epoch at {}: a restarted consumer detects the truncation and resumes at {} under earliest and latest (none: LogTruncationException); it had consumed {} no replica keeps",
+            parted, parted, records_text(phantom)
         ),
         GroupState::PastLogEnd => format!(
-            "committed {co} ({epoch_text}), past the new log end {end}: OFFSET_OUT_OF_RANGE; earliest re-reads from {start} ({} records), latest skips to {end} ({} records never seen), none fails; it had consumed {phantom} records no replica keeps",
-            records_reread.earliest.unwrap_or(0),
-            records_skipped.latest.unwrap_or(0)
+            "committed {co} ({epoch_text}), past the new log end {end}: OFFSET_OUT_OF_RANGE; earliest re-reads from {start} ({}), latest skips to {end} ({} never seen), none fails; it had consumed {} no replica keeps",
+            records_text(records_reread.earliest.unwrap_or(0)),
+            records_text(records_skipped.latest.unwrap_or(0)),
+            records_text(phantom)
         ),
         GroupState::SilentSkip => format!(
-            "committed {co} ({epoch_text}), inside the new log past the divergence at {parted}: fetched as is, with no error, skipping {} records of the new leader; it had consumed {phantom} records no replica keeps",
-            records_skipped.none.unwrap_or(0)
+            "committed {co} ({epoch_text}), inside the new log past the divergence at {parted}: fetched as is, with no error, skipping {} of the new leader; it had consumed {} no replica keeps",
+            records_text(records_skipped.none.unwrap_or(0)),
+            records_text(phantom)
         ),
         GroupState::EpochUnknown => format!(
             "committed {co} ({epoch_text}), an epoch the new leader has no entry at or above: reset by auto.offset.reset (none: LogTruncationException)"
@@ -727,7 +729,7 @@ fn transactions(out: &mut PartitionImpact, loss: &PartitionLoss, ctx: &ImpactCon
         let detail = match st {
             TxnState::Hanging => format!(
                 "transaction of producer {pid} (epoch {epoch}) is open on the new leader from offset {first} and hangs: {why}; read_committed consumers stop at {lso} until it is aborted{}",
-                if hides { format!("; aborting hides its {records} records, which the transaction had committed") } else { String::new() }
+                if hides { format!("; aborting hides its {}, which the transaction had committed", records_text(records)) } else { String::new() }
             ),
             TxnState::Open => format!("transaction of producer {pid} is open from offset {first}; {why}"),
             TxnState::OpenUnknown => format!("transaction of producer {pid} is open from offset {first}; {why}: it may hang"),
@@ -852,11 +854,13 @@ fn producers(
                 "sequence-gap",
                 Some("OUT_OF_ORDER_SEQUENCE_NUMBER"),
                 format!(
-                    "the new leader holds producer {pid} at sequence {}; its next batch carries {}: OUT_OF_ORDER_SEQUENCE_NUMBER (a client since Kafka 2.5 bumps its epoch and resends from 0 with no error to the application: the {records} records of sequences {}..{} are not resent)",
+                    "the new leader holds producer {pid} at sequence {}; its next batch carries {}: OUT_OF_ORDER_SEQUENCE_NUMBER (a client since Kafka 2.5 bumps its epoch and resends from 0 with no error to the application: the {} of sequences {}..{} {} not resent)",
                     k.last_sequence,
                     crate::format::record::increment_sequence(last_cut, 1),
+                    records_text(records),
                     crate::format::record::increment_sequence(k.last_sequence, 1),
-                    last_cut
+                    last_cut,
+                    if records == 1 { "is" } else { "are" }
                 ),
             ),
             Some(k) => (
@@ -871,8 +875,9 @@ fn producers(
                 "unknown-to-leader",
                 None,
                 format!(
-                    "the new leader holds no state for producer {pid}: its next batch (sequence {}) is accepted and the gap of {records} records goes undetected",
-                    crate::format::record::increment_sequence(last_cut, 1)
+                    "the new leader holds no state for producer {pid}: its next batch (sequence {}) is accepted and the gap of {} goes undetected",
+                    crate::format::record::increment_sequence(last_cut, 1),
+                    records_text(records)
                 ),
             ),
         };
@@ -1039,6 +1044,11 @@ fn config(
         });
     }
     out
+}
+
+/// `n records`, `1 record`.
+fn records_text(n: u64) -> String {
+    crate::format::text::count(n, "record", "records")
 }
 
 #[cfg(test)]

@@ -910,8 +910,8 @@ impl Discovery {
             n => format!(" (+{} more)", n - 1),
         };
         let message = format!(
-            "{verdict}: {first}{more}; {} entries could be read",
-            cp.entries.len()
+            "{verdict}: {first}{more}; {} could be read",
+            crate::format::text::count(cp.entries.len() as u64, "entry", "entries")
         );
         self.diags.push(Diagnostic {
             path: path.to_path_buf(),

@@ -10,7 +10,7 @@ use clap::ValueEnum;
 
 use super::common::{Output, Status};
 use klf::analysis::check::{apply_baseline, Baseline, Severity};
-use klf::render::check::{write_json, write_junit, write_table};
+use klf::render::check::{write_json, write_junit, write_table, Limit};
 
 /// Output formats of `klf check`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -55,8 +55,12 @@ Exit status:
      a file-unreadable finding, whatever --fail-on and the baseline say)
 
 Output:
-  table  findings with severity, code, location and message, the hint of
-         each code, and a PASS/FAIL summary line
+  table  an overview of the capture (partitions checked, compared and
+         losing data, errors, warnings and infos, replicas not captured;
+         one sentence when healthy), then the findings, errors first, a
+         code with more than 3 findings folded into one row counting its
+         files, partitions and brokers; the hint of each code shown, and a
+         PASS/FAIL summary line
   json   {\"findings\":[{\"code\",\"severity\",\"family\",\"broker\",\"topic\",
          \"partition\",\"file\",\"position\",\"offset\",\"message\",\"hint\",
          \"baselined\"}],\"summary\":{...}}
@@ -72,6 +76,7 @@ Examples:
   klf check capture.tar.gz --format junit > klf-check.xml
   klf check capture/ --write-baseline klf-baseline.json
   klf check capture/ --baseline klf-baseline.json --fail-on warning
+  klf check capture/ --topic orders --partition 0
 "
 );
 
@@ -99,12 +104,19 @@ pub struct Args {
     /// (default: from the capture)
     #[arg(long, value_name = "VERSION", value_parser = super::common::parse_inter_broker_protocol)]
     inter_broker_protocol: Option<klf::analysis::truncation::ReplicationProtocol>,
-    /// Table: show at most N findings (default: as many as fit the
-    /// terminal's height, all into a pipe); each code shows at most 3 per
-    /// partition, then how many more. JSON, JSON Lines and JUnit list
-    /// every finding whatever N
+    /// Table: show at most N rows of findings, errors first (0: the
+    /// overview and summary alone; default: a screenful on a terminal,
+    /// every error whatever the height, all into a pipe). A code with more
+    /// than 3 findings is one row counting them. JSON, JSON Lines and
+    /// JUnit list every finding whatever N
     #[arg(long, value_name = "N")]
     max_findings: Option<usize>,
+    /// Only this topic
+    #[arg(long)]
+    topic: Option<String>,
+    /// Only this partition number
+    #[arg(long)]
+    partition: Option<i32>,
 }
 
 /// Runs `klf check`.
@@ -152,8 +164,24 @@ pub fn run(args: Args, out: &mut Output) -> Status {
             return s;
         }
     }
-    let replicas: usize =
-        capture.partitions.values().map(Vec::len).sum::<usize>() + capture.metadata_logs.len();
+    let only = klf::engine::check::Only {
+        topic: args.topic.clone(),
+        partition: args.partition,
+    };
+    // A --topic or --partition that selects nothing: named with what the
+    // capture holds (exit 2), as diff and impact do.
+    if !only.all() && only.replicas(&capture) == 0 {
+        let selection = super::common::Selection {
+            leader: None,
+            topic: args.topic.clone(),
+            partition: args.partition,
+            inter_broker_protocol: None,
+        };
+        if let Err(s) = selection.check(out, &capture) {
+            return s;
+        }
+    }
+    let replicas = only.replicas(&capture);
     if replicas == 0 {
         for w in capture.warnings_only() {
             out.note(format_args!(
@@ -166,7 +194,7 @@ pub fn run(args: Args, out: &mut Output) -> Status {
         return Status::Failure;
     }
     let mut report = out.counted(replicas, "replicas checked", |tick| {
-        klf::engine::check::check(&capture, args.inter_broker_protocol, tick)
+        klf::engine::check::check(&capture, args.inter_broker_protocol, &only, tick)
     });
     if let Some(b) = &baseline {
         apply_baseline(&mut report, b);
@@ -199,12 +227,24 @@ pub fn run(args: Args, out: &mut Output) -> Status {
             });
         match res {
             Ok(()) => {
+                // Counted as the next run counts them: the findings the
+                // baseline accepts (findings of one code at one place
+                // differing only in their message share an entry).
+                let accepted = apply_baseline(&mut report, &b);
+                let entries = b.findings.len() as u64;
                 out.note(format_args!(
-                    "klf: wrote {} to baseline {}",
-                    klf::render::text::counted(b.findings.len() as u64, "finding"),
-                    p.display()
+                    "klf: wrote baseline {}: it accepts {}{}",
+                    p.display(),
+                    klf::render::text::counted(accepted, "finding"),
+                    if entries == accepted {
+                        String::new()
+                    } else {
+                        format!(
+                            " ({}: findings of one code at one place share one)",
+                            klf::format::text::count(entries, "entry", "entries")
+                        )
+                    }
                 ));
-                apply_baseline(&mut report, &b);
             }
             Err(e) => {
                 out.diag(format_args!(
@@ -219,15 +259,18 @@ pub fn run(args: Args, out: &mut Output) -> Status {
     let res = match args.format {
         Format::Table => {
             let look = out.look();
-            // a screenful on a terminal, the prompt's line kept
-            let max = args.max_findings.or_else(|| {
-                look.width.map(|_| {
-                    let rows = klf::render::style::terminal_height().unwrap_or(24);
-                    klf::render::check::screenful(&report, level, look, rows.saturating_sub(1))
-                })
-            });
+            let limit = match (args.max_findings, look.width) {
+                (Some(n), _) => Limit::Rows(n),
+                // a screenful on a terminal, the prompt's line kept
+                (None, Some(_)) => Limit::Screen(
+                    klf::render::style::terminal_height()
+                        .unwrap_or(24)
+                        .saturating_sub(1),
+                ),
+                (None, None) => Limit::All,
+            };
             let mut w = out.fitted();
-            write_table(&report, level, look, max, &mut w).and_then(|()| w.flush())
+            write_table(&report, level, look, limit, &mut w).and_then(|()| w.flush())
         }
         Format::Json => write_json(&report, false, out.out()),
         Format::Jsonl => write_json(&report, true, out.out()),

@@ -2,7 +2,7 @@
 //! (the schema of `--format json` and `jsonl`: every key present, `null`
 //! where a value does not apply).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write;
 
 use serde::Serialize;
@@ -173,57 +173,194 @@ fn opt<T: std::fmt::Display>(v: &Option<T>) -> String {
     v.as_ref().map(|x| x.to_string()).unwrap_or_default()
 }
 
-/// The table of findings, the hints of their codes and the verdict line.
-/// How many findings of one code in one partition the table shows.
-pub const SHOWN_PER_GROUP: usize = 3;
+/// A code with more findings than this (of one baseline status) is folded
+/// into one row of the table.
+pub const FOLD_OVER: usize = 3;
 
-/// The findings the table shows: errors first, then warnings and infos;
-/// within each, at most [`SHOWN_PER_GROUP`] of one code in one partition
-/// (the count of the rest on the last), at most `max` in all. Returns them
-/// with the number of the group's others each stands for, and how many
-/// were left out in all.
-pub fn shown_findings(report: &CheckReport, max: Option<usize>) -> (Vec<(&Finding, usize)>, usize) {
-    let mut order: Vec<&Finding> = report.findings.iter().collect();
-    order.sort_by_key(|f| std::cmp::Reverse(f.severity));
-    type Group<'a> = (&'a str, Option<&'a str>, Option<i32>);
-    let mut groups: BTreeMap<Group<'_>, usize> = BTreeMap::new();
-    for f in &order {
-        *groups
-            .entry((&*f.code, f.location.topic.as_deref(), f.location.partition))
-            .or_default() += 1;
-    }
-    let mut seen: BTreeMap<Group<'_>, usize> = BTreeMap::new();
-    let mut shown = Vec::new();
-    for f in order {
-        let key = (&*f.code, f.location.topic.as_deref(), f.location.partition);
-        let n = seen.entry(key).or_default();
-        *n += 1;
-        let total = groups.get(&key).copied().unwrap_or(0);
-        if *n < SHOWN_PER_GROUP || (*n == SHOWN_PER_GROUP && total == SHOWN_PER_GROUP) {
-            shown.push((f, 0));
-        } else if *n == SHOWN_PER_GROUP {
-            shown.push((f, total - SHOWN_PER_GROUP));
-        }
-    }
-    if let Some(max) = max {
-        shown.truncate(max.max(1));
-    }
-    let kept: usize = shown.iter().map(|(_, more)| 1 + more).sum();
-    (shown, report.findings.len() - kept)
+/// One row of the table: a finding, or the findings of one code folded.
+#[derive(Debug, Clone)]
+pub enum Row<'a> {
+    /// A finding, with its location and message.
+    One(&'a Finding),
+    /// The findings of one code (all accepted by the baseline, or none),
+    /// counted: the files, partitions and brokers they are in.
+    Fold(Vec<&'a Finding>),
 }
 
-/// The most findings [`write_table`] can show in `rows` lines of a
-/// terminal `look.width` wide, hints and summary included (at least one):
-/// `--max-findings`'s default on a terminal, a screenful. A line wider
-/// than the terminal (a path too long for it, kept whole) counts the rows
-/// the terminal wraps it onto.
-pub fn screenful(report: &CheckReport, level: Severity, look: Look, rows: usize) -> usize {
-    let lines = |n: usize| {
+impl Row<'_> {
+    /// The findings the row stands for.
+    pub fn len(&self) -> usize {
+        match self {
+            Row::One(_) => 1,
+            Row::Fold(v) => v.len(),
+        }
+    }
+
+    /// Whether the row stands for no finding (never: a fold holds some).
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    fn first(&self) -> Option<&Finding> {
+        match self {
+            Row::One(f) => Some(f),
+            Row::Fold(v) => v.first().copied(),
+        }
+    }
+
+    /// The severity of its findings.
+    pub fn severity(&self) -> Severity {
+        self.first().map_or(Severity::Info, |f| f.severity)
+    }
+}
+
+/// The table's rows: errors, then warnings, then infos (in each, the
+/// findings no baseline accepts first, in location order); the findings of
+/// a code that has more than `fold_over` of them (of one baseline status)
+/// folded into one row, where its first finding is.
+pub fn rows(report: &CheckReport, fold_over: usize) -> Vec<Row<'_>> {
+    type Key<'a> = (&'a str, bool);
+    let mut counts: BTreeMap<Key<'_>, usize> = BTreeMap::new();
+    for f in &report.findings {
+        *counts.entry((&*f.code, f.baselined)).or_default() += 1;
+    }
+    let mut order: Vec<&Finding> = report.findings.iter().collect();
+    order.sort_by_key(|f| (std::cmp::Reverse(f.severity), f.baselined));
+    let mut rows: Vec<Row<'_>> = Vec::new();
+    let mut folds: BTreeMap<Key<'_>, usize> = BTreeMap::new();
+    for f in order {
+        let key = (&*f.code, f.baselined);
+        if counts.get(&key).copied().unwrap_or(0) <= fold_over {
+            rows.push(Row::One(f));
+            continue;
+        }
+        match folds.get(&key) {
+            Some(&i) => {
+                if let Some(Row::Fold(v)) = rows.get_mut(i) {
+                    v.push(f);
+                }
+            }
+            None => {
+                folds.insert(key, rows.len());
+                rows.push(Row::Fold(vec![f]));
+            }
+        }
+    }
+    rows
+}
+
+/// What a folded row says: how many findings, in how many files,
+/// partitions (the first named) and brokers.
+pub fn fold_text(fs: &[&Finding]) -> String {
+    let files: BTreeSet<&str> = fs
+        .iter()
+        .filter_map(|f| f.location.file.as_deref())
+        .collect();
+    let parts: BTreeSet<(&str, i32)> = fs
+        .iter()
+        .filter_map(|f| Some((f.location.topic.as_deref()?, f.location.partition?)))
+        .collect();
+    let brokers: BTreeSet<i32> = fs.iter().filter_map(|f| f.location.broker).collect();
+    let n = fs.len() as u64;
+    let one_per_file = files.len() == fs.len();
+    let mut s = if one_per_file {
+        counted(n, "file")
+    } else if files.is_empty() {
+        counted(n, "finding")
+    } else {
+        format!(
+            "{} in {}",
+            counted(n, "finding"),
+            counted(files.len() as u64, "file")
+        )
+    };
+    if !parts.is_empty() {
+        const NAMED: usize = 3;
+        let names: Vec<String> = parts
+            .iter()
+            .take(NAMED)
+            .map(|(t, p)| format!("{}-{p}", sanitize(t)))
+            .collect();
+        let more = parts.len().saturating_sub(NAMED);
+        s.push_str(if one_per_file || files.is_empty() {
+            " in "
+        } else {
+            " of "
+        });
+        s.push_str(&format!(
+            "{} ({}{})",
+            counted(parts.len() as u64, "partition"),
+            names.join(", "),
+            if more > 0 {
+                format!(" and {more} more")
+            } else {
+                String::new()
+            }
+        ));
+    }
+    if !brokers.is_empty() {
+        const LISTED: usize = 8;
+        if brokers.len() <= LISTED {
+            let list: Vec<String> = brokers.iter().map(i32::to_string).collect();
+            s.push_str(&format!(
+                " on {} {}",
+                if brokers.len() == 1 {
+                    "broker"
+                } else {
+                    "brokers"
+                },
+                list.join(", ")
+            ));
+        } else {
+            s.push_str(&format!(" on {}", counted(brokers.len() as u64, "broker")));
+        }
+    }
+    s
+}
+
+/// How many findings the table shows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Limit {
+    /// Every row (into a pipe).
+    All,
+    /// At most this many rows (`--max-findings`), errors first.
+    Rows(usize),
+    /// A screenful of this many lines (on a terminal): every error, then
+    /// as many warnings and infos as the lines left hold; when the errors
+    /// alone do not fit, every code with more than one error is folded.
+    Screen(usize),
+}
+
+/// What [`write_table`] writes: the rows, how many of them, and whether
+/// the hints of their codes.
+struct Plan<'a> {
+    rows: Vec<Row<'a>>,
+    shown: usize,
+    hints: bool,
+}
+
+/// The rows [`write_table`] shows under `limit`, and how many of them.
+fn plan(report: &CheckReport, level: Severity, look: Look, limit: Limit) -> Plan<'_> {
+    let every = |n: Option<usize>| {
+        let rows = rows(report, FOLD_OVER);
+        let shown = n.map_or(rows.len(), |n| n.min(rows.len()));
+        Plan {
+            rows,
+            shown,
+            hints: true,
+        }
+    };
+    let height = match limit {
+        Limit::All => return every(None),
+        Limit::Rows(n) => return every(Some(n)),
+        Limit::Screen(h) => h,
+    };
+    let lines = |p: &Plan<'_>| {
         let mut buf = Vec::new();
         {
             let mut w = Fit::new(&mut buf, look.width);
             // into memory: nothing to fail
-            let _ = write_table(report, level, look, Some(n), &mut w).and_then(|()| w.flush());
+            let _ = write_plan(report, level, look, p, &mut w).and_then(|()| w.flush());
         }
         let width = look.width.unwrap_or(usize::MAX).max(1);
         String::from_utf8_lossy(&buf)
@@ -231,34 +368,159 @@ pub fn screenful(report: &CheckReport, level: Severity, look: Look, rows: usize)
             .map(|l| display_width(l).div_ceil(width).max(1))
             .sum::<usize>()
     };
-    // every finding takes a line at least: no more than `rows` can fit
-    let all = shown_findings(report, None).0.len().min(rows);
-    // the largest n whose table fits: lines grow with n
-    let (mut lo, mut hi) = (1, all.max(1));
-    if lines(hi) <= rows {
-        return hi;
+    // Errors are never cut: when they do not fit with the hints of their
+    // codes, the hints are left out, then every code with more than one
+    // error is folded.
+    let mut p = Plan {
+        rows: Vec::new(),
+        shown: 0,
+        hints: true,
+    };
+    for (fold_over, hints) in [(FOLD_OVER, true), (FOLD_OVER, false), (1, false)] {
+        let rows = rows(report, fold_over);
+        let errors = rows
+            .iter()
+            .take_while(|x| x.severity() == Severity::Error)
+            .count();
+        p = Plan {
+            rows,
+            shown: errors,
+            hints,
+        };
+        if lines(&p) <= height {
+            break;
+        }
+    }
+    // the largest number of rows whose table fits (lines grow with it)
+    let (mut lo, mut hi) = (p.shown, p.rows.len());
+    p.shown = hi;
+    if lines(&p) <= height {
+        return p;
+    }
+    p.shown = lo;
+    if lines(&p) > height {
+        return p;
     }
     while hi - lo > 1 {
         let mid = lo + (hi - lo) / 2;
-        if lines(mid) <= rows {
+        p.shown = mid;
+        if lines(&p) <= height {
             lo = mid;
         } else {
             hi = mid;
         }
     }
-    lo
+    p.shown = lo;
+    p
 }
 
+/// The table: the overview of the capture, the findings (as [`Limit`]
+/// says), the hints of the codes shown and the verdict line.
 pub fn write_table(
     report: &CheckReport,
     level: Severity,
     look: Look,
-    max: Option<usize>,
+    limit: Limit,
+    w: &mut impl Write,
+) -> std::io::Result<()> {
+    let p = plan(report, level, look, limit);
+    write_plan(report, level, look, &p, w)
+}
+
+/// The overview: the whole capture in one or two lines (partitions and
+/// replicas checked, errors, warnings and infos, partitions compared and
+/// losing data, replicas not captured), or one sentence for a healthy one.
+pub fn write_overview(report: &CheckReport, look: Look, w: &mut impl Write) -> std::io::Result<()> {
+    let color = look.color;
+    let s = &report.summary;
+    // data partitions read but not compared (one replica captured or read)
+    let mut data: BTreeSet<(&str, i32)> = BTreeSet::new();
+    for r in report.subjects.iter().filter(|r| r.broker.is_some()) {
+        if r.topic != crate::format::names::METADATA_TOPIC {
+            data.insert((&r.topic, r.partition));
+        }
+    }
+    let uncompared = (data.len() as u64).saturating_sub(s.partitions_compared);
+    let checked = format!(
+        "{} ({}) checked",
+        counted(s.partitions, "partition"),
+        counted(s.replicas, "replica")
+    );
+    let not_compared = if uncompared > 0 {
+        format!(
+            "; {} with fewer than two replicas read, not compared",
+            counted(uncompared, "partition")
+        )
+    } else {
+        String::new()
+    };
+    let healthy = s.errors == 0
+        && s.warnings == 0
+        && s.partitions_losing_data == 0
+        && s.replicas_not_captured == 0;
+    if healthy {
+        let lost = if s.partitions_compared > 0 {
+            format!(", {} compared: nothing lost", s.partitions_compared)
+        } else {
+            String::new()
+        };
+        let infos = if s.infos > 0 {
+            format!(" ({} below)", counted(s.infos, "info"))
+        } else {
+            String::new()
+        };
+        let line = format!("Healthy: {checked}{lost}, no error or warning{infos}{not_compared}.");
+        return writeln!(w, "{}", paint(color, &line, Paint::Good));
+    }
+    let counts = format!(
+        "{checked}: {}, {}, {}.",
+        counted(s.errors, "error"),
+        counted(s.warnings, "warning"),
+        counted(s.infos, "info")
+    );
+    let counts = match (s.errors, s.warnings) {
+        (0, 0) => counts,
+        (0, _) => paint(color, &counts, Paint::Warn),
+        _ => paint(color, &counts, Paint::Bad),
+    };
+    writeln!(w, "{counts}")?;
+    let mut line = if s.partitions_compared == 0 {
+        "No partition has two replicas read: nothing compared, no loss computed".to_string()
+    } else if s.partitions_losing_data == 0 {
+        format!("{} compared: nothing lost", s.partitions_compared)
+    } else {
+        format!(
+            "{} compared, {} losing data",
+            s.partitions_compared, s.partitions_losing_data
+        )
+    };
+    if s.replicas_not_captured > 0 {
+        line.push_str(&format!(
+            "; {} assigned but not captured",
+            counted(s.replicas_not_captured, "replica")
+        ));
+    }
+    if s.partitions_compared > 0 {
+        line.push_str(&not_compared);
+    }
+    line.push('.');
+    if s.partitions_losing_data > 0 {
+        line = paint(color, &line, Paint::Bad);
+    }
+    writeln!(w, "{line}")
+}
+
+fn write_plan(
+    report: &CheckReport,
+    level: Severity,
+    look: Look,
+    plan: &Plan<'_>,
     w: &mut impl Write,
 ) -> std::io::Result<()> {
     let color = look.color;
-    if !report.findings.is_empty() {
-        let (shown, left_out) = shown_findings(report, max);
+    write_overview(report, look, w)?;
+    let shown = &plan.rows[..plan.shown.min(plan.rows.len())];
+    if !shown.is_empty() {
         let mut t = Sheet::new(look);
         t.set_header(vec![
             "severity",
@@ -271,64 +533,70 @@ pub fn write_table(
             "message",
         ]);
         t.title(2).prose(7);
-        for &(f, more) in &shown {
+        for row in shown {
+            let Some(f) = row.first() else { continue };
             let sev = if f.baselined {
                 format!("{} (baseline)", f.severity.name())
             } else {
                 f.severity.name().to_string()
             };
-            let partition = match (&f.location.topic, f.location.partition) {
-                (Some(t), Some(p)) => format!("{t}-{p}"),
-                _ => String::new(),
-            };
-            let file = f.location.file.clone().unwrap_or_default();
             let paint = match f.severity {
                 _ if f.baselined => None,
                 Severity::Error => Some(Paint::Bad),
                 Severity::Warning => Some(Paint::Warn),
                 _ => None,
             };
-            t.add_row(vec![
-                cell(color, sev, paint),
-                cell(color, f.code.clone(), None),
-                cell(color, opt(&f.location.broker), None),
-                cell(color, sanitize(&partition).into_owned(), None),
-                cell(color, sanitize(&file).into_owned(), None),
-                cell(color, opt(&f.location.position), None),
-                cell(color, opt(&f.location.offset), None),
-                cell(
-                    color,
-                    if more > 0 {
-                        format!(
-                            "{} (and {more} more like {} in {})",
-                            sanitize(&f.message),
-                            if more == 1 { "it" } else { "this" },
-                            if partition.is_empty() {
-                                "the capture".into()
-                            } else {
-                                sanitize(&partition)
-                            }
-                        )
-                    } else {
-                        sanitize(&f.message).into_owned()
-                    },
-                    None,
-                ),
-            ]);
+            let cells = match row {
+                Row::One(f) => {
+                    let partition = match (&f.location.topic, f.location.partition) {
+                        (Some(t), Some(p)) => format!("{t}-{p}"),
+                        _ => String::new(),
+                    };
+                    let file = f.location.file.clone().unwrap_or_default();
+                    [
+                        opt(&f.location.broker),
+                        sanitize(&partition).into_owned(),
+                        sanitize(&file).into_owned(),
+                        opt(&f.location.position),
+                        opt(&f.location.offset),
+                        sanitize(&f.message).into_owned(),
+                    ]
+                }
+                Row::Fold(v) => [
+                    String::new(),
+                    String::new(),
+                    String::new(),
+                    String::new(),
+                    String::new(),
+                    fold_text(v),
+                ],
+            };
+            let mut r = vec![cell(color, sev, paint), cell(color, f.code.clone(), None)];
+            r.extend(cells.into_iter().map(|c| cell(color, c, None)));
+            t.add_row(r);
         }
         writeln!(w, "{t}")?;
-        if left_out > 0 {
-            writeln!(
-                w,
-                "{} not shown (--max-findings N shows more; --format json lists every one)",
-                counted(left_out as u64, "more finding")
-            )?;
-        }
-        let mut hints: BTreeMap<&str, &str> = BTreeMap::new();
-        // the hints of the codes shown
-        for (f, _) in &shown {
-            hints.entry(&*f.code).or_insert(&*f.hint);
-        }
+    }
+    let kept: usize = shown.iter().map(Row::len).sum();
+    let left_out = report.findings.len().saturating_sub(kept);
+    if left_out > 0 {
+        writeln!(
+            w,
+            "{} not shown (--max-findings N shows more; --format json lists every one)",
+            counted(left_out as u64, "more finding")
+        )?;
+    }
+    let mut hints: BTreeMap<&str, &str> = BTreeMap::new();
+    // the hints of the codes shown
+    for f in shown.iter().filter_map(Row::first) {
+        hints.entry(&*f.code).or_insert(&*f.hint);
+    }
+    if !plan.hints && !hints.is_empty() {
+        writeln!(
+            w,
+            "hints left out to fit the screen: pipe the output (| less) to read them"
+        )?;
+    } else {
         for (code, hint) in hints {
             writeln!(w, "{code}: {}", sanitize(hint))?;
         }
@@ -337,9 +605,10 @@ pub fn write_table(
         let brokers: Vec<String> = p.left_out.iter().map(i32::to_string).collect();
         writeln!(
             w,
-            "{}-{}: broker {} left out (a file could not be read); the comparison and the loss are the other replicas'",
+            "{}-{}: {} {} left out (a file could not be read); the comparison and the loss are the other replicas'",
             sanitize(&p.topic),
             p.partition,
+            if p.left_out.len() == 1 { "broker" } else { "brokers" },
             brokers.join(", ")
         )?;
     }
@@ -475,8 +744,8 @@ pub fn write_junit(
                     r#"      <failure type="{}" message="{}">"#,
                     markup(codes[0]),
                     markup(&format!(
-                        "{} finding(s): {}",
-                        failing.len(),
+                        "{}: {}",
+                        counted(failing.len() as u64, "finding"),
                         codes.join(", ")
                     ))
                 )?;

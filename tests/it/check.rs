@@ -337,7 +337,7 @@ fn index_leftovers_count_only_where_kafka_reads_the_index() {
         stale["message"]
             .as_str()
             .unwrap()
-            .starts_with("1 entry from entry 2 on is leftovers"),
+            .starts_with("1 entry from entry 2 on is a leftover that does not fit the log"),
         "{stale}"
     );
     assert_eq!(code, Some(0), "leftovers alone never fail the gate");

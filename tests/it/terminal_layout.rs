@@ -303,9 +303,13 @@ fn paths_and_names_stay_whole_on_a_narrow_terminal_at_a_long_path() {
             }
         }
     }
-    // a pipe gets the table, every path in it whole
+    // a pipe gets the overview, then the table, every path in it whole
     let piped = text(&klf(&["check", d]).stdout);
-    assert!(piped.starts_with('┌'), "{piped}");
+    assert!(
+        piped.starts_with("2 partitions (6 replicas) checked: 2 errors,")
+            && piped.lines().nth(2).is_some_and(|l| l.starts_with('┌')),
+        "{piped}"
+    );
     let cells: Vec<&str> = piped
         .lines()
         .flat_map(|l| l.split(['│', '┆']))
@@ -411,14 +415,25 @@ fn times_read_as_utc_beside_the_epoch_milliseconds() {
     assert!(iso(election), "{election}");
 }
 
+/// The blocks `klf check` wrote on a terminal, as their heading lines
+/// (`SEVERITY  CODE`), in order.
+fn check_blocks(out: &str) -> Vec<&str> {
+    out.lines()
+        .filter(|l| {
+            ["error  ", "warning  ", "info  "]
+                .iter()
+                .any(|h| l.starts_with(h))
+        })
+        .collect()
+}
+
 #[test]
 fn check_shows_a_screenful_of_findings_on_a_terminal_and_every_one_into_a_pipe() {
     let dir = kafka("unclean");
     let dir = dir.to_str().unwrap();
     let piped = text(&klf(&["check", dir]).stdout);
     assert!(!piped.contains("not shown"), "{piped}");
-    let total = piped.matches("error").count() + piped.matches("warning").count();
-    for (cols, rows) in [(80, 16), (80, 30), (200, 12)] {
+    for (cols, rows) in [(80, 30), (200, 20)] {
         let out = on_terminal_of(cols, rows, &["check", dir]);
         let lines = out.lines().count();
         assert!(lines < rows, "{rows} rows, {lines} lines:\n{out}");
@@ -428,22 +443,75 @@ fn check_shows_a_screenful_of_findings_on_a_terminal_and_every_one_into_a_pipe()
         );
         assert!(out.contains("FAIL (2 at or above error)"), "{out}");
     }
-    // more rows, more findings; --max-findings overrides the height
-    let short = on_terminal_of(80, 16, &["check", dir]);
-    let tall = on_terminal_of(80, 30, &["check", dir]);
-    let blocks = |s: &str| {
-        s.lines()
-            .filter(|l| {
-                ["error  ", "warning  ", "info  "]
-                    .iter()
-                    .any(|h| l.starts_with(h))
-            })
+    // a terminal too short for the errors still shows every one (the
+    // lesser findings are cut first); more rows, more findings;
+    // --max-findings overrides the height
+    let short = on_terminal_of(80, 12, &["check", dir]);
+    let tall = on_terminal_of(80, 45, &["check", dir]);
+    let errors = |s: &str| {
+        check_blocks(s)
+            .iter()
+            .filter(|b| b.starts_with("error  "))
             .count()
     };
-    assert!(blocks(&tall) > blocks(&short), "{short}\n----\n{tall}");
+    assert_eq!(errors(&short), 2, "{short}");
+    assert_eq!(check_blocks(&short).len(), 2, "{short}");
+    assert!(
+        check_blocks(&tall).len() > check_blocks(&short).len(),
+        "{short}\n----\n{tall}"
+    );
     let all = on_terminal_of(80, 16, &["check", dir, "--max-findings", "1000"]);
     assert!(!all.contains("not shown"), "{all}");
-    assert!(total > 0);
+}
+
+#[test]
+fn check_first_screen_at_80x30_holds_the_overview_and_every_error_before_any_warning() {
+    // impact: 3 errors (a hanging transaction, the loss, a log-matching
+    // violation), 8 warnings, 32 infos
+    for name in ["impact", "unclean-stale-hw"] {
+        let cap = kafka(name);
+        let d = cap.to_str().unwrap();
+        let doc: serde_json::Value =
+            serde_json::from_slice(&klf(&["check", "--format", "json", d]).stdout).unwrap();
+        let errors: Vec<String> = doc["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|f| f["severity"] == "error")
+            .map(|f| format!("error  {}", f["code"].as_str().unwrap()))
+            .collect();
+        assert!(errors.len() >= 2, "{name}: {doc}");
+        let out = on_terminal_of(80, 30, &["check", d]);
+        let lines = out.lines().count();
+        assert!(lines < 30, "{name}: {lines} lines:\n{out}");
+        // the overview first: the summary's counts
+        let s = &doc["summary"];
+        assert!(
+            out.starts_with(&format!(
+                "{} partitions ({} replicas) checked: {} errors, ",
+                s["partitions"], s["replicas"], s["errors"]
+            )),
+            "{name}:\n{out}"
+        );
+        // every error, each a block of its own, before any other block
+        let blocks = check_blocks(&out);
+        assert!(blocks.len() >= errors.len(), "{name}:\n{out}");
+        let mut shown: Vec<&str> = blocks[..errors.len()].to_vec();
+        let mut expected: Vec<&str> = errors.iter().map(String::as_str).collect();
+        shown.sort_unstable();
+        expected.sort_unstable();
+        assert_eq!(shown, expected, "{name}:\n{out}");
+        let rank = |b: &str| {
+            ["error  ", "warning  ", "info  "]
+                .iter()
+                .position(|h| b.starts_with(h))
+        };
+        assert!(
+            blocks.windows(2).all(|w| rank(w[0]) <= rank(w[1])),
+            "{name}:\n{out}"
+        );
+        assert!(out.contains(&format!("FAIL ({} at or above error)", errors.len())));
+    }
 }
 
 /// Every time field of `v` at any depth, as (name, ms, the `_utc` beside
@@ -555,8 +623,13 @@ fn diff_first_screen_holds_the_totals_and_the_worst_loss() {
         "{screen}"
     );
     // worst first: the proven committed loss before the possible one
-    let worst = screen.find("stale-group-0: reference broker").expect(&screen);
-    assert!(!screen[..worst].contains("stale-0: reference broker"), "{screen}");
+    let worst = screen
+        .find("stale-group-0: reference broker")
+        .expect(&screen);
+    assert!(
+        !screen[..worst].contains("stale-0: reference broker"),
+        "{screen}"
+    );
     assert!(screen.contains("why: an UNCLEAN election"), "{screen}");
     assert!(screen.contains("next: klf impact"), "{screen}");
     assert!(

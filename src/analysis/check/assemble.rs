@@ -43,6 +43,9 @@ pub struct Settled {
     /// The partition's cross-replica summary (`None`: fewer than two
     /// replicas compared).
     pub check: Option<PartitionCheck>,
+    /// Replicas the metadata log assigns to the partition that are not in
+    /// the capture.
+    pub not_captured: u64,
 }
 
 impl Settled {
@@ -117,6 +120,7 @@ pub fn assemble(
         summary.batches += s.batches;
         summary.bytes += s.bytes;
         summary.replicas += s.replicas.len() as u64;
+        summary.replicas_not_captured += s.not_captured;
         findings.append(&mut s.findings);
         subjects.append(&mut s.replicas);
         if let Some(check) = s.check {
@@ -141,6 +145,11 @@ pub fn assemble(
     }
     summary.partitions = names;
     partition_checks.sort_by(|a, b| (&a.topic, a.partition).cmp(&(&b.topic, b.partition)));
+    summary.partitions_compared = partition_checks.len() as u64;
+    summary.partitions_losing_data = partition_checks
+        .iter()
+        .filter(|p| p.loss.verdict != crate::analysis::loss::Verdict::NothingLost.name())
+        .count() as u64;
     match view {
         Some(v) => findings.extend(controller_findings(v)),
         None if !capture.partitions.is_empty() => findings.push(no_metadata_log(capture)),

@@ -35,7 +35,7 @@ pub use report::{
 pub use rules::{
     agreement_range, capture_findings, check_epochs, check_offsets, check_partition,
     controller_findings, epoch_beyond_controller, impact_findings, log_matching_at,
-    rebuilt_on_restart, settle_unreadable, AtOffset, LogMatching,
+    not_captured_uncompared, rebuilt_on_restart, settle_unreadable, AtOffset, LogMatching,
 };
 
 #[cfg(test)]

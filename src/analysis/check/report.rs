@@ -188,6 +188,17 @@ pub struct Summary {
     pub infos: u64,
     /// Findings accepted by a baseline.
     pub baselined: u64,
+    /// Partitions whose replicas were compared (two or more read).
+    #[serde(default)]
+    pub partitions_compared: u64,
+    /// Of those, partitions that lose data (a loss verdict other than
+    /// `nothing-lost`).
+    #[serde(default)]
+    pub partitions_losing_data: u64,
+    /// Replicas the metadata log assigns to the data partitions checked
+    /// that are not in the capture (0 without a metadata log: unknown).
+    #[serde(default)]
+    pub replicas_not_captured: u64,
 }
 
 /// Everything `check` found.

@@ -141,6 +141,30 @@ pub fn no_metadata_log(capture: &Capture) -> Finding {
     )
 }
 
+/// A partition compared with no other replica (one replica captured, or
+/// one read) whose assigned replicas (metadata log) are not all in the
+/// capture: `missing` names them. A partition whose replicas were compared
+/// has the diff's finding instead.
+pub fn not_captured_uncompared(topic: &str, partition: i32, missing: &[i32]) -> Option<Finding> {
+    if missing.is_empty() {
+        return None;
+    }
+    let list: Vec<String> = missing.iter().map(i32::to_string).collect();
+    Some(finding(
+        code::REPLICA_NOT_CAPTURED,
+        Location {
+            topic: Some(topic.to_string()),
+            partition: Some(partition),
+            ..Location::default()
+        },
+        format!(
+            "assigned replicas not in the capture (metadata log): {} {}; with fewer than two replicas read, nothing is compared and no loss is computed: capture every assigned replica",
+            if missing.len() == 1 { "broker" } else { "brokers" },
+            list.join(", ")
+        ),
+    ))
+}
+
 /// Checks against the controller's view, when the capture holds a metadata
 /// log: what it could not give, and unclean elections (the replicas' epochs
 /// are checked against it partition by partition, in
@@ -356,8 +380,12 @@ pub fn check_offsets(replica: &Replica, base: &Location, r: &mut ReplicaResult) 
                         ..cp_file(hw_file)
                     },
                     format!(
-                        "high watermark {hw} is above the log end offset {leo}: {} committed offsets are not on disk",
-                        hw - leo
+                        "high watermark {hw} is above the log end offset {leo}: {} not on disk",
+                        crate::format::text::count(
+                            u64::try_from(hw.saturating_sub(leo)).unwrap_or(0),
+                            "committed offset is",
+                            "committed offsets are"
+                        )
                     ),
                 ));
             }
@@ -537,8 +565,10 @@ pub fn log_matching_at(
                 code::LOG_MATCHING_VIOLATION,
                 l,
                 format!(
-                    "{what} differs from broker(s) {}, which hold {theirs}, below the smallest high watermark {min_hw}",
-                    holders.join(", ")
+                    "{what} differs from {} {}, which {} {theirs}, below the smallest high watermark {min_hw}",
+                    if holders.len() == 1 { "broker" } else { "brokers" },
+                    holders.join(", "),
+                    if holders.len() == 1 { "holds" } else { "hold" }
                 ),
             ));
         }

@@ -25,12 +25,12 @@ use rayon::prelude::*;
 
 use crate::analysis::check::{
     agreement_range, assemble, check_partition, code, display, finding, impact_findings,
-    log_matching_at, settle, settle_metadata, AtOffset, CheckReport, Checked, Location,
-    LogMatching, PartitionChecked, ReplicaResult, Settled,
+    log_matching_at, not_captured_uncompared, settle, settle_metadata, AtOffset, CheckReport,
+    Checked, Location, LogMatching, PartitionChecked, ReplicaResult, Settled,
 };
 use crate::analysis::diff::PartitionReplicas;
 use crate::analysis::truncation::ReplicationProtocol;
-use crate::capture::discover::Capture;
+use crate::capture::discover::{Capture, METADATA_TOPIC};
 use crate::capture::scan::tail_end;
 use crate::engine::diff::{diff_partition_adjusted, PartitionResult, ReadMode};
 use crate::engine::evidence::{broker_ids, Evidence};
@@ -41,21 +41,94 @@ use crate::model::{Replica, ReplicaLog};
 use replica::{base_location, check_replica, keeps_batches, scan_replica, Scanned};
 use stream::{BatchAt, Batches, HeldBatches, ReplicaBatches};
 
-/// Runs every check on `capture`; `progress` is called once per replica
-/// checked (from worker threads).
+/// The partitions a check reads and reports (`--topic`, `--partition`;
+/// every one when both are `None`). The metadata log is among them when
+/// `topic` names it, or when no filter is given. The evidence (the
+/// metadata log, `__consumer_offsets`) is read whatever the filter: the
+/// loss of a partition is the same filtered or not.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Only {
+    /// Only this topic.
+    pub topic: Option<String>,
+    /// Only this partition number.
+    pub partition: Option<i32>,
+}
+
+impl Only {
+    /// Whether no filter is given.
+    pub fn all(&self) -> bool {
+        self.topic.is_none() && self.partition.is_none()
+    }
+
+    /// Whether the metadata log is selected.
+    pub fn metadata(&self) -> bool {
+        self.all()
+            || (self.topic.as_deref() == Some(METADATA_TOPIC)
+                && self.partition.is_none_or(|p| p == 0))
+    }
+
+    /// Whether partition `partition` of `topic` is selected.
+    pub fn selects(&self, topic: &str, partition: i32) -> bool {
+        if topic == METADATA_TOPIC {
+            return self.metadata();
+        }
+        self.topic.as_ref().is_none_or(|t| t == topic)
+            && self.partition.is_none_or(|p| p == partition)
+    }
+
+    /// Whether a finding at `l` is reported: one about a selected
+    /// partition, or about no partition (a broker's file, the capture).
+    pub fn keeps(&self, l: &Location) -> bool {
+        match (&l.topic, l.partition) {
+            (None, _) => true,
+            (Some(t), Some(p)) => self.selects(t, p),
+            (Some(t), None) => {
+                if t == METADATA_TOPIC {
+                    self.metadata()
+                } else {
+                    self.topic.as_ref().is_none_or(|x| x == t)
+                }
+            }
+        }
+    }
+
+    /// The replicas of `capture` it selects (the metadata logs included
+    /// when selected).
+    pub fn replicas(&self, capture: &Capture) -> usize {
+        let data: usize = capture
+            .partitions
+            .iter()
+            .filter(|((t, p), _)| self.selects(t, *p))
+            .map(|(_, r)| r.len())
+            .sum();
+        data + if self.metadata() {
+            capture.metadata_logs.len()
+        } else {
+            0
+        }
+    }
+}
+
+/// Runs every check on the partitions of `capture` that `only` selects;
+/// `progress` is called once per replica checked (from worker threads).
 /// `protocol` is the truncation protocol the operator gave
 /// (`--inter-broker-protocol`), else it comes from the capture
 /// ([`Evidence::diff_options`]).
 pub fn check(
     capture: &Capture,
     protocol: Option<ReplicationProtocol>,
+    only: &Only,
     progress: &(dyn Fn() + Sync),
 ) -> CheckReport {
     let evidence = Evidence::gather(capture);
     let options = evidence.diff_options(protocol);
     let coord = std::sync::OnceLock::new();
     let impacts = std::sync::Mutex::new(Vec::new());
-    let partitions: Vec<(&(String, i32), &Vec<Replica>)> = capture.partitions.iter().collect();
+    let partitions: Vec<(&(String, i32), &Vec<Replica>)> = capture
+        .partitions
+        .iter()
+        .filter(|((t, p), _)| only.selects(t, *p))
+        .collect();
     let view = evidence.controller.as_ref();
     let mut checked: Vec<Settled> = partitions
         .par_iter()
@@ -89,6 +162,17 @@ pub fn check(
             let readable: Vec<usize> = (0..scanned.len())
                 .filter(|&i| !scanned[i].result.unreadable)
                 .collect();
+            // Assigned replicas (metadata log) not in the capture.
+            let missing: Vec<i32> = evidence
+                .history(topic, *partition)
+                .map(|h| {
+                    h.replicas
+                        .iter()
+                        .copied()
+                        .filter(|b| !ids.contains(b))
+                        .collect()
+                })
+                .unwrap_or_default();
             let (results, cross) = if readable.len() >= 2 {
                 let left_out: Vec<i32> = (0..scanned.len())
                     .filter(|i| !readable.contains(i))
@@ -146,14 +230,27 @@ pub fn check(
                     .collect(),
                 cross,
             };
+            let compared = done.cross.is_some();
             // what the report needs of it, and nothing else
-            settle(done, view)
+            let mut settled = settle(done, view);
+            settled.not_captured = missing.len() as u64;
+            if !compared {
+                // the diff's finding says it where replicas are compared
+                settled
+                    .findings
+                    .extend(not_captured_uncompared(topic, *partition, &missing));
+            }
+            settled
         })
         .collect();
-    let metadata: Vec<Settled> = capture
-        .metadata_logs
+    let metadata_logs: &[Replica] = if only.metadata() {
+        &capture.metadata_logs
+    } else {
+        &[]
+    };
+    let metadata: Vec<Settled> = metadata_logs
         .par_iter()
-        .zip(broker_ids(&capture.metadata_logs))
+        .zip(broker_ids(metadata_logs))
         .map(|(r, broker)| {
             let mut result = check_replica(r, broker, clean_shutdown(capture, r));
             if capture.unreadable_for(r).is_some() {
@@ -180,8 +277,13 @@ pub fn check(
         report.findings.sort_by(|a, b| {
             (&a.location, &a.code, &a.message).cmp(&(&b.location, &b.code, &b.message))
         });
-        report.recount();
     }
+    if !only.all() {
+        // the capture's and the controller's findings about partitions not
+        // selected
+        report.findings.retain(|f| only.keeps(&f.location));
+    }
+    report.recount();
     report
 }
 

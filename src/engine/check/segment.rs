@@ -3,6 +3,7 @@
 //! `digested`): the fold the replica's order-dependent rules take, the
 //! batches' lookups, and the checks of its indexes against them.
 
+use crate::format::text::count;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
@@ -396,7 +397,10 @@ pub(super) fn check_indexes(
             findings.push(finding(
                 code::INDEX_LENGTH_INVALID,
                 at(Some((file_len - file_len % entry_size) as u64), None),
-                format!("{file_len} bytes is not a multiple of the {entry_size}-byte entry size"),
+                format!(
+                    "{} is not a multiple of the {entry_size}-byte entry size",
+                    count(file_len as u64, "byte", "bytes")
+                ),
             ));
         }
         let slots = file_len / entry_size;
@@ -431,8 +435,10 @@ pub(super) fn check_indexes(
                 code,
                 at(Some((zero_from * entry_size) as u64), None),
                 format!(
-                    "{padding} zero-filled slots ({} bytes) after {zero_from} entries: a preallocated index never trimmed; {why}",
-                    padding * entry_size
+                    "{} ({}) after {}: a preallocated index never trimmed; {why}",
+                    count(padding as u64, "zero-filled slot", "zero-filled slots"),
+                    count((padding * entry_size) as u64, "byte", "bytes"),
+                    count(zero_from as u64, "entry", "entries")
                 ),
             ));
         }
@@ -480,9 +486,10 @@ pub(super) fn check_indexes(
                         code::INDEX_OUTSIDE_SEGMENT,
                         Some(offset),
                         format!(
-                            "entry {n}: offset {offset} at position {position} is outside the segment (base offset {}, last offset {}, {log_len} bytes)",
+                            "entry {n}: offset {offset} at position {position} is outside the segment (base offset {}, last offset {}, {})",
                             seg.base_offset,
-                            last_text()
+                            last_text(),
+                            count(log_len, "byte", "bytes")
                         ),
                     ));
                     return ((offset, position), false, wrong);
@@ -574,10 +581,13 @@ pub(super) fn check_indexes(
                         code::INDEX_STALE_ENTRIES,
                         at(Some((n * entry_size) as u64), offset),
                         format!(
-                            "{} from entry {n} on {} leftovers that do not fit the log (first: {why}; the log ends at offset {}, {log_len} bytes): the broker did not shut down cleanly (or was running when copied), and Kafka rebuilds this segment's indexes when it next starts",
-                            crate::format::text::count((zero_from - n) as u64, "entry", "entries"),
+                            "{} from entry {n} on {} {} that {} not fit the log (first: {why}; the log ends at offset {}, {}): the broker did not shut down cleanly (or was running when copied), and Kafka rebuilds this segment's indexes when it next starts",
+                            count((zero_from - n) as u64, "entry", "entries"),
                             if zero_from - n == 1 { "is" } else { "are" },
-                            seg_last.map_or("none".to_string(), |l| l.saturating_add(1).to_string())
+                            if zero_from - n == 1 { "a leftover" } else { "leftovers" },
+                            if zero_from - n == 1 { "does" } else { "do" },
+                            seg_last.map_or("none".to_string(), |l| l.saturating_add(1).to_string()),
+                            count(log_len, "byte", "bytes")
                         ),
                     ));
                     break;
@@ -614,7 +624,7 @@ pub(super) fn check_indexes(
                 {
                     f.message
                         .to_mut()
-                        .push_str(&format!(" ({} more entries like this)", n - 1));
+                        .push_str(&format!(" ({} like this)", more_entries(n - 1)));
                 }
             }
         }
@@ -696,7 +706,7 @@ fn check_txn_index(
     if let Some((pos, off, why)) = problems.first() {
         let more = match problems.len() {
             1 => String::new(),
-            n => format!(" ({} more entries like this)", n - 1),
+            n => format!(" ({} like this)", more_entries((n - 1) as u64)),
         };
         findings.push(finding(
             code::TXN_INDEX_INVALID,
@@ -798,7 +808,8 @@ impl<'a> SegmentChecks<'a> {
                 code::BATCH_BAD_MAGIC,
                 self.at(Some(pos), Some(first)),
                 format!(
-                    "magic {magic} is not 0, 1 or 2; the rest of the segment ({rest} bytes) is not a readable log"
+                    "magic {magic} is not 0, 1 or 2; the rest of the segment ({}) is not a readable log",
+                    count(rest, "byte", "bytes")
                 ),
             ));
             self.stopped = Some(pos);
@@ -814,7 +825,8 @@ impl<'a> SegmentChecks<'a> {
                 c,
                 self.at(Some(pos), Some(first)),
                 format!(
-                    "{reason}; Kafka's recovery truncates the segment here, dropping {rest} bytes"
+                    "{reason}; Kafka's recovery truncates the segment here, dropping {}",
+                    count(rest, "byte", "bytes")
                 ),
             ));
             self.stopped = Some(pos);
@@ -875,8 +887,8 @@ impl<'a> SegmentChecks<'a> {
                 code::FILE_UNREADABLE,
                 self.at(Some(pos), None),
                 format!(
-                    "cannot allocate memory to check the segment past {} batches",
-                    self.batches.len()
+                    "cannot allocate memory to check the segment past {}",
+                    count(self.batches.len() as u64, "batch", "batches")
                 ),
             ));
             self.stopped = Some(pos);
@@ -908,8 +920,8 @@ impl<'a> SegmentChecks<'a> {
             c,
             self.at(Some(pos), None),
             format!(
-                "{reason}; the rest of the segment ({} bytes) cannot be read",
-                self.log_len.saturating_sub(pos)
+                "{reason}; the rest of the segment ({}) cannot be read",
+                count(self.log_len.saturating_sub(pos), "byte", "bytes")
             ),
         ));
         self.stopped = Some(pos);
@@ -932,7 +944,10 @@ impl<'a> SegmentChecks<'a> {
             return;
         }
         let declared = match declared {
-            Some(n) => format!("; the entry there declares {n} bytes"),
+            Some(n) => format!(
+                "; the entry there declares {n} {}",
+                if n == 1 { "byte" } else { "bytes" }
+            ),
             None => String::new(),
         };
         let (c, where_) = if is_last {
@@ -943,7 +958,10 @@ impl<'a> SegmentChecks<'a> {
         self.findings.push(finding(
             c,
             self.at(Some(pos), None),
-            format!("{len} bytes after the last complete batch of the {where_}{declared}"),
+            format!(
+                "{} after the last complete batch of the {where_}{declared}",
+                count(len, "byte", "bytes")
+            ),
         ));
     }
 
@@ -975,4 +993,9 @@ impl<'a> SegmentChecks<'a> {
             kept: self.kept,
         }
     }
+}
+
+/// `n more entries`, `1 more entry`.
+fn more_entries(n: u64) -> String {
+    count(n, "more entry", "more entries")
 }
