@@ -370,7 +370,7 @@ pub fn checkpoint_disagreements(t: &Timeline) -> Vec<CheckpointSpan> {
         let agrees = t.from_batches.iter().any(|s| {
             s.epoch == epoch
                 && (s.start_offset == start || (first && start <= s.start_offset))
-                && s.end_offset + 1 == end
+                && s.end == end
         });
         if !agrees {
             out.push(CheckpointSpan {

@@ -320,7 +320,7 @@ fn time_axis(s: &mut String, p: &PartitionReport, sc: Scale, y: f64) {
         .map(|e| (e.start_offset, e.first_timestamp))
         .collect();
     if let Some(last) = spans.last() {
-        marks.push((last.end_offset.saturating_add(1), last.last_timestamp));
+        marks.push((last.end, last.last_timestamp));
     }
     let dates: std::collections::BTreeSet<String> = marks
         .iter()
@@ -449,7 +449,7 @@ fn lane(
     let _ = write!(s, r#"<g clip-path="url(#{clip})">"#);
     // Epochs from the batch headers.
     for e in &v.timeline.from_batches {
-        let end = e.end_offset.saturating_add(1);
+        let end = e.end;
         let Some((x, w)) = sc.span(e.start_offset, end) else {
             continue;
         };

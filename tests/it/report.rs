@@ -301,7 +301,7 @@ fn check_capture(name: &str) {
                     (
                         s["epoch"].as_i64().unwrap(),
                         s["start_offset"].as_i64().unwrap(),
-                        s["end_offset"].as_i64().unwrap() + 1,
+                        s["end"].as_i64().unwrap(),
                     )
                 })
                 .collect();
@@ -366,7 +366,7 @@ fn check_capture(name: &str) {
             .collect();
         let last = spans.last().unwrap();
         want_times.push((
-            last["end_offset"].as_i64().unwrap() + 1,
+            last["end"].as_i64().unwrap(),
             last["last_timestamp"].as_i64().unwrap(),
         ));
         let times: Vec<(i64, i64)> = of(&ms, &pname, "time", None)
