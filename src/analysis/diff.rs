@@ -364,16 +364,34 @@ pub struct ReplicaDiff {
     pub hw_truncation_offset: i64,
     /// Records at or above `truncation_offset`.
     pub records_to_truncate: i64,
-    /// Of those, records committed by the "committed-any" rule (module docs).
-    pub committed_records_to_truncate: i64,
+    /// Of those, records below a high watermark a replica holding them
+    /// checkpointed (the "committed-any" rule, module docs): proven
+    /// committed, but a stale checkpoint proves less than was committed;
+    /// the replica's commitment bounds are `committed_proven_cut` and
+    /// `committed_possible_cut`.
+    pub checkpointed_records_to_truncate: i64,
     /// Of those, records in batches present on no other replica.
     pub records_only_here: i64,
     /// Records at or above `hw_truncation_offset`.
     pub hw_records_to_truncate: i64,
-    /// Of those, committed records (same rule as `committed_records_to_truncate`).
-    pub hw_committed_records_to_truncate: i64,
+    /// Of those, records below a checkpointed high watermark (same rule as
+    /// `checkpointed_records_to_truncate`).
+    pub hw_checkpointed_records_to_truncate: i64,
     /// Control records among `records_to_truncate`.
     pub control_records_to_truncate: i64,
+    /// Lost data records this replica holds (all cut by its truncation):
+    /// its share of the partition's loss, set with the loss
+    /// ([`crate::analysis::loss::share_loss`]).
+    #[serde(default)]
+    pub lost_cut: u64,
+    /// Of those, proven committed (computed as the partition's
+    /// `committed_proven`).
+    #[serde(default)]
+    pub committed_proven_cut: u64,
+    /// Of those, possibly committed (computed as the partition's
+    /// `committed_possible`; `None` when some cannot be bounded).
+    #[serde(default)]
+    pub committed_possible_cut: Option<u64>,
     /// How the prediction ended.
     pub truncation_outcome: Outcome,
     /// Rounds of the prediction (for `--explain`).
@@ -1080,10 +1098,13 @@ pub fn diff_partition(input: &PartitionReplicas, options: &DiffOptions) -> Parti
             alternative_rounds: alt_pred.map(|p| p.rounds).unwrap_or_default(),
             hw_truncation_offset,
             records_to_truncate,
-            committed_records_to_truncate: committed,
+            checkpointed_records_to_truncate: committed,
             records_only_here: only_here,
             hw_records_to_truncate,
-            hw_committed_records_to_truncate: hw_committed,
+            hw_checkpointed_records_to_truncate: hw_committed,
+            lost_cut: 0,
+            committed_proven_cut: 0,
+            committed_possible_cut: Some(0),
             control_records_to_truncate,
             truncation_outcome: outcome,
             truncation_rounds: pred.map(|p| p.rounds).unwrap_or_default(),

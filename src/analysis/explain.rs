@@ -113,9 +113,10 @@ pub fn story(p: &PartitionDiff, leaders: &BTreeMap<i32, (i32, bool)>) -> Vec<Str
             continue;
         }
         let mut s = format!(
-            "broker {} holds offsets up to {} (latest epoch {})",
+            "broker {} holds offsets [{}, {}) (latest epoch {})",
             r.broker,
-            r.log_end_offset - 1,
+            r.log_start_offset,
+            r.log_end_offset,
             opt(r.latest_epoch)
         );
         match r.divergence_offset {
@@ -127,10 +128,11 @@ pub fn story(p: &PartitionDiff, leaders: &BTreeMap<i32, (i32, bool)>) -> Vec<Str
                 "; following broker {}, Kafka truncates it to {} and {} records are cut",
                 reference.broker, r.truncation_offset, r.records_to_truncate
             ));
-            if r.committed_records_to_truncate > 0 {
+            if r.lost_cut > 0 {
                 s.push_str(&format!(
-                    ", {} of them below the high watermark (acknowledged writes lost)",
-                    r.committed_records_to_truncate
+                    ", {} of them on no replica once all follow it (committed: {})",
+                    r.lost_cut,
+                    bounds_words(r.committed_proven_cut, r.committed_possible_cut)
                 ));
             }
             if r.records_only_here > 0 {
@@ -166,6 +168,16 @@ pub fn story(p: &PartitionDiff, leaders: &BTreeMap<i32, (i32, bool)>) -> Vec<Str
         }
     }
     lines
+}
+
+/// Commitment bounds in words: `50 proven, at most 100 possible`.
+pub fn bounds_words(proven: u64, possible: Option<u64>) -> String {
+    match possible {
+        Some(0) => "none".to_string(),
+        Some(p) if p == proven => format!("{p} proven"),
+        Some(p) => format!("{proven} proven, at most {p} possible"),
+        None => format!("{proven} proven, the rest unknown"),
+    }
 }
 
 fn plural(n: u64, one: &str, many: &str) -> String {

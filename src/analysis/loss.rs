@@ -896,6 +896,61 @@ fn summarize(
     }
 }
 
+/// What a partition's loss takes from one replica: the lost records it
+/// holds (its truncation cuts every one of them: a replica that keeps a
+/// record after following the reference keeps it from being lost), with
+/// their commitment bounded as the partition's bounds are, batch by batch.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct ReplicaShare {
+    /// Lost data records this replica holds.
+    pub records: u64,
+    /// Lost control records this replica holds.
+    pub control_records: u64,
+    /// Of the data records, proven committed (lower bound).
+    pub committed_proven: u64,
+    /// Of the data records, possibly committed (upper bound, including the
+    /// proven ones); `None` when some of them cannot be bounded.
+    pub committed_possible: Option<u64>,
+}
+
+/// [`ReplicaShare`] of broker `broker` in `loss`.
+pub fn replica_share(loss: &PartitionLoss, broker: i32) -> ReplicaShare {
+    let mut s = ReplicaShare::default();
+    let (mut possible, mut unknown) = (0u64, false);
+    for l in loss.batches.iter().filter(|l| l.held_by.contains(&broker)) {
+        let end = l.batch.last_offset.saturating_add(1);
+        let cut = l.proven_to.clamp(l.from, end);
+        for (lo, hi, class) in [(l.from, cut, Committed::Proven), (cut, end, l.possible)] {
+            if hi <= lo {
+                continue;
+            }
+            let (d, c) = split_records(&l.batch, lo, hi);
+            s.records += d;
+            s.control_records += c;
+            match class {
+                Committed::Proven => s.committed_proven += d,
+                Committed::Possible => possible += d,
+                Committed::Unknown => unknown |= d > 0,
+                Committed::No => {}
+            }
+        }
+    }
+    s.committed_possible = (!unknown).then_some(s.committed_proven + possible);
+    s
+}
+
+/// Writes each replica's [`ReplicaShare`] of `loss` into `diff`, so that
+/// every view of a replica's cut states its commitment the way the
+/// partition's loss does.
+pub fn share_loss(diff: &mut PartitionDiff, loss: &PartitionLoss) {
+    for r in &mut diff.replicas {
+        let s = replica_share(loss, r.broker);
+        r.lost_cut = s.records;
+        r.committed_proven_cut = s.committed_proven;
+        r.committed_possible_cut = s.committed_possible;
+    }
+}
+
 /// `1.2 s`, `3 min 4 s`, `2 h 5 min`.
 pub fn human_ms(ms: i64) -> String {
     let s = ms / 1000;

@@ -19,7 +19,11 @@ use klf::engine::evidence::broker_ids;
 use klf::engine::records::{stream_cut, stream_lost, ListEnd};
 use klf::engine::{diff_capture, ReadMode};
 use klf::render::diff::RecordLists;
-use klf::render::diff::{write_json, write_json_each, write_table};
+use klf::render::diff::{
+    next_line, severity, why_lines, write_json, write_json_each, write_table, Overview,
+    TableOptions,
+};
+use klf::render::text::shell_word;
 
 /// Output formats of `klf diff`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -91,8 +95,9 @@ JSON output:
   \"group\",\"offset\",\"leader_epoch\",\"isr\",\"metadata_offset\",\"time\",\"file\",
   \"records\",\"detail\"}]},\"replicas\":[{\"broker\",\"log_end_offset\",
   \"high_watermark\",\"latest_epoch\",\"divergence_offset\",\"truncation_offset\",
-  \"hw_truncation_offset\",\"records_to_truncate\",
-  \"committed_records_to_truncate\",\"records_only_here\",\"truncation_rounds\",
+  \"hw_truncation_offset\",\"records_to_truncate\",\"lost_records_to_truncate\",
+  \"committed_proven_to_truncate\",\"committed_possible_to_truncate\",
+  \"checkpointed_records_to_truncate\",\"records_only_here\",\"truncation_rounds\",
   \"findings\"}],\"findings\":[...]}]}
   With --records, loss also has \"lost_records\" and \"lost_records_omitted\",
   and each replica \"lost_records\", \"lost_records_omitted\" and
@@ -143,6 +148,12 @@ pub struct Args {
     /// and summaries still cover every record)
     #[arg(long, value_name = "N", default_value_t = 100_000)]
     records_limit: usize,
+    /// Table: write every partition compared (default: the overview, then
+    /// the partitions that lose data, worst first, and those with a replica
+    /// left out or not captured; the rest are counted in the overview).
+    /// JSON always holds every partition
+    #[arg(long)]
+    all: bool,
     /// Which loss exits 1: committed (lost records that were or may have
     /// been committed), any (any lost record), never
     #[arg(long, value_enum, value_name = "WHAT", default_value_t = FailOn::Committed)]
@@ -253,22 +264,38 @@ fn run_with(args: &Args, out: &mut Output, capture: &Capture) -> Status {
                 .collect();
             let look = out.look();
             let mut w = out.fitted();
-            write_table(
-                &run.partitions,
-                args.explain,
-                &leaders,
-                records,
-                look,
-                &mut w,
-            )
-            .and_then(|()| {
-                if impacts.is_empty() {
-                    return Ok(());
+            let mut overview = Overview::default();
+            let mut order: Vec<usize> = Vec::new();
+            for (i, p) in run.partitions.iter().enumerate() {
+                let shown = args.all || Overview::shown(p);
+                overview.add(p, shown);
+                if shown {
+                    order.push(i);
                 }
-                writeln!(w, "Who the losses hurt (klf impact):")?;
-                klf::render::impact::write_table(&impacts, look, &mut w)
-            })
-            .and_then(|()| w.flush())
+            }
+            order.sort_by_key(|&i| severity(&run.partitions[i]));
+            let notes: Vec<Vec<String>> = run
+                .partitions
+                .iter()
+                .map(|p| notes(args, &run.evidence, p))
+                .collect();
+            let opts = TableOptions {
+                explain: args.explain,
+                leaders: &leaders,
+                notes: &notes,
+                order: Some(&order),
+            };
+            overview
+                .write(look, &mut w)
+                .and_then(|()| write_table(&run.partitions, &opts, records, look, &mut w))
+                .and_then(|()| {
+                    if impacts.is_empty() {
+                        return Ok(());
+                    }
+                    writeln!(w, "Who the losses hurt (klf impact):")?;
+                    klf::render::impact::write_table(&impacts, look, &mut w)
+                })
+                .and_then(|()| w.flush())
         }
     };
     // A reader that closed the pipe early does not change the status: the
@@ -295,6 +322,32 @@ fn run_with(args: &Args, out: &mut Output, capture: &Capture) -> Status {
         return status.worst(out.write_failed(e));
     }
     status
+}
+
+/// The lines under a losing partition's headline in a plain table: why
+/// (the election, the setting that allowed it) and what to run next, with
+/// the capture's own paths.
+fn notes(
+    args: &Args,
+    evidence: &klf::engine::evidence::Evidence,
+    p: &klf::engine::PartitionResult,
+) -> Vec<String> {
+    if !p.loss.any() {
+        return Vec::new();
+    }
+    let d = &p.diff;
+    let mut lines = why_lines(
+        d,
+        evidence.history(&d.topic, d.partition),
+        evidence.controller.as_ref().map(|c| c.configs.as_slice()),
+    );
+    let paths: Vec<String> = args
+        .paths
+        .iter()
+        .map(|p| shell_word(&p.to_string_lossy()))
+        .collect();
+    lines.push(next_line(d, &paths.join(" ")));
+    lines
 }
 
 /// Partitions diffed at a time when they are written as they come: enough
@@ -353,23 +406,35 @@ fn run_each(
                 Format::Json => write_json_each(parts, false, out.out()),
                 Format::Jsonl => write_json_each(parts, true, out.out()),
                 Format::Table => {
+                    // The overview comes first: the partitions are diffed
+                    // through, those written in full kept (with --all, every
+                    // one), then written worst first.
+                    let mut overview = Overview::default();
+                    let mut kept: Vec<klf::engine::PartitionResult> = Vec::new();
+                    for p in parts {
+                        let shown = args.all || Overview::shown(&p);
+                        overview.add(&p, shown);
+                        if shown {
+                            kept.push(p);
+                        }
+                    }
+                    kept.sort_by_key(severity);
+                    if let Some(b) = &bar {
+                        b.finish_and_clear();
+                    }
+                    let notes: Vec<Vec<String>> = kept
+                        .iter()
+                        .map(|p| notes(args, &plan.evidence, p))
+                        .collect();
                     let look = out.look();
                     let mut w = out.fitted();
-                    parts
-                        .try_for_each(|p| {
-                            let leaders = [epoch_leaders(
-                                plan.evidence.history(&p.diff.topic, p.diff.partition),
-                            )];
-                            let part = std::slice::from_ref(&p);
-                            match &bar {
-                                // on the terminal before the bar comes back
-                                Some(b) => b.suspend(|| {
-                                    write_table(part, false, &leaders, None, look, &mut w)
-                                        .and_then(|()| w.flush())
-                                }),
-                                None => write_table(part, false, &leaders, None, look, &mut w),
-                            }
-                        })
+                    let opts = TableOptions {
+                        notes: &notes,
+                        ..TableOptions::default()
+                    };
+                    overview
+                        .write(look, &mut w)
+                        .and_then(|()| write_table(&kept, &opts, None, look, &mut w))
                         .and_then(|()| w.flush())
                 }
             }

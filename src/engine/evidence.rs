@@ -192,6 +192,7 @@ impl<'c> Evidence<'c> {
     ) -> (PartitionDiff, PartitionLoss) {
         let mut diff = diff_partition(input, options);
         let loss = self.loss(&diff, input, replicas);
+        crate::analysis::loss::share_loss(&mut diff, &loss);
         diff.findings
             .extend(crate::analysis::loss::not_captured_finding(&loss));
         (diff, loss)

@@ -171,14 +171,24 @@ pub struct Replica<'a> {
     pub hw_truncation_offset: i64,
     /// Records cut.
     pub records_to_truncate: i64,
-    /// Of those, below a high watermark of a replica holding them.
-    pub committed_records_to_truncate: i64,
+    /// Of those, data records no replica keeps (this replica's share of the
+    /// partition's loss).
+    pub lost_records_to_truncate: u64,
+    /// Of the lost ones, proven committed (as the partition's
+    /// `committed_proven`).
+    pub committed_proven_to_truncate: u64,
+    /// Of the lost ones, possibly committed (as the partition's
+    /// `committed_possible`); `null` when some cannot be bounded.
+    pub committed_possible_to_truncate: Option<u64>,
+    /// Of those cut, below a high watermark a replica holding them
+    /// checkpointed (a stale checkpoint proves less than was committed).
+    pub checkpointed_records_to_truncate: i64,
     /// Of those, on no other replica.
     pub records_only_here: i64,
     /// Records high-watermark truncation would cut.
     pub hw_records_to_truncate: i64,
-    /// Of those, committed.
-    pub hw_committed_records_to_truncate: i64,
+    /// Of those, below a checkpointed high watermark.
+    pub hw_checkpointed_records_to_truncate: i64,
     /// Control records cut.
     pub control_records_to_truncate: i64,
     /// How the prediction ended.
@@ -384,10 +394,13 @@ fn replica<'a>(r: &'a ReplicaDiff, cut: Option<&'a ListSlot<'a>>) -> Replica<'a>
         alternative_truncation_offset: r.alternative_truncation_offset,
         hw_truncation_offset: r.hw_truncation_offset,
         records_to_truncate: r.records_to_truncate,
-        committed_records_to_truncate: r.committed_records_to_truncate,
+        lost_records_to_truncate: r.lost_cut,
+        committed_proven_to_truncate: r.committed_proven_cut,
+        committed_possible_to_truncate: r.committed_possible_cut,
+        checkpointed_records_to_truncate: r.checkpointed_records_to_truncate,
         records_only_here: r.records_only_here,
         hw_records_to_truncate: r.hw_records_to_truncate,
-        hw_committed_records_to_truncate: r.hw_committed_records_to_truncate,
+        hw_checkpointed_records_to_truncate: r.hw_checkpointed_records_to_truncate,
         control_records_to_truncate: r.control_records_to_truncate,
         truncation_outcome: value(r.truncation_outcome),
         truncation_rounds: &r.truncation_rounds,
@@ -586,6 +599,29 @@ fn opt<T: std::fmt::Display>(v: Option<T>) -> String {
     v.map(|x| x.to_string()).unwrap_or_else(|| "-".into())
 }
 
+/// Records a replica's truncation cuts: data records, then control records
+/// apart (as the loss headline counts them).
+fn cut_text(r: &ReplicaDiff) -> String {
+    let control = r.control_records_to_truncate.max(0);
+    let data = (r.records_to_truncate - control).max(0);
+    if control == 0 {
+        data.to_string()
+    } else {
+        format!("{data} + {control} control")
+    }
+}
+
+/// Commitment bounds of some lost records in a table cell: never a bare
+/// `0` while records may have been committed.
+pub fn bounds_text(proven: u64, possible: Option<u64>) -> String {
+    match possible {
+        Some(p) if p == proven && p == 0 => "0".to_string(),
+        Some(p) if p == proven => format!("{p} proven"),
+        Some(p) => format!("{proven} proven, {p} possible"),
+        None => format!("{proven} proven, unknown possible"),
+    }
+}
+
 fn reason_text(p: &PartitionDiff) -> String {
     serde_json::to_value(p.reference.reason)
         .ok()
@@ -594,18 +630,329 @@ fn reason_text(p: &PartitionDiff) -> String {
         .replace('_', " ")
 }
 
+/// How [`write_table`] writes the partitions it is given.
+#[derive(Default)]
+pub struct TableOptions<'a> {
+    /// Tell each partition's story (`--explain`).
+    pub explain: bool,
+    /// Per partition (same index): who led each epoch, for the story.
+    pub leaders: &'a [BTreeMap<i32, (i32, bool)>],
+    /// Per partition (same index): the lines under the headline of a
+    /// partition that loses data without `explain` (why, what next).
+    pub notes: &'a [Vec<String>],
+    /// The partitions to write, in this order (indices); `None`: all, in
+    /// their order.
+    pub order: Option<&'a [usize]>,
+}
+
+/// The whole capture in a few lines, gathered as partitions pass: what
+/// `klf diff` writes before any partition.
+#[derive(Debug, Default)]
+pub struct Overview {
+    /// Partitions compared.
+    pub compared: u64,
+    /// Partitions losing data.
+    pub losing: u64,
+    /// Data records lost, over all partitions.
+    pub records: u64,
+    /// Control records lost.
+    pub control_records: u64,
+    /// Lost data records proven committed.
+    pub committed_proven: u64,
+    /// Lost data records possibly committed (bounded ones).
+    pub committed_possible: u64,
+    /// Lost data records whose commitment cannot be bounded.
+    pub committed_unknown: u64,
+    /// Assigned brokers whose replica is not captured, with how many
+    /// partitions each.
+    pub not_captured: BTreeMap<i32, u64>,
+    /// Partitions not shown: nothing lost, nothing left out.
+    pub folded: u64,
+    /// Of those, partitions with findings.
+    pub folded_with_findings: u64,
+    /// The partitions losing data, worst first.
+    pub worst: Vec<Losing>,
+}
+
+/// A partition losing data, as the overview names it: (topic, partition,
+/// records, control records, proven, possible).
+pub type Losing = (String, i32, u64, u64, u64, Option<u64>);
+
+/// Rank of a partition for "worst first": committed losses, then possibly
+/// committed, unbounded, uncommitted, then partitions losing nothing.
+pub fn severity(p: &PartitionResult) -> (u8, std::cmp::Reverse<u64>, std::cmp::Reverse<u64>) {
+    let rank = match p.loss.verdict {
+        Verdict::CommittedLost => 0,
+        Verdict::PossiblyCommittedLost => 1,
+        Verdict::UnknownLost => 2,
+        Verdict::UncommittedLost => 3,
+        Verdict::NothingLost => 4,
+    };
+    (
+        rank,
+        std::cmp::Reverse(p.loss.possibly_committed_or_unknown()),
+        std::cmp::Reverse(p.loss.records + p.loss.control_records),
+    )
+}
+
+impl Overview {
+    /// Whether a partition is written in full without `--all`: it loses
+    /// data, a replica was left out, or an assigned replica is missing.
+    pub fn shown(p: &PartitionResult) -> bool {
+        p.loss.any() || !p.left_out.is_empty() || !p.loss.replicas_not_captured.is_empty()
+    }
+
+    /// Counts one partition; `shown`: whether it is written in full.
+    pub fn add(&mut self, p: &PartitionResult, shown: bool) {
+        self.compared += 1;
+        for b in &p.loss.replicas_not_captured {
+            *self.not_captured.entry(*b).or_default() += 1;
+        }
+        if p.loss.any() {
+            self.losing += 1;
+            self.records += p.loss.records;
+            self.control_records += p.loss.control_records;
+            self.committed_proven += p.loss.committed_proven;
+            match p.loss.committed_possible {
+                Some(x) => self.committed_possible += x,
+                None => {
+                    self.committed_possible +=
+                        p.loss.possibly_committed_or_unknown() - p.loss.committed_unknown;
+                    self.committed_unknown += p.loss.committed_unknown;
+                }
+            }
+            self.worst.push((
+                p.diff.topic.clone(),
+                p.diff.partition,
+                p.loss.records,
+                p.loss.control_records,
+                p.loss.committed_proven,
+                p.loss.committed_possible,
+            ));
+        }
+        if !shown {
+            self.folded += 1;
+            let findings = !p.diff.findings.is_empty()
+                || p.diff.replicas.iter().any(|r| !r.findings.is_empty());
+            self.folded_with_findings += u64::from(findings);
+        }
+    }
+
+    /// Writes the overview: totals, the partitions losing data worst first
+    /// (at most ten named), those not shown.
+    pub fn write(&self, look: Look, w: &mut impl Write) -> std::io::Result<()> {
+        let color = look.color;
+        let count = crate::format::text::count;
+        let compared = count(self.compared, "partition", "partitions");
+        if self.losing == 0 {
+            writeln!(w, "{compared} compared: nothing lost.")?;
+        } else {
+            let mut lost = count(self.records, "record", "records");
+            if self.control_records > 0 {
+                lost.push_str(&format!(
+                    " (and {})",
+                    count(self.control_records, "control record", "control records")
+                ));
+            }
+            let committed =
+                if self.committed_proven + self.committed_possible + self.committed_unknown == 0 {
+                    "none committed".to_string()
+                } else {
+                    let mut c = format!(
+                        "committed: {} proven, at most {} possible",
+                        self.committed_proven,
+                        self.committed_possible + self.committed_unknown
+                    );
+                    if self.committed_unknown > 0 {
+                        c.push_str(&format!(" ({} cannot be bounded)", self.committed_unknown));
+                    }
+                    c
+                };
+            let line = format!(
+                "{compared} compared, {} losing data: {lost} lost; {committed}",
+                self.losing
+            );
+            writeln!(w, "{}", paint(color, &line, Paint::Bad))?;
+            let mut worst: Vec<&Losing> = self.worst.iter().collect();
+            worst.sort_by_key(|(t, p, records, control, proven, possible)| {
+                let rank = if *proven > 0 {
+                    0
+                } else if possible.is_none() || *possible > Some(0) {
+                    1
+                } else {
+                    2
+                };
+                (
+                    rank,
+                    std::cmp::Reverse(possible.unwrap_or(u64::MAX)),
+                    std::cmp::Reverse(records + control),
+                    t.clone(),
+                    *p,
+                )
+            });
+            for (t, p, records, control, proven, possible) in worst.iter().take(10) {
+                let mut s = format!(
+                    "  {}-{p}: {}",
+                    sanitize(t),
+                    count(*records, "record", "records")
+                );
+                if *control > 0 {
+                    s.push_str(&format!(" (and {control} control)"));
+                }
+                s.push_str(" lost, committed: ");
+                s.push_str(&crate::analysis::explain::bounds_words(*proven, *possible));
+                writeln!(w, "{s}")?;
+            }
+            if worst.len() > 10 {
+                writeln!(w, "  and {} more losing data, below", worst.len() - 10)?;
+            }
+        }
+        for (b, n) in &self.not_captured {
+            writeln!(
+                w,
+                "{}",
+                paint(
+                    color,
+                    &format!(
+                        "broker {b} assigned but not captured ({}): {}",
+                        count(*n, "partition", "partitions"),
+                        crate::analysis::loss::NOT_CAPTURED_WEAKENS
+                    ),
+                    Paint::Warn
+                )
+            )?;
+        }
+        if self.folded > 0 && self.losing > 0 {
+            let mut s = format!(
+                "{}: nothing lost, not shown",
+                count(self.folded, "partition", "partitions")
+            );
+            if self.folded_with_findings > 0 {
+                s.push_str(&format!(
+                    " ({} with findings; --all shows them)",
+                    self.folded_with_findings
+                ));
+            } else {
+                s.push_str(" (--all shows them)");
+            }
+            writeln!(w, "{s}")?;
+        } else if self.folded > 0 && self.folded_with_findings > 0 {
+            writeln!(
+                w,
+                "{} with findings not shown (--all shows them)",
+                count(self.folded_with_findings, "partition", "partitions")
+            )?;
+        }
+        writeln!(w)
+    }
+}
+
+/// Why a losing partition lost its records, from the metadata log: the
+/// election of the reference's epoch and the setting that allowed it.
+pub fn why_lines(
+    p: &PartitionDiff,
+    history: Option<&crate::model::PartitionHistory>,
+    configs: Option<&[crate::model::impact::ConfigFact]>,
+) -> Vec<String> {
+    let r = p.reference.broker;
+    let epoch = p.reference.leader_epoch.or_else(|| {
+        p.replicas
+            .iter()
+            .find(|x| x.broker == r)
+            .and_then(|x| x.latest_epoch)
+    });
+    let Some(epoch) = epoch else {
+        return Vec::new();
+    };
+    let Some(h) = history else {
+        return vec![format!(
+            "why: broker {r} leads in epoch {epoch}; the capture has no metadata log (ZooKeeper mode, or not captured), so whether that election was clean is not known"
+        )];
+    };
+    let at = h
+        .changes
+        .iter()
+        .rposition(|e| e.leader_changed && e.leader_epoch == epoch && e.leader == r);
+    let Some(at) = at else {
+        return vec![format!(
+            "why: broker {r} leads in epoch {epoch}, an election the metadata log does not record"
+        )];
+    };
+    let e = &h.changes[at];
+    let before = at
+        .checked_sub(1)
+        .map(|i| format!("{:?}", h.changes[i].isr))
+        .unwrap_or_else(|| "not recorded".to_string());
+    let when = if e.timestamp >= 0 {
+        crate::format::text::iso_time(e.timestamp)
+            .map(|t| format!(" at {t}"))
+            .unwrap_or_default()
+    } else {
+        String::new()
+    };
+    let mut lines = Vec::new();
+    if e.unclean {
+        lines.push(format!(
+            "why: an UNCLEAN election: broker {r} became leader in epoch {epoch}{when} (metadata log offset {}) from outside the ISR {before}, without the records the ISR held",
+            e.metadata_offset
+        ));
+        let setting = configs.and_then(|c| {
+            c.iter().rev().find(|f| {
+                f.name == "unclean.leader.election.enable"
+                    && ((f.scope == "topic" && f.resource == p.topic)
+                        || (f.scope == "broker" && f.resource.is_empty()))
+            })
+        });
+        lines.push(match setting {
+            Some(f) if f.value.as_deref() == Some("true") => format!(
+                "allowed by unclean.leader.election.enable=true ({}, metadata log offset {})",
+                if f.scope == "topic" {
+                    format!("topic {}", p.topic)
+                } else {
+                    "cluster default".to_string()
+                },
+                f.metadata_offset
+            ),
+            _ if configs.is_some() => "unclean.leader.election.enable is not true in the metadata log: the election was forced (kafka-leader-election --election-type unclean) or set in a broker's server.properties".to_string(),
+            _ => String::new(),
+        });
+        lines.retain(|l| !l.is_empty());
+    } else {
+        lines.push(format!(
+            "why: broker {r} became leader in epoch {epoch}{when} (metadata log offset {}, ISR before {before}, after {:?}) without the lost records",
+            e.metadata_offset, e.isr
+        ));
+    }
+    lines
+}
+
+/// The commands to run next on a partition that loses data, with the
+/// capture's own paths (`paths`: shell words).
+pub fn next_line(p: &PartitionDiff, paths: &str) -> String {
+    let sel = format!(
+        "{paths} --topic {} --partition {}",
+        crate::render::text::shell_word(&p.topic),
+        p.partition
+    );
+    format!("next: klf impact {sel}; klf salvage {sel} --out DIR; klf elect {sel}")
+}
+
 /// The tables of `klf diff`: per partition its loss, the replicas, the
 /// findings, with `explain` the story, and the records read back.
 pub fn write_table(
     parts: &[PartitionResult],
-    explain: bool,
-    leaders: &[BTreeMap<i32, (i32, bool)>],
+    opts: &TableOptions,
     mut records: Option<&mut dyn RecordLists>,
     look: Look,
     w: &mut impl Write,
 ) -> std::io::Result<()> {
     let color = look.color;
-    for (i, part) in parts.iter().enumerate() {
+    let explain = opts.explain;
+    let all: Vec<usize> = (0..parts.len()).collect();
+    for &i in opts.order.unwrap_or(&all) {
+        let Some(part) = parts.get(i) else {
+            continue;
+        };
         let p = &part.diff;
         writeln!(
             w,
@@ -640,6 +987,11 @@ pub fn write_table(
             Some(pt) => writeln!(w, "  {}", paint(color, &headline, pt))?,
             None => writeln!(w, "  {headline}")?,
         }
+        if !explain {
+            for line in opts.notes.get(i).into_iter().flatten() {
+                writeln!(w, "  {}", sanitize(line))?;
+            }
+        }
         if p.protocol.source == ProtocolSource::Assumed && !explain {
             // what the capture cannot say, under the headline (--explain
             // tells it in the story)
@@ -659,7 +1011,7 @@ pub fn write_table(
             "only here",
         ]);
         for r in &p.replicas {
-            let loss = (r.committed_records_to_truncate > 0).then_some(Paint::Bad);
+            let loss = (r.committed_possible_cut != Some(0)).then_some(Paint::Bad);
             let cut = (r.records_to_truncate > 0).then_some(Paint::Warn);
             t.add_row(vec![
                 cell(color, r.broker.to_string(), None),
@@ -669,8 +1021,12 @@ pub fn write_table(
                 cell(color, opt(r.divergence_offset), None),
                 cell(color, r.truncation_offset.to_string(), None),
                 cell(color, r.hw_truncation_offset.to_string(), None),
-                cell(color, r.records_to_truncate.to_string(), cut),
-                cell(color, r.committed_records_to_truncate.to_string(), loss),
+                cell(color, cut_text(r), cut),
+                cell(
+                    color,
+                    bounds_text(r.committed_proven_cut, r.committed_possible_cut),
+                    loss,
+                ),
                 cell(color, r.records_only_here.to_string(), None),
             ]);
         }
@@ -711,7 +1067,7 @@ pub fn write_table(
                 writeln!(w, "  {}", sanitize(&line))?;
             }
             let none = BTreeMap::new();
-            for line in story(p, leaders.get(i).unwrap_or(&none)) {
+            for line in story(p, opts.leaders.get(i).unwrap_or(&none)) {
                 writeln!(w, "  {line}")?;
             }
         }
@@ -719,12 +1075,26 @@ pub fn write_table(
             write_lost("the partition loses", look, w, &mut |sink| {
                 Some(rec.lost(i, sink))
             })?;
-            for r in &p.replicas {
-                write_lost(
-                    &format!("broker {}'s truncation cuts", r.broker),
-                    look,
+            // Each record once: the cut lists hold the lost records again
+            // (JSON keeps them per replica); here, what each cut is.
+            for r in p.replicas.iter().filter(|r| r.records_to_truncate > 0) {
+                let kept = (r.records_to_truncate
+                    - r.control_records_to_truncate
+                    - i64::try_from(r.lost_cut).unwrap_or(i64::MAX))
+                .max(0);
+                writeln!(
                     w,
-                    &mut |sink| rec.cut(i, r.broker, sink),
+                    "  broker {}'s truncation cuts {} at [{}, {}): {} lost (listed above), {} fetched again from the reference",
+                    r.broker,
+                    crate::format::text::count(
+                        u64::try_from(r.records_to_truncate).unwrap_or(0),
+                        "record",
+                        "records"
+                    ),
+                    r.truncation_offset,
+                    r.log_end_offset,
+                    r.lost_cut,
+                    kept
                 )?;
             }
         }
@@ -756,6 +1126,7 @@ fn write_lost(
         "key",
         "value bytes",
         "committed",
+        "held by",
     ];
     let mut t =
         crate::render::style::StreamTable::new(&header, look.width).no_wrap(&[0, 1, 3, 4, 5, 7]);
@@ -771,16 +1142,31 @@ fn write_lost(
             Some(Bytes::Text(s)) => sanitize(s).into_owned(),
             Some(Bytes::Base64(b)) => format!("base64:{b}"),
         };
+        // a record written without a producer id has no producer fields
+        let producer = |v: String| {
+            if r.producer_id < 0 {
+                "-".to_string()
+            } else {
+                v
+            }
+        };
         let cells = vec![
             r.offset.to_string(),
             r.epoch.to_string(),
             human_time(r.timestamp),
-            r.producer_id.to_string(),
-            r.producer_epoch.to_string(),
-            r.sequence.to_string(),
+            producer(r.producer_id.to_string()),
+            producer(r.producer_epoch.to_string()),
+            if r.sequence < 0 {
+                "-".to_string()
+            } else {
+                r.sequence.to_string()
+            },
             key,
             r.value_size.map_or("null".into(), |v| v.to_string()),
             r.committed.map_or("-".into(), |c| c.name().to_string()),
+            r.held_by.as_ref().map_or("-".into(), |h| {
+                h.iter().map(i32::to_string).collect::<Vec<_>>().join(",")
+            }),
         ];
         if look.list() {
             // a narrow terminal: one block per record, as a Sheet lays out
@@ -808,17 +1194,26 @@ fn write_lost(
         summary.last_timestamp.map_or("-".into(), human_time)
     )?;
     for p in &summary.by_producer {
-        writeln!(
-            w,
-            "    producer {} (epochs {:?}): {} records, offsets [{}, {}), sequences {} to {}",
-            p.producer_id,
-            p.producer_epochs,
-            p.records,
-            p.first_offset,
-            p.last_offset.saturating_add(1),
-            p.first_sequence,
-            p.last_sequence
-        )?;
+        let records = crate::format::text::count(p.records, "record", "records");
+        let (from, to) = (p.first_offset, p.last_offset.saturating_add(1));
+        if p.producer_id < 0 {
+            writeln!(
+                w,
+                "    without a producer id: {records}, offsets [{from}, {to})"
+            )?;
+            continue;
+        }
+        let mut line = format!(
+            "    producer {} (epochs {:?}): {records}, offsets [{from}, {to})",
+            p.producer_id, p.producer_epochs
+        );
+        if p.first_sequence >= 0 {
+            line.push_str(&format!(
+                ", sequences {} to {}",
+                p.first_sequence, p.last_sequence
+            ));
+        }
+        writeln!(w, "{line}")?;
     }
     if read.omitted > 0 {
         writeln!(

@@ -343,3 +343,16 @@ mod parse_time_tests {
         }
     }
 }
+
+/// `s` as one shell word: as it is when it needs no quoting, else in
+/// single quotes (a `'` inside written `'\''`).
+pub fn shell_word(s: &str) -> String {
+    let plain = !s.is_empty()
+        && s.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"_./:=@%+,-".contains(&b));
+    if plain {
+        s.to_string()
+    } else {
+        format!("'{}'", s.replace('\'', "'\\''"))
+    }
+}

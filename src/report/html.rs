@@ -318,7 +318,7 @@ fn partition(h: &mut String, p: &PartitionReport, i: usize) {
         let _ = writeln!(
             h,
             "<tr{}><td>{}{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td></tr>",
-            if r.committed_records_to_truncate > 0 { " class=\"loss\"" } else { "" },
+            if r.checkpointed_records_to_truncate > 0 { " class=\"loss\"" } else { "" },
             r.broker,
             if r.broker == p.diff.reference.broker { " (reference)" } else { "" },
             r.log_start_offset,
@@ -329,7 +329,7 @@ fn partition(h: &mut String, p: &PartitionReport, i: usize) {
             r.truncation_offset,
             r.hw_truncation_offset,
             r.records_to_truncate,
-            r.committed_records_to_truncate,
+            r.checkpointed_records_to_truncate,
             r.records_only_here
         );
     }

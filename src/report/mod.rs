@@ -78,7 +78,7 @@ pub struct ReplicaView {
     /// Checkpoint epochs that disagree with the batch headers.
     pub checkpoint_disagreements: Vec<CheckpointSpan>,
     /// Ranges of the cut records that are committed (sum of `records` =
-    /// the diff's `committed_records_to_truncate`).
+    /// the diff's `checkpointed_records_to_truncate`).
     pub committed_lost: Vec<OffsetRange>,
 }
 
@@ -327,7 +327,7 @@ pub fn partition_report(
         replicas: logs,
         reference,
     };
-    let diff = diff_partition(&input, &DiffOptions::default());
+    let mut diff = diff_partition(&input, &DiffOptions::default());
     let hws: Vec<HighWatermarkFact> = input
         .replicas
         .iter()
@@ -346,6 +346,7 @@ pub fn partition_report(
         high_watermarks: &hws,
     };
     let loss = partition_loss(&diff, &input.replicas, &ctx);
+    crate::analysis::loss::share_loss(&mut diff, &loss);
     section(diff, loss, &input.replicas, &recovery, history)
 }
 
@@ -397,7 +398,7 @@ pub fn committed_lost_ranges(
     };
     let cut = r.truncation_offset;
     let leo = r.log_end_offset;
-    if cut >= leo || r.committed_records_to_truncate == 0 {
+    if cut >= leo || r.checkpointed_records_to_truncate == 0 {
         return Vec::new();
     }
     let key_sets: Vec<HashSet<(i64, i64, i32, u32)>> = logs
@@ -549,7 +550,7 @@ mod tests {
         let r2 = &p.diff.replicas[1];
         assert_eq!(r2.truncation_offset, 1_000_000);
         assert_eq!(r2.records_to_truncate, 20);
-        assert_eq!(r2.committed_records_to_truncate, 15);
+        assert_eq!(r2.checkpointed_records_to_truncate, 15);
         assert_eq!(
             p.replicas[1].committed_lost,
             vec![OffsetRange {

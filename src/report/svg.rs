@@ -427,7 +427,7 @@ fn lane(
     let cut = if r.truncation_offset < r.log_end_offset {
         format!(
             "cut {} ({} committed)",
-            r.records_to_truncate, r.committed_records_to_truncate
+            r.records_to_truncate, r.checkpointed_records_to_truncate
         )
     } else {
         "nothing cut".into()
@@ -438,7 +438,7 @@ fn lane(
         y + 18.0,
         y + 34.0,
         markup(&sub),
-        if r.committed_records_to_truncate > 0 {
+        if r.checkpointed_records_to_truncate > 0 {
             " loss"
         } else {
             ""
@@ -513,7 +513,7 @@ fn lane(
                     r.truncation_offset,
                     r.log_end_offset,
                     r.records_to_truncate,
-                    r.committed_records_to_truncate
+                    r.checkpointed_records_to_truncate
                 )),
                 bar_y - 3.0,
                 bar_h + 14.0
@@ -567,7 +567,7 @@ fn lane(
         s,
         r#"<g data-kind="truncation" data-replica="{broker}" data-offset="{t}" data-records="{}" data-committed="{}"><title>{}</title>"#,
         r.records_to_truncate,
-        r.committed_records_to_truncate,
+        r.checkpointed_records_to_truncate,
         markup(&if t < r.log_end_offset {
             format!(
                 "following broker {}, Kafka truncates broker {broker} to offset {t}",

@@ -122,7 +122,7 @@ fn l1_before_failover_epochs_keep_what_legacy_would_cut() {
     assert_eq!(rb.hw_truncation_offset, 1, "legacy: truncate to HW 1");
     assert_eq!(rb.hw_records_to_truncate, 1);
     assert_eq!(
-        rb.hw_committed_records_to_truncate, 1,
+        rb.hw_checkpointed_records_to_truncate, 1,
         "m1 is below A's HW 2 and A holds the identical batch"
     );
     assert!(has(
@@ -174,7 +174,7 @@ fn l1_after_failover_committed_loss_is_reported() {
     assert_eq!(ra.divergence_offset, Some(1));
     assert_eq!(ra.truncation_offset, 1);
     assert_eq!(ra.records_to_truncate, 1);
-    assert_eq!(ra.committed_records_to_truncate, 1);
+    assert_eq!(ra.checkpointed_records_to_truncate, 1);
     assert_eq!(ra.records_only_here, 1);
     assert!(has(ra, FindingKind::CommittedDataTruncated));
     assert_eq!(ra.truncation_outcome, Outcome::Converged);
@@ -220,7 +220,7 @@ fn l2_epochs_remove_divergent_record_legacy_keeps_it() {
     );
     assert_eq!(ra.records_to_truncate, 1);
     assert_eq!(
-        ra.committed_records_to_truncate, 1,
+        ra.checkpointed_records_to_truncate, 1,
         "m1 was committed (HW 2)"
     );
     assert_eq!(ra.records_only_here, 1);
@@ -305,7 +305,10 @@ fn l3_kip_279_versus_v0_reply() {
         assert_eq!(rb.truncation_offset, 1, "{protocol:?}");
         assert_eq!(rb.records_to_truncate, 1);
         assert_eq!(rb.records_only_here, 1, "b1 exists only on B");
-        assert_eq!(rb.committed_records_to_truncate, 0, "b1 is above B's HW 1");
+        assert_eq!(
+            rb.checkpointed_records_to_truncate, 0,
+            "b1 is above B's HW 1"
+        );
         assert!(!has(rb, FindingKind::ProtocolKeepsDivergentRecords));
     }
     // v0 reply (0.11.0-IV2 .. 2.0-IV0): T = min(2, 2) = 2, b1 kept: divergence.
@@ -367,7 +370,7 @@ fn old_leader_returns() {
         assert_eq!(ra.divergence_offset, Some(105));
         assert_eq!(ra.truncation_offset, 105);
         assert_eq!(ra.records_to_truncate, 5);
-        assert_eq!(ra.committed_records_to_truncate, 0, "105 >= HW 105");
+        assert_eq!(ra.checkpointed_records_to_truncate, 0, "105 >= HW 105");
         assert_eq!(ra.records_only_here, 5);
         assert_eq!(ra.hw_truncation_offset, 105);
         let r0 = &ra.truncation_rounds[0];
@@ -600,7 +603,7 @@ fn partial_batch_and_control_records() {
     assert_eq!(rb.truncation_offset, 15);
     assert!(has(rb, FindingKind::TruncationInsideBatch));
     assert_eq!(rb.records_to_truncate, 5, "offsets 15..=19");
-    assert_eq!(rb.committed_records_to_truncate, 0, "B's HW 12 < 15");
+    assert_eq!(rb.checkpointed_records_to_truncate, 0, "B's HW 12 < 15");
     assert_eq!(rb.records_only_here, 5);
     assert_eq!(rb.hw_truncation_offset, 12);
     assert_eq!(rb.hw_records_to_truncate, 8, "offsets 12..=19");
@@ -635,7 +638,7 @@ fn json_has_the_agreed_field_names() {
             "truncation_offset",
             "hw_truncation_offset",
             "records_to_truncate",
-            "committed_records_to_truncate",
+            "checkpointed_records_to_truncate",
             "records_only_here",
         ] {
             assert!(r.get(key).is_some(), "missing {key} in {r}");
@@ -728,7 +731,7 @@ fn malformed_input_does_not_panic() {
                 assert!(r.truncation_offset <= r.log_end_offset, "{r:?}");
                 assert!(r.hw_truncation_offset <= r.log_end_offset, "{r:?}");
                 assert!(r.records_to_truncate >= 0);
-                assert!(r.committed_records_to_truncate <= r.records_to_truncate);
+                assert!(r.checkpointed_records_to_truncate <= r.records_to_truncate);
                 assert!(r.records_only_here <= r.records_to_truncate);
             }
             let w = get(&p, 7);

@@ -337,7 +337,9 @@ fn replica_committed_cut_is_a_lower_bound_of_what_producers_were_told() {
                 // Producers are told of data records; a transaction marker
                 // the truncation cuts is committed too, but no producer was
                 // told of it.
-                let klf = replica["committed_records_to_truncate"].as_i64().unwrap()
+                let klf = replica["checkpointed_records_to_truncate"]
+                    .as_i64()
+                    .unwrap()
                     - replica["control_records_to_truncate"].as_i64().unwrap_or(0);
                 eprintln!(
                     "{} {topic}-{partition} broker {broker}: producers were told {told} records at offsets {cut_at}..{leo} succeeded; klf says {klf} committed records are cut",

@@ -461,7 +461,7 @@ fn replica_left_out_is_named(cap: &Path) {
         );
         // the table: the partition's headline names what is missing
         let block: String = table
-            .split(&format!("{topic}-{partition}: "))
+            .split(&format!("{topic}-{partition}: reference broker "))
             .nth(1)
             .unwrap_or_else(|| panic!("{topic}-{partition} not in the table:\n{table}"))
             .lines()

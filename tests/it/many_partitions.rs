@@ -70,7 +70,8 @@ fn diff_written_as_partitions_come_is_the_same_document_in_every_format() {
     let root = capture_with_empty_folders("many-partitions-diff");
     let (code, json, _) = run(&["diff", "--format", "json"], &root);
     let (code_l, lines, _) = run(&["diff", "--format", "jsonl"], &root);
-    let (code_t, table, _) = run(&["diff", "--format", "table"], &root);
+    let (code_t, table, _) = run(&["diff", "--format", "table", "--all"], &root);
+    let (_, folded, _) = run(&["diff", "--format", "table"], &root);
     let (code_o, original, _) = run(&["diff", "--format", "json"], &kafka("divergence"));
     // the status is the real partitions' however many are added
     assert!(matches!(code_o, Some(0 | 1)));
@@ -119,15 +120,38 @@ fn diff_written_as_partitions_come_is_the_same_document_in_every_format() {
         })
         .collect();
     assert_eq!(&lines, parts);
-    // the table: one block per partition, in the same order
+    // the table with --all: one block per partition, those losing data
+    // first (worst first), the rest in topic/partition order
     let heads: Vec<&str> = table
         .lines()
         .filter(|l| l.contains(": reference broker "))
         .collect();
     assert_eq!(heads.len(), parts.len());
-    for (h, (t, p)) in heads.iter().zip(&keys) {
-        assert!(h.starts_with(&format!("{t}-{p}: ")), "{h} for {t}-{p}");
+    let losing = |p: &Value| p["loss"]["records"].as_u64().unwrap() > 0;
+    let mut expected: Vec<&Value> = parts.iter().filter(|p| losing(p)).collect();
+    assert!(!expected.is_empty(), "the real partition loses data");
+    expected.extend(parts.iter().filter(|p| !losing(p)));
+    for (h, p) in heads.iter().zip(&expected) {
+        let (t, n) = (p["topic"].as_str().unwrap(), &p["partition"]);
+        assert!(h.starts_with(&format!("{t}-{n}: ")), "{h} for {t}-{n}");
     }
+    // without it: the overview counts the partitions, names the losing
+    // ones, folds the rest into one line, and writes only the losing ones
+    let first = folded.lines().next().unwrap_or_default();
+    assert!(
+        first.starts_with(&format!("{} partitions compared, ", parts.len())),
+        "{first}"
+    );
+    let quiet = parts.iter().filter(|p| !losing(p)).count();
+    assert!(
+        folded.contains(&format!("{quiet} partitions: nothing lost, not shown")),
+        "{folded}"
+    );
+    let shown = folded
+        .lines()
+        .filter(|l| l.contains(": reference broker "))
+        .count();
+    assert_eq!(shown, parts.len() - quiet, "{folded}");
     let _ = fs::remove_dir_all(&root);
 }
 

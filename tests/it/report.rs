@@ -224,7 +224,7 @@ fn check_capture(name: &str) {
             let leo = r["log_end_offset"].as_i64().unwrap();
             let cut = r["truncation_offset"].as_i64().unwrap();
             let cut_records = r["records_to_truncate"].as_i64().unwrap();
-            let cut_committed = r["committed_records_to_truncate"].as_i64().unwrap();
+            let cut_committed = r["checkpointed_records_to_truncate"].as_i64().unwrap();
             let t = of(&ms, &pname, "truncation", Some(b));
             assert_eq!(t.len(), 1, "{name} broker {b}: one truncation mark");
             assert_eq!(t[0].int("data-offset"), cut, "{name} broker {b}");

@@ -297,7 +297,31 @@ fn a_narrow_terminal_gets_blocks_a_wide_one_tables_a_pipe_the_table() {
         piped.contains("│ broker ┆ log end ┆ high watermark"),
         "{piped}"
     );
-    assert_eq!(wide, piped, "a table that fits is the table a pipe gets");
+    // (but for the commands to run next, which name the capture's path:
+    // as long as the checkout's, they wrap on a terminal)
+    let commandless = |s: &str| -> String {
+        let mut out = String::new();
+        let mut skipping = false;
+        for l in s.lines() {
+            if l.starts_with("  next: klf impact ") {
+                skipping = true;
+                continue;
+            }
+            if skipping && l.starts_with("    ") && !l.starts_with("    │") {
+                continue;
+            }
+            skipping = false;
+            out.push_str(l);
+            out.push('\n');
+        }
+        out
+    };
+    assert!(piped.contains("  next: klf impact "), "{piped}");
+    assert_eq!(
+        commandless(&wide),
+        commandless(&piped),
+        "a table that fits is the table a pipe gets"
+    );
 
     // check: one block per finding, headed by severity and code, the path
     // whole (it can be pasted into klf dump): after its name when the two
@@ -474,4 +498,30 @@ fn every_time_in_json_has_its_utc_time_beside_it() {
     ] {
         assert!(names.contains(name), "{name} not seen: {names:?}");
     }
+}
+
+/// At 80x30, the first screen of `klf diff` on a capture with an internal
+/// topic (whose partition loses nothing) holds the totals and the first
+/// losing partition, worst first, with why and what next; the partition
+/// that loses nothing is folded into one line.
+#[test]
+fn diff_first_screen_holds_the_totals_and_the_worst_loss() {
+    let dir = kafka("unclean-stale-hw");
+    let out = on_terminal_of(80, 30, &["diff", dir.to_str().unwrap()]);
+    let screen: Vec<&str> = out.lines().take(30).collect();
+    let screen = screen.join("\n");
+    assert!(
+        screen.starts_with("3 partitions compared, 2 losing data: 200 records lost"),
+        "{screen}"
+    );
+    // worst first: the proven committed loss before the possible one
+    let worst = screen.find("stale-group-0: reference broker").expect(&screen);
+    assert!(!screen[..worst].contains("stale-0: reference broker"), "{screen}");
+    assert!(screen.contains("why: an UNCLEAN election"), "{screen}");
+    assert!(screen.contains("next: klf impact"), "{screen}");
+    assert!(
+        screen.contains("1 partition: nothing lost, not shown"),
+        "{screen}"
+    );
+    assert!(!out.contains("__consumer_offsets-0: reference"), "{out}");
 }

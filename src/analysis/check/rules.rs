@@ -645,13 +645,21 @@ pub fn check_partition(
                 code::DIVERGENT_TAIL,
                 r.loc_of_offset(&base, rd.divergence_offset.unwrap_or(rd.truncation_offset)),
                 format!(
-                    "diverges from broker {} at offset {}; Kafka truncates it to offset {}, cutting {} records ({} of them on no other replica, {} below a high watermark of a replica holding them)",
+                    "diverges from broker {} at offset {}; Kafka truncates it to offset {}, cutting {} ({} on no other replica; {} lost, committed: {})",
                     diff.reference.broker,
                     rd.divergence_offset.map_or("-".to_string(), |d| d.to_string()),
                     rd.truncation_offset,
-                    rd.records_to_truncate,
+                    crate::format::text::count(
+                        u64::try_from(rd.records_to_truncate).unwrap_or(0),
+                        "record",
+                        "records"
+                    ),
                     rd.records_only_here,
-                    rd.committed_records_to_truncate
+                    rd.lost_cut,
+                    crate::analysis::explain::bounds_words(
+                        rd.committed_proven_cut,
+                        rd.committed_possible_cut
+                    )
                 ),
             ));
         } else if rd.divergence_kind == DivergenceKind::Prefix {
