@@ -80,9 +80,10 @@ subcommands! {
     Digest => digest,
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell) on stdout
     Completions => completions,
+    /// Print a man page (roff) on stdout, or install every page into a folder man searches
+    Man => man,
 }
 
-#[cfg(test)]
 mod man;
 
 /// Offline forensics for Apache Kafka log directories.

@@ -3,11 +3,9 @@
 //! knows, then the sections of the command's `after_long_help` (exit status,
 //! output formats, inputs, examples), which `--help` prints too.
 //!
-//! The test below fails when a checked-in page differs from what the
-//! current definition generates; `KLF_UPDATE_MAN=1 cargo test --bin klf man`
-//! rewrites them.
-
-use std::path::PathBuf;
+//! `klf man` prints or installs them from here. The test below fails when a
+//! checked-in page differs from what the current definition generates;
+//! `KLF_UPDATE_MAN=1 cargo test --bin klf man` rewrites them.
 
 use clap::CommandFactory;
 use clap_mangen::Man;
@@ -86,10 +84,12 @@ fn sections(roff: &mut Roff, text: &str) {
     }
 }
 
-fn man_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("man")
+#[cfg(test)]
+fn man_dir() -> std::path::PathBuf {
+    std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("man")
 }
 
+#[cfg(test)]
 #[test]
 fn man_pages_are_up_to_date() {
     let dir = man_dir();
@@ -128,12 +128,37 @@ fn man_pages_are_up_to_date() {
     // Every subcommand has a page, and each page has the sections the
     // README promises.
     let names: Vec<&str> = pages.iter().map(|(n, _)| n.as_str()).collect();
-    for sub in ["dump", "diff", "timeline", "check", "completions"] {
+    for sub in [
+        "dump",
+        "diff",
+        "timeline",
+        "check",
+        "impact",
+        "salvage",
+        "elect",
+        "report",
+        "digest",
+        "completions",
+        "man",
+    ] {
         assert!(
             names.contains(&format!("klf-{sub}.1").as_str()),
             "{names:?}"
         );
     }
+    // The one line that says what klf is (`klf --help`, klf.1's NAME,
+    // Cargo.toml's description) names every command.
+    let top = crate::Cli::command();
+    let about = top.get_about().map(|a| a.to_string()).unwrap_or_default();
+    let words: Vec<&str> = about.split(|c: char| !c.is_ascii_alphanumeric()).collect();
+    for sub in top.get_subcommands() {
+        assert!(
+            words.contains(&sub.get_name()),
+            "the about line does not name {}: {about}",
+            sub.get_name()
+        );
+    }
+    assert_eq!(about, env!("CARGO_PKG_DESCRIPTION"));
     for (name, text) in &pages {
         let text = String::from_utf8_lossy(text);
         assert!(

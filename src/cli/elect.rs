@@ -29,16 +29,27 @@ Exit status:
      replicas, a file whose read failed)
 
 What it tells:
+  First the whole capture in two lines: partitions compared, how many lose
+  data whichever replica leads and how many unless a least-loss one does
+  (and how many of those have no leader, or a leader the capture cannot
+  tell), the records lost with the first-ranked candidate of each and how
+  many were committed, the assigned replicas not captured. Then, worst
+  first, each partition where a candidate loses data; the others fold into
+  one line (--all lists them).
   For each partition, every captured replica as the candidate leader: what
   the others would truncate, what the partition would lose (counted once,
   proven and possibly committed, as klf diff --leader N counts it), the
   transactions it would leave hanging and the consumer groups it would
-  affect (as klf impact), ranked least committed loss first. The candidate
-  Kafka's own rule would pick (an eligible leader replica when the ELR has
-  one, else the first live replica in assignment order outside the ISR) is
-  marked, and the commands to elect the first-ranked one are printed, never
-  run: the unclean election, after a reassignment that puts it first when
-  Kafka would pick another.
+  affect (as klf impact), ranked least committed loss first, Kafka's own
+  pick first among equal losses. The candidate Kafka's own rule would pick
+  (an eligible leader replica when the ELR has one, else the first live
+  replica in assignment order outside the ISR) is marked, and the commands
+  to elect the first-ranked one are printed, never run: the unclean
+  election, after a reassignment that puts it first when Kafka would pick
+  another. Without a metadata log that knows the partition (a ZooKeeper-
+  mode cluster) who leads now cannot be told: no command is printed, and
+  it says what to check first (kafka-topics.sh --describe, or the
+  partition's state in ZooKeeper).
 
 JSON output:
   {\"partitions\":[{\"topic\",\"partition\",\"assignment\",\"isr\",\"elr\",
@@ -46,13 +57,15 @@ JSON output:
   \"committed_proven\",\"committed_possible\",\"committed_unknown\"},\"cuts\":
   [{\"broker\",\"truncation_offset\",\"records_to_truncate\",
   \"records_only_here\"}],\"hanging_transactions\",\"groups_affected\",
-  \"kafka_would_pick\",\"reason\"}],\"commands\"}]}
+  \"kafka_would_pick\",\"reason\"}],\"commands\",\"check_first\"}]}
+  (every partition, whatever --all)
 
 ",
     super::common::inputs_help!(),
     "\
 Examples:
   klf elect capture/ --topic orders --partition 0
+  klf elect capture/ --all
   klf elect broker-2 broker-3 --format json
 "
 );
@@ -78,6 +91,11 @@ pub struct Args {
     /// Output format
     #[arg(long, value_enum, default_value_t = Format::Table)]
     format: Format,
+    /// List every partition in the table, also those where no candidate
+    /// loses anything (folded into one line by default; JSON always lists
+    /// every partition)
+    #[arg(long)]
+    all: bool,
 }
 
 /// Runs `klf elect`.
@@ -117,7 +135,7 @@ pub fn run(args: Args, out: &mut Output) -> Status {
         Format::Table => {
             let look = out.look();
             let mut w = out.fitted();
-            write_table(&parts, look, &mut w).and_then(|()| w.flush())
+            write_table(&parts, args.all, look, &mut w).and_then(|()| w.flush())
         }
     };
     if let Err(e) = res {

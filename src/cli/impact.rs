@@ -2,6 +2,7 @@
 //! (as `klf diff` counts them), the consumer groups, transactions and
 //! idempotent producers it affects, and the settings that let it happen.
 
+use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::PathBuf;
 
@@ -11,7 +12,8 @@ use super::common::{Output, Status};
 use klf::analysis::impact::PartitionImpact;
 use klf::engine::impact::impact_capture;
 use klf::engine::ReadMode;
-use klf::render::impact::{write_json, write_table};
+use klf::render::impact::{write_json, write_report};
+use klf::render::overview::Overview;
 
 /// Output formats of `klf impact`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -60,8 +62,12 @@ Exit status:
      replicas, a file whose read failed)
 
 What it tells:
-  For each partition that loses records once every replica follows the
-  reference leader (the loss of klf diff):
+  First the whole capture in two lines: partitions compared, how many lose
+  records and whether they hurt a consumer group, transaction or producer,
+  the records lost and how many were committed, the assigned replicas not
+  captured. Then, worst first, each partition that loses records once
+  every replica follows the reference leader (the loss of klf diff); those
+  that lose nothing fold into one line (--all: one line each):
   - consumer groups, from each group's latest commit in __consumer_offsets:
     unaffected, diverged (the commit's leader epoch ends below it on the new
     leader: a restarted consumer detects the truncation and resumes at that
@@ -100,6 +106,7 @@ JSON output:
   \"last_sequence_cut\",\"records_lost\",\"expected_error\",\"state\",
   \"detail\"}],\"producers_unknown\",\"config\":[{\"name\",\"value\",\"source\",
   \"metadata_offset\",\"effect\"}],\"affected\"}]}
+  (the partitions that lose records, in topic and partition order)
   docs/json.md describes every field.
 
 ",
@@ -107,6 +114,7 @@ JSON output:
     "\
 Examples:
   klf impact capture/
+  klf impact capture/ --all
   klf impact broker-1 broker-2 broker-3 --topic orders --format json
   klf impact capture.tar.gz --fail-on never
 "
@@ -128,6 +136,11 @@ pub struct Args {
     /// affected), any (any lost record), never
     #[arg(long, value_enum, value_name = "WHAT", default_value_t = FailOn::Affected)]
     fail_on: FailOn,
+    /// List every partition compared in the table, one line each for those
+    /// that lose nothing (folded into one line by default; JSON lists the
+    /// partitions that lose records)
+    #[arg(long)]
+    all: bool,
 }
 
 /// Runs `klf impact`.
@@ -180,9 +193,38 @@ pub fn run(args: Args, out: &mut Output) -> Status {
         Format::Json => write_json(&run.partitions, false, out.out()),
         Format::Jsonl => write_json(&run.partitions, true, out.out()),
         Format::Table => {
+            let mut overview = Overview::new();
+            let mut nothing_lost = Vec::new();
+            // worst first: the committed records it may lose, then every
+            // lost record
+            let mut severity = BTreeMap::new();
+            for p in &run.diff.partitions {
+                let (t, n) = (&p.diff.topic, p.diff.partition);
+                let name = format!("{t}-{n}");
+                let known = run.diff.evidence.history(t, n).is_some();
+                overview.add(&name, &p.loss, known);
+                if p.loss.any() {
+                    severity.insert(
+                        (t.as_str(), n),
+                        (p.loss.possibly_committed_or_unknown(), p.loss.records),
+                    );
+                } else {
+                    nothing_lost.push(name);
+                }
+            }
+            let mut worst: Vec<&PartitionImpact> = run.partitions.iter().collect();
+            worst.sort_by_key(|i| {
+                std::cmp::Reverse(
+                    severity
+                        .get(&(i.topic.as_str(), i.partition))
+                        .copied()
+                        .unwrap_or_default(),
+                )
+            });
             let look = out.look();
             let mut w = out.fitted();
-            write_table(&run.partitions, look, &mut w).and_then(|()| w.flush())
+            write_report(&overview, &worst, &nothing_lost, args.all, look, &mut w)
+                .and_then(|()| w.flush())
         }
     };
     if let Err(e) = res {

@@ -41,6 +41,12 @@ What it writes (in DIR, one set per partition that loses records):
                                salvaged, and the size and CRC-32C of every
                                segment file read
 
+On stderr:
+  per partition, the records salvaged, how many are in the replay file,
+  and why the others are not, each reason under its name in the
+  manifest's replay_skipped: control, aborted, open_transaction, null,
+  not_text, headers
+
 Replay:
   kcat -P -b BROKER -t TOPIC -p PARTITION -K '\\t' -l TOPIC-PARTITION.replay.txt
   or Kafka's console producer with the properties parse.key=true and
@@ -119,6 +125,34 @@ fn crc_of(path: &std::path::Path) -> InputRead {
         ),
         crc32c: read.map(|r| format!("{:08x}", r.0)),
     }
+}
+
+/// What a partition's salvage wrote, for stderr: the records salvaged,
+/// how many of them the replay file holds, and why the others are not in
+/// it, each reason under its name in the manifest (`replay_skipped`).
+fn salvaged_words(
+    records: u64,
+    control: u64,
+    lost: u64,
+    replayed: u64,
+    skipped: &ReplaySkipped,
+) -> String {
+    let mut s = format!("salvaged {records} of {lost} lost records");
+    if control > 0 {
+        s.push_str(&format!(
+            " and {control} control record{}",
+            if control == 1 { "" } else { "s" }
+        ));
+    }
+    if replayed == records && skipped.words().is_empty() {
+        s.push_str(&format!("; all {replayed} in the replay file"));
+    } else {
+        s.push_str(&format!(
+            "; {replayed} in the replay file, left out of it (replay_skipped in manifest.json): {}",
+            skipped.words()
+        ));
+    }
+    s
 }
 
 /// Runs `klf salvage`.
@@ -279,8 +313,14 @@ pub fn run(args: Args, out: &mut Output) -> Status {
             return Status::Failure;
         }
         out.note(format_args!(
-            "klf: {name}: salvaged {} of {} lost records ({} in the replay file)",
-            summary.records, p.loss.records, replayed
+            "klf: {name}: {}",
+            salvaged_words(
+                summary.records,
+                summary.control_records,
+                p.loss.records,
+                replayed,
+                &skipped
+            )
         ));
         manifest.partitions.push(PartitionManifest {
             topic: p.diff.topic.clone(),

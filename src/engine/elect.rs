@@ -23,10 +23,11 @@ pub struct Candidate {
     pub impact: Option<PartitionImpact>,
     /// 1 for the least loss.
     pub rank: usize,
-    /// Whether Kafka's own rule would pick it.
+    /// Whether Kafka's own rule would pick it (or it leads already).
     pub kafka_would_pick: bool,
-    /// Why it ranks where it does.
-    pub reason: String,
+    /// Whether its loss is the least (rank 1, and those that tie with it
+    /// on the records lost and their commitment).
+    pub least_loss: bool,
 }
 
 impl Candidate {
@@ -50,17 +51,28 @@ impl Candidate {
         })
     }
 
-    /// The ranking key: the committed records it may lose (the upper bound,
-    /// or every lost record when the bound is unknown), then the proven
-    /// ones, then every lost record, then the applications it hurts.
-    fn key(&self) -> (u64, u64, u64, usize, usize, i32) {
+    /// The loss part of the ranking key: the committed records it may lose
+    /// (the upper bound, or every lost record when the bound is unknown),
+    /// then the proven ones, then every lost record.
+    fn loss_key(&self) -> (u64, u64, u64) {
         let l = &self.result.loss;
         (
             l.committed_possible.unwrap_or(l.records),
             l.committed_proven,
             l.records,
+        )
+    }
+
+    /// The ranking key: the loss, then the applications it hurts, then
+    /// Kafka's own pick before the others (of two that lose the same, the
+    /// one Kafka elects by itself, cleanly when it is in the ELR, needs no
+    /// command), then the broker id.
+    fn key(&self) -> ((u64, u64, u64), usize, usize, bool, i32) {
+        (
+            self.loss_key(),
             self.hanging_transactions(),
             self.groups_affected(),
+            !self.kafka_would_pick,
             self.broker,
         )
     }
@@ -84,10 +96,49 @@ pub struct PartitionElection {
     /// The leader the metadata log ends with, when it has one (the
     /// election has happened).
     pub leader: Option<i32>,
+    /// Its leader epoch and the metadata offset of the record that made it
+    /// the leader (with `leader`).
+    pub leader_since: Option<(i32, i64)>,
+    /// Why the capture cannot tell who leads the partition now (no
+    /// metadata log, or one that does not know the partition): then no
+    /// command is printed, and `check_first` says what to look at.
+    pub leader_unknown: Option<String>,
     /// Ranked, least loss first.
     pub candidates: Vec<Candidate>,
     /// Problems met reading.
     pub problems: Vec<ReplicaProblem>,
+}
+
+impl PartitionElection {
+    /// Whether some candidate would lose records (a partition where none
+    /// does has nothing to decide).
+    pub fn any_loss(&self) -> bool {
+        self.candidates.iter().any(|c| c.result.loss.any())
+    }
+
+    /// What to check before electing, when the capture cannot tell who
+    /// leads now (`None` when it can).
+    pub fn check_first(&self) -> Option<String> {
+        self.leader_unknown.as_ref()?;
+        let topic = if shell_safe(&self.topic) {
+            self.topic.as_str()
+        } else {
+            "TOPIC"
+        };
+        let best = self.candidates.first().map(|c| c.broker);
+        Some(format!(
+            "who leads {t}-{p} now cannot be told from the capture, so no command is printed. \
+Check its leader and ISR first: kafka-topics.sh --bootstrap-server BROKER --describe --topic {topic} \
+(or in ZooKeeper: get /brokers/topics/{topic}/partitions/{p}/state). If it has a leader, or a \
+replica of its ISR can be started again, no unclean election is needed{rest}",
+            t = self.topic,
+            p = self.partition,
+            rest = match best {
+                Some(b) if self.any_loss() => format!("; if not, broker {b} loses least (rank 1)"),
+                _ => String::new(),
+            }
+        ))
+    }
 }
 
 /// Every selected partition with two or more replicas, each candidate in
@@ -108,6 +159,42 @@ pub fn elect_capture<'c>(
             continue;
         }
         let ids = broker_ids(reps);
+        let history = evidence.history(topic, *partition);
+        let assignment = history.map_or_else(|| ids.clone(), |h| h.replicas.clone());
+        let current = history.and_then(|h| h.current());
+        let isr = current.map(|e| e.isr.clone());
+        let elr = current
+            .and_then(|e| e.elr.clone())
+            .filter(|e| !e.is_empty());
+        let captured = |b: &i32| ids.contains(b);
+        let leader = current
+            .map(|e| (e.leader, e.leader_epoch, e.metadata_offset))
+            .filter(|l| l.0 >= 0);
+        let (pick, rule) = match (&isr, &elr) {
+            _ if leader.is_some() => {
+                let (l, e, m) = leader.unwrap_or_default();
+                (
+                    Some(l),
+                    format!("already elected: broker {l} leads (leader epoch {e}, metadata offset {m}): no election to make; the ranking says what another leader would have cost"),
+                )
+            }
+            (_, Some(elr)) => (
+                assignment.iter().find(|b| elr.contains(b) && captured(b)).copied(),
+                format!(
+                    "clean: the first eligible leader replica (ELR {elr:?}, KIP-966) in assignment order that is alive; if none is, unclean: the first live replica in assignment order"
+                ),
+            ),
+            (Some(isr), None) => (
+                assignment.iter().find(|b| !isr.contains(b) && captured(b)).copied(),
+                format!(
+                    "no leader, the ISR {isr:?} gone: unclean, the first replica in assignment order {assignment:?} that is alive, with unclean.leader.election.enable=true or kafka-leader-election --election-type unclean"
+                ),
+            ),
+            (None, None) => (
+                None,
+                "unknown: the capture holds no metadata log that knows the partition, so its leader, assignment order, ISR and ELR are unknown (an unclean election takes the first live replica in assignment order)".to_string(),
+            ),
+        };
         let mut problems = Vec::new();
         let mut candidates: Vec<Candidate> = ids
             .iter()
@@ -137,8 +224,8 @@ pub fn elect_capture<'c>(
                     result,
                     impact: impact.flatten(),
                     rank: 0,
-                    kafka_would_pick: false,
-                    reason: String::new(),
+                    kafka_would_pick: Some(b) == pick,
+                    least_loss: false,
                 }
             })
             .collect();
@@ -147,66 +234,10 @@ pub fn elect_capture<'c>(
             problems.extend(c.result.problems.iter().cloned());
         }
         candidates.sort_by_key(Candidate::key);
-        let best = candidates.first().map(Candidate::key);
+        let best = candidates.first().map(Candidate::loss_key);
         for (i, c) in candidates.iter_mut().enumerate() {
             c.rank = i + 1;
-            let l = &c.result.loss;
-            let possible = l.committed_possible.map_or_else(
-                || format!("{} whose commitment cannot be bounded", l.committed_unknown),
-                |p| p.to_string(),
-            );
-            c.reason = format!(
-                "{}loses {} records ({} proven committed, {} possibly committed){}",
-                if Some(c.key()) == best {
-                    "least loss: "
-                } else {
-                    ""
-                },
-                l.records,
-                l.committed_proven,
-                possible,
-                match (c.hanging_transactions(), c.groups_affected()) {
-                    (0, 0) => String::new(),
-                    (t, g) =>
-                        format!("; {t} transactions left hanging, {g} consumer groups affected"),
-                }
-            );
-        }
-        let history = evidence.history(topic, *partition);
-        let assignment = history.map_or_else(|| ids.clone(), |h| h.replicas.clone());
-        let current = history.and_then(|h| h.current());
-        let isr = current.map(|e| e.isr.clone());
-        let elr = current
-            .and_then(|e| e.elr.clone())
-            .filter(|e| !e.is_empty());
-        let captured = |b: &i32| ids.contains(b);
-        let leader = current
-            .map(|e| (e.leader, e.leader_epoch, e.metadata_offset))
-            .filter(|l| l.0 >= 0);
-        let (pick, rule) = match (&isr, &elr) {
-            _ if leader.is_some() => {
-                let (l, e, m) = leader.unwrap_or_default();
-                (
-                    Some(l),
-                    format!("already elected: broker {l} leads (leader epoch {e}, metadata offset {m}); the ranking says what electing another instead would cost"),
-                )
-            }
-            (_, Some(elr)) => (
-                assignment.iter().find(|b| elr.contains(b) && captured(b)).copied(),
-                format!(
-                    "clean: the first eligible leader replica (ELR {elr:?}, KIP-966) in assignment order that is alive; if none is, unclean: the first live replica in assignment order"
-                ),
-            ),
-            (Some(isr), None) => (
-                assignment.iter().find(|b| !isr.contains(b) && captured(b)).copied(),
-                format!(
-                    "no leader, the ISR {isr:?} gone: unclean, the first replica in assignment order {assignment:?} that is alive, with unclean.leader.election.enable=true or kafka-leader-election --election-type unclean"
-                ),
-            ),
-            (None, None) => (None, "unknown: the capture holds no metadata log (assignment, ISR and ELR unknown)".to_string()),
-        };
-        for c in &mut candidates {
-            c.kafka_would_pick = Some(c.broker) == pick;
+            c.least_loss = Some(c.loss_key()) == best;
         }
         out.push(PartitionElection {
             topic: topic.clone(),
@@ -216,6 +247,11 @@ pub fn elect_capture<'c>(
             elr,
             kafka_rule: rule,
             leader: leader.map(|l| l.0),
+            leader_since: leader.map(|l| (l.1, l.2)),
+            leader_unknown: history
+                .is_none()
+                .then(|| evidence.history_missing(topic, *partition))
+                .flatten(),
             candidates,
             problems,
         });
@@ -223,18 +259,27 @@ pub fn elect_capture<'c>(
     (out, evidence)
 }
 
+/// Kafka's legal topic names only: anything else is printed nowhere a
+/// shell would read it.
+fn shell_safe(topic: &str) -> bool {
+    !topic.is_empty()
+        && topic
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'))
+}
+
 /// The commands that carry out electing `chosen` (printed, never run):
 /// when Kafka's rule already picks it, the unclean election; else a
 /// reassignment that puts it first, then the election. None when the
-/// partition has a leader already.
+/// partition has a leader already, or when the capture cannot tell whether
+/// it has one ([`PartitionElection::check_first`] says what to check).
 pub fn commands(p: &PartitionElection, chosen: i32) -> Vec<String> {
-    // Kafka's legal topic names only: anything else is printed nowhere a
-    // shell would read it.
-    if !p
-        .topic
-        .chars()
-        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'))
-    {
+    if !shell_safe(&p.topic) {
+        return Vec::new();
+    }
+    // Who leads now is unknown: an election may not be needed at all, and
+    // the assignment order a reassignment would change is unknown too.
+    if p.leader_unknown.is_some() {
         return Vec::new();
     }
     let elect = format!(
@@ -248,13 +293,11 @@ pub fn commands(p: &PartitionElection, chosen: i32) -> Vec<String> {
     }
     // A member of the ISR (or ELR) needs no unclean election: back up, it
     // is elected cleanly.
-    if p.isr
-        .iter()
-        .chain(p.elr.iter())
-        .any(|s| s.contains(&chosen))
-    {
+    let member = |s: &Option<Vec<i32>>| s.as_ref().is_some_and(|s| s.contains(&chosen));
+    if member(&p.isr) || member(&p.elr) {
         return vec![format!(
-            "# broker {chosen} is in the ISR/ELR: start it again and Kafka elects it cleanly, losing nothing it acknowledged"
+            "# broker {chosen} is in the {}: if it is down, start it again; Kafka elects it cleanly, losing nothing it acknowledged (no unclean election)",
+            if member(&p.isr) { "ISR" } else { "ELR (eligible leader replicas)" }
         )];
     }
     let picks = p

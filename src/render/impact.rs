@@ -8,6 +8,7 @@ use serde::Serialize;
 use crate::render::text::Utc;
 
 use crate::analysis::impact::{GroupState, PartitionImpact, TxnState};
+use crate::render::overview::{folded, Overview};
 use crate::render::style::{cell, paint, Look, Paint, Sheet};
 use crate::render::text::{sanitize, JsonSafe};
 
@@ -247,6 +248,107 @@ fn fetch(v: Option<i64>, e: Option<&str>) -> String {
     }
 }
 
+/// Writes `klf impact`'s tables: an overview of the whole capture
+/// (`overview`, every partition compared), then the partitions that lose
+/// records in the order given (worst first), then the partitions that lose
+/// nothing (`nothing_lost`, their names) folded into one line, or one line
+/// each with `all`.
+pub fn write_report(
+    overview: &Overview,
+    parts: &[&PartitionImpact],
+    nothing_lost: &[String],
+    all: bool,
+    look: Look,
+    w: &mut impl Write,
+) -> std::io::Result<()> {
+    let color = look.color;
+    let compared = overview.compared_words();
+    if parts.is_empty() {
+        writeln!(
+            w,
+            "{}",
+            paint(
+                color,
+                &format!(
+                    "{compared}: none loses records, so no consumer group, transaction or producer is hurt."
+                ),
+                Paint::Good
+            )
+        )?;
+    } else {
+        let affected = parts.iter().filter(|p| p.affected == Some(true)).count();
+        let unknown = parts.iter().filter(|p| p.affected.is_none()).count();
+        let n = parts.len();
+        let what = "a consumer group, transaction or producer";
+        let mut hurt = Vec::new();
+        if affected > 0 {
+            hurt.push(if n == 1 {
+                format!("it hurts {what}")
+            } else if affected == 1 {
+                format!("1 hurts {what}")
+            } else {
+                format!("{affected} hurt {what}")
+            });
+        }
+        if unknown > 0 {
+            hurt.push(if n == 1 {
+                format!("whether it hurts {what} cannot be told")
+            } else if affected > 0 {
+                format!("for {unknown} more whether one is hurt cannot be told")
+            } else {
+                format!("for {unknown} of them whether {what} is hurt cannot be told")
+            });
+        }
+        if hurt.is_empty() {
+            hurt.push(if n == 1 {
+                "it hurts no consumer group, transaction or producer".to_string()
+            } else {
+                "none hurts a consumer group, transaction or producer".to_string()
+            });
+        }
+        let paint_as = if affected > 0 {
+            Paint::Bad
+        } else {
+            Paint::Warn
+        };
+        writeln!(
+            w,
+            "{}",
+            paint(
+                color,
+                &format!(
+                    "{compared}, {} records: {}.",
+                    if n == 1 {
+                        "1 loses".to_string()
+                    } else {
+                        format!("{n} lose")
+                    },
+                    hurt.join("; ")
+                ),
+                paint_as
+            )
+        )?;
+        writeln!(
+            w,
+            "In all: {}; {}.",
+            overview.loss_words(),
+            overview.not_captured_words()
+        )?;
+        writeln!(w)?;
+        for p in parts {
+            write_partition(p, look, w)?;
+        }
+    }
+    if all {
+        for name in nothing_lost {
+            writeln!(w, "{}: nothing lost", sanitize(name))?;
+        }
+    } else if !nothing_lost.is_empty() && !parts.is_empty() {
+        writeln!(w, "{}", folded(nothing_lost.len(), "nothing lost"))?;
+    }
+    Ok(())
+}
+
 /// Writes the impacts as tables, one block per partition.
 pub fn write_table(
     parts: &[PartitionImpact],
@@ -267,8 +369,17 @@ pub fn write_table(
         return Ok(());
     }
     for p in parts {
-        let name = sanitize(&format!("{}-{}", p.topic, p.partition)).into_owned();
-        let verdict = match p.affected {
+        write_partition(p, look, w)?;
+    }
+    Ok(())
+}
+
+/// One partition's impact: the headline, then groups, transactions,
+/// producers and the settings behind it.
+fn write_partition(p: &PartitionImpact, look: Look, w: &mut impl Write) -> std::io::Result<()> {
+    let color = look.color;
+    let name = sanitize(&format!("{}-{}", p.topic, p.partition)).into_owned();
+    let verdict = match p.affected {
             Some(true) => paint(color, "affected", Paint::Bad),
             Some(false) => paint(color, "nothing affected", Paint::Good),
             None => paint(
@@ -277,7 +388,7 @@ pub fn write_table(
                 Paint::Warn,
             ),
         };
-        writeln!(
+    writeln!(
             w,
             "{name}: {} records lost from offset {}; new leader {} ends at {}, last stable offset {}: {verdict}",
             p.records_lost,
@@ -286,182 +397,189 @@ pub fn write_table(
             p.new_log_end,
             opt(p.last_stable_offset)
         )?;
-        writeln!(w, "Consumer groups")?;
-        if let Some(why) = &p.groups_unknown {
-            writeln!(w, "  unknown: {}", sanitize(why))?;
-        } else if p.groups.is_empty() {
-            writeln!(w, "  no group has a commit for this partition")?;
-        } else {
-            let mut t = Sheet::new(look);
-            t.set_header([
-                "group",
-                "protocol",
-                "committed",
-                "epoch",
-                "state",
-                "earliest",
-                "latest",
-                "none",
-                "skipped (latest)",
-                "re-read (earliest)",
-                "phantom",
+    writeln!(w, "Consumer groups")?;
+    if let Some(why) = &p.groups_unknown {
+        writeln!(w, "  unknown: {}", sanitize(why))?;
+    } else if p.groups.is_empty() {
+        writeln!(w, "  no group has a commit for this partition")?;
+    } else {
+        let mut t = Sheet::new(look);
+        t.set_header([
+            "group",
+            "protocol",
+            "committed",
+            "epoch",
+            "state",
+            "earliest",
+            "latest",
+            "none",
+            "skipped (latest)",
+            "re-read (earliest)",
+            "phantom",
+        ]);
+        for g in &p.groups {
+            let paint_state = match g.state {
+                GroupState::Unaffected => Some(Paint::Good),
+                GroupState::NoOffset | GroupState::Unreadable => None,
+                _ => Some(Paint::Bad),
+            };
+            t.add_row(vec![
+                cell(color, sanitize(&g.group).into_owned(), None),
+                cell(
+                    color,
+                    g.protocol.clone().unwrap_or_else(|| "-".into()),
+                    None,
+                ),
+                cell(color, opt(g.committed_offset), None),
+                cell(color, opt(g.committed_leader_epoch), None),
+                cell(
+                    color,
+                    serde_json::to_value(g.state)
+                        .ok()
+                        .and_then(|v| v.as_str().map(str::to_string))
+                        .unwrap_or_default(),
+                    paint_state,
+                ),
+                cell(
+                    color,
+                    fetch(g.next_fetch_offset.earliest, g.error.earliest),
+                    None,
+                ),
+                cell(
+                    color,
+                    fetch(g.next_fetch_offset.latest, g.error.latest),
+                    None,
+                ),
+                cell(color, fetch(g.next_fetch_offset.none, g.error.none), None),
+                cell(color, opt(g.records_skipped.latest), None),
+                cell(color, opt(g.records_reread.earliest), None),
+                cell(
+                    color,
+                    g.phantom_records.to_string(),
+                    (g.phantom_records > 0).then_some(Paint::Bad),
+                ),
             ]);
-            for g in &p.groups {
-                let paint_state = match g.state {
-                    GroupState::Unaffected => Some(Paint::Good),
-                    GroupState::NoOffset | GroupState::Unreadable => None,
-                    _ => Some(Paint::Bad),
-                };
-                t.add_row(vec![
-                    cell(color, sanitize(&g.group).into_owned(), None),
-                    cell(
-                        color,
-                        g.protocol.clone().unwrap_or_else(|| "-".into()),
-                        None,
-                    ),
-                    cell(color, opt(g.committed_offset), None),
-                    cell(color, opt(g.committed_leader_epoch), None),
-                    cell(
-                        color,
-                        serde_json::to_value(g.state)
-                            .ok()
-                            .and_then(|v| v.as_str().map(str::to_string))
-                            .unwrap_or_default(),
-                        paint_state,
-                    ),
-                    cell(
-                        color,
-                        fetch(g.next_fetch_offset.earliest, g.error.earliest),
-                        None,
-                    ),
-                    cell(
-                        color,
-                        fetch(g.next_fetch_offset.latest, g.error.latest),
-                        None,
-                    ),
-                    cell(color, fetch(g.next_fetch_offset.none, g.error.none), None),
-                    cell(color, opt(g.records_skipped.latest), None),
-                    cell(color, opt(g.records_reread.earliest), None),
-                    cell(
-                        color,
-                        g.phantom_records.to_string(),
-                        (g.phantom_records > 0).then_some(Paint::Bad),
-                    ),
-                ]);
-            }
-            writeln!(w, "{t}")?;
-            for g in p
-                .groups
-                .iter()
-                .filter(|g| g.state != GroupState::Unaffected)
-            {
-                writeln!(w, "  {}: {}", sanitize(&g.group), sanitize(&g.detail))?;
-            }
         }
-        writeln!(w, "Transactions")?;
-        if let Some(why) = &p.transactions_unknown {
-            writeln!(w, "  note: {}", sanitize(why))?;
+        writeln!(w, "{t}")?;
+        for g in p
+            .groups
+            .iter()
+            .filter(|g| g.state != GroupState::Unaffected)
+        {
+            writeln!(w, "  {}: {}", sanitize(&g.group), sanitize(&g.detail))?;
         }
-        if p.transactions.is_empty() {
-            writeln!(w, "  none open on the new leader or lost")?;
-        } else {
-            let mut t = Sheet::new(look);
-            t.set_header([
-                "producer id",
-                "epoch",
-                "transactional id",
-                "first offset",
-                "state",
-                "marker cut",
-                "coordinator",
-                "LSO",
-                "records",
+    }
+    writeln!(w, "Transactions")?;
+    if let Some(why) = &p.transactions_unknown {
+        writeln!(w, "  note: {}", sanitize(why))?;
+    }
+    if p.transactions.is_empty() {
+        writeln!(w, "  none open on the new leader or lost")?;
+    } else {
+        let mut t = Sheet::new(look);
+        t.set_header([
+            "producer id",
+            "epoch",
+            "transactional id",
+            "first offset",
+            "state",
+            "marker cut",
+            "coordinator",
+            "LSO",
+            "records",
+        ]);
+        for x in &p.transactions {
+            let bad = matches!(x.state, TxnState::Hanging | TxnState::Lost).then_some(Paint::Bad);
+            t.add_row(vec![
+                cell(color, x.producer_id.to_string(), None),
+                cell(color, x.producer_epoch.to_string(), None),
+                cell(
+                    color,
+                    sanitize(x.transactional_id.as_deref().unwrap_or("-")).into_owned(),
+                    None,
+                ),
+                cell(color, x.first_offset.to_string(), None),
+                cell(
+                    color,
+                    serde_json::to_value(x.state)
+                        .ok()
+                        .and_then(|v| v.as_str().map(str::to_string))
+                        .unwrap_or_default(),
+                    bad,
+                ),
+                cell(color, x.marker_cut.unwrap_or("-"), None),
+                cell(
+                    color,
+                    x.coordinator_state.clone().unwrap_or_else(|| "-".into()),
+                    None,
+                ),
+                cell(color, opt(x.lso), None),
+                cell(color, x.records.to_string(), None),
             ]);
-            for x in &p.transactions {
-                let bad =
-                    matches!(x.state, TxnState::Hanging | TxnState::Lost).then_some(Paint::Bad);
-                t.add_row(vec![
-                    cell(color, x.producer_id.to_string(), None),
-                    cell(color, x.producer_epoch.to_string(), None),
-                    cell(
-                        color,
-                        sanitize(x.transactional_id.as_deref().unwrap_or("-")).into_owned(),
-                        None,
-                    ),
-                    cell(color, x.first_offset.to_string(), None),
-                    cell(
-                        color,
-                        serde_json::to_value(x.state)
-                            .ok()
-                            .and_then(|v| v.as_str().map(str::to_string))
-                            .unwrap_or_default(),
-                        bad,
-                    ),
-                    cell(color, x.marker_cut.unwrap_or("-"), None),
-                    cell(
-                        color,
-                        x.coordinator_state.clone().unwrap_or_else(|| "-".into()),
-                        None,
-                    ),
-                    cell(color, opt(x.lso), None),
-                    cell(color, x.records.to_string(), None),
-                ]);
-            }
-            writeln!(w, "{t}")?;
-            for x in &p.transactions {
-                writeln!(w, "  {}", sanitize(&x.detail))?;
-                if let Some(r) = &x.remedy {
-                    writeln!(w, "    remedy: {}", sanitize(r))?;
-                }
+        }
+        writeln!(w, "{t}")?;
+        for x in &p.transactions {
+            writeln!(w, "  {}", sanitize(&x.detail))?;
+            if let Some(r) = &x.remedy {
+                writeln!(w, "    remedy: {}", sanitize(r))?;
             }
         }
-        writeln!(w, "Producers")?;
-        if let Some(why) = &p.producers_unknown {
-            writeln!(w, "  unknown: {}", sanitize(why))?;
-        } else if p.producers.is_empty() {
-            writeln!(w, "  no idempotent or transactional producer loses records")?;
-        } else {
-            let mut t = Sheet::new(look);
-            t.set_header([
-                "producer id",
-                "epoch",
-                "last seq kept",
-                "last seq cut",
-                "records lost",
-                "state",
-                "next batch gets",
+    }
+    writeln!(w, "Producers")?;
+    if let Some(why) = &p.producers_unknown {
+        writeln!(w, "  unknown: {}", sanitize(why))?;
+    } else if p.producers.is_empty() {
+        writeln!(w, "  no idempotent or transactional producer loses records")?;
+    } else {
+        let mut t = Sheet::new(look);
+        t.set_header([
+            "producer id",
+            "epoch",
+            "last seq kept",
+            "last seq cut",
+            "records lost",
+            "state",
+            "next batch gets",
+        ]);
+        for x in &p.producers {
+            t.add_row(vec![
+                cell(color, x.producer_id.to_string(), None),
+                cell(color, x.producer_epoch.to_string(), None),
+                cell(color, opt(x.last_sequence_kept), None),
+                cell(color, x.last_sequence_cut.to_string(), None),
+                cell(color, x.records_lost.to_string(), None),
+                cell(color, x.state, Some(Paint::Warn)),
+                cell(color, x.expected_error.unwrap_or("accepted"), None),
             ]);
-            for x in &p.producers {
-                t.add_row(vec![
-                    cell(color, x.producer_id.to_string(), None),
-                    cell(color, x.producer_epoch.to_string(), None),
-                    cell(color, opt(x.last_sequence_kept), None),
-                    cell(color, x.last_sequence_cut.to_string(), None),
-                    cell(color, x.records_lost.to_string(), None),
-                    cell(color, x.state, Some(Paint::Warn)),
-                    cell(color, x.expected_error.unwrap_or("accepted"), None),
-                ]);
-            }
-            writeln!(w, "{t}")?;
-            for x in &p.producers {
-                writeln!(w, "  {}", sanitize(&x.detail))?;
-            }
         }
-        writeln!(w, "Why it could happen")?;
-        for c in &p.config {
-            let at = c
-                .metadata_offset
-                .map_or(String::new(), |o| format!(" (metadata offset {o})"));
-            writeln!(
+        writeln!(w, "{t}")?;
+        for x in &p.producers {
+            writeln!(w, "  {}", sanitize(&x.detail))?;
+        }
+    }
+    writeln!(w, "Why it could happen")?;
+    for c in &p.config {
+        let at = c
+            .metadata_offset
+            .map_or(String::new(), |o| format!(" (metadata offset {o})"));
+        match &c.value {
+            Some(v) => writeln!(
                 w,
                 "  {} = {} [{}{at}]: {}",
                 c.name,
-                sanitize(c.value.as_deref().unwrap_or("unknown")),
+                sanitize(v),
                 c.source,
                 sanitize(&c.effect)
-            )?;
+            )?,
+            // not in the metadata log: the effect says why, once
+            None => writeln!(
+                w,
+                "  {}: unknown: {}",
+                c.name,
+                sanitize(c.effect.strip_prefix("unknown: ").unwrap_or(&c.effect))
+            )?,
         }
-        writeln!(w)?;
     }
+    writeln!(w)?;
     Ok(())
 }

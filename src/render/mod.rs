@@ -9,6 +9,7 @@ pub mod elect;
 pub mod impact;
 pub mod kafka;
 pub mod kafka_aux;
+pub mod overview;
 pub mod release;
 pub mod salvage;
 pub mod style;

@@ -134,6 +134,38 @@ impl ReplaySkipped {
             NotReplayed::Headers => self.headers += 1,
         }
     }
+
+    /// Each reason, under its name in the manifest (`replay_skipped`), with
+    /// its count and what it means.
+    pub fn reasons(&self) -> [(&'static str, u64, &'static str); 6] {
+        [
+            ("control", self.control, "transaction markers"),
+            ("aborted", self.aborted, "data of aborted transactions"),
+            (
+                "open_transaction",
+                self.open_transaction,
+                "transactional data with no marker among the lost batches",
+            ),
+            ("null", self.null, "a null key or value"),
+            (
+                "not_text",
+                self.not_text,
+                "a key or value that is not UTF-8 text, or holds a tab or line break",
+            ),
+            ("headers", self.headers, "records with headers"),
+        ]
+    }
+
+    /// The records left out, as `name N (meaning)` per reason that has
+    /// any, joined with commas (empty when none is left out).
+    pub fn words(&self) -> String {
+        self.reasons()
+            .iter()
+            .filter(|(_, n, _)| *n > 0)
+            .map(|(name, n, what)| format!("{name} {n} ({what})"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
 }
 
 /// One input file read, with its size and CRC-32C.
@@ -247,4 +279,38 @@ pub fn write_manifest(m: &Manifest, w: &mut impl Write) -> std::io::Result<()> {
     let mut w = JsonSafe(w);
     crate::render::text::write_value(&mut w, true, m).map_err(std::io::Error::from)?;
     writeln!(w)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_reasons_are_the_manifests_words() {
+        let s = ReplaySkipped {
+            control: 1,
+            aborted: 200,
+            open_transaction: 0,
+            null: 52,
+            not_text: 0,
+            headers: 0,
+        };
+        let wire = serde_json::to_value(s).unwrap();
+        let keys: Vec<&str> = wire
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect();
+        let names: Vec<&str> = s.reasons().iter().map(|r| r.0).collect();
+        assert_eq!(keys, names);
+        for (name, n, _) in s.reasons() {
+            assert_eq!(wire[name], n);
+        }
+        assert_eq!(
+            s.words(),
+            "control 1 (transaction markers), aborted 200 (data of aborted transactions), null 52 (a null key or value)"
+        );
+        assert_eq!(ReplaySkipped::default().words(), "");
+    }
 }

@@ -167,6 +167,65 @@ fn man_pages_render_with_man() {
     }
 }
 
+/// `klf man --install DIR` writes every page of `man/` into DIR/man1, the
+/// same bytes, where man finds them (`MANPATH=DIR man -w klf-diff`); `klf
+/// man CMD` prints one page.
+#[test]
+fn man_install_puts_every_page_where_man_finds_it() {
+    let scratch = super::common::scratch("man-install");
+    let dir = scratch.join("share/man");
+    let out = klf(&["man", "--install", dir.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let mut checked_in: Vec<String> = std::fs::read_dir(root().join("man"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".1"))
+        .collect();
+    checked_in.sort();
+    let written: Vec<String> = text(&out.stdout).lines().map(str::to_string).collect();
+    let want: Vec<String> = checked_in
+        .iter()
+        .map(|n| dir.join("man1").join(n).display().to_string())
+        .collect();
+    assert_eq!(written, want);
+    for n in &checked_in {
+        assert_eq!(
+            std::fs::read(dir.join("man1").join(n)).unwrap(),
+            std::fs::read(root().join("man").join(n)).unwrap(),
+            "{n}"
+        );
+    }
+    let found = Command::new("man")
+        .args(["-w", "klf-diff"])
+        .env("MANPATH", &dir)
+        .output()
+        .expect("man is installed (man-db; .ci/run installs it)");
+    assert_eq!(
+        text(&found.stdout).trim(),
+        dir.join("man1/klf-diff.1").display().to_string(),
+        "{}",
+        text(&found.stderr)
+    );
+    // again, into a folder named man1: the pages go there, replaced
+    let out = klf(&["man", "--install", dir.join("man1").to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stdout).lines().collect::<Vec<_>>(), want);
+    // one page on stdout, and a command klf does not have
+    assert_eq!(
+        klf(&["man", "diff"]).stdout,
+        std::fs::read(root().join("man/klf-diff.1")).unwrap()
+    );
+    assert_eq!(
+        klf(&["man"]).stdout,
+        std::fs::read(root().join("man/klf.1")).unwrap()
+    );
+    let out = klf(&["man", "no-such-command"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("klf man takes one of"));
+    let _ = std::fs::remove_dir_all(&scratch);
+}
+
 #[test]
 fn bash_completion_loads_and_others_generate() {
     let script = format!(
@@ -319,11 +378,22 @@ fn errors_name_the_path_and_the_fix() {
 
 #[test]
 fn results_on_stdout_diagnostics_on_stderr() {
-    // A corrupt capture: the table on stdout, the problems on stderr.
+    // A capture with a checkpoint left mid-write and a folder that is not
+    // a log directory: the JSON lines on stdout, the notes on stderr.
     let p = kafka("torn-write");
-    let out = klf(&["timeline", "--format", "json", p.to_str().unwrap()]);
-    serde_json::from_slice::<serde_json::Value>(&out.stdout).expect("stdout is only JSON");
-    for line in text(&out.stderr).lines() {
+    let out = klf(&["dump", "--format", "json", p.to_str().unwrap()]);
+    let stdout = text(&out.stdout);
+    assert!(stdout.lines().count() > 10, "{stdout}");
+    for line in stdout.lines() {
+        serde_json::from_str::<serde_json::Value>(line)
+            .unwrap_or_else(|e| panic!("stdout line not JSON ({e}): {line}"));
+    }
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains("replication-offset-checkpoint.tmp"),
+        "the note on the half-written checkpoint is on stderr: {stderr}"
+    );
+    for line in stderr.lines() {
         assert!(
             line.starts_with("klf"),
             "stderr line without klf prefix: {line}"

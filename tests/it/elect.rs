@@ -203,3 +203,198 @@ fn elect_predicts_each_real_election() {
     }
     assert!(checked > 0, "no elect-choice capture");
 }
+
+/// `klf elect`'s JSON on `capture`, and its table (piped: no terminal).
+fn elect_both(capture: &str, extra: &[&str]) -> (Value, String) {
+    let d = crate::common::kafka(capture).display().to_string();
+    let mut args = vec!["elect", "--format", "json", d.as_str()];
+    args.extend_from_slice(extra);
+    let out = klf(&args);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let mut args = vec!["elect", d.as_str()];
+    args.extend_from_slice(extra);
+    let out = klf(&args);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    (doc, text(&out.stdout))
+}
+
+/// A ZooKeeper-mode capture holds no metadata log: who leads now cannot be
+/// told, so klf prints no election command (the partition may have a
+/// leader, or an ISR replica that can come back), says what to check first
+/// and ranks the candidates in plain words.
+#[test]
+fn elect_without_a_metadata_log_prints_what_to_check_not_commands() {
+    for capture in ["unclean-zk-3.9", "divergence-zk-2.8"] {
+        let (doc, table) = elect_both(capture, &[]);
+        for p in doc["partitions"].as_array().unwrap() {
+            assert_eq!(p["commands"], serde_json::json!([]), "{capture}: {p}");
+            let check = p["check_first"].as_str().unwrap();
+            let topic = p["topic"].as_str().unwrap();
+            assert!(
+                check.contains(&format!("--describe --topic {topic}"))
+                    && check.contains(&format!(
+                        "/brokers/topics/{topic}/partitions/{}/state",
+                        p["partition"]
+                    )),
+                "{capture}: {check}"
+            );
+            for c in p["candidates"].as_array().unwrap() {
+                let reason = c["reason"].as_str().unwrap();
+                assert!(
+                    !reason.contains("cannot be bounded possibly"),
+                    "{capture}: {reason}"
+                );
+                // the figures the reason says are the candidate's own
+                let records = c["loss"]["records"].as_u64().unwrap();
+                assert!(
+                    reason.contains(&format!("{records} records lost")),
+                    "{capture}: {reason}"
+                );
+                if c["loss"]["committed_possible"].is_null() {
+                    assert!(reason.contains("cannot be told"), "{capture}: {reason}");
+                }
+            }
+        }
+        assert!(
+            !table.contains("kafka-leader-election")
+                && !table.contains("reorder.json")
+                && !table.contains("kafka-reassign"),
+            "{capture}: {table}"
+        );
+        assert!(
+            table.contains("Before electing: who leads")
+                && table.contains("kafka-topics.sh --bootstrap-server BROKER --describe"),
+            "{capture}: {table}"
+        );
+        assert!(
+            table
+                .lines()
+                .next()
+                .unwrap()
+                .contains("who leads it now cannot be told (no metadata log)"),
+            "{capture}: {table}"
+        );
+    }
+    // with a metadata log the capture tells: nothing to check first
+    let (doc, _) = elect_both("elect-choice", &[]);
+    assert!(doc["partitions"][0]["check_first"].is_null());
+}
+
+/// The table opens with the whole capture: partitions compared, those that
+/// lose data, the records lost with the first-ranked candidate of each and
+/// their commitment, the assigned replicas not captured. Then the
+/// partitions that lose data, worst first; the others fold into one line
+/// unless --all. A capture where no candidate loses anything is one
+/// sentence.
+#[test]
+fn elect_opens_with_an_overview_worst_first_and_folds_the_rest() {
+    let (doc, table) = elect_both("impact", &[]);
+    let parts = doc["partitions"].as_array().unwrap();
+    let lossy: Vec<&Value> = parts
+        .iter()
+        .filter(|p| {
+            p["candidates"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|c| c["loss"]["records"].as_u64().unwrap() > 0)
+        })
+        .collect();
+    let lost: u64 = parts
+        .iter()
+        .map(|p| p["candidates"][0]["loss"]["records"].as_u64().unwrap())
+        .sum();
+    let lines: Vec<&str> = table.lines().collect();
+    assert!(
+        lines[0].starts_with(&format!("{} partitions compared: ", parts.len())),
+        "{table}"
+    );
+    assert!(
+        lines[1].starts_with(&format!(
+            "With the first-ranked replica of each leading: {lost} records lost"
+        )) && lines[1].contains("every assigned replica captured"),
+        "{table}"
+    );
+    let quiet = parts.len() - lossy.len();
+    assert!(quiet > 0);
+    assert!(
+        table.contains(&format!(
+            "{quiet} partitions: nothing lost whichever replica leads (--all lists them)"
+        )),
+        "{table}"
+    );
+    for p in &lossy {
+        assert!(table.contains(&format!(
+            "{}-{}: replicas",
+            p["topic"].as_str().unwrap(),
+            p["partition"]
+        )));
+    }
+    assert!(!table.contains("__consumer_offsets-0"), "{table}");
+    let (_, all) = elect_both("impact", &["--all"]);
+    assert!(
+        all.contains("__consumer_offsets-0: replicas") && !all.contains("--all lists"),
+        "{all}"
+    );
+
+    // worst first: by what the first-ranked candidate loses
+    let (doc, table) = elect_both("jbod", &[]);
+    let mut want: Vec<(std::cmp::Reverse<u64>, String)> = doc["partitions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            (
+                std::cmp::Reverse(p["candidates"][0]["loss"]["records"].as_u64().unwrap()),
+                format!("{}-{}", p["topic"].as_str().unwrap(), p["partition"]),
+            )
+        })
+        .collect();
+    want.sort();
+    let got: Vec<&str> = table
+        .lines()
+        .filter_map(|l| l.split_once(": replicas").map(|(n, _)| n))
+        .collect();
+    let want: Vec<&str> = want.iter().map(|(_, n)| n.as_str()).collect();
+    assert_eq!(got, want, "{table}");
+
+    // nothing to decide: one sentence
+    let (doc, table) = elect_both("codecs", &[]);
+    let n = doc["partitions"].as_array().unwrap().len();
+    assert_eq!(
+        table,
+        format!("{n} partitions compared: whichever captured replica leads, nothing is lost.\n")
+    );
+}
+
+/// Of candidates that lose the same, the one Kafka picks by itself (here
+/// the eligible leader replica, elected cleanly) ranks first, and the
+/// advice is to let Kafka elect it, not an unclean election of another.
+#[test]
+fn elect_prefers_kafkas_own_pick_among_equal_losses() {
+    let (doc, table) = elect_both("unclean-stale-hw", &["--topic", "__consumer_offsets"]);
+    let p = &doc["partitions"][0];
+    let cands = p["candidates"].as_array().unwrap();
+    let pick = cands
+        .iter()
+        .find(|c| c["kafka_would_pick"] == true)
+        .unwrap();
+    assert!(
+        p["elr"].as_array().unwrap().contains(&pick["broker"]),
+        "{p}"
+    );
+    let tied = cands
+        .iter()
+        .filter(|c| c["loss"] == cands[0]["loss"])
+        .count();
+    assert!(tied >= 2, "the capture has a tie to break: {p}");
+    assert_eq!(pick["rank"], 1, "{p}");
+    let cmds = p["commands"].as_array().unwrap();
+    assert_eq!(cmds.len(), 1, "{p}");
+    assert!(
+        cmds[0].as_str().unwrap().contains("elects it cleanly"),
+        "{p}"
+    );
+    assert!(!table.contains("--election-type unclean"), "{table}");
+}

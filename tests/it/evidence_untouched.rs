@@ -351,7 +351,7 @@ fn source_opens_nothing_for_writing() {
     assert!(mmap.contains("options.read(true);"), "the input open reads");
     let allowed = |w: &String| {
         w.contains("src/capture/output.rs")
-            // the man page generator, compiled only into the tests
+            // the man pages' test, which rewrites man/ in the sources
             || w.contains("src/man.rs")
             || (w.contains("src/capture/mmap.rs") && w.contains("OpenOptions"))
     };

@@ -558,3 +558,103 @@ fn impact_with_an_unknown_commit_value_version() {
     assert_eq!(other["state"], "diverged");
     let _ = std::fs::remove_dir_all(&d);
 }
+
+/// The table opens with the whole capture (partitions compared, those that
+/// lose records and whether they hurt anyone, the records lost with their
+/// commitment, the assigned replicas not captured), then the partitions
+/// that lose records worst first; those that lose nothing fold into one
+/// line, or one line each with --all. A capture that loses nothing is one
+/// sentence.
+#[test]
+fn impact_opens_with_an_overview_worst_first_and_folds_the_rest() {
+    let dir = root().join("testdata/kafka/impact");
+    let d = dir.display().to_string();
+    // the figures, from klf diff's JSON
+    let diff: Value =
+        serde_json::from_slice(&klf(&["diff", "--format", "json", &d]).stdout).unwrap();
+    let parts = diff["partitions"].as_array().unwrap();
+    let lost: u64 = parts
+        .iter()
+        .map(|p| p["loss"]["records"].as_u64().unwrap())
+        .sum();
+    let lossy = parts
+        .iter()
+        .filter(|p| p["loss"]["records"].as_u64().unwrap() > 0)
+        .count();
+    let quiet: Vec<String> = parts
+        .iter()
+        .filter(|p| p["loss"]["records"].as_u64().unwrap() == 0)
+        .map(|p| format!("{}-{}", p["topic"].as_str().unwrap(), p["partition"]))
+        .collect();
+    assert!(lossy == 1 && !quiet.is_empty(), "{diff}");
+    let out = klf(&["impact", &d]);
+    let table = text(&out.stdout);
+    let lines: Vec<&str> = table.lines().collect();
+    assert_eq!(
+        lines[0],
+        format!(
+            "{} partitions compared, 1 loses records: it hurts a consumer group, transaction or producer.",
+            parts.len()
+        ),
+        "{table}"
+    );
+    assert!(
+        lines[1].starts_with(&format!("In all: {lost} records lost"))
+            && lines[1].ends_with("every assigned replica captured."),
+        "{table}"
+    );
+    assert!(
+        table.contains(&format!(
+            "{} partitions: nothing lost (--all lists them)",
+            quiet.len()
+        )),
+        "{table}"
+    );
+    for q in &quiet {
+        assert!(!table.contains(q.as_str()), "{q}: {table}");
+    }
+    let all = text(&klf(&["impact", &d, "--all"]).stdout);
+    for q in &quiet {
+        assert!(all.contains(&format!("{q}: nothing lost\n")), "{all}");
+    }
+
+    // worst first: the partition losing the most records heads the table
+    let jbod = root().join("testdata/kafka/jbod").display().to_string();
+    let diff: Value =
+        serde_json::from_slice(&klf(&["diff", "--format", "json", &jbod]).stdout).unwrap();
+    let mut want: Vec<(std::cmp::Reverse<u64>, String)> = diff["partitions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            (
+                std::cmp::Reverse(p["loss"]["records"].as_u64().unwrap()),
+                format!("{}-{}:", p["topic"].as_str().unwrap(), p["partition"]),
+            )
+        })
+        .collect();
+    want.sort();
+    let table = text(&klf(&["impact", &jbod]).stdout);
+    let got: Vec<&str> = table
+        .lines()
+        .filter_map(|l| {
+            l.split_whitespace()
+                .next()
+                .filter(|w| w.starts_with("jbod-"))
+        })
+        .collect();
+    let want: Vec<&str> = want.iter().map(|(_, n)| n.as_str()).collect();
+    assert_eq!(got, want, "{table}");
+
+    // nothing lost: one sentence
+    let elections = root()
+        .join("testdata/kafka/elections")
+        .display()
+        .to_string();
+    let out = klf(&["impact", &elections]);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(
+        text(&out.stdout),
+        "1 partition compared: none loses records, so no consumer group, transaction or producer is hurt.\n"
+    );
+}

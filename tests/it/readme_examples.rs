@@ -47,11 +47,14 @@ fn every_readme_example_runs_on_the_committed_captures() {
     std::fs::create_dir_all(&dir).unwrap();
     std::os::unix::fs::symlink(root().join("testdata"), dir.join("testdata")).unwrap();
     let path = klf_on_path(&dir);
+    // what an example writes under ~ (the man pages) lands in the scratch
+    std::fs::create_dir_all(dir.join("home")).unwrap();
     for cmd in &cmds {
         let o = Command::new("sh")
             .args(["-c", &format!("{cmd} > stdout.txt")])
             .current_dir(&dir)
             .env("PATH", &path)
+            .env("HOME", dir.join("home"))
             .output()
             .unwrap();
         let code = o.status.code();
@@ -78,6 +81,7 @@ fn every_readme_example_runs_on_the_committed_captures() {
         );
     }
     assert!(dir.join("salvaged").is_dir() && dir.join("incident.html").is_file());
+    assert!(dir.join("home/.cargo/share/man/man1/klf-diff.1").is_file());
     let _ = std::fs::remove_dir_all(&dir);
 }
 

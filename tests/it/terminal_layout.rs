@@ -139,6 +139,46 @@ fn every_line_fits_eighty_columns() {
     }
 }
 
+/// On an 80x30 terminal, `klf elect` and `klf impact` open with the
+/// whole capture in a few lines, and the first screen reaches the worst
+/// partition and what to do about it; every line fits.
+#[test]
+fn elect_and_impact_open_with_the_overview_on_an_80_by_30_terminal() {
+    let zk = kafka("unclean-zk-3.9").display().to_string();
+    let imp = kafka("impact").display().to_string();
+    let runs: Vec<(usize, Vec<String>)> = [
+        vec!["elect", zk.as_str()],
+        vec!["elect", imp.as_str(), "--all"],
+        vec!["impact", imp.as_str()],
+    ]
+    .into_iter()
+    .map(|a| (80, a.into_iter().map(String::from).collect()))
+    .collect();
+    let outs = on_terminals(&runs);
+    for ((_, args), out) in runs.iter().zip(&outs) {
+        assert_fits(out, 80, &format!("klf {args:?} at 80 columns"));
+    }
+    let screen = |out: &str| out.lines().take(30).collect::<Vec<_>>().join("\n");
+    let elect = screen(&outs[0]);
+    assert!(
+        elect.starts_with("1 partition compared: it loses data whichever replica leads")
+            && elect.contains("unclean-0: captured replicas")
+            && elect.contains("Least loss: broker")
+            && elect.contains("Before electing: who leads unclean-0 now"),
+        "{elect}"
+    );
+    let all = &outs[1];
+    assert!(all.starts_with("3 partitions compared: "), "{all}");
+    assert!(all.contains("__consumer_offsets-0: replicas"), "{all}");
+    let impact = screen(&outs[2]);
+    assert!(
+        impact.starts_with("3 partitions compared, 1 loses records: ")
+            && impact.contains("In all: ")
+            && impact.contains("orders-0: "),
+        "{impact}"
+    );
+}
+
 /// A copy of capture `name` in a scratch folder deeper than a terminal is
 /// wide, as in a clone at a long path: (the scratch folder to remove, the
 /// copy).
