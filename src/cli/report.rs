@@ -28,12 +28,13 @@ The page:
   high watermark, log end, divergence, truncation, records cut, the lost ones
   proven committed in red and possibly committed in light red; each lane says
   what its cut loses and its committed bounds, never a bare 0 while more may
-  have been committed), the controller's elections, and the story klf diff
-  --explain tells. The partitions that lose nothing are one folded list, at
-  most 50 of those whose replicas differ drawn after it (--topic and
-  --partition draw any one). Every mark carries data-* attributes
-  (data-kind, data-replica, data-epoch, data-start, data-end, data-offset,
-  data-records); docs/commands.md in the klf sources lists them.
+  have been committed), the controller's elections, and the story that
+  klf diff --explain tells. The partitions that lose nothing are one folded
+  list, at most 50 of those whose replicas differ drawn after it (use
+  --topic and --partition to draw any one). Every mark carries data-*
+  attributes (data-kind, data-replica, data-epoch, data-start, data-end,
+  data-offset, data-records); docs/commands.md in the klf sources lists
+  them.
 
 Inputs:
   As klf diff: broker log directories, partition directories, a folder of
