@@ -13,8 +13,11 @@ pub struct EpochSpan {
     pub epoch: i32,
     /// First offset written in this epoch (base offset of its first batch).
     pub start_offset: i64,
-    /// Last offset written in this epoch.
-    pub end_offset: i64,
+    /// One past the last offset written in this epoch: the span is the
+    /// half-open range `[start_offset, end)`, as `klf diff` and `klf dump`
+    /// write ranges. A log's last span ends at the log end offset
+    /// ([`timeline_of_spans`]).
+    pub end: i64,
     /// Batches.
     pub batches: u64,
     /// Records (control records included).
@@ -112,7 +115,7 @@ impl EpochSpan {
         EpochSpan {
             epoch: b.partition_leader_epoch,
             start_offset: b.base_offset,
-            end_offset: b.last_offset,
+            end: b.last_offset.saturating_add(1),
             batches: 1,
             records: i64::from(b.record_count.max(0)),
             first_timestamp: b.first_timestamp,
@@ -122,7 +125,7 @@ impl EpochSpan {
 
     /// Extends this span by the next span of the same epoch.
     pub fn join(&mut self, next: &EpochSpan) {
-        self.end_offset = self.end_offset.max(next.end_offset);
+        self.end = self.end.max(next.end);
         self.batches += next.batches;
         self.records += next.records;
         self.first_timestamp = self.first_timestamp.min(next.first_timestamp);
@@ -146,9 +149,15 @@ pub fn timeline(log: &ReplicaLog) -> Timeline {
 /// batches are not read).
 pub fn timeline_of_spans(log: &ReplicaLog, spans: EpochSpans) -> Timeline {
     let EpochSpans {
-        spans,
+        mut spans,
         regressions: mut disagreements,
     } = spans;
+    // The latest epoch runs to the log end, as Kafka's epoch cache answers
+    // for it (the log end is past the last batch when the active segment
+    // starts above it).
+    if let Some(last) = spans.last_mut() {
+        last.end = last.end.max(log.log_end_offset);
+    }
     // v0/v1 messages and empty logs carry no epoch to record
     let has_epochs = spans.iter().any(|s| s.epoch >= 0);
     match &log.checkpoint_epochs {
@@ -257,9 +266,7 @@ fn compare(spans: &[EpochSpan], cp: &[(i32, i64)], log: &ReplicaLog, out: &mut V
             None => told.push("epoch-missing-from-checkpoint", s.epoch, || {
                 format!(
                     "batches of epoch {} (offsets [{}, {})) have no checkpoint entry",
-                    s.epoch,
-                    s.start_offset,
-                    s.end_offset.saturating_add(1)
+                    s.epoch, s.start_offset, s.end
                 )
             }),
             Some(&start) => {

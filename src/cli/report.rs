@@ -20,13 +20,21 @@ Exit status:
 
 The page:
   One HTML file, inline CSS and SVG, no script, nothing loaded from
-  elsewhere. A summary table of every partition, then per partition an SVG
-  timeline with one lane per replica (leader epochs, high watermark, log end,
-  divergence, truncation, records cut with committed ones in red), the
-  controller's elections, and the story klf diff --explain tells. Every mark
-  carries data-* attributes (data-kind, data-replica, data-epoch, data-start,
-  data-end, data-offset, data-records); docs/json.md in the klf sources
-  lists them.
+  elsewhere. It opens on the whole capture: partitions compared, partitions
+  losing data, records lost, committed proven and at most possible, replicas
+  not captured, and one sentence saying what it comes to (\"Nothing lost: ...\"
+  when nothing is). Then the partitions that lose data, worst first: a table,
+  then each with an SVG timeline with one lane per replica (leader epochs,
+  high watermark, log end, divergence, truncation, records cut, the lost ones
+  proven committed in red and possibly committed in light red; each lane says
+  what its cut loses and its committed bounds, never a bare 0 while more may
+  have been committed), the controller's elections, and the story that
+  klf diff --explain tells. The partitions that lose nothing are one folded
+  list, at most 50 of those whose replicas differ drawn after it (use
+  --topic and --partition to draw any one). Every mark carries data-*
+  attributes (data-kind, data-replica, data-epoch, data-start, data-end,
+  data-offset, data-records); docs/commands.md in the klf sources lists
+  them.
 
 Inputs:
   As klf diff: broker log directories, partition directories, a folder of

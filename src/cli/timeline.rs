@@ -32,13 +32,17 @@ Exit status:
 JSON output:
   With --format json, one document:
   {\"partitions\":[{\"topic\",\"partition\",\"replicas\":[{\"broker\",\"from_batches\":
-  [{\"epoch\",\"start_offset\",\"end_offset\",\"batches\",\"records\",
+  [{\"epoch\",\"start_offset\",\"end\",\"batches\",\"records\",
   \"first_timestamp\",\"last_timestamp\"}],\"checkpoint\":[[epoch,start_offset]],
   \"log_start_offset\",\"log_end_offset\",\"high_watermark\",\"recovery_point\",
   \"disagreements\":[{\"code\",\"epoch\",\"message\"}]}],\"controller\":{\"replicas\",
   \"changes\":[...]},\"controller_missing\"}]}
   Without a metadata log (a ZooKeeper-mode cluster) \"controller\" is null
   and \"controller_missing\" says why.
+
+Offset ranges are half-open, as in klf diff and klf dump: an epoch wrote
+[start_offset, end), end being one past its last offset; a replica's last
+epoch ends at its log end offset. The table prints them as [start, end).
 
 The metadata log (__cluster_metadata-0) has its own timeline, the KRaft
 quorum's epochs: shown with --topic __cluster_metadata, or when the paths

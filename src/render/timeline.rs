@@ -185,7 +185,8 @@ pub fn write_json(
 pub const CHECKPOINT_ROWS: usize = 20;
 
 /// The tables of `klf timeline`: the controller's view, then per replica
-/// its epochs from the batches beside the checkpoint, and the
+/// its epochs from the batches (each a half-open range `[start, end)` of
+/// offsets, the last ending at the log end) beside the checkpoint, and the
 /// disagreements.
 pub fn write_table(
     parts: &[PartitionTimelines],
@@ -273,8 +274,7 @@ pub fn write_table(
             let mut t = Sheet::new(look);
             t.set_header(vec![
                 "epoch",
-                "start",
-                "end",
+                "offsets",
                 "batches",
                 "records",
                 "first time (UTC, epoch ms)",
@@ -292,8 +292,7 @@ pub fn write_table(
                 let cp = cp_start.get(&s.epoch).map_or("-".into(), |o| o.to_string());
                 t.add_row(vec![
                     s.epoch.to_string(),
-                    s.start_offset.to_string(),
-                    s.end_offset.to_string(),
+                    format!("[{}, {})", s.start_offset, s.end),
                     s.batches.to_string(),
                     s.records.to_string(),
                     human_time(s.first_timestamp),
@@ -313,7 +312,6 @@ pub fn write_table(
             for (e, o) in only_checkpoint.by_ref().take(CHECKPOINT_ROWS) {
                 t.add_row(vec![
                     e.to_string(),
-                    "-".into(),
                     "-".into(),
                     "0".into(),
                     "0".into(),

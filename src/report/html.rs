@@ -4,7 +4,7 @@
 use std::fmt::Write;
 
 use super::svg::{epoch_colour, partition_svg};
-use super::{PartitionReport, Report};
+use super::{NothingLost, PartitionReport, Report};
 use crate::analysis::diff::Finding;
 use crate::analysis::explain::loss_headline;
 use crate::render::text::{human_time, markup};
@@ -20,7 +20,9 @@ th{background:#f1f3f5}
 td.num{text-align:right;font-variant-numeric:tabular-nums}
 tr.loss td{background:#fff5f5}
 .loss{color:#c92a2a;font-weight:600}
-.ok{color:#2b8a3e}
+.warn{color:#e8590c}
+p.verdict{font-size:16px;margin:4px 0 10px}
+table.overview th{font-weight:normal;background:#f8f9fa}
 pre.story{background:#f8f9fa;border:1px solid #dee2e6;padding:8px 10px;white-space:pre-wrap;font:12.5px/1.45 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}
 svg.timeline{display:block;max-width:100%;height:auto;border:1px solid #dee2e6;background:#fff}
 svg.timeline text{font:12px system-ui,sans-serif;fill:#212529}
@@ -41,6 +43,10 @@ svg.timeline .time-tick{font-size:10.5px;text-anchor:start;fill:#495057}
 ul.findings{margin:4px 0 10px;padding-left:20px}
 "#;
 
+/// The longest list of partitions that lose nothing shown open when
+/// nothing else heads the page.
+const OPEN_LIST: usize = 100;
+
 /// Renders the whole page.
 pub fn render(report: &Report) -> String {
     let mut h = String::new();
@@ -55,8 +61,7 @@ pub fn render(report: &Report) -> String {
     h.push_str("<h1>Kafka replica post-mortem</h1>\n");
     let _ = writeln!(
         h,
-        "<p class=\"meta\">klf {} report over {}. {} partition(s) with two or more replicas. \
-         Offsets are drawn as half-open ranges [start, end).</p>",
+        "<p class=\"meta\">klf {} report over {}. Offsets are drawn as half-open ranges [start, end).</p>",
         env!("CARGO_PKG_VERSION"),
         report
             .inputs
@@ -64,22 +69,39 @@ pub fn render(report: &Report) -> String {
             .map(|i| format!("<code>{}</code>", markup(i)))
             .collect::<Vec<_>>()
             .join(", "),
-        report.partitions.len()
     );
-    legend(&mut h);
-    summary(&mut h, report);
-    agreeing(&mut h, report);
-    // Sections in the summary's order: the partitions that lose data
-    // first, the worst first.
-    let mut drawn: Vec<(usize, &PartitionReport)> = report
-        .partitions
-        .iter()
-        .enumerate()
-        .filter(|(_, p)| !p.agrees())
-        .collect();
-    drawn.sort_by_key(|(_, p)| p.loss.verdict);
-    for (i, p) in drawn {
-        partition(&mut h, p, i);
+    overview(&mut h, report);
+    // The partitions that lose data (or whose loss is not known whole),
+    // worst first: their table, then each drawn.
+    let headlined = report.headlined();
+    let quiet = report.nothing_lost();
+    summary(&mut h, &headlined);
+    if !headlined.is_empty() || !quiet.drawn.is_empty() {
+        legend(&mut h);
+    }
+    for (i, p) in &headlined {
+        partition(&mut h, p, *i);
+    }
+    // The rest folded into one list, and those whose replicas differ drawn
+    // after it (a bounded number).
+    nothing_lost(&mut h, &quiet, headlined.is_empty());
+    if !quiet.drawn.is_empty() {
+        let _ = writeln!(
+            h,
+            "<h2 id=\"differing\">Partitions that lose nothing but whose replicas differ</h2>\n<p>{}</p>",
+            if quiet.drawn.len() < quiet.differing {
+                format!(
+                    "{} of {} drawn (those whose truncations cut the most records, then those with the most findings); the others are in the list above. <code>klf report --topic T --partition P</code> draws any one.",
+                    quiet.drawn.len(),
+                    quiet.differing
+                )
+            } else {
+                "Their truncations cut records the reference keeps (fetched again), or a finding was made; nothing is lost.".to_string()
+            }
+        );
+    }
+    for (i, p) in &quiet.drawn {
+        partition(&mut h, p, *i);
     }
     if !report.problems.is_empty() {
         h.push_str(
@@ -106,7 +128,8 @@ fn legend(h: &mut String) {
         let _ = write!(h, "<span>{}epoch {e}</span>", swatch(epoch_colour(e)));
     }
     h.push_str(r##"<span><svg width="28" height="14" aria-hidden="true"><defs><pattern id="lg-hatch" width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)"><line x1="0" y1="0" x2="0" y2="6" stroke="#e8590c" stroke-width="2.2"/></pattern></defs><rect x="0" y="1" width="28" height="12" fill="#4e79a7"/><rect x="0" y="1" width="28" height="12" fill="url(#lg-hatch)" stroke="#e8590c"/></svg>records the truncation cuts</span>"##);
-    h.push_str(r##"<span><svg width="28" height="14" aria-hidden="true"><rect x="0" y="4" width="28" height="7" fill="#e03131"/></svg>committed records cut (acknowledged writes lost)</span>"##);
+    h.push_str(r##"<span><svg width="28" height="14" aria-hidden="true"><rect x="0" y="4" width="28" height="7" fill="#e03131"/></svg>lost records proven committed (acknowledged writes lost)</span>"##);
+    h.push_str(r##"<span><svg width="28" height="14" aria-hidden="true"><rect x="0" y="4" width="28" height="7" fill="#ffa8a8"/></svg>lost records possibly committed (or not bounded)</span>"##);
     h.push_str(r##"<span><svg width="14" height="14" aria-hidden="true"><line x1="7" y1="0" x2="7" y2="14" stroke="#1c7ed6" stroke-width="3"/></svg>high watermark</span>"##);
     h.push_str(r##"<span><svg width="14" height="14" aria-hidden="true"><path d="M2,0 v14 l8,-7 z" fill="#212529"/></svg>log end offset</span>"##);
     h.push_str(r##"<span><svg width="14" height="14" aria-hidden="true"><line x1="7" y1="0" x2="7" y2="14" stroke="#000" stroke-width="3"/></svg>✂ truncation point</span>"##);
@@ -172,22 +195,219 @@ fn kind_name(f: &Finding) -> String {
         .unwrap_or_default()
 }
 
-fn summary(h: &mut String, report: &Report) {
-    h.push_str("<h2 id=\"summary\">Summary</h2>\n<p>Records lost: on no replica once every replica follows the reference, counted once per partition. Committed: proven (below a high watermark some evidence shows) and possible (every member of an ISR in force held them; blank when it cannot be bounded).</p>\n<table class=\"summary\">\n<thead><tr><th>partition</th><th>replicas</th><th>reference (leader)</th><th>divergence offset</th><th>records lost</th><th>committed (proven)</th><th>committed (possible)</th><th>findings</th></tr></thead>\n<tbody>\n");
-    // Partitions that lose data first, the worst first; those whose
-    // replicas agree are in their own table below.
-    let mut order: Vec<&PartitionReport> =
-        report.partitions.iter().filter(|p| !p.agrees()).collect();
-    order.sort_by_key(|p| p.loss.verdict);
-    for p in order {
+/// The commitment of lost records in words for a cell: never a bare `0`
+/// while more may have been committed, never "none" beside a loss.
+fn committed_cell(proven: u64, possible: Option<u64>) -> String {
+    match possible {
+        Some(0) => "not committed".to_string(),
+        _ => crate::analysis::explain::bounds_words(proven, possible),
+    }
+}
+
+/// The whole capture first: partitions compared and losing data, records
+/// lost, the committed bounds, replicas not captured or not read, and one
+/// sentence saying what it comes to.
+fn overview(h: &mut String, report: &Report) {
+    let o = report.overview();
+    let count = crate::format::text::count;
+    let not_captured = o.replicas_not_captured();
+    let committed_possible = o.committed_possible + o.committed_unknown;
+    let _ = writeln!(
+        h,
+        "<section id=\"overview\" data-kind=\"overview\" data-partitions=\"{}\" data-losing=\"{}\" data-nothing-lost=\"{}\" data-records-lost=\"{}\" data-control-records-lost=\"{}\" data-committed-proven=\"{}\" data-committed-possible=\"{}\" data-committed-unknown=\"{}\" data-replicas-not-captured=\"{not_captured}\" data-replicas-left-out=\"{}\">\n<h2>The capture</h2>",
+        o.compared,
+        o.losing,
+        o.nothing_lost,
+        o.records,
+        o.control_records,
+        o.committed_proven,
+        committed_possible,
+        o.committed_unknown,
+        o.left_out,
+    );
+    // The sentence.
+    let compared = count(o.compared, "partition", "partitions");
+    let missing = not_captured + o.left_out;
+    if o.losing == 0 && missing == 0 {
+        let _ = writeln!(
+            h,
+            "<p class=\"verdict\" data-kind=\"verdict\">Nothing lost: in the {compared} compared, every record is kept by the reference or fetched again from it.</p>"
+        );
+    } else if o.losing == 0 {
+        let _ = writeln!(
+            h,
+            "<p class=\"verdict warn\" data-kind=\"verdict\">Nothing lost among the replicas read: in the {compared} compared, every record they hold is kept by the reference or fetched again from it; but {} not captured or could not be read, so the loss may be larger (below).</p>",
+            if missing == 1 {
+                "1 replica is".to_string()
+            } else {
+                format!("{missing} replicas are")
+            }
+        );
+    } else {
+        let mut lost = count(o.records, "record", "records");
+        if o.control_records > 0 {
+            let _ = write!(
+                lost,
+                " (and {})",
+                count(o.control_records, "control record", "control records")
+            );
+        }
+        let committed = if o.committed_proven + committed_possible == 0 {
+            "not committed".to_string()
+        } else {
+            let mut c = format!(
+                "committed: {} proven, at most {committed_possible} possible",
+                o.committed_proven
+            );
+            if o.committed_unknown > 0 {
+                let _ = write!(c, " ({} cannot be bounded)", o.committed_unknown);
+            }
+            c
+        };
+        let _ = writeln!(
+            h,
+            "<p class=\"verdict{}\" data-kind=\"verdict\">Data lost in {} of {compared} compared: {lost} lost on every replica; {committed}.</p>",
+            if o.committed_proven + committed_possible > 0 {
+                " loss"
+            } else {
+                ""
+            },
+            o.losing,
+        );
+    }
+    // The figures.
+    h.push_str("<table class=\"overview\"><tbody>\n");
+    let row = |h: &mut String, k: &str, v: String, bad: bool| {
+        let _ = writeln!(
+            h,
+            "<tr><th>{k}</th><td class=\"num{}\">{v}</td></tr>",
+            if bad { " loss" } else { "" }
+        );
+    };
+    row(h, "partitions compared", o.compared.to_string(), false);
+    row(
+        h,
+        "partitions losing data",
+        o.losing.to_string(),
+        o.losing > 0,
+    );
+    row(
+        h,
+        "records lost",
+        {
+            let mut v = o.records.to_string();
+            if o.control_records > 0 {
+                let _ = write!(v, " + {} control", o.control_records);
+            }
+            v
+        },
+        o.records > 0,
+    );
+    row(
+        h,
+        "committed (proven)",
+        o.committed_proven.to_string(),
+        o.committed_proven > 0,
+    );
+    row(
+        h,
+        "committed (possible: at most)",
+        if o.committed_unknown > 0 {
+            format!(
+                "{committed_possible} ({} cannot be bounded)",
+                o.committed_unknown
+            )
+        } else {
+            committed_possible.to_string()
+        },
+        committed_possible > 0,
+    );
+    row(
+        h,
+        "replicas not captured",
+        not_captured.to_string(),
+        not_captured > 0,
+    );
+    if o.left_out > 0 {
+        row(
+            h,
+            "replicas that could not be read",
+            o.left_out.to_string(),
+            true,
+        );
+    }
+    h.push_str("</tbody></table>\n");
+    for (b, n) in &o.not_captured {
+        let _ = writeln!(
+            h,
+            "<p class=\"warn\">Broker {b} is assigned but not captured ({}): {}.</p>",
+            count(*n, "partition", "partitions"),
+            markup(crate::analysis::loss::NOT_CAPTURED_WEAKENS)
+        );
+    }
+    if o.left_out > 0 {
+        let _ = writeln!(
+            h,
+            "<p class=\"warn\">{} could not be read and {} left out of {} loss, which is that of the replicas read (problems at the end).</p>",
+            count(o.left_out, "replica", "replicas"),
+            if o.left_out == 1 { "is" } else { "are" },
+            if o.left_out == 1 { "its partition's" } else { "their partitions'" }
+        );
+    }
+    if o.losing > 0 && o.nothing_lost > 0 {
+        let _ = writeln!(
+            h,
+            "<p>{}: nothing lost (<a href=\"#nothing-lost\">listed below</a>).</p>",
+            count(o.nothing_lost, "partition", "partitions")
+        );
+    }
+    h.push_str("</section>\n");
+}
+
+/// The table of the partitions the page heads with, worst first.
+fn summary(h: &mut String, order: &[(usize, &PartitionReport)]) {
+    if order.is_empty() {
+        return;
+    }
+    let losing = order.iter().filter(|(_, p)| p.loss.any()).count();
+    let _ = writeln!(
+        h,
+        "<h2 id=\"summary\">{}</h2>\n<p>Worst first. Records lost: on no replica once every replica follows the reference, counted once per partition. Committed: proven (below a high watermark or a consumer group's commit some evidence shows) and at most possible (every member of an ISR in force held them).</p>\n<table class=\"summary\">\n<thead><tr><th>partition</th><th>replicas</th><th>reference (leader)</th><th>divergence offset</th><th>records lost</th><th>committed</th><th>findings</th></tr></thead>\n<tbody>",
+        if losing == order.len() {
+            format!(
+                "{} that {} data",
+                crate::format::text::count(losing as u64, "partition", "partitions"),
+                if losing == 1 { "loses" } else { "lose" }
+            )
+        } else {
+            "Partitions that lose data, or whose replicas are not all captured".to_string()
+        }
+    );
+    for (_, p) in order {
         let name = format!("{}-{}", p.diff.topic, p.diff.partition);
         let committed = p.committed_lost();
         let possible = p.loss.committed_possible;
         let bad = p.loss.possibly_committed_or_unknown() > 0;
         let kinds = finding_kinds(p);
+        let lost = if p.loss.any() {
+            let mut v = p.records_lost().to_string();
+            if p.loss.control_records > 0 {
+                let _ = write!(v, " + {} control", p.loss.control_records);
+            }
+            v
+        } else {
+            let missing: Vec<String> = p
+                .loss
+                .replicas_not_captured
+                .iter()
+                .map(|b| format!("broker {b} not captured"))
+                .chain(p.left_out.iter().map(|b| format!("broker {b} not read")))
+                .collect();
+            format!("0 among the replicas read ({})", missing.join(", "))
+        };
         let _ = writeln!(
             h,
-            "<tr data-partition=\"{}\" data-divergence=\"{}\" data-records-lost=\"{}\" data-committed-lost=\"{committed}\" data-committed-possible=\"{}\" data-verdict=\"{}\"{}><td><a href=\"#{}\">{}</a></td><td>{}</td><td>broker {} ({})</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num{}\">{committed}</td><td class=\"num{}\">{}</td><td>{}</td></tr>",
+            "<tr data-partition=\"{}\" data-divergence=\"{}\" data-records-lost=\"{}\" data-committed-lost=\"{committed}\" data-committed-possible=\"{}\" data-verdict=\"{}\"{}><td><a href=\"#{}\">{}</a></td><td>{}</td><td>broker {} ({})</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td>{}</td><td>{}</td></tr>",
             markup(&name),
             opt(p.divergence_offset()),
             p.records_lost(),
@@ -200,12 +420,14 @@ fn summary(h: &mut String, report: &Report) {
             p.diff.reference.broker,
             markup(&reason(p)),
             opt(p.divergence_offset()),
-            p.records_lost(),
-            if committed > 0 { " loss" } else { "" },
-            if bad { " loss" } else { "" },
-            opt(possible),
+            lost,
+            if p.loss.any() {
+                committed_cell(committed, possible)
+            } else {
+                "-".to_string()
+            },
             if kinds.is_empty() {
-                "<span class=\"ok\">none</span>".to_string()
+                "-".to_string()
             } else {
                 format!("{}: {}", p.finding_count(), markup(&kinds.join(", ")))
             }
@@ -214,19 +436,39 @@ fn summary(h: &mut String, report: &Report) {
     h.push_str("</tbody>\n</table>\n");
 }
 
-/// The partitions with nothing to draw ([`PartitionReport::agrees`]), one
-/// short row each, folded under a heading that counts them.
-fn agreeing(h: &mut String, report: &Report) {
-    let quiet: Vec<&PartitionReport> = report.partitions.iter().filter(|p| p.agrees()).collect();
-    if quiet.is_empty() {
+/// The partitions that lose nothing, folded into one list under one line
+/// that counts them (open when nothing else heads the page and the list is
+/// short); those drawn further down are linked.
+fn nothing_lost(h: &mut String, quiet: &NothingLost<'_>, alone: bool) {
+    if quiet.all.is_empty() {
         return;
     }
+    let agree = quiet.all.iter().filter(|(_, p)| p.agrees()).count();
     let _ = writeln!(
         h,
-        "<h2 id=\"agreeing\">{} partition(s) whose replicas agree</h2>\n<details><summary>Every replica holds the reference's batches up to the same log end; nothing is lost or cut and nothing was found, so they are not drawn.</summary>\n<table class=\"agreeing\">\n<thead><tr><th>partition</th><th>replicas</th><th>reference (leader)</th><th>log start</th><th>log end</th></tr></thead>\n<tbody>",
-        quiet.len()
+        "<h2 id=\"nothing-lost\">{}: nothing lost</h2>\n<details{}><summary>{} List them ({}).</summary>\n<table class=\"nothing-lost\">\n<thead><tr><th>partition</th><th>replicas</th><th>reference (leader)</th><th>log start</th><th>log end</th><th>state</th><th>findings</th></tr></thead>\n<tbody>",
+        crate::format::text::count(quiet.all.len() as u64, "partition", "partitions"),
+        if alone && quiet.all.len() <= OPEN_LIST {
+            " open"
+        } else {
+            ""
+        },
+        if agree == quiet.all.len() {
+            "Every replica holds the reference's batches up to the same log end; nothing is cut and nothing was found.".to_string()
+        } else {
+            format!(
+                "Every record is kept by the reference or fetched again from it. In {agree} the replicas agree (the same batches up to the same log end, no finding); in {} they differ{}.",
+                quiet.all.len() - agree,
+                if quiet.drawn.is_empty() {
+                    String::new()
+                } else {
+                    format!(" ({} drawn below)", quiet.drawn.len())
+                }
+            )
+        },
+        crate::format::text::count(quiet.all.len() as u64, "row", "rows")
     );
-    for p in quiet {
+    for (_, p) in &quiet.all {
         let name = format!("{}-{}", p.diff.topic, p.diff.partition);
         let (start, end) = (
             p.diff
@@ -242,14 +484,38 @@ fn agreeing(h: &mut String, report: &Report) {
                 .max()
                 .unwrap_or(0),
         );
+        let agrees = p.agrees();
+        let drawn = quiet.drawn.iter().any(|(_, d)| std::ptr::eq(*d, *p));
+        let state = if agrees {
+            "agree".to_string()
+        } else {
+            let cut: i64 = p.diff.replicas.iter().map(|r| r.records_to_truncate).sum();
+            if cut > 0 {
+                format!("differ: {cut} records cut, fetched again")
+            } else {
+                "differ".to_string()
+            }
+        };
+        let kinds = finding_kinds(p);
         let _ = writeln!(
             h,
-            "<tr data-partition=\"{}\" data-agrees=\"true\" data-records-lost=\"0\" data-verdict=\"{}\"><td>{}</td><td>{}</td><td>broker {}</td><td class=\"num\">{start}</td><td class=\"num\">{end}</td></tr>",
+            "<tr data-partition=\"{}\"{} data-records-lost=\"0\" data-verdict=\"{}\"><td>{}</td><td>{}</td><td>broker {}</td><td class=\"num\">{start}</td><td class=\"num\">{end}</td><td>{}</td><td>{}</td></tr>",
             markup(&name),
+            if agrees { " data-agrees=\"true\"" } else { "" },
             p.loss.verdict.name(),
-            markup(&name),
+            if drawn {
+                format!("<a href=\"#{}\">{}</a>", anchor(p), markup(&name))
+            } else {
+                markup(&name)
+            },
             brokers(p),
             p.diff.reference.broker,
+            markup(&state),
+            if kinds.is_empty() {
+                "-".to_string()
+            } else {
+                format!("{}: {}", p.finding_count(), markup(&kinds.join(", ")))
+            }
         );
     }
     h.push_str("</tbody>\n</table>\n</details>\n");
@@ -313,12 +579,13 @@ fn partition(h: &mut String, p: &PartitionReport, i: usize) {
     h.push_str(&partition_svg(p, &format!("p{i}")));
     h.push('\n');
     // Replica table.
-    h.push_str("<h3>Replicas</h3>\n<table class=\"replicas\"><thead><tr><th>broker</th><th>log start</th><th>log end</th><th>high watermark</th><th>latest epoch</th><th>diverges at</th><th>truncates to</th><th>HW-only truncation</th><th>records cut</th><th>committed cut</th><th>only here</th></tr></thead><tbody>\n");
+    h.push_str("<h3>Replicas</h3>\n<table class=\"replicas\"><thead><tr><th>broker</th><th>log start</th><th>log end</th><th>high watermark</th><th>latest epoch</th><th>diverges at</th><th>truncates to</th><th>HW-only truncation</th><th>records cut</th><th>lost</th><th>committed</th><th>only here</th></tr></thead><tbody>\n");
     for r in &p.diff.replicas {
+        let alarming = r.lost_cut > 0 && r.committed_possible_cut != Some(0);
         let _ = writeln!(
             h,
-            "<tr{}><td>{}{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td></tr>",
-            if r.checkpointed_records_to_truncate > 0 { " class=\"loss\"" } else { "" },
+            "<tr{}><td>{}{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td>{}</td><td class=\"num\">{}</td></tr>",
+            if alarming { " class=\"loss\"" } else { "" },
             r.broker,
             if r.broker == p.diff.reference.broker { " (reference)" } else { "" },
             r.log_start_offset,
@@ -329,7 +596,12 @@ fn partition(h: &mut String, p: &PartitionReport, i: usize) {
             r.truncation_offset,
             r.hw_truncation_offset,
             r.records_to_truncate,
-            r.checkpointed_records_to_truncate,
+            r.lost_cut,
+            if r.lost_cut == 0 {
+                "-".to_string()
+            } else {
+                committed_cell(r.committed_proven_cut, r.committed_possible_cut)
+            },
             r.records_only_here
         );
     }

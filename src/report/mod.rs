@@ -1,9 +1,13 @@
 //! `klf report`: one self-contained HTML page for a post-mortem of a
-//! capture. The page holds a summary table of every partition, then per
-//! partition an SVG timeline with one lane per replica (leader epochs over
+//! capture. The page opens on the whole capture ([`Overview`]: partitions
+//! compared, partitions losing data, records lost, the committed bounds,
+//! replicas not captured), then the partitions that lose data, worst first,
+//! each with an SVG timeline with one lane per replica (leader epochs over
 //! offsets, high watermark, log end, divergence, the truncation Kafka will
-//! perform and the records it cuts), the controller's elections from the
-//! metadata log, and the story `klf diff --explain` tells.
+//! perform, the records it cuts and how many of them were committed), the
+//! controller's elections from the metadata log, and the story `klf diff
+//! --explain` tells; the partitions that lose nothing are folded into one
+//! list.
 //!
 //! This module gathers the facts ([`build`]) from the engine's diff of the
 //! capture ([`crate::engine::diff_capture`]: the same reference, truncation
@@ -14,30 +18,34 @@
 pub mod html;
 pub mod svg;
 
-use std::collections::HashSet;
+use std::cmp::Reverse;
+use std::collections::BTreeMap;
 
 use crate::analysis::diff::{
-    diff_partition, BatchSummary, DiffOptions, DivergenceKind, PartitionDiff, PartitionReplicas,
-    ReplicaLog,
+    diff_partition, DiffOptions, DivergenceKind, PartitionDiff, PartitionReplicas, ReplicaLog,
 };
 use crate::analysis::explain::{epoch_leaders, loss_story, story};
 use crate::analysis::loss::{partition_loss, LossContext, PartitionLoss, Verdict};
 use crate::analysis::timeline::{timeline, Timeline};
 use crate::engine::evidence::reference_hint;
 use crate::engine::DiffRun;
+use crate::model::records::Committed;
 use crate::model::HighWatermarkFact;
 use crate::model::Level;
 use crate::model::PartitionHistory;
 
-/// A half-open offset range `[start, end)` with the records it holds.
+/// Lost records a replica holds, a half-open offset range `[start, end)`
+/// of one commitment (the partition's `loss.offsets` held by the replica).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct OffsetRange {
+pub struct LostSpan {
     /// First offset.
     pub start: i64,
     /// One past the last offset.
     pub end: i64,
-    /// Records in the range.
-    pub records: i64,
+    /// Data records in the range.
+    pub records: u64,
+    /// Whether they had been committed.
+    pub committed: Committed,
 }
 
 /// An epoch as the `leader-epoch-checkpoint` has it, where that disagrees
@@ -77,9 +85,11 @@ pub struct ReplicaView {
     pub timeline: Timeline,
     /// Checkpoint epochs that disagree with the batch headers.
     pub checkpoint_disagreements: Vec<CheckpointSpan>,
-    /// Ranges of the cut records that are committed (sum of `records` =
-    /// the diff's `checkpointed_records_to_truncate`).
-    pub committed_lost: Vec<OffsetRange>,
+    /// The lost records this replica holds (all cut by its truncation), by
+    /// commitment: the sum of the proven ones' `records` is the replica's
+    /// `committed_proven_cut`, of the proven and possible ones its
+    /// `committed_possible_cut` (when known).
+    pub lost: Vec<LostSpan>,
 }
 
 /// One partition of the report.
@@ -124,6 +134,39 @@ impl PartitionReport {
     /// Lost records proven committed.
     pub fn committed_lost(&self) -> u64 {
         self.loss.committed_proven
+    }
+
+    /// Whether the capture lacks a replica of the partition: an assigned
+    /// replica not captured, or one that could not be read. Its loss is
+    /// then that of the replicas it has, and may be larger.
+    pub fn incomplete(&self) -> bool {
+        !self.left_out.is_empty() || !self.loss.replicas_not_captured.is_empty()
+    }
+
+    /// Whether the page heads with the partition (in the table of
+    /// partitions that lose data, drawn first): it loses records, or its
+    /// loss is not known whole ([`PartitionReport::incomplete`]).
+    pub fn headlined(&self) -> bool {
+        self.loss.any() || self.incomplete()
+    }
+
+    /// Rank for "worst first" (lower is worse): committed losses, then
+    /// possibly committed, unbounded, uncommitted, then partitions losing
+    /// nothing; within a rank, more records that may have been committed,
+    /// then more records lost.
+    pub fn severity(&self) -> (u8, Reverse<u64>, Reverse<u64>) {
+        let rank = match self.loss.verdict {
+            Verdict::CommittedLost => 0,
+            Verdict::PossiblyCommittedLost => 1,
+            Verdict::UnknownLost => 2,
+            Verdict::UncommittedLost => 3,
+            Verdict::NothingLost => 4,
+        };
+        (
+            rank,
+            Reverse(self.loss.possibly_committed_or_unknown()),
+            Reverse(self.loss.records + self.loss.control_records),
+        )
     }
 
     /// Number of findings (partition and replicas).
@@ -215,6 +258,128 @@ impl Report {
             .iter()
             .any(|p| p.loss.possibly_committed_or_unknown() > 0)
     }
+
+    /// The whole capture in figures: what the page opens with.
+    pub fn overview(&self) -> Overview {
+        let mut o = Overview::default();
+        for p in &self.partitions {
+            o.compared += 1;
+            o.left_out += p.left_out.len() as u64;
+            for b in &p.loss.replicas_not_captured {
+                *o.not_captured.entry(*b).or_default() += 1;
+            }
+            let l = &p.loss;
+            if !l.any() {
+                o.nothing_lost += 1;
+                continue;
+            }
+            o.losing += 1;
+            o.records += l.records;
+            o.control_records += l.control_records;
+            o.committed_proven += l.committed_proven;
+            match l.committed_possible {
+                Some(x) => o.committed_possible += x,
+                None => {
+                    o.committed_possible += l.possibly_committed_or_unknown() - l.committed_unknown;
+                    o.committed_unknown += l.committed_unknown;
+                }
+            }
+        }
+        o
+    }
+
+    /// The partitions the page heads with ([`PartitionReport::headlined`]),
+    /// worst first, with their index in [`Report::partitions`].
+    pub fn headlined(&self) -> Vec<(usize, &PartitionReport)> {
+        let mut v: Vec<(usize, &PartitionReport)> = self
+            .partitions
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| p.headlined())
+            .collect();
+        v.sort_by_key(|(i, p)| (p.severity(), *i));
+        v
+    }
+
+    /// The partitions that lose nothing (and whose replicas are all
+    /// captured), in topic/partition order, with their index in
+    /// [`Report::partitions`]; and which of them are drawn: those whose
+    /// replicas differ ([`PartitionReport::agrees`] is false), at most
+    /// [`DRAWN_NOTHING_LOST`] (the most records cut first, then the most
+    /// findings).
+    pub fn nothing_lost(&self) -> NothingLost<'_> {
+        let all: Vec<(usize, &PartitionReport)> = self
+            .partitions
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| !p.headlined())
+            .collect();
+        let mut differ: Vec<(usize, &PartitionReport)> =
+            all.iter().copied().filter(|(_, p)| !p.agrees()).collect();
+        let differing = differ.len();
+        differ.sort_by_key(|(i, p)| {
+            let cut: i64 = p.diff.replicas.iter().map(|r| r.records_to_truncate).sum();
+            (Reverse(cut), Reverse(p.finding_count()), *i)
+        });
+        differ.truncate(DRAWN_NOTHING_LOST);
+        differ.sort_by_key(|(i, _)| *i);
+        NothingLost {
+            all,
+            drawn: differ,
+            differing,
+        }
+    }
+}
+
+/// How many partitions that lose nothing but whose replicas differ the page
+/// draws; the rest are listed only (`--topic`/`--partition` draw one):
+/// 3 brokers x 2,000 such partitions drawn were a page of 20 MB.
+pub const DRAWN_NOTHING_LOST: usize = 50;
+
+/// The partitions that lose nothing ([`Report::nothing_lost`]).
+#[derive(Debug, Clone)]
+pub struct NothingLost<'r> {
+    /// All of them, in topic/partition order (index in the report).
+    pub all: Vec<(usize, &'r PartitionReport)>,
+    /// Those drawn, in topic/partition order.
+    pub drawn: Vec<(usize, &'r PartitionReport)>,
+    /// How many of them have replicas that differ (drawn or not).
+    pub differing: usize,
+}
+
+/// The whole capture in figures ([`Report::overview`]), as `klf diff`'s
+/// overview counts them.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Overview {
+    /// Partitions compared (two or more replicas).
+    pub compared: u64,
+    /// Partitions losing data.
+    pub losing: u64,
+    /// Partitions losing nothing.
+    pub nothing_lost: u64,
+    /// Data records lost, over all partitions.
+    pub records: u64,
+    /// Control records lost.
+    pub control_records: u64,
+    /// Lost data records proven committed.
+    pub committed_proven: u64,
+    /// Lost data records possibly committed, over the records that can be
+    /// bounded (the proven ones included).
+    pub committed_possible: u64,
+    /// Lost data records whose commitment cannot be bounded.
+    pub committed_unknown: u64,
+    /// Assigned brokers whose replica is not in the capture, with how many
+    /// partitions each.
+    pub not_captured: BTreeMap<i32, u64>,
+    /// Replicas that could not be read (left out of their partition).
+    pub left_out: u64,
+}
+
+impl Overview {
+    /// Replicas assigned (metadata log) but not in the capture.
+    pub fn replicas_not_captured(&self) -> u64 {
+        self.not_captured.values().sum()
+    }
 }
 
 /// Gathers the facts of the page from an engine diff of the capture (read
@@ -286,10 +451,9 @@ pub fn section(
     story_lines.extend(story(&diff, &epoch_leaders(history.as_ref())));
     let replicas = timelines
         .into_iter()
-        .enumerate()
-        .map(|(i, t)| ReplicaView {
+        .map(|t| ReplicaView {
             checkpoint_disagreements: checkpoint_disagreements(&t),
-            committed_lost: committed_lost_ranges(logs, &diff, i),
+            lost: lost_spans(&loss, t.broker),
             timeline: t,
         })
         .collect();
@@ -371,7 +535,7 @@ pub fn checkpoint_disagreements(t: &Timeline) -> Vec<CheckpointSpan> {
         let agrees = t.from_batches.iter().any(|s| {
             s.epoch == epoch
                 && (s.start_offset == start || (first && start <= s.start_offset))
-                && s.end_offset + 1 == end
+                && s.end == end
         });
         if !agrees {
             out.push(CheckpointSpan {
@@ -384,59 +548,27 @@ pub fn checkpoint_disagreements(t: &Timeline) -> Vec<CheckpointSpan> {
     out
 }
 
-/// Where the committed records among those replica `idx` loses lie: a cut
-/// record is committed when some replica holding the identical batch (this
-/// one included) has a high watermark above it (the diff's "committed-any"
-/// rule, with the high watermarks the diff used).
-pub fn committed_lost_ranges(
-    logs: &[ReplicaLog],
-    diff: &PartitionDiff,
-    idx: usize,
-) -> Vec<OffsetRange> {
-    let (Some(r), Some(log)) = (diff.replicas.get(idx), logs.get(idx)) else {
-        return Vec::new();
-    };
-    let cut = r.truncation_offset;
-    let leo = r.log_end_offset;
-    if cut >= leo || r.checkpointed_records_to_truncate == 0 {
-        return Vec::new();
-    }
-    let key_sets: Vec<HashSet<(i64, i64, i32, u32)>> = logs
+/// The lost records broker `broker` holds, from the partition's lost
+/// ranges, adjacent ranges of one commitment joined.
+pub fn lost_spans(loss: &PartitionLoss, broker: i32) -> Vec<LostSpan> {
+    let mut out: Vec<LostSpan> = Vec::new();
+    let mut held: Vec<&crate::analysis::loss::LostRange> = loss
+        .offsets
         .iter()
-        .map(|l| l.batches.iter().map(BatchSummary::key).collect())
+        .filter(|r| r.held_by.contains(&broker))
         .collect();
-    let mut batches: Vec<&BatchSummary> = log.batches.iter().collect();
-    batches.sort_by_key(|b| b.base_offset);
-    let mut out: Vec<OffsetRange> = Vec::new();
-    for b in batches {
-        if b.records_in(cut, leo) == 0 {
-            continue;
-        }
-        let key = b.key();
-        let best_hw = diff
-            .replicas
-            .iter()
-            .enumerate()
-            .filter(|(k, _)| *k == idx || key_sets.get(*k).is_some_and(|s| s.contains(&key)))
-            .filter_map(|(_, o)| o.high_watermark)
-            .max();
-        let Some(h) = best_hw else { continue };
-        let hi = h.min(leo);
-        let records = b.records_in(cut, hi);
-        if records == 0 {
-            continue;
-        }
-        let start = cut.max(b.base_offset);
-        let end = hi.min(b.last_offset.saturating_add(1));
+    held.sort_by_key(|r| r.start);
+    for r in held {
         match out.last_mut() {
-            Some(prev) if prev.end == start => {
-                prev.end = end;
-                prev.records += records;
+            Some(prev) if prev.end == r.start && prev.committed == r.committed => {
+                prev.end = r.end;
+                prev.records += r.records;
             }
-            _ => out.push(OffsetRange {
-                start,
-                end,
-                records,
+            _ => out.push(LostSpan {
+                start: r.start,
+                end: r.end,
+                records: r.records,
+                committed: r.committed,
             }),
         }
     }
@@ -490,6 +622,7 @@ fn election_marks(p: &PartitionReport) -> Vec<ElectionMark> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::analysis::diff::BatchSummary;
 
     fn batch(base: i64, last: i64, epoch: i32, crc: u32) -> BatchSummary {
         BatchSummary {
@@ -523,8 +656,8 @@ mod tests {
     }
 
     /// A million offsets in common, then a divergence of a few dozen: the
-    /// picture gets a zoomed panel around it, and the committed part of the
-    /// cut is located.
+    /// picture gets a zoomed panel around it, and the lost records the cut
+    /// takes are located by commitment.
     #[test]
     fn small_divergence_in_a_long_log_is_zoomed() {
         let common: Vec<BatchSummary> = (0..10)
@@ -551,14 +684,30 @@ mod tests {
         assert_eq!(r2.truncation_offset, 1_000_000);
         assert_eq!(r2.records_to_truncate, 20);
         assert_eq!(r2.checkpointed_records_to_truncate, 15);
+        // below its own high watermark proven committed; above it, no
+        // ISR history bounds them
         assert_eq!(
-            p.replicas[1].committed_lost,
-            vec![OffsetRange {
-                start: 1_000_000,
-                end: 1_000_015,
-                records: 15
-            }]
+            p.replicas[1].lost,
+            vec![
+                LostSpan {
+                    start: 1_000_000,
+                    end: 1_000_015,
+                    records: 15,
+                    committed: Committed::Proven
+                },
+                LostSpan {
+                    start: 1_000_015,
+                    end: 1_000_020,
+                    records: 5,
+                    committed: Committed::Unknown
+                }
+            ]
         );
+        assert_eq!(
+            (r2.committed_proven_cut, r2.committed_possible_cut),
+            (15, None)
+        );
+        assert!(p.replicas[0].lost.is_empty());
         let (a, b) = svg::zoom_window(&p).expect("a zoomed panel");
         assert!(
             a <= 1_000_000 && b >= 1_000_020 && b - a < 100,

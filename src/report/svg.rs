@@ -12,11 +12,12 @@ use std::fmt::Write;
 
 use super::{PartitionReport, ReplicaView};
 use crate::analysis::diff::{DivergenceKind, ReplicaDiff};
+use crate::model::records::Committed;
 
 /// Width of the whole picture.
 const WIDTH: f64 = 1100.0;
 /// Left column with the lane labels.
-const LABEL_W: f64 = 190.0;
+const LABEL_W: f64 = 200.0;
 /// Room right of the plot for labels at the log end.
 const RIGHT_PAD: f64 = 80.0;
 /// Height of a replica lane.
@@ -320,7 +321,7 @@ fn time_axis(s: &mut String, p: &PartitionReport, sc: Scale, y: f64) {
         .map(|e| (e.start_offset, e.first_timestamp))
         .collect();
     if let Some(last) = spans.last() {
-        marks.push((last.end_offset.saturating_add(1), last.last_timestamp));
+        marks.push((last.end, last.last_timestamp));
     }
     let dates: std::collections::BTreeSet<String> = marks
         .iter()
@@ -424,32 +425,38 @@ fn lane(
             _ => String::new(),
         }
     };
-    let cut = if r.truncation_offset < r.log_end_offset {
-        format!(
-            "cut {} ({} committed)",
-            r.records_to_truncate, r.checkpointed_records_to_truncate
-        )
-    } else {
-        "nothing cut".into()
-    };
+    let lost_control: u64 = p
+        .loss
+        .offsets
+        .iter()
+        .filter(|l| l.held_by.contains(&broker))
+        .map(|l| l.control_records)
+        .sum();
+    let cut = cut_words(r, lost_control);
+    let class = if cut.alarming { " loss" } else { "" };
     let _ = write!(
         s,
-        r#"<text class="lane-label" x="4" y="{:.1}">broker {broker}</text><text class="lane-sub" x="4" y="{:.1}">{}</text><text class="lane-sub{}" x="4" y="{:.1}">{}</text>"#,
+        r#"<g class="lane-labels" data-kind="lane" data-replica="{broker}"><title>{}</title><text class="lane-label" x="4" y="{:.1}">broker {broker}</text><text class="lane-sub" x="4" y="{:.1}">{}</text><text class="lane-sub{class}" x="4" y="{:.1}">{}</text>"#,
+        markup(&format!("broker {broker}: {}", cut.long)),
         y + 18.0,
         y + 34.0,
         markup(&sub),
-        if r.checkpointed_records_to_truncate > 0 {
-            " loss"
-        } else {
-            ""
-        },
         y + 50.0,
-        markup(&cut)
+        markup(&cut.short)
     );
+    if let Some(c) = &cut.committed {
+        let _ = write!(
+            s,
+            r#"<text class="lane-sub{class}" x="4" y="{:.1}">{}</text>"#,
+            y + 66.0,
+            markup(c)
+        );
+    }
+    s.push_str("</g>");
     let _ = write!(s, r#"<g clip-path="url(#{clip})">"#);
     // Epochs from the batch headers.
     for e in &v.timeline.from_batches {
-        let end = e.end_offset.saturating_add(1);
+        let end = e.end;
         let Some((x, w)) = sc.span(e.start_offset, end) else {
             continue;
         };
@@ -499,38 +506,56 @@ fn lane(
             bar_y + bar_h + 13.0,
         );
     }
-    // What the truncation cuts, and the committed part of it.
+    // What the truncation cuts, and among the lost records it takes those
+    // proven committed (red) and those possibly committed (light red).
     if r.truncation_offset < r.log_end_offset {
         if let Some((x, w)) = sc.span(r.truncation_offset, r.log_end_offset) {
             let _ = write!(
                 s,
-                r##"<g data-kind="lost" data-replica="{broker}" data-start="{}" data-end="{}" data-records="{}"><title>{}</title><rect x="{x:.1}" y="{:.1}" width="{w:.1}" height="{:.1}" fill="url(#hatch-lost)" stroke="#e8590c" stroke-width="1.5"/></g>"##,
+                r##"<g data-kind="lost" data-replica="{broker}" data-start="{}" data-end="{}" data-records="{}" data-lost="{}"><title>{}</title><rect x="{x:.1}" y="{:.1}" width="{w:.1}" height="{:.1}" fill="url(#hatch-lost)" stroke="#e8590c" stroke-width="1.5"/></g>"##,
                 r.truncation_offset,
                 r.log_end_offset,
                 r.records_to_truncate,
+                r.lost_cut,
                 markup(&format!(
-                    "broker {broker} loses offsets [{}, {}): {} records, {} of them committed",
-                    r.truncation_offset,
-                    r.log_end_offset,
-                    r.records_to_truncate,
-                    r.checkpointed_records_to_truncate
+                    "broker {broker} loses offsets [{}, {}): {}",
+                    r.truncation_offset, r.log_end_offset, cut.long
                 )),
                 bar_y - 3.0,
                 bar_h + 14.0
             );
         }
     }
-    for c in &v.committed_lost {
+    for c in &v.lost {
+        let (kind, fill, words) = match c.committed {
+            Committed::Proven => (
+                "committed-lost",
+                "#e03131",
+                "proven COMMITTED (acknowledged writes lost)",
+            ),
+            Committed::Possible => (
+                "possibly-committed-lost",
+                "#ffa8a8",
+                "possibly committed (every member of an ISR in force held them)",
+            ),
+            Committed::Unknown => (
+                "possibly-committed-lost",
+                "#ffa8a8",
+                "of unknown commitment (no ISR history bounds them): possibly committed",
+            ),
+            Committed::No => continue,
+        };
         if let Some((x, w)) = sc.span(c.start, c.end) {
             let _ = write!(
                 s,
-                r##"<g data-kind="committed-lost" data-replica="{broker}" data-start="{}" data-end="{}" data-records="{}"><title>{}</title><rect x="{x:.1}" y="{:.1}" width="{w:.1}" height="{:.1}" fill="#e03131"/></g>"##,
+                r##"<g data-kind="{kind}" data-replica="{broker}" data-start="{}" data-end="{}" data-records="{}" data-committed="{}"><title>{}</title><rect x="{x:.1}" y="{:.1}" width="{w:.1}" height="{:.1}" fill="{fill}"/></g>"##,
                 c.start,
                 c.end,
                 c.records,
+                c.committed.name(),
                 markup(&format!(
-                    "broker {broker}: {} COMMITTED records at offsets [{}, {}) are cut (acknowledged writes lost)",
-                    c.records,
+                    "broker {broker}: {} lost at offsets [{}, {}), {words}",
+                    crate::render::text::counted(c.records, "record"),
                     c.start,
                     c.end
                 )),
@@ -565,8 +590,12 @@ fn lane(
     let t = r.truncation_offset;
     let _ = write!(
         s,
-        r#"<g data-kind="truncation" data-replica="{broker}" data-offset="{t}" data-records="{}" data-committed="{}"><title>{}</title>"#,
+        r#"<g data-kind="truncation" data-replica="{broker}" data-offset="{t}" data-records="{}" data-lost="{}" data-committed-proven="{}" data-committed-possible="{}" data-checkpointed="{}"><title>{}</title>"#,
         r.records_to_truncate,
+        r.lost_cut,
+        r.committed_proven_cut,
+        r.committed_possible_cut
+            .map_or_else(|| "-".to_string(), |v| v.to_string()),
         r.checkpointed_records_to_truncate,
         markup(&if t < r.log_end_offset {
             format!(
@@ -625,6 +654,89 @@ fn lane(
         );
     }
     s.push_str("</g>");
+}
+
+/// What a replica's truncation takes, as a lane says it: two short lines
+/// (records cut and how many of them are lost on every replica; the
+/// commitment of those) and the same in words for its tooltip. A committed
+/// figure of 0 is never written while more may have been committed: the
+/// bounds are the replica's share of the partition's loss
+/// (`committed_proven_cut`, `committed_possible_cut`).
+pub struct CutWords {
+    /// `cut 100, 100 lost`, `cut 20, fetched again`, `nothing cut`.
+    pub short: String,
+    /// `committed: 0 proven, ≤ 100` and the like, when records are lost.
+    pub committed: Option<String>,
+    /// The tooltip's sentence.
+    pub long: String,
+    /// Records that were or may have been committed are lost.
+    pub alarming: bool,
+}
+
+/// [`CutWords`] of a replica; `lost_control`: the control records
+/// (transaction markers) among the lost records it holds, which the
+/// commitment bounds leave out.
+pub fn cut_words(r: &ReplicaDiff, lost_control: u64) -> CutWords {
+    if r.truncation_offset >= r.log_end_offset {
+        return CutWords {
+            short: "nothing cut".into(),
+            committed: None,
+            long: format!(
+                "nothing cut (truncation offset = log end {})",
+                r.log_end_offset
+            ),
+            alarming: false,
+        };
+    }
+    let n = r.records_to_truncate.max(0) as u64;
+    let cut = crate::render::text::counted(n, "record");
+    let control = if lost_control > 0 {
+        format!(
+            " (and {} lost)",
+            crate::render::text::counted(lost_control, "control record")
+        )
+    } else {
+        String::new()
+    };
+    if r.lost_cut == 0 {
+        return CutWords {
+            short: if lost_control > 0 {
+                format!("cut {n}, {lost_control} control lost")
+            } else {
+                format!("cut {n}, fetched again")
+            },
+            committed: None,
+            long: if lost_control > 0 {
+                format!("{cut} cut: no data record lost{control}")
+            } else {
+                format!("{cut} cut, every one fetched again from the reference, which keeps them")
+            },
+            alarming: false,
+        };
+    }
+    let (proven, possible) = (r.committed_proven_cut, r.committed_possible_cut);
+    let committed = match possible {
+        Some(0) => "not committed".to_string(),
+        Some(p) if p == proven => format!("{p} committed (proven)"),
+        Some(p) => format!("committed: {proven} proven, ≤ {p}"),
+        None => format!("committed: {proven} proven, rest unknown"),
+    };
+    let bounds = match possible {
+        Some(0) => "not committed".to_string(),
+        _ => format!(
+            "committed: {}",
+            crate::analysis::explain::bounds_words(proven, possible)
+        ),
+    };
+    CutWords {
+        short: format!("cut {n}, {} lost", r.lost_cut),
+        committed: Some(committed),
+        long: format!(
+            "{cut} cut, {} of them lost on every replica{control}; {bounds}",
+            r.lost_cut
+        ),
+        alarming: possible != Some(0),
+    }
 }
 
 fn kind_name(k: DivergenceKind) -> &'static str {

@@ -31,6 +31,7 @@ Results go to stdout and, as JSON, to --json (default: DATA/results.json).
     python3 tests/bench/bench.py --shapes        # the shapes only
     python3 tests/bench/bench.py --budget        # the memory budgets only
     python3 tests/bench/bench.py --digest        # klf digest and diff over digests only
+    python3 tests/bench/bench.py --report        # the size of klf report's page only
 
 Budgets (`--budget`, no Kafka needed): peak RSS and time of `klf check` on
 the `crashed` shape at 2,000 and 10,000 partitions on 3 brokers (budgets
@@ -59,6 +60,13 @@ pair interleaved, medians of --reps runs, page cache warm:
      "bytes_read" fields left out (the run stops, printing the first
      differing lines, if not). Targets: digests <= 0.1x directories in
      time, peak RSS <= 256 MiB.
+
+Report page (`--report`, no Kafka needed; results in DATA/report.json):
+`klf report --html` of the `losing` shape (tests/bench/shapes.py) at
+3 x 2,001 partitions, two of which lose data: the page's size (target:
+at most 8 MiB; it was 20 MiB when every partition was drawn), its time
+(median of --reps runs) and peak RSS, and the partitions it opens on (the
+first two drawn must be the two that lose data, the worst first).
 
 Shapes (tests/bench/shapes.py: captures of a chosen shape made from the
 real batches of a committed capture) measure how klf grows with a
@@ -394,6 +402,44 @@ def report_budgets(res):
               f"{'?' if rss is None else f'{rss:.0f}'} MiB{verdict}{growth}")
 
 
+# ---------------------------------------------------------------- report page
+
+REPORT_PARTITIONS = 2001
+REPORT_MAX_BYTES = 8 << 20
+
+
+def measure_report(data, reps):
+    import re
+    import shapes
+    log(f"shape losing-{REPORT_PARTITIONS}: making (once)")
+    d = shapes.shape(data, "losing", REPORT_PARTITIONS)
+    page = os.path.join(data, "report-losing.html")
+    argv = [KLF, "report", "--html", page, d]
+    times = []
+    for _ in range(reps + 1):
+        t = time.perf_counter()
+        subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        times.append(time.perf_counter() - t)
+    html = open(page, encoding="utf-8").read()
+    drawn = re.findall(r'<section class="partition" data-partition="([^"]*)"', html)
+    return {"machine": machine(), "reps": reps, "partitions": REPORT_PARTITIONS,
+            "page_bytes": os.path.getsize(page), "max_bytes": REPORT_MAX_BYTES,
+            "median_s": statistics.median(times[1:]), "peak_rss_kib": peak_rss(argv),
+            "first_drawn": drawn[:2], "drawn": len(drawn)}
+
+
+def report_report(res):
+    rss = res["peak_rss_kib"]
+    met = "met" if res["page_bytes"] <= res["max_bytes"] else "NOT MET"
+    opens = "met" if res["first_drawn"] == ["stale-group-0", "stale-0"] else "NOT MET"
+    print(f"machine: {res['machine']['cores']} cores, {res['machine']['cpu']}, {res['machine']['memory_gib']} GiB; "
+          f"medians of {res['reps']} runs")
+    print(f"klf report, losing-{res['partitions']} (3 brokers): page {res['page_bytes']} bytes "
+          f"(target <= {res['max_bytes'] >> 20} MiB: {met}), {res['median_s']:.2f} s, peak RSS "
+          f"{'?' if rss is None else f'{rss / 1024:.0f}'} MiB; {res['drawn']} partitions drawn, "
+          f"first {', '.join(res['first_drawn'])} (the two losing data, worst first: {opens})")
+
+
 # ---------------------------------------------------------------- digests
 
 # (name, bytes of batches, batch size): one partition on one node each.
@@ -641,8 +687,17 @@ def main():
     ap.add_argument("--shape-scale", type=float, default=1.0, help="multiplies every shape's n")
     ap.add_argument("--budget", action="store_true", help="measure the memory budgets only (no Kafka needed)")
     ap.add_argument("--digest", action="store_true", help="measure klf digest and diff over digests only (no Kafka needed)")
+    ap.add_argument("--report", action="store_true", help="measure klf report's page only (no Kafka needed)")
     a = ap.parse_args()
     data = os.path.abspath(a.data)
+    if a.report:
+        log("building klf (release)")
+        subprocess.run(["cargo", "build", "--release", "--quiet"], cwd=REPO, check=True)
+        res = measure_report(data, a.reps)
+        with open(a.json or os.path.join(data, "report.json"), "w") as f:
+            json.dump(res, f, indent=2)
+        report_report(res)
+        return
     if a.digest:
         log("building klf (release)")
         subprocess.run(["cargo", "build", "--release", "--quiet"], cwd=REPO, check=True)

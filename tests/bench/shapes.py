@@ -27,6 +27,14 @@ Shapes (each made once under DIR/shapes/, reused after):
                  and a producer snapshot (Kafka's own, from the capture)
   folders-N      N empty partition folders on each of 3 brokers (a broker
                  whose segments were not copied)
+  losing-N       N partitions on 3 brokers of which two lose data: the
+                 committed capture `unclean-stale-hw` (its `stale-0` and
+                 `stale-group-0` lose records in an unclean election, its
+                 `__consumer_offsets-0` loses nothing) with N - 3 copies of
+                 each broker's replica of `stale-0` once the brokers had
+                 returned (`after/`, replicas that agree) under new names
+                 (`healthy-I`, hard links); the copies are not in the
+                 brokers' offset checkpoints (no high watermark: findings)
 
 Nodes (`node`, for `klf digest`: one log directory, not a capture of
 three brokers): one partition of `total` bytes of batches of about
@@ -208,6 +216,32 @@ def folders(out, n):
     return out
 
 
+LOSING = os.path.join(REPO, "testdata", "kafka", "unclean-stale-hw")
+
+
+def losing(out, n):
+    """`n` partitions on 3 brokers, two of which lose data (see the
+    module's help)."""
+    import shutil
+    if os.path.exists(os.path.join(out, "done")):
+        return out
+    if os.path.exists(out):
+        shutil.rmtree(out)
+    for b in range(1, 4):
+        bdir = os.path.join(out, f"broker-{b}")
+        shutil.copytree(os.path.join(LOSING, f"broker-{b}"), bdir)
+        one = os.path.join(out, f"healthy-{b}")
+        shutil.copytree(os.path.join(LOSING, "after", f"broker-{b}", "stale-0"), one)
+        names = sorted(os.listdir(one))
+        for i in range(n - 3):
+            d = os.path.join(bdir, f"healthy-{i}")
+            os.mkdir(d)
+            for f in names:
+                os.link(os.path.join(one, f), os.path.join(d, f))
+    open(os.path.join(out, "done"), "w").close()
+    return out
+
+
 SHAPES = {
     "batches": lambda n: dict(brokers=3, partitions=1, segments=1, batches_per_segment=n),
     "segments": lambda n: dict(brokers=3, partitions=1, segments=n, batches_per_segment=200),
@@ -223,6 +257,8 @@ def shape(data, kind, n):
         return crashed(out, n)
     if kind == "folders":
         return folders(out, n)
+    if kind == "losing":
+        return losing(out, n)
     return make(out, **SHAPES[kind](n))
 
 

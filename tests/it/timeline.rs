@@ -314,3 +314,94 @@ fn metadata_log_timeline_agrees_with_kafkas_checkpoint_and_quorum_state() {
     }
     assert!(logs >= 20, "only {logs} metadata logs");
 }
+
+/// Epoch ranges are half-open, as `klf diff` and `klf dump` write ranges:
+/// in JSON `[start_offset, end)`, in the table `[start, end)`; the spans of
+/// a replica follow one another without overlap, each holds no more
+/// records than offsets, and the last ends at the log end offset `klf diff`
+/// reports for the replica.
+#[test]
+fn epoch_ranges_are_half_open_and_the_last_ends_at_the_log_end() {
+    let mut replicas = 0;
+    for name in [
+        "divergence",
+        "unclean-stale-hw",
+        "compaction",
+        "transactions",
+        "tiered",
+    ] {
+        let dir = crate::common::kafka(name);
+        let d = dir.to_str().unwrap();
+        let tl: Value = serde_json::from_slice(
+            &crate::common::klf(&["timeline", "--format", "json", d]).stdout,
+        )
+        .unwrap();
+        let diff: Value =
+            serde_json::from_slice(&crate::common::klf(&["diff", "--format", "json", d]).stdout)
+                .unwrap();
+        let table = crate::common::text(&crate::common::klf(&["timeline", d]).stdout);
+        for p in diff["partitions"].as_array().unwrap() {
+            let t = tl["partitions"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|t| t["topic"] == p["topic"] && t["partition"] == p["partition"])
+                .unwrap_or_else(|| panic!("{name}: {} not in the timeline", p["topic"]));
+            for r in p["replicas"].as_array().unwrap() {
+                let leo = r["log_end_offset"].as_i64().unwrap();
+                let tr = t["replicas"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .find(|x| x["broker"] == r["broker"])
+                    .unwrap();
+                let spans = tr["from_batches"].as_array().unwrap();
+                let what = format!(
+                    "{name} {}-{} broker {}",
+                    p["topic"], p["partition"], r["broker"]
+                );
+                assert!(
+                    spans.iter().all(|s| s.get("end_offset").is_none()),
+                    "{what}"
+                );
+                let ranges: Vec<(i64, i64, i64)> = spans
+                    .iter()
+                    .map(|s| {
+                        (
+                            s["start_offset"].as_i64().unwrap(),
+                            s["end"].as_i64().unwrap(),
+                            s["records"].as_i64().unwrap(),
+                        )
+                    })
+                    .collect();
+                let Some(&(start, end, _)) = ranges.last() else {
+                    continue;
+                };
+                replicas += 1;
+                assert_eq!(end, leo, "{what}: the last range ends at the log end");
+                for &(a, b, n) in &ranges {
+                    assert!(a < b && n <= b - a, "{what}: [{a}, {b}) of {n} records");
+                }
+                for w in ranges.windows(2) {
+                    assert!(w[0].1 <= w[1].0, "{what}: {w:?} overlap");
+                }
+                // the table prints the same range, half-open
+                let head = format!(
+                    "{}-{} broker {}: log start",
+                    p["topic"].as_str().unwrap(),
+                    p["partition"],
+                    r["broker"]
+                );
+                let block = &table[table
+                    .find(&head)
+                    .unwrap_or_else(|| panic!("{what}: {table}"))..];
+                let block = &block[..block.find("\n\n").unwrap_or(block.len())];
+                assert!(
+                    block.contains(&format!("[{start}, {leo})")),
+                    "{what}: no [{start}, {leo}) in\n{block}"
+                );
+            }
+        }
+    }
+    assert!(replicas >= 20, "only {replicas} replicas with batches");
+}
