@@ -18,11 +18,13 @@ mod walk;
 
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 
 use klf::capture::mmap::FileBytes;
 use klf::capture::segment::SegmentFile;
 use klf::capture::vfs;
-use klf::format::batch::SegmentSource;
+use klf::format::batch::{Entries, EntryError, SegmentSource};
 use klf::format::index::IndexBytes;
 use std::borrow::Cow;
 
@@ -43,7 +45,8 @@ use super::common::{Output, Status};
 /// Output formats.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Format {
-    /// kafka-dump-log's text, byte for byte.
+    /// kafka-dump-log's text, byte for byte (the default, on a terminal
+    /// too).
     Kafka,
     /// JSON Lines: one object per file, batch, record, index entry or problem
     /// (`jsonl` is the same).
@@ -53,22 +56,13 @@ pub enum Format {
     Table,
 }
 
-impl Format {
-    /// The format used without `--format`: tables on a terminal, else
-    /// kafka-dump-log's text.
-    pub fn default_for(stdout_is_terminal: bool) -> Format {
-        if stdout_is_terminal {
-            Format::Table
-        } else {
-            Format::Kafka
-        }
-    }
-}
-
 /// What `--help` and the man page tell beyond the options.
 pub const AFTER_HELP: &str = "\
 Exit status:
-  0  nothing wrong (also when stdout is closed early, as with | head)
+  0  nothing wrong (also when stdout is closed early, as with | head, and
+     when a selection matches nothing: stderr then says what the log
+     holds, `klf dump: DIR: nothing matches --offsets 5000..6000: its 2
+     segments hold offsets 0 to 163 (end offset 164)`)
   1  corruption found: a bad CRC, a torn tail, a batch or entry that cannot
      be read, a checkpoint, properties or snapshot file Kafka would refuse,
      a file over klf's caps (not read: a properties or state file over
@@ -77,15 +71,25 @@ Exit status:
      .log of an index missing, an unreadable archive
 
 Output:
-  kafka  kafka-dump-log's text, byte for byte (default when stdout is not a
-         terminal)
+  kafka  kafka-dump-log's text, byte for byte (the default, on a terminal
+         too; there, characters of keys and values that could drive it,
+         such as ESC, are shown as \\u{1b})
   json   JSON Lines: one object per file, batch, record, index entry,
          checkpoint entry or problem; every object has \"type\" and \"file\"
          first (docs/json.md in the klf sources lists every type and field)
-  table  tables for reading (default on a terminal)
+  table  tables for reading (the default when --show or --encoding is
+         given without --format)
   Problems go to stderr as FILE:BYTE: reason (the first 1000 of a file's)
   and the next file is dumped. Checkpoints, snapshots and the other files
-  are written an entry at a time, never held whole.
+  are written an entry at a time, never held whole. With stdout not a
+  terminal and stderr one, a bar on stderr counts the bytes dumped.
+
+Selections (--offsets, --since, --until, --key, --count):
+  Only the batches and records picked are dumped: the other files of a
+  directory (indexes, snapshots, checkpoints, partition.metadata) are left
+  out, and counted on stderr; a file named as a PATH is dumped. A log the
+  selection matches nothing of is named on stderr with the offsets it
+  holds (exit status 0).
 
 Inputs:
   PATH may be a segment, index, snapshot or checkpoint file, a partition
@@ -100,6 +104,8 @@ Examples:
   klf dump capture/ --format json | jq -c 'select(.type == \"batch\") | [.file, .base_offset, .partition_leader_epoch]'
   klf dump 'capture.tar.gz!/broker-1/orders-0' --format table
   klf dump broker-1/orders-0/00000000000000000000.log --deep-iteration --offsets 100..110
+  klf dump broker-1/orders-0 --print-data-log --offsets -100..
+  klf dump broker-1/orders-0 --since '2026-12-01 18:15:47,655' --count 5
   klf dump broker-1/orders-0 --format table --show key,headers --since 2026-12-01T18:15:47Z
 ";
 
@@ -118,7 +124,8 @@ pub struct Args {
     #[arg(long, value_name = "FILE1,FILE2,...")]
     pub files: Vec<String>,
 
-    /// Output format [default: table when stdout is a terminal, else kafka].
+    /// Output format [default: kafka, on a terminal too; table when
+    /// --show or --encoding is given].
     #[arg(long, value_enum)]
     pub format: Option<Format>,
 
@@ -202,20 +209,26 @@ pub struct Args {
     pub kafka_version: KafkaVersion,
 
     /// klf only: only offsets A to B, B excluded (`A..B`, `A..`, `..B`);
-    /// batches are found with the segment's .index. The kafka format
-    /// prints kafka-dump-log's lines of those batches and records.
-    #[arg(long, value_name = "A..B", value_parser = parse_offsets)]
-    pub offsets: Option<(i64, i64)>,
+    /// `-N` counts back from the log end offset, as kcat's `-o -N`:
+    /// `-100..` is the last 100 offsets, `-100..-50`, `..-10` (the log: a
+    /// partition directory's .log files, or the .log files of one folder
+    /// given). Batches are found with the segment's .index. The kafka
+    /// format prints kafka-dump-log's lines of those batches and records.
+    #[arg(long, value_name = "A..B", value_parser = parse_offsets, allow_hyphen_values = true)]
+    pub offsets: Option<OffsetRange>,
 
     /// klf only: from the first batch whose max timestamp is
     /// at least T (Kafka's offset for a time; found with the .timeindex):
-    /// ISO-8601 UTC (2026-11-29T22:56:05.313Z, 2026-11-29T22:56:05Z,
-    /// 2026-11-29) or epoch milliseconds.
+    /// ISO-8601 (2026-11-29T22:56:05.313Z, 2026-11-29T22:56:05+01:00,
+    /// 2026-11-29), the time Kafka's logs print (2026-11-29 22:56:05,313),
+    /// or epoch milliseconds. A time without an offset (Z, +01:00) is UTC:
+    /// Kafka's logs print the broker's local time, so add its offset when
+    /// that was not UTC.
     #[arg(long, value_name = "T", value_parser = parse_time)]
     pub since: Option<i64>,
 
     /// klf only: up to, not including, the first batch whose
-    /// max timestamp is at least T (as --since).
+    /// max timestamp is at least T (the same forms as --since).
     #[arg(long, value_name = "T", value_parser = parse_time)]
     pub until: Option<i64>,
 
@@ -225,7 +238,8 @@ pub struct Args {
     pub key: Option<String>,
 
     /// klf only: at most N records per file (batches without
-    /// --deep-iteration).
+    /// --deep-iteration). Like the options above, a selection: a
+    /// directory's files other than logs are left out.
     #[arg(long, value_name = "N")]
     pub count: Option<u64>,
 
@@ -715,24 +729,93 @@ fn parse_i32_bytes(s: &str) -> Result<i32, String> {
     i32::try_from(n).map_err(|_| format!("{s:?} is more than 2147483647 bytes (2G - 1)"))
 }
 
-/// A byte count with an optional `K`, `M`, `G`, `T` suffix.
-/// `--offsets`: `A..B`, `A..` or `..B`, B excluded.
-fn parse_offsets(s: &str) -> Result<(i64, i64), String> {
-    let (a, b) = s
-        .split_once("..")
-        .ok_or_else(|| format!("{s:?}: give offsets as A..B (B excluded), A.. or ..B"))?;
-    let num = |x: &str, absent: i64| -> Result<i64, String> {
+/// One end of `--offsets`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Bound {
+    /// None given: the start or the end of the log.
+    Open,
+    /// An offset.
+    At(i64),
+    /// `-N`: N offsets before the log end offset.
+    FromEnd(i64),
+}
+
+/// `--offsets A..B`: B excluded, either end open or counted back from the
+/// log end offset (`-N`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OffsetRange {
+    /// A.
+    pub first: Bound,
+    /// B.
+    pub end: Bound,
+    /// As given.
+    pub text: String,
+}
+
+impl OffsetRange {
+    /// Whether an end counts back from the log end offset.
+    pub fn is_relative(&self) -> bool {
+        matches!(self.first, Bound::FromEnd(_)) || matches!(self.end, Bound::FromEnd(_))
+    }
+
+    /// `[first, end)` for a log whose log end offset is `log_end` (an
+    /// offset counted back past the start is the start, 0).
+    pub fn resolve(&self, log_end: i64) -> (i64, i64) {
+        let back = |n: i64| log_end.saturating_sub(n).max(0);
+        let first = match self.first {
+            Bound::Open => i64::MIN,
+            Bound::At(a) => a,
+            Bound::FromEnd(n) => back(n),
+        };
+        let end = match self.end {
+            Bound::Open => i64::MAX,
+            Bound::At(b) => b,
+            Bound::FromEnd(n) => back(n),
+        };
+        (first, end)
+    }
+}
+
+/// `--offsets`: `A..B`, `A..` or `..B`, B excluded; `-N` for N before the
+/// log end offset.
+fn parse_offsets(s: &str) -> Result<OffsetRange, String> {
+    let (a, b) = s.split_once("..").ok_or_else(|| {
+        format!("{s:?}: give offsets as A..B (B excluded), A.., ..B, or -N.. for the last N")
+    })?;
+    let end = |x: &str| -> Result<Bound, String> {
         if x.is_empty() {
-            return Ok(absent);
+            return Ok(Bound::Open);
         }
-        x.parse::<i64>()
-            .map_err(|_| format!("{x:?} is not an offset (in {s:?}; give A..B, A.. or ..B)"))
+        let bad = || {
+            format!(
+                "{x:?} is not an offset (in {s:?}; give A..B, A.., ..B, or -N.. for the last N)"
+            )
+        };
+        match x.strip_prefix('-') {
+            Some(n) if !n.is_empty() && n.bytes().all(|c| c.is_ascii_digit()) => {
+                n.parse::<i64>().map(Bound::FromEnd).map_err(|_| bad())
+            }
+            Some(_) => Err(bad()),
+            None if x.bytes().all(|c| c.is_ascii_digit()) => {
+                x.parse::<i64>().map(Bound::At).map_err(|_| bad())
+            }
+            None => Err(bad()),
+        }
     };
-    let (a, b) = (num(a, i64::MIN)?, num(b, i64::MAX)?);
-    if a > b {
+    let (first, last) = (end(a)?, end(b)?);
+    let backwards = match (first, last) {
+        (Bound::At(a), Bound::At(b)) => a > b,
+        (Bound::FromEnd(a), Bound::FromEnd(b)) => a < b,
+        _ => false,
+    };
+    if backwards {
         return Err(format!("{s:?}: the first offset is past the end"));
     }
-    Ok((a, b))
+    Ok(OffsetRange {
+        first,
+        end: last,
+        text: s.to_string(),
+    })
 }
 
 /// `--encoding`.
@@ -777,7 +860,7 @@ fn parse_show(s: &str) -> Result<Show, String> {
 /// `--since`, `--until`: ISO-8601 UTC or epoch milliseconds.
 fn parse_time(s: &str) -> Result<i64, String> {
     klf::render::text::parse_time(s).ok_or_else(|| {
-        format!("{s:?} is not a time: give ISO-8601 UTC (2026-11-29T22:56:05.313Z, 2026-11-29T22:56:05Z, 2026-11-29) or epoch milliseconds")
+        format!("{s:?} is not a time: give ISO-8601 (2026-11-29T22:56:05.313Z, 2026-11-29T22:56:05+01:00, 2026-11-29; UTC without an offset), Kafka's log time (2026-11-29 22:56:05,313, UTC) or epoch milliseconds")
     })
 }
 
@@ -790,7 +873,12 @@ fn options(args: &Args) -> Options {
         || args.key_decoder_class.is_some()
         || args.value_decoder_class.is_some();
     let print_data = args.print_data_log || decoder;
-    let (first, end) = args.offsets.unwrap_or((i64::MIN, i64::MAX));
+    // offsets counted back from the log end are resolved for each log
+    // (see `Logs`); until then, from 0
+    let (first, end) = args
+        .offsets
+        .as_ref()
+        .map_or((i64::MIN, i64::MAX), |o| o.resolve(0));
     Options {
         print_data,
         deep: args.deep_iteration || print_data || args.key.is_some() || args.show.is_some(),
@@ -831,8 +919,15 @@ pub fn selects(opts: &Options) -> bool {
 }
 
 /// Where the selection of `opts` lies in `log` (its `.index` and
-/// `.timeindex` in `inputs`), `--max-bytes` applied.
-pub fn pick_of(inputs: &Inputs, log: &dyn SegmentSource, base: i64, opts: &Options) -> Pick {
+/// `.timeindex` in `inputs`), `--max-bytes` applied; what it shows is
+/// counted in the tally of `run`.
+pub fn pick_of(
+    inputs: &Inputs,
+    log: &dyn SegmentSource,
+    base: i64,
+    opts: &Options,
+    run: &FileRun,
+) -> Pick {
     let end = (opts.max_bytes.max(0) as u64).min(log.len());
     let span = (!opts.want.is_all()).then(|| {
         klf::format::seek::span(
@@ -843,7 +938,385 @@ pub fn pick_of(inputs: &Inputs, log: &dyn SegmentSource, base: i64, opts: &Optio
             &opts.want,
         )
     });
-    Pick::new(span, end, opts.key.clone(), opts.count)
+    let pick = Pick::new(span, end, opts.key.clone(), opts.count);
+    match &run.tally {
+        Some(t) => pick.tallied(t.clone()),
+        None => pick,
+    }
+}
+
+/// What the dump of one file is given besides the file and the options.
+#[derive(Clone, Default)]
+pub struct FileRun {
+    /// The progress bar, counting the bytes of the files dumped.
+    pub bar: Option<indicatif::ProgressBar>,
+    /// The bytes of the files dumped before this one.
+    pub done: u64,
+    /// Under a selection, the count of what the file's log shows.
+    pub tally: Option<Arc<AtomicU64>>,
+    /// Whether stdout is a terminal.
+    pub terminal: bool,
+}
+
+impl FileRun {
+    /// `log`, read with the bar moving as its batches are read.
+    pub fn metered<'a>(&self, log: &'a dyn SegmentSource) -> Metered<'a> {
+        Metered {
+            inner: log,
+            bar: self.bar.clone(),
+            base: self.done,
+            step: METER_STEP,
+        }
+    }
+}
+
+/// A segment whose reading moves a progress bar: the bar stands at the
+/// bytes of the files before it (`base`) and the position read in it.
+pub struct Metered<'a> {
+    inner: &'a dyn SegmentSource,
+    bar: Option<indicatif::ProgressBar>,
+    base: u64,
+    /// Bytes read between two moves of the bar.
+    step: u64,
+}
+
+/// Bytes read between two moves of the bar.
+const METER_STEP: u64 = 1 << 20;
+
+impl SegmentSource for Metered<'_> {
+    fn len(&self) -> u64 {
+        self.inner.len()
+    }
+
+    fn entries(&self, start: u64, end: u64) -> Box<dyn Entries + '_> {
+        let inner = self.inner.entries(start, end);
+        match &self.bar {
+            None => inner,
+            Some(bar) => Box::new(MeteredEntries {
+                inner,
+                bar: bar.clone(),
+                base: self.base,
+                step: self.step,
+                shown: 0,
+            }),
+        }
+    }
+}
+
+struct MeteredEntries<'a> {
+    inner: Box<dyn Entries + 'a>,
+    bar: indicatif::ProgressBar,
+    base: u64,
+    step: u64,
+    /// The position last shown.
+    shown: u64,
+}
+
+impl MeteredEntries<'_> {
+    fn meter(&mut self) {
+        let at = self.inner.position();
+        if at >= self.shown + self.step {
+            self.shown = at;
+            // a second reading of the file (the table's) never moves it back
+            if self.base + at > self.bar.position() {
+                self.bar.set_position(self.base + at);
+            }
+        }
+    }
+}
+
+impl Entries for MeteredEntries<'_> {
+    fn next_entry(&mut self) -> Option<Result<klf::format::batch::Batch<'_>, EntryError>> {
+        self.meter();
+        self.inner.next_entry()
+    }
+    fn resync(&mut self) -> Result<Option<klf::format::batch::Skipped>, EntryError> {
+        self.inner.resync()
+    }
+    fn tail(&self) -> Option<klf::format::batch::Tail> {
+        self.inner.tail()
+    }
+    fn position(&self) -> u64 {
+        self.inner.position()
+    }
+    fn ahead(&self) -> klf::format::batch::SegmentIter<'_> {
+        self.inner.ahead()
+    }
+    fn page_in(&self) -> Option<fn(&[u8])> {
+        self.inner.page_in()
+    }
+}
+
+/// One log of a run under a selection: the `.log` files of one folder (a
+/// partition directory), or a KRaft snapshot alone.
+struct Log {
+    /// What stderr calls it: the folder, or its file when it has one.
+    name: String,
+    /// Its files, in the order dumped.
+    files: Vec<String>,
+    /// What it shows.
+    tally: Arc<AtomicU64>,
+    /// The selection in it (offsets counted back from its end resolved).
+    want: klf::format::seek::Wanted,
+    /// `--offsets` as resolved for it, when counted back from its end.
+    resolved: Option<(i64, i64, i64)>,
+}
+
+impl Log {
+    /// Its newest file: the highest base offset in a name, the last of
+    /// those.
+    fn newest(&self) -> Option<&String> {
+        self.files
+            .iter()
+            .enumerate()
+            .max_by_key(|(i, f)| {
+                let name = Path::new(f.as_str())
+                    .file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_default();
+                (klf::format::names::base_offset_of(&name).unwrap_or(-1), *i)
+            })
+            .map(|(_, f)| f)
+    }
+}
+
+/// The logs of a run, and the log of each file dumped.
+#[derive(Default)]
+struct Logs {
+    logs: Vec<Log>,
+    /// For each PATH, for each of its files, its log.
+    of: Vec<Vec<Option<usize>>>,
+}
+
+/// The log a file belongs to: the folder of a `.log`, a KRaft snapshot
+/// itself; None for a file that holds no batches.
+fn log_key(item: &walk::Item) -> Option<String> {
+    if item.kind != Kind::Log {
+        return None;
+    }
+    if !item.path.ends_with(".log") {
+        return Some(item.path.clone());
+    }
+    let parent = Path::new(&item.path)
+        .parent()
+        .map(|p| p.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    Some(if parent.is_empty() {
+        ".".to_string()
+    } else {
+        parent
+    })
+}
+
+/// The ends of a `.log` or KRaft snapshot file, read with its `.index`;
+/// None when it cannot be opened (which its dump reports).
+fn file_extent(path: &str) -> Option<klf::format::seek::Extent> {
+    let p = Path::new(path);
+    let log = SegmentFile::open(p).ok()?;
+    let name = p
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let base = klf::format::names::base_offset_of(&name).unwrap_or(0);
+    let index = path
+        .ends_with(".log")
+        .then(|| vfs::open(&p.with_extension("index")).ok())
+        .flatten();
+    Some(klf::format::seek::extent(&log, index.as_deref(), base))
+}
+
+/// A time for a person: ISO-8601 UTC, else the milliseconds.
+fn time_text(ms: i64) -> String {
+    klf::render::text::iso_time(ms).unwrap_or_else(|| ms.to_string())
+}
+
+impl Logs {
+    /// The logs of the files of `expanded`, each with the selection `want`.
+    fn of(expanded: &[walk::Expansion], want: klf::format::seek::Wanted) -> Logs {
+        let mut logs = Logs::default();
+        let mut keys: Vec<String> = Vec::new();
+        for e in expanded {
+            let mut of = Vec::with_capacity(e.items.len());
+            for item in &e.items {
+                let at = log_key(item).map(|k| match keys.iter().position(|x| *x == k) {
+                    Some(at) => at,
+                    None => {
+                        keys.push(k.clone());
+                        logs.logs.push(Log {
+                            name: k,
+                            files: Vec::new(),
+                            tally: Arc::new(AtomicU64::new(0)),
+                            want,
+                            resolved: None,
+                        });
+                        logs.logs.len() - 1
+                    }
+                });
+                if let Some(at) = at {
+                    logs.logs[at].files.push(item.path.clone());
+                }
+                of.push(at);
+            }
+            logs.of.push(of);
+        }
+        for l in &mut logs.logs {
+            if let [one] = l.files.as_slice() {
+                l.name = one.clone();
+            }
+        }
+        logs
+    }
+
+    /// The log of file `i` of PATH `n`, with the run's selection in it.
+    fn of_item(&self, n: usize, i: usize) -> Option<&Log> {
+        let at = (*self.of.get(n)?.get(i)?)?;
+        self.logs.get(at)
+    }
+
+    /// Sets the selection of each log: `want`, with the offsets of
+    /// `range` counted back from the log's end offset (that of its newest
+    /// file: its last readable batch's, or the base offset in its name
+    /// when it holds none), which a note says.
+    fn resolve(&mut self, range: &OffsetRange, want: &klf::format::seek::Wanted, out: &mut Output) {
+        let shown = |o: i64| match o {
+            i64::MIN | i64::MAX => String::new(),
+            o => o.to_string(),
+        };
+        for l in &mut self.logs {
+            let Some(newest) = l.newest().cloned() else {
+                continue;
+            };
+            let named_base = Path::new(&newest)
+                .file_name()
+                .and_then(|n| klf::format::names::base_offset_of(&n.to_string_lossy()));
+            let end = file_extent(&newest)
+                .and_then(|e| e.end)
+                .map(|(o, _)| o)
+                .or(named_base)
+                .unwrap_or(0);
+            let (first, last) = range.resolve(end);
+            l.want = klf::format::seek::Wanted {
+                first,
+                end: last,
+                ..*want
+            };
+            l.resolved = Some((first, last, end));
+            out.note(format_args!(
+                "klf dump: {}: --offsets {} is {}..{} (end offset {end})",
+                l.name,
+                range.text,
+                shown(first),
+                shown(last)
+            ));
+        }
+    }
+
+    /// Says on stderr, for each log the selection shows nothing of, what
+    /// the log holds: its offsets (and with a time, its batches' max
+    /// timestamps). When nothing at all was shown, the first few in full
+    /// whatever `--quiet` says, else as notes; the rest counted.
+    fn report_unmatched(&self, args: &Args, out: &mut Output) {
+        let unmatched: Vec<&Log> = self
+            .logs
+            .iter()
+            .filter(|l| l.tally.load(Ordering::Relaxed) == 0)
+            .collect();
+        if unmatched.is_empty() {
+            return;
+        }
+        let none_shown = unmatched.len() == self.logs.len();
+        const SHOWN: usize = 3;
+        for l in unmatched.iter().take(SHOWN) {
+            // a log whose files cannot be read: said where it was dumped
+            let Some(what) = holds(l, args.since.is_some() || args.until.is_some()) else {
+                continue;
+            };
+            let msg = format!(
+                "klf dump: {}: nothing matches {}: {what}",
+                l.name,
+                selection_text(args, l.resolved),
+            );
+            if none_shown {
+                out.diag(msg);
+            } else {
+                out.note(msg);
+            }
+        }
+        if unmatched.len() > SHOWN {
+            let msg = format!(
+                "klf dump: nothing matches {} in {}",
+                selection_text(args, None),
+                klf::render::text::counted((unmatched.len() - SHOWN) as u64, "more log")
+            );
+            if none_shown {
+                out.diag(msg);
+            } else {
+                out.note(msg);
+            }
+        }
+    }
+}
+
+/// The selection as given: `--offsets A..B --since T ...`, the times as
+/// read (ISO-8601 UTC), an end-relative range with what it is in the log.
+fn selection_text(args: &Args, resolved: Option<(i64, i64, i64)>) -> String {
+    let mut parts = Vec::new();
+    if let Some(o) = &args.offsets {
+        match resolved {
+            Some((a, b, _)) => {
+                let b = if b == i64::MAX {
+                    String::new()
+                } else {
+                    b.to_string()
+                };
+                parts.push(format!("--offsets {} ({a}..{b})", o.text));
+            }
+            None => parts.push(format!("--offsets {}", o.text)),
+        }
+    }
+    if let Some(t) = args.since {
+        parts.push(format!("--since {}", time_text(t)));
+    }
+    if let Some(t) = args.until {
+        parts.push(format!("--until {}", time_text(t)));
+    }
+    if let Some(k) = &args.key {
+        parts.push(format!("--key {k}"));
+    }
+    if let Some(n) = args.count {
+        parts.push(format!("--count {n}"));
+    }
+    parts.join(" ")
+}
+
+/// What a log holds, for stderr: its offsets from its first file's first
+/// batch to its newest file's last, and with `times` those batches' max
+/// timestamps.
+fn holds(l: &Log, times: bool) -> Option<String> {
+    let subject = match l.files.len() {
+        1 if l.files[0].ends_with(".log") => "the segment holds".to_string(),
+        1 => "the snapshot holds".to_string(),
+        n => format!("its {n} segments hold"),
+    };
+    let first = file_extent(l.files.first()?)?.first;
+    let end = file_extent(l.newest()?)?.end;
+    Some(match (first, end) {
+        (Some((a, ta)), Some((e, te))) => {
+            let mut s = format!(
+                "{subject} offsets {a} to {} (end offset {e})",
+                e.saturating_sub(1)
+            );
+            if times {
+                s.push_str(&format!(
+                    ", batch max timestamps {} (first batch) to {} (last)",
+                    time_text(ta),
+                    time_text(te)
+                ));
+            }
+            s
+        }
+        _ => format!("{subject} no batch"),
+    })
 }
 
 /// The release `--kafka-version auto` picks for a file, and why: the
@@ -958,10 +1431,17 @@ fn formatter(
     }
 }
 
-/// The format of the run: `--format`, else by whether stdout is a terminal.
+/// The format of the run: `--format`, else kafka-dump-log's text, on a
+/// terminal too; tables when `--show` or `--encoding` (which the kafka
+/// format has not) is given without it.
 pub fn resolve_format(args: &Args) -> Format {
-    args.format
-        .unwrap_or_else(|| Format::default_for(std::io::stdout().is_terminal()))
+    args.format.unwrap_or_else(|| {
+        if args.show.is_some() || args.encoding != EncodingArg::Utf8 {
+            Format::Table
+        } else {
+            Format::Kafka
+        }
+    })
 }
 
 /// Runs `klf dump`.
@@ -1000,6 +1480,17 @@ pub fn run(args: Args, out: &mut Output) -> Status {
         match out.resolve_input(p) {
             Ok(root) => expanded.push(walk::expand(&root.to_string_lossy())),
             Err(s) => status = status.worst(s),
+        }
+    }
+    // With a selection only the batches and records of logs are dumped:
+    // a directory's other files are left out (a file named is dumped).
+    let selection = selects(&opts);
+    let mut left_out = 0usize;
+    if selection {
+        for e in &mut expanded {
+            let before = e.items.len();
+            e.items.retain(|i| i.kind == Kind::Log || i.named);
+            left_out += before - e.items.len();
         }
     }
     // The release of each file: the one asked for, or with `auto` the one
@@ -1047,15 +1538,39 @@ pub fn run(args: Args, out: &mut Output) -> Status {
     };
     opts.release = first;
     let mut dumper = Dumper::new(opts.clone(), fmt.as_mut());
-    // Dumping to a terminal shows its own progress; a bar only when stdout
-    // goes elsewhere.
-    let files: usize = expanded.iter().map(|e| e.items.len()).sum();
-    let bar = if std::io::stdout().is_terminal() {
+    // Under a selection, the logs (the files of each) and what each shows.
+    let mut logs = if selection {
+        Logs::of(&expanded, opts.want)
+    } else {
+        Logs::default()
+    };
+    if let Some(range) = args.offsets.as_ref().filter(|r| r.is_relative()) {
+        logs.resolve(range, &opts.want, out);
+    }
+    // The bar counts bytes; dumping to a terminal shows its own progress,
+    // so a bar only when stdout goes elsewhere.
+    let terminal = std::io::stdout().is_terminal();
+    let sizes: Vec<Vec<u64>> = expanded
+        .iter()
+        .map(|e| {
+            e.items
+                .iter()
+                .map(|i| vfs::metadata(Path::new(&i.path)).map_or(0, |m| m.len()))
+                .collect()
+        })
+        .collect();
+    let total: u64 = sizes.iter().flatten().sum();
+    let bar = if terminal {
         None
     } else {
-        out.progress(files as u64, "{bar:40} {pos}/{len} files dumped")
+        out.progress(
+            total,
+            "{bar:30} {bytes}/{total_bytes} ({binary_bytes_per_sec}, eta {eta})",
+        )
     };
-    'paths: for (e, rs) in expanded.iter().zip(&releases) {
+    let base_want = opts.want;
+    let mut done = 0u64;
+    'paths: for (n, (e, rs)) in expanded.iter().zip(&releases).enumerate() {
         for n in &e.notes {
             if e.failed {
                 out.diag(format_args!("klf dump: {n}"));
@@ -1078,24 +1593,35 @@ pub fn run(args: Args, out: &mut Output) -> Status {
         if e.failed {
             status = status.worst(Status::Failure);
         }
-        for (item, release) in e.items.iter().zip(rs) {
-            if let Some(b) = &bar {
-                b.inc(1);
-            }
+        for (i, (item, release)) in e.items.iter().zip(rs).enumerate() {
             if *release != dumper.opts.release {
                 dumper.set_release(*release);
                 opts.release = *release;
             }
+            let log = logs.of_item(n, i);
+            let want = log.map_or(base_want, |l| l.want);
+            opts.want = want;
+            dumper.opts.want = want;
+            let run = FileRun {
+                bar: bar.clone(),
+                done,
+                tally: log.map(|l| l.tally.clone()),
+                terminal,
+            };
             let names = FileNames::new(&item.path, &cwd);
             let s = match format {
-                Format::Kafka => dump_kafka_item(&mut dumper, &names, item, out),
+                Format::Kafka => dump_kafka_item(&mut dumper, &names, item, &run, out),
                 Format::Json => {
-                    json::dump_item(&names, item, &opts, decoder_for(forced, item), out)
+                    json::dump_item(&names, item, &opts, decoder_for(forced, item), &run, out)
                 }
                 Format::Table => {
-                    table::dump_item(&names, item, &opts, decoder_for(forced, item), out)
+                    table::dump_item(&names, item, &opts, decoder_for(forced, item), &run, out)
                 }
             };
+            done += sizes[n][i];
+            if let Some(b) = &bar {
+                b.set_position(done);
+            }
             status = status.worst(s);
             if s == Status::BrokenPipe {
                 break 'paths;
@@ -1110,6 +1636,16 @@ pub fn run(args: Args, out: &mut Output) -> Status {
         let _ = dumper
             .findings
             .write_to(&mut std::io::stderr().lock(), dumper.opts.release);
+    }
+    if !out.pipe_closed && selection {
+        if left_out > 0 {
+            out.note(format_args!(
+                "klf dump: note: {} of the directories given left out: with a selection \
+                 only the batches and records of logs are dumped (name a file to dump it)",
+                klf::render::text::counted(left_out as u64, "other file")
+            ));
+        }
+        logs.report_unmatched(&args, out);
     }
     status
 }
@@ -1140,6 +1676,7 @@ fn dump_kafka_item(
     dumper: &mut Dumper<'_>,
     names: &FileNames,
     item: &walk::Item,
+    run: &FileRun,
     out: &mut Output,
 ) -> Status {
     // kafka-dump-log prints the `Dumping` line for every file it is given,
@@ -1177,13 +1714,14 @@ fn dump_kafka_item(
             ),
         );
     }
-    dump_kafka_file(dumper, names, item.kind, out)
+    dump_kafka_file(dumper, names, item.kind, run, out)
 }
 
 fn dump_kafka_file(
     dumper: &mut Dumper<'_>,
     names: &FileNames,
     kind: Kind,
+    run: &FileRun,
     out: &mut Output,
 ) -> Status {
     match kind {
@@ -1218,43 +1756,44 @@ fn dump_kafka_file(
             return Status::Failure;
         }
     };
+    let suffix = names.name.rfind('.').map_or("", |i| &names.name[i..]);
+    let aux = AUX_DUMPERS.iter().find(|(s, _)| *s == suffix);
+    if kind == Kind::Aux && aux.is_none() {
+        out.diag(format_args!(
+            "{}: dumping {suffix} files is not available in this build of klf yet",
+            names.display
+        ));
+        return Status::Failure;
+    }
     let mut problems = Vec::new();
-    let r = match kind {
-        Kind::Log if picked => {
-            let base = klf::format::names::base_offset_of(&names.name).unwrap_or(0);
-            let pick = pick_of(&inputs, inputs.log(), base, &dumper.opts);
-            dumper.dump_log_picked(out.out(), names, inputs.log(), pick, &mut problems)
-        }
-        Kind::Log => dumper.dump_log(out.out(), names, inputs.log(), &mut problems),
-        Kind::Index => dumper.dump_index(out.out(), names, inputs.main_index(), inputs.log()),
-        Kind::TimeIndex => dumper.dump_time_index(
+    // On a terminal the records' bytes cannot drive it (see TerminalSafe);
+    // anywhere else the text is kafka-dump-log's, byte for byte.
+    let r = if run.terminal {
+        let mut safe = klf::render::text::TerminalSafe::new(out.out());
+        dump_kafka_bytes(
+            dumper,
+            &mut safe,
+            names,
+            kind,
+            &inputs,
+            run,
+            aux,
+            &mut problems,
+        )
+        .and_then(|()| safe.finish().map_err(DumpError::Write))
+    } else {
+        dump_kafka_bytes(
+            dumper,
             out.out(),
             names,
-            inputs.main_index(),
-            inputs.sibling_index(),
-            inputs.log(),
-        ),
-        Kind::Aux => {
-            let suffix = names.name.rfind('.').map_or("", |i| &names.name[i..]);
-            match AUX_DUMPERS.iter().find(|(s, _)| *s == suffix) {
-                Some((_, f)) => f(
-                    names,
-                    &inputs.main,
-                    dumper.opts.release,
-                    out.out(),
-                    &mut problems,
-                ),
-                None => {
-                    out.diag(format_args!(
-                        "{}: dumping {suffix} files is not available in this build of klf yet",
-                        names.display
-                    ));
-                    return Status::Failure;
-                }
-            }
-        }
-        Kind::Text(_) | Kind::Unknown | Kind::NoSuffix => Ok(()),
+            kind,
+            &inputs,
+            run,
+            aux,
+            &mut problems,
+        )
     };
+
     // Bytes that moved under klf (the file shrank or grew while it was
     // read) are not damage: the change is the answer, never the problems.
     if let Some(Err(e)) = inputs.log.as_ref().map(SegmentFile::unchanged) {
@@ -1267,14 +1806,94 @@ fn dump_kafka_file(
     conclude(out, names, r, problems.len())
 }
 
+/// The kafka text of one file (a picked part of a log under a selection)
+/// to `w`; problems that do not stop it into `problems`.
+#[allow(clippy::too_many_arguments)]
+fn dump_kafka_bytes<W: Write>(
+    dumper: &mut Dumper<'_>,
+    w: &mut W,
+    names: &FileNames,
+    kind: Kind,
+    inputs: &Inputs,
+    run: &FileRun,
+    aux: Option<&(&str, AuxDumper)>,
+    problems: &mut Vec<ParseError>,
+) -> Result<(), DumpError> {
+    let log = run.metered(inputs.log());
+    match kind {
+        Kind::Log if selects(&dumper.opts) => {
+            let base = klf::format::names::base_offset_of(&names.name).unwrap_or(0);
+            let pick = pick_of(inputs, &log, base, &dumper.opts, run);
+            dumper.dump_log_picked(w, names, &log, pick, problems)
+        }
+        Kind::Log => dumper.dump_log(w, names, &log, problems),
+        Kind::Index => dumper.dump_index(w, names, inputs.main_index(), inputs.log()),
+        Kind::TimeIndex => dumper.dump_time_index(
+            w,
+            names,
+            inputs.main_index(),
+            inputs.sibling_index(),
+            inputs.log(),
+        ),
+        Kind::Aux => match aux {
+            Some((_, f)) => f(names, &inputs.main, dumper.opts.release, w, problems),
+            None => Ok(()),
+        },
+        Kind::Text(_) | Kind::Unknown | Kind::NoSuffix => Ok(()),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn default_format_follows_the_terminal() {
-        assert_eq!(Format::default_for(true), Format::Table);
-        assert_eq!(Format::default_for(false), Format::Kafka);
+    fn the_bar_moves_with_the_bytes_read_in_a_segment() {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("testdata/kafka/divergence/broker-2/diverge-0/00000000000000000000.log");
+        let log = SegmentFile::open(&path).unwrap();
+        let bar = indicatif::ProgressBar::hidden();
+        bar.set_length(1_000_000);
+        // where the run leaves it after the files before
+        bar.set_position(1000);
+        let metered = Metered {
+            inner: &log,
+            bar: Some(bar.clone()),
+            base: 1000,
+            step: 1,
+        };
+        // the bar stands at the files before, then at each batch read
+        let mut positions = Vec::new();
+        let mut it = metered.entries(0, metered.len());
+        let mut starts = Vec::new();
+        while let Some(Ok(b)) = it.next_entry() {
+            starts.push(b.position());
+            positions.push(bar.position());
+        }
+        assert!(starts.len() > 3);
+        let want: Vec<u64> = std::iter::once(1000)
+            .chain(starts[1..].iter().map(|p| 1000 + p))
+            .collect();
+        assert_eq!(positions, want);
+        // the position after the last batch is where the next read starts
+        assert_eq!(it.position(), log.len());
+    }
+
+    #[test]
+    fn offsets_from_the_start_or_counted_back_from_the_end() {
+        let r = |s: &str, end: i64| parse_offsets(s).map(|o| o.resolve(end));
+        assert_eq!(r("100..110", 0), Ok((100, 110)));
+        assert_eq!(r("100..", 0), Ok((100, i64::MAX)));
+        assert_eq!(r("..110", 0), Ok((i64::MIN, 110)));
+        assert_eq!(r("-100..", 250), Ok((150, i64::MAX)));
+        assert_eq!(r("-100..-50", 250), Ok((150, 200)));
+        assert_eq!(r("..-10", 250), Ok((i64::MIN, 240)));
+        assert_eq!(r("-100..", 30), Ok((0, i64::MAX)), "at most the whole log");
+        assert!(parse_offsets("-100..").unwrap().is_relative());
+        assert!(!parse_offsets("1..2").unwrap().is_relative());
+        for bad in ["5..3", "-5..-10", "x..", "1-2..", "100", "--5.."] {
+            assert!(parse_offsets(bad).is_err(), "{bad}");
+        }
     }
 
     #[test]
@@ -1310,6 +1929,7 @@ mod tests {
             path: path.to_string(),
             kind: classify(path.rsplit('/').next().unwrap_or(path)),
             topic_partition: tp.map(|(t, p)| (t.to_string(), p)),
+            named: true,
         };
         let offsets = item(
             "d/__consumer_offsets-3/00000000000000000000.log",

@@ -6,6 +6,9 @@
 //! rising and the position lies inside the log; a bad index only makes the
 //! scan start earlier, never skip a batch.
 
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
 use crate::format::batch::{Batch, SegmentSource};
 use crate::format::index::{OffsetIndex, TimeIndex};
 
@@ -233,6 +236,8 @@ pub struct Pick {
     end_offset: i64,
     key: Option<Vec<u8>>,
     left: Option<u64>,
+    /// Items shown, counted by every clone (see [`Pick::tallied`]).
+    tally: Option<Arc<AtomicU64>>,
 }
 
 impl Pick {
@@ -246,6 +251,7 @@ impl Pick {
             end_offset: i64::MAX,
             key,
             left: count,
+            tally: None,
         };
         if let Some(s) = span {
             p.start = s.start.min(limit);
@@ -274,20 +280,80 @@ impl Pick {
         offset >= self.end_offset
     }
 
+    /// The same pick, counting each item shown (each [`Pick::take`] that
+    /// returns true, in this pick and its clones) in `tally`: whether a
+    /// selection matched anything.
+    pub fn tallied(mut self, tally: Arc<AtomicU64>) -> Pick {
+        self.tally = Some(tally);
+        self
+    }
+
     /// Counts one shown item; false once the count was shown.
     pub fn take(&mut self) -> bool {
-        match &mut self.left {
+        let shown = match &mut self.left {
             None => true,
             Some(0) => false,
             Some(n) => {
                 *n -= 1;
                 true
             }
+        };
+        if let (true, Some(t)) = (shown, &self.tally) {
+            t.fetch_add(1, Ordering::Relaxed);
         }
+        shown
     }
 
     /// Whether the count was shown.
     pub fn done(&self) -> bool {
         self.left == Some(0)
     }
+}
+
+/// The ends of a segment, as its readable batch headers give them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Extent {
+    /// The lowest offset of its first batch, and that batch's max timestamp.
+    pub first: Option<(i64, i64)>,
+    /// The offset after its last readable batch (its end offset: the log
+    /// end offset when it is a partition's newest segment), and that
+    /// batch's max timestamp.
+    pub end: Option<(i64, i64)>,
+}
+
+/// The first and the last readable batch of `log`. The last is looked for
+/// from the latest trustworthy `.index` entry on, and from the start when
+/// no batch frames there (a bad index only makes the scan longer); reading
+/// stops at the first batch that does not frame (damage ends what can be
+/// read, as it ends Kafka's recovery).
+pub fn extent(log: &dyn SegmentSource, index: Option<&[u8]>, base_offset: i64) -> Extent {
+    let len = log.len();
+    let mut it = log.entries(0, len);
+    let first = match it.next_entry() {
+        Some(Ok(b)) => {
+            // a compressed legacy wrapper names only its last offset: its
+            // first is at least the segment's base offset
+            let lowest = match first_offset(&b, None) {
+                i64::MIN => base_offset.min(b.last_offset()),
+                o => o,
+            };
+            Some((lowest, max_timestamp(&b)))
+        }
+        _ => None,
+    };
+    drop(it);
+    if first.is_none() {
+        return Extent::default();
+    }
+    let last_from = |from: u64| -> Option<(i64, i64)> {
+        let mut it = log.entries(from, len);
+        let mut last = None;
+        while let Some(Ok(b)) = it.next_entry() {
+            last = Some((b.last_offset().saturating_add(1), max_timestamp(&b)));
+        }
+        last
+    };
+    let from = offset_floor(index, base_offset, i64::MAX, len);
+    let end = last_from(from).or_else(|| if from > 0 { last_from(0) } else { None });
+    Extent { first, end }
 }

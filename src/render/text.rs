@@ -111,6 +111,97 @@ impl<W: std::io::Write> std::io::Write for JsonSafe<W> {
     }
 }
 
+/// Text on its way to a terminal with its lines kept (kafka-dump-log's
+/// text, whose keys and payloads are the records' bytes): every unsafe
+/// character but the line break (see [`is_unsafe`]) written as a visible
+/// escape, as [`sanitize`] writes it, and bytes that are not UTF-8 as
+/// U+FFFD. Text without a byte that can start such a character passes
+/// through as it is. A character cut between two writes is held until
+/// the next; [`TerminalSafe::finish`] writes what is held.
+pub struct TerminalSafe<W: std::io::Write> {
+    inner: W,
+    /// The start of a character whose other bytes are still to come.
+    pending: Vec<u8>,
+}
+
+impl<W: std::io::Write> TerminalSafe<W> {
+    /// A writer to `inner`.
+    pub fn new(inner: W) -> TerminalSafe<W> {
+        TerminalSafe {
+            inner,
+            pending: Vec::new(),
+        }
+    }
+
+    /// Writes a character left cut at the end (as U+FFFD) and flushes.
+    pub fn finish(&mut self) -> std::io::Result<()> {
+        if !self.pending.is_empty() {
+            self.pending.clear();
+            self.inner.write_all("\u{fffd}".as_bytes())?;
+        }
+        self.inner.flush()
+    }
+
+    fn text(&mut self, s: &str) -> std::io::Result<()> {
+        for (i, line) in s.split('\n').enumerate() {
+            if i > 0 {
+                self.inner.write_all(b"\n")?;
+            }
+            self.inner.write_all(sanitize(line).as_bytes())?;
+        }
+        Ok(())
+    }
+}
+
+/// Whether `b` may hold an unsafe character other than the line break:
+/// a C0 control, or a lead byte of one [`may_hold_unsafe`] names.
+fn may_hold_unsafe_text(b: &[u8]) -> bool {
+    b.iter()
+        .any(|&x| (x < 0x20 && x != b'\n') || matches!(x, 0x7f | 0xc2 | 0xd8 | 0xe2 | 0xef))
+        || b.iter().any(|&x| x >= 0x80) && std::str::from_utf8(b).is_err()
+}
+
+impl<W: std::io::Write> std::io::Write for TerminalSafe<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        if self.pending.is_empty() && !may_hold_unsafe_text(buf) {
+            self.inner.write_all(buf)?;
+            return Ok(buf.len());
+        }
+        let mut data = std::mem::take(&mut self.pending);
+        data.extend_from_slice(buf);
+        let mut rest = &data[..];
+        while !rest.is_empty() {
+            match std::str::from_utf8(rest) {
+                Ok(s) => {
+                    self.text(s)?;
+                    break;
+                }
+                Err(e) => {
+                    let (good, after) = rest.split_at(e.valid_up_to());
+                    // the prefix was checked as UTF-8 just now
+                    self.text(std::str::from_utf8(good).unwrap_or_default())?;
+                    match e.error_len() {
+                        // a character cut at the end: the rest comes next
+                        None => {
+                            self.pending = after.to_vec();
+                            break;
+                        }
+                        Some(n) => {
+                            self.inner.write_all("\u{fffd}".as_bytes())?;
+                            rest = &after[n..];
+                        }
+                    }
+                }
+            }
+        }
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -124,6 +215,36 @@ mod tests {
         assert_eq!(sanitize("zw\u{200b}j"), "zw\\u{200b}j");
         assert_eq!(sanitize("c1\u{9b}"), "c1\\u{9b}");
         assert_eq!(sanitize("ünïcödé"), "ünïcödé");
+    }
+
+    #[test]
+    fn terminal_text_keeps_its_lines_and_shows_controls() {
+        use std::io::Write;
+        let text = "key: k\u{1b}]0;x\u{7} payload: \u{e9}t\u{e9}\u{202e}\nnext line\n";
+        // written whole, and cut at every byte (a character across writes)
+        for step in [text.len(), 1, 2, 3] {
+            let mut out = Vec::new();
+            let mut w = TerminalSafe::new(&mut out);
+            for chunk in text.as_bytes().chunks(step) {
+                w.write_all(chunk).unwrap();
+            }
+            w.finish().unwrap();
+            assert_eq!(
+                String::from_utf8(out).unwrap(),
+                "key: k\\u{1b}]0;x\\u{7} payload: \u{e9}t\u{e9}\\u{202e}\nnext line\n",
+                "{step}"
+            );
+        }
+        // plain text and malformed bytes
+        let mut out = Vec::new();
+        let mut w = TerminalSafe::new(&mut out);
+        w.write_all(b"a\xff\x9bb\n").unwrap();
+        w.write_all(b"plain\n").unwrap();
+        w.finish().unwrap();
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            "a\u{fffd}\u{fffd}b\nplain\n"
+        );
     }
 
     #[test]
@@ -257,12 +378,19 @@ fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
     era * 146_097 + doe - 719_468
 }
 
-/// A time a person gives: epoch milliseconds, or ISO-8601 UTC
+/// A time a person gives: epoch milliseconds; ISO-8601
 /// (`2026-11-29T22:56:05.313Z`, `2026-11-29T22:56:05Z`, a space for the
-/// `T`, `+00:00` for the `Z`, or a date alone, its midnight). None when it
-/// is neither.
+/// `T`, seconds and their fraction optional, or a date alone, its
+/// midnight); or the time Kafka's own logs print (log4j's
+/// `2026-12-01 13:29:10,655`, a comma before the milliseconds, in square
+/// brackets or not). A time is UTC unless it ends with an offset: `Z`,
+/// `+01:00`, `-0500`, `+01` (then that offset from UTC). None when it is
+/// none of these.
 pub fn parse_time(s: &str) -> Option<i64> {
-    let s = s.trim();
+    let mut s = s.trim();
+    if let Some(inner) = s.strip_prefix('[').and_then(|x| x.strip_suffix(']')) {
+        s = inner.trim();
+    }
     if let Ok(ms) = s.parse::<i64>() {
         return Some(ms);
     }
@@ -283,8 +411,33 @@ pub fn parse_time(s: &str) -> Option<i64> {
     }
     let mut ms = 0;
     if let Some(t) = time {
-        let t = t.strip_suffix('Z').or_else(|| t.strip_suffix("+00:00"))?;
-        let (hms, frac) = match t.split_once('.') {
+        // the offset from UTC: none (UTC), `Z`, or a sign and hours,
+        // with minutes after a colon or not
+        let (t, offset_ms) = match t.strip_suffix('Z') {
+            Some(t) => (t, 0),
+            None => match t.rfind(['+', '-']) {
+                None => (t, 0),
+                Some(at) => {
+                    let (clock, zone) = t.split_at(at);
+                    let sign = if zone.starts_with('-') { -1 } else { 1 };
+                    let zone = &zone[1..];
+                    let (zh, zm) = match zone.split_once(':') {
+                        Some((h, m)) => (h, m),
+                        None if zone.len() == 4 => zone.split_at(2),
+                        None => (zone, "00"),
+                    };
+                    if zh.len() != 2 || zm.len() != 2 {
+                        return None;
+                    }
+                    let (zh, zm) = (num(zh)?, num(zm)?);
+                    if zh > 18 || zm > 59 {
+                        return None;
+                    }
+                    (clock, sign * (zh * 60 + zm) * 60_000)
+                }
+            },
+        };
+        let (hms, frac) = match t.split_once(['.', ',']) {
             Some((a, f)) => (a, Some(f)),
             None => (t, None),
         };
@@ -306,7 +459,7 @@ pub fn parse_time(s: &str) -> Option<i64> {
             }
             Some(_) => return None,
         };
-        ms = ((h * 60 + mi) * 60 + sec) * 1000 + frac_ms;
+        ms = ((h * 60 + mi) * 60 + sec) * 1000 + frac_ms - offset_ms;
     }
     Some(days_from_civil(y, m, dd) * 86_400_000 + ms)
 }
@@ -332,11 +485,36 @@ mod parse_time_tests {
             Some(1_795_992_960_660)
         );
         assert_eq!(parse_time("2026-11-29"), Some(1_795_910_400_000));
+        // without an offset, UTC; with one, that far from UTC
+        assert_eq!(parse_time("2026-11-29T22:56"), Some(1_795_992_960_000));
+        assert_eq!(
+            parse_time("2026-11-29T23:56:00+01:00"),
+            Some(1_795_992_960_000)
+        );
+        assert_eq!(
+            parse_time("2026-11-29 17:56:00.660-0500"),
+            Some(1_795_992_960_660)
+        );
+        assert_eq!(
+            parse_time("2026-11-30T00:56:00+02"),
+            Some(1_795_992_960_000)
+        );
+        // Kafka's log4j time, bracketed as in its log lines or not
+        assert_eq!(
+            parse_time("2026-11-29 22:56:00,660"),
+            Some(1_795_992_960_660)
+        );
+        assert_eq!(
+            parse_time("[2026-11-29 22:56:00,660]"),
+            Some(1_795_992_960_660)
+        );
         for bad in [
             "yesterday",
             "2026-13-01",
-            "2026-11-29T22:56",
-            "2026-11-29T22:56:00+01:00",
+            "2026-11-29T22:56:00+1:00",
+            "2026-11-29T22:56:00+25:00",
+            "2026-11-29T22:56:00 UTC",
+            "2026-11-29 22:56:00,",
             "",
         ] {
             assert_eq!(parse_time(bad), None, "{bad}");

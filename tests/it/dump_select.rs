@@ -805,3 +805,362 @@ fn base64_decode(s: &str) -> Vec<u8> {
     }
     out
 }
+
+/// Offsets, batch leader epochs and the end offset of a partition
+/// directory (or segment), from its whole JSON dump.
+fn records_of(path: &str) -> (Vec<Value>, i64) {
+    let recs = lines(
+        &["dump", "--format", "json", "--deep-iteration", path],
+        "record",
+    );
+    let end = recs.last().unwrap()["offset"].as_i64().unwrap() + 1;
+    (recs, end)
+}
+
+#[test]
+fn a_selection_matching_nothing_says_what_the_log_holds() {
+    let dir = kafka("divergence").join("broker-2/diverge-0");
+    let seg = dir.join("00000000000000000000.log");
+    let (seg, dir) = (seg.to_str().unwrap(), dir.to_str().unwrap());
+    let (seg_recs, seg_end) = records_of(seg);
+    let (_, dir_end) = records_of(dir);
+    let first = seg_recs[0]["offset"].as_i64().unwrap();
+    // past the end, in every format: nothing on stdout but the file's
+    // heading, exit 0, and stderr names the offsets the log holds
+    let past = format!("{}..{}", dir_end + 5000, dir_end + 6000);
+    for format in ["kafka", "json", "table"] {
+        let o = klf(&["dump", "--format", format, "--offsets", &past, seg]);
+        assert_eq!(o.status.code(), Some(0), "{format}: {}", text(&o.stderr));
+        let err = text(&o.stderr);
+        assert!(
+            err.contains(&format!(
+                "{seg}: nothing matches --offsets {past}: the segment holds offsets {first} to {} (end offset {seg_end})",
+                seg_end - 1
+            )),
+            "{format}: {err}"
+        );
+        let out = text(&o.stdout);
+        assert!(
+            !out.contains("baseOffset") && !out.contains("\"batch\""),
+            "{out}"
+        );
+    }
+    // a directory: its segments together; a time past every batch names
+    // the batches' max timestamps
+    let batches = lines(&["dump", "--format", "json", dir], "batch");
+    let last_ts = batches.last().unwrap()["max_timestamp_utc"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let first_ts = batches[0]["max_timestamp_utc"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let o = klf(&["dump", "--since", "2100-01-01", dir]);
+    assert_eq!(o.status.code(), Some(0));
+    let err = text(&o.stderr);
+    assert!(
+        err.contains(&format!(
+            "{dir}: nothing matches --since 2100-01-01T00:00:00.000Z: its 2 segments hold offsets {first} to {} (end offset {dir_end}), batch max timestamps {first_ts} (first batch) to {last_ts} (last)",
+            dir_end - 1
+        )),
+        "{err}"
+    );
+    // a selection that matches says nothing of the kind
+    let o = klf(&["dump", "--offsets", "100..101", dir]);
+    assert!(
+        !text(&o.stderr).contains("nothing matches"),
+        "{}",
+        text(&o.stderr)
+    );
+}
+
+#[test]
+fn a_selection_dumps_only_the_batches_and_records_it_picks() {
+    let dir = kafka("divergence").join("broker-2/diverge-0");
+    let d = dir.to_str().unwrap();
+    // json: only the .log files' objects
+    let o = klf(&[
+        "dump",
+        "--format",
+        "json",
+        "--deep-iteration",
+        "--offsets",
+        "100..103",
+        d,
+    ]);
+    assert_eq!(o.status.code(), Some(0));
+    let objs: Vec<Value> = text(&o.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert!(objs
+        .iter()
+        .filter(|v| v["type"] == "file")
+        .all(|v| v["kind"] == "log"));
+    let types: std::collections::BTreeSet<&str> =
+        objs.iter().map(|v| v["type"].as_str().unwrap()).collect();
+    assert_eq!(
+        types.into_iter().collect::<Vec<_>>(),
+        ["batch", "file", "record"]
+    );
+    assert_eq!(
+        offsets(
+            &objs
+                .iter()
+                .filter(|v| v["type"] == "record")
+                .cloned()
+                .collect::<Vec<_>>()
+        ),
+        [100, 101, 102]
+    );
+    // the files left out are counted on stderr
+    let files = std::fs::read_dir(&dir).unwrap().count();
+    let logs = std::fs::read_dir(&dir)
+        .unwrap()
+        .filter(|e| {
+            e.as_ref()
+                .unwrap()
+                .file_name()
+                .to_string_lossy()
+                .ends_with(".log")
+        })
+        .count();
+    assert!(
+        text(&o.stderr).contains(&format!("note: {} other files", files - logs)),
+        "{}",
+        text(&o.stderr)
+    );
+    // table: no index, checkpoint or metadata tables
+    let t = text(
+        &klf(&[
+            "dump",
+            "--format",
+            "table",
+            "--deep-iteration",
+            "--offsets",
+            "100..103",
+            d,
+        ])
+        .stdout,
+    );
+    for absent in [
+        "index entries",
+        "checkpoint",
+        "partition_metadata",
+        "time index",
+    ] {
+        assert!(!t.contains(absent), "{absent}: {t}");
+    }
+    // a file named is dumped whatever the selection
+    let index = dir.join("00000000000000000000.index");
+    let o = klf(&[
+        "dump",
+        "--format",
+        "json",
+        "--offsets",
+        "100..103",
+        d,
+        index.to_str().unwrap(),
+    ]);
+    assert!(
+        text(&o.stdout).contains("\"index_entry\""),
+        "{}",
+        text(&o.stdout)
+    );
+}
+
+#[test]
+fn offsets_counted_back_from_the_log_end() {
+    let dir = kafka("divergence").join("broker-2/diverge-0");
+    let seg = dir.join("00000000000000000000.log");
+    let (seg, dir) = (seg.to_str().unwrap(), dir.to_str().unwrap());
+    let (all, end) = records_of(dir);
+    let all = offsets(&all);
+    let (_, seg_end) = records_of(seg);
+    let json = |range: &str, path: &str| {
+        let o = klf(&[
+            "dump",
+            "--format",
+            "json",
+            "--deep-iteration",
+            "--offsets",
+            range,
+            path,
+        ]);
+        assert_eq!(o.status.code(), Some(0), "{range}: {}", text(&o.stderr));
+        let recs: Vec<Value> = text(&o.stdout)
+            .lines()
+            .map(|l| serde_json::from_str::<Value>(l).unwrap())
+            .filter(|v| v["type"] == "record")
+            .collect();
+        (offsets(&recs), text(&o.stderr))
+    };
+    let within = |a: i64, b: i64| -> Vec<i64> {
+        all.iter().copied().filter(|o| (a..b).contains(o)).collect()
+    };
+    // the last 40 offsets of the partition's log, across its segments
+    let (got, err) = json("-40..", dir);
+    assert_eq!(got, within(end - 40, i64::MAX));
+    assert!(
+        got.first() < Some(&134) && got.last() > Some(&134),
+        "{got:?}"
+    );
+    assert!(
+        err.contains(&format!(
+            "{dir}: --offsets -40.. is {}.. (end offset {end})",
+            end - 40
+        )),
+        "{err}"
+    );
+    assert_eq!(json("-40..-10", dir).0, within(end - 40, end - 10));
+    assert_eq!(json("..-150", dir).0, within(0, end - 150));
+    assert_eq!(json("5..-150", dir).0, within(5, end - 150));
+    // more than the log holds: all of it
+    assert_eq!(json("-100000..", dir).0, all);
+    // a segment alone: counted back from its own end
+    assert_eq!(
+        json("-3..", seg).0,
+        within(seg_end - 3, seg_end),
+        "the last 3 of the segment"
+    );
+    // in kafka format, kafka-dump-log's lines of those records
+    let o = klf(&["dump", "--deep-iteration", "--offsets=-2..", dir]);
+    let recs: Vec<String> = text(&o.stdout)
+        .lines()
+        .filter(|l| l.starts_with("| offset: "))
+        .map(str::to_string)
+        .collect();
+    assert_eq!(recs.len(), 2, "{}", text(&o.stdout));
+    assert!(
+        recs[1].starts_with(&format!("| offset: {} ", end - 1)),
+        "{recs:?}"
+    );
+    // an end before the start is refused
+    let o = klf(&["dump", "--offsets", "-10..-20", dir]);
+    assert_eq!(o.status.code(), Some(2));
+}
+
+#[test]
+fn records_in_json_name_their_topic_partition_and_leader_epoch() {
+    let dir = kafka("divergence").join("broker-2/diverge-0");
+    let o = klf(&[
+        "dump",
+        "--format",
+        "json",
+        "--deep-iteration",
+        dir.to_str().unwrap(),
+    ]);
+    let objs: Vec<Value> = text(&o.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let mut epoch = None;
+    let mut epochs = std::collections::BTreeSet::new();
+    let mut n = 0;
+    for v in &objs {
+        match v["type"].as_str().unwrap() {
+            "batch" => epoch = Some(v["partition_leader_epoch"].clone()),
+            "record" => {
+                assert_eq!(v["topic"], "diverge");
+                assert_eq!(v["partition"], 0);
+                assert_eq!(Some(&v["leader_epoch"]), epoch.as_ref(), "{v}");
+                epochs.insert(v["leader_epoch"].as_i64().unwrap());
+                n += 1;
+            }
+            _ => {}
+        }
+    }
+    assert!(n > 100 && epochs.len() >= 2, "{epochs:?}");
+    // a segment away from its partition directory: not known
+    let tmp = scratch("json-topic");
+    // (a folder whose name is not `<topic>-<partition>`)
+    std::fs::create_dir_all(tmp.join("copies")).unwrap();
+    let copy = tmp.join("copies/00000000000000000000.log");
+    std::fs::copy(dir.join("00000000000000000000.log"), &copy).unwrap();
+    let rec = &lines(
+        &[
+            "dump",
+            "--format",
+            "json",
+            "--deep-iteration",
+            "--count",
+            "1",
+            copy.to_str().unwrap(),
+        ],
+        "record",
+    )[0];
+    assert!(
+        rec["topic"].is_null() && rec["partition"].is_null(),
+        "{rec}"
+    );
+    assert_eq!(rec["leader_epoch"], 0);
+    // v0/v1 messages carry no leader epoch
+    let legacy = kafka("legacy-formats").join("broker-1/legacy-v0-gzip-0/00000000000000000000.log");
+    let rec = &lines(
+        &[
+            "dump",
+            "--format",
+            "json",
+            "--deep-iteration",
+            "--count",
+            "1",
+            legacy.to_str().unwrap(),
+        ],
+        "record",
+    )[0];
+    assert!(
+        rec["leader_epoch"].is_null() && rec["topic"] == "legacy-v0-gzip",
+        "{rec}"
+    );
+    let _ = std::fs::remove_dir_all(&tmp);
+}
+
+#[test]
+fn since_takes_the_time_kafkas_logs_print() {
+    let seg = kafka("divergence").join("broker-2/diverge-0/00000000000000000000.log");
+    let seg = seg.to_str().unwrap();
+    let batches = lines(&["dump", "--format", "json", seg], "batch");
+    // a batch's max timestamp as ISO-8601 and as Kafka's log4j prints it
+    let iso = batches[2]["max_timestamp_utc"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let log4j = iso.replace('T', " ").replace('.', ",").replace('Z', "");
+    let ms: i64 = batches[2]["max_timestamp"].as_i64().unwrap();
+    let hour_ahead = klf::render::text::iso_time(ms + 3_600_000)
+        .unwrap()
+        .replace('Z', "+01:00");
+    let pick = |t: &str| {
+        offsets(&lines(
+            &[
+                "dump",
+                "--format",
+                "json",
+                "--deep-iteration",
+                "--since",
+                t,
+                seg,
+            ],
+            "record",
+        ))
+    };
+    let want = pick(&ms.to_string());
+    assert!(!want.is_empty() && want[0] > 0, "{want:?}");
+    for t in [iso.clone(), log4j.clone(), format!("[{log4j}]"), hour_ahead] {
+        assert_eq!(pick(&t), want, "--since {t}");
+    }
+    // --until too, and a time that is neither is refused naming the forms
+    let until = lines(
+        &["dump", "--format", "json", "--until", &log4j, seg],
+        "batch",
+    );
+    assert_eq!(until.len(), 2);
+    let o = klf(&["dump", "--since", "yesterday", seg]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        text(&o.stderr).contains("2026-11-29 22:56:05,313"),
+        "{}",
+        text(&o.stderr)
+    );
+}

@@ -637,4 +637,82 @@ fn diff_first_screen_holds_the_totals_and_the_worst_loss() {
         "{screen}"
     );
     assert!(!out.contains("__consumer_offsets-0: reference"), "{out}");
+
+#[test]
+fn dump_on_a_terminal_prints_kafka_dump_logs_text() {
+    let cap = kafka("divergence");
+    let seg = cap.join("broker-2/diverge-0/00000000000000000000.log");
+    let seg = seg.to_str().unwrap();
+    let args = ["dump", "--deep-iteration", "--print-data-log", seg];
+    let piped = text(&klf(&args).stdout);
+    // kafka-dump-log's own text (its `Dumping` line names the file as given)
+    let golden = std::fs::read_to_string(
+        cap.join("golden/broker-2/diverge-0/00000000000000000000.log.deep.txt"),
+    )
+    .unwrap();
+    let (_, rest) = golden.split_once('\n').unwrap();
+    assert_eq!(piped, format!("Dumping {seg}\n{rest}"));
+    // on an 80x30 terminal: the same text, not a table of squeezed columns
+    let screen = on_terminal_of(80, 30, &args);
+    assert_eq!(screen, piped);
+    assert!(!screen.contains('┌'), "{screen}");
+}
+
+#[test]
+fn record_bytes_cannot_drive_the_terminal_in_kafka_text() {
+    // a real segment whose first key `key-0` is crafted to `key<ESC>0`,
+    // its batch's checksum made good again: a key as a producer could send
+    let src = kafka("divergence").join("broker-2/diverge-0/00000000000000000000.log");
+    let mut bytes = std::fs::read(&src).unwrap();
+    let at = bytes.windows(5).position(|w| w == b"key-0").unwrap();
+    bytes[at + 3] = 0x1b;
+    let size = i32::from_be_bytes(bytes[8..12].try_into().unwrap()) as usize + 12;
+    assert!(at < size);
+    let crc = klf::format::crc::crc32c(&bytes[21..size]);
+    bytes[17..21].copy_from_slice(&crc.to_be_bytes());
+    let dir = scratch("crafted-key").join("crafted-0");
+    std::fs::create_dir_all(&dir).unwrap();
+    let seg = dir.join("00000000000000000000.log");
+    std::fs::write(&seg, &bytes).unwrap();
+    let seg = seg.to_str().unwrap();
+    let args = ["dump", "--print-data-log", "--count", "1", seg];
+    // into a pipe, kafka-dump-log's bytes; on a terminal, the escape shown
+    let piped = klf(&args);
+    assert_eq!(piped.status.code(), Some(0), "{}", text(&piped.stderr));
+    assert!(text(&piped.stdout).contains("key: key\u{1b}0 payload"));
+    let screen = on_terminal(80, &args);
+    assert!(screen.contains("key: key\\u{1b}0 payload"), "{screen}");
+    assert_eq!(
+        screen,
+        text(&piped.stdout).replace('\u{1b}', "\\u{1b}"),
+        "only the escape differs"
+    );
+    let _ = std::fs::remove_dir_all(dir.parent().unwrap());
+}
+
+#[test]
+fn the_dumps_progress_counts_bytes() {
+    // stdout into a file, stderr on a terminal: the bar shows, in bytes
+    let seg = kafka("divergence").join("broker-2/diverge-0/00000000000000000000.log");
+    let size = std::fs::metadata(&seg).unwrap().len();
+    let dir = scratch("dump-progress");
+    let inner = format!(
+        "stty cols 80 rows 30; exec '{KLF}' dump --deep-iteration '{}' > '{}'",
+        seg.display(),
+        dir.join("out").display()
+    );
+    let o = Command::new("script")
+        .args(["-qec", &inner, "/dev/null"])
+        .env("SHELL", "/bin/sh")
+        .output()
+        .expect("run script (util-linux)");
+    assert_eq!(o.status.code(), Some(0));
+    let err = text(&o.stdout);
+    // indicatif's binary units, two decimals
+    let total = format!("/{:.2} KiB", size as f64 / 1024.0);
+    assert!(err.contains(&total), "{total}: {err:?}");
+    assert!(!err.contains("files dumped"), "{err:?}");
+    let out = std::fs::read_to_string(dir.join("out")).unwrap();
+    assert!(out.contains("| offset: 0 "), "{out}");
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -19,7 +19,7 @@ use klf::render::kafka_aux::AuxDecoder;
 use klf::render::release::Release;
 
 use super::walk::Item;
-use super::{files, kind_name, open_item, DecoderKind, Kind, Pick};
+use super::{files, kind_name, open_item, DecoderKind, FileRun, Kind, Pick};
 use crate::cli::common::{Output, Status};
 
 /// A byte string as JSON: `{"text"}` (where valid UTF-8, else
@@ -39,6 +39,9 @@ pub fn bytes_json(b: Option<&[u8]>, encoding: Encoding) -> Value {
 struct Ctx<'a> {
     opts: &'a Options,
     file: &'a str,
+    /// Topic and partition of the file's partition directory, if known.
+    topic: Option<&'a str>,
+    partition: Option<i32>,
     scratch: Vec<u8>,
     problems: usize,
     /// Applied to the key and value of non-control records.
@@ -203,6 +206,7 @@ fn records_json(
     let show = ctx.opts.show;
     let enc = ctx.opts.encoding;
     let file = ctx.file;
+    let (topic, partition) = (ctx.topic, ctx.partition);
     match b {
         Batch::V2(v) => {
             let control = v.is_control();
@@ -220,7 +224,10 @@ fn records_json(
                 let mut m = Map::with_capacity(24);
                 m.insert("type".into(), json!("record"));
                 m.insert("file".into(), json!(file));
+                m.insert("topic".into(), json!(topic));
+                m.insert("partition".into(), json!(partition));
                 m.insert("batch_position".into(), json!(v.position));
+                m.insert("leader_epoch".into(), json!(v.partition_leader_epoch()));
                 m.insert("offset".into(), json!(r.offset));
                 m.insert("timestamp".into(), json!(r.timestamp));
                 m.insert("sequence".into(), json!(r.sequence));
@@ -274,7 +281,11 @@ fn records_json(
                 let mut m = Map::with_capacity(24);
                 m.insert("type".into(), json!("record"));
                 m.insert("file".into(), json!(file));
+                m.insert("topic".into(), json!(topic));
+                m.insert("partition".into(), json!(partition));
                 m.insert("batch_position".into(), json!(e.position));
+                // v0/v1 messages carry no leader epoch
+                m.insert("leader_epoch".into(), Value::Null);
                 m.insert("offset".into(), json!(msg.offset));
                 m.insert("timestamp".into(), json!(r.timestamp()));
                 m.insert("magic".into(), json!(r.magic()));
@@ -439,6 +450,7 @@ pub fn dump_item(
     item: &Item,
     opts: &Options,
     decoder: Option<DecoderKind>,
+    run: &FileRun,
     out: &mut Output,
 ) -> Status {
     let kind = item.kind;
@@ -449,6 +461,8 @@ pub fn dump_item(
     let mut ctx = Ctx {
         opts,
         file: &names.display,
+        topic: item.topic(),
+        partition: item.topic_partition.as_ref().map(|(_, p)| *p),
         scratch: Vec::new(),
         problems: 0,
         decoder: decoder.map(DecoderKind::aux),
@@ -474,15 +488,9 @@ pub fn dump_item(
         )?;
         match kind {
             Kind::Log => {
-                let mut pick = super::pick_of(&inputs, inputs.log(), base.unwrap_or(0), opts);
-                dump_log(
-                    &mut ctx,
-                    w,
-                    inputs.log(),
-                    &mut pick,
-                    &mut errs,
-                    &mut read_error,
-                )?
+                let log = run.metered(inputs.log());
+                let mut pick = super::pick_of(&inputs, &log, base.unwrap_or(0), opts, run);
+                dump_log(&mut ctx, w, &log, &mut pick, &mut errs, &mut read_error)?
             }
             Kind::Index => {
                 let idx = OffsetIndex::of(inputs.main_index(), base.unwrap_or(0));

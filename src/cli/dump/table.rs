@@ -15,7 +15,7 @@ use klf::render::text::human_time;
 use serde_json::{Map, Value};
 
 use super::walk::Item;
-use super::{files, kind_name, open_item, DecoderKind, Kind, Pick};
+use super::{files, kind_name, open_item, DecoderKind, FileRun, Kind, Pick};
 use crate::cli::common::{Output, Status};
 use klf::render::style::StreamTable;
 
@@ -635,6 +635,7 @@ pub fn dump_item(
     item: &Item,
     opts: &Options,
     decoder: Option<DecoderKind>,
+    run: &FileRun,
     out: &mut Output,
 ) -> Status {
     let kind = item.kind;
@@ -659,8 +660,8 @@ pub fn dump_item(
         match kind {
             Kind::Log => write_log_tables(
                 w,
-                inputs.log(),
-                &super::pick_of(&inputs, inputs.log(), base, opts),
+                &run.metered(inputs.log()),
+                &super::pick_of(&inputs, inputs.log(), base, opts, run),
                 opts,
                 decoder.map(DecoderKind::aux),
                 &mut errs,

@@ -52,6 +52,10 @@ pub struct Item {
     /// Topic and partition of the partition directory holding the file, if
     /// its parent directory is named like one.
     pub topic_partition: Option<(String, i32)>,
+    /// Whether the file was named as a PATH (or in `--files`), not found in
+    /// a directory: a selection (`--offsets`, ...) leaves out the files of
+    /// a directory that hold no batches, never a file named.
+    pub named: bool,
 }
 
 impl Item {
@@ -82,6 +86,7 @@ impl Item {
             path,
             kind,
             topic_partition,
+            named: false,
         }
     }
 
@@ -96,6 +101,7 @@ impl Item {
             path: path.to_string_lossy().into_owned(),
             kind: classify(&name),
             topic_partition,
+            named: false,
         }
     }
 
@@ -143,7 +149,10 @@ pub fn expand(arg: &str) -> Expansion {
     let is_dir = vfs::metadata(p).map(|m| m.is_dir()).unwrap_or(false);
     if !is_dir {
         return Expansion {
-            items: vec![Item::new(arg.to_string())],
+            items: vec![Item {
+                named: true,
+                ..Item::new(arg.to_string())
+            }],
             ..Expansion::default()
         };
     }
