@@ -637,6 +637,7 @@ fn diff_first_screen_holds_the_totals_and_the_worst_loss() {
         "{screen}"
     );
     assert!(!out.contains("__consumer_offsets-0: reference"), "{out}");
+}
 
 #[test]
 fn dump_on_a_terminal_prints_kafka_dump_logs_text() {
