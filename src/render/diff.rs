@@ -21,6 +21,7 @@ use crate::analysis::lost::{LeftOut, LossSummary, LostRecord, RecordsRead};
 use crate::analysis::truncation::Round;
 use crate::engine::PartitionResult;
 use crate::model::Bytes;
+use crate::render::overview::loss_words;
 use crate::render::style::{cell, paint, Look, Paint, Sheet};
 use crate::render::text::{human_time, sanitize, JsonSafe};
 
@@ -674,9 +675,24 @@ pub struct Overview {
     pub worst: Vec<Losing>,
 }
 
-/// A partition losing data, as the overview names it: (topic, partition,
-/// records, control records, proven, possible).
-pub type Losing = (String, i32, u64, u64, u64, Option<u64>);
+/// A partition losing data, as the overview names it.
+#[derive(Debug, Clone)]
+pub struct Losing {
+    /// Topic.
+    pub topic: String,
+    /// Partition.
+    pub partition: i32,
+    /// Data records lost.
+    pub records: u64,
+    /// Control records lost.
+    pub control: u64,
+    /// Proven committed.
+    pub proven: u64,
+    /// Possibly committed (`None`: some cannot be bounded).
+    pub possible: Option<u64>,
+    /// Records whose commitment cannot be bounded.
+    pub unknown: u64,
+}
 
 /// Rank of a partition for "worst first": committed losses, then possibly
 /// committed, unbounded, uncommitted, then partitions losing nothing.
@@ -721,14 +737,15 @@ impl Overview {
                     self.committed_unknown += p.loss.committed_unknown;
                 }
             }
-            self.worst.push((
-                p.diff.topic.clone(),
-                p.diff.partition,
-                p.loss.records,
-                p.loss.control_records,
-                p.loss.committed_proven,
-                p.loss.committed_possible,
-            ));
+            self.worst.push(Losing {
+                topic: p.diff.topic.clone(),
+                partition: p.diff.partition,
+                records: p.loss.records,
+                control: p.loss.control_records,
+                proven: p.loss.committed_proven,
+                possible: p.loss.committed_possible,
+                unknown: p.loss.committed_unknown,
+            });
         }
         if !shown {
             self.folded += 1;
@@ -747,60 +764,54 @@ impl Overview {
         if self.losing == 0 {
             writeln!(w, "{compared} compared: nothing lost.")?;
         } else {
-            let mut lost = count(self.records, "record", "records");
+            let possible = (self.committed_unknown == 0).then_some(self.committed_possible);
+            let mut line = format!(
+                "{compared} compared, {} losing data: {}",
+                self.losing,
+                loss_words(
+                    self.records,
+                    self.committed_proven,
+                    possible,
+                    self.committed_unknown
+                )
+            );
             if self.control_records > 0 {
-                lost.push_str(&format!(
-                    " (and {})",
+                line.push_str(&format!(
+                    " (and {} lost)",
                     count(self.control_records, "control record", "control records")
                 ));
             }
-            let committed =
-                if self.committed_proven + self.committed_possible + self.committed_unknown == 0 {
-                    "none committed".to_string()
-                } else {
-                    let mut c = format!(
-                        "committed: {} proven, at most {} possible",
-                        self.committed_proven,
-                        self.committed_possible + self.committed_unknown
-                    );
-                    if self.committed_unknown > 0 {
-                        c.push_str(&format!(" ({} cannot be bounded)", self.committed_unknown));
-                    }
-                    c
-                };
-            let line = format!(
-                "{compared} compared, {} losing data: {lost} lost; {committed}",
-                self.losing
-            );
             writeln!(w, "{}", paint(color, &line, Paint::Bad))?;
             let mut worst: Vec<&Losing> = self.worst.iter().collect();
-            worst.sort_by_key(|(t, p, records, control, proven, possible)| {
-                let rank = if *proven > 0 {
+            worst.sort_by_key(|l| {
+                let rank = if l.proven > 0 {
                     0
-                } else if possible.is_none() || *possible > Some(0) {
+                } else if l.possible.is_none() || l.possible > Some(0) {
                     1
                 } else {
                     2
                 };
                 (
                     rank,
-                    std::cmp::Reverse(possible.unwrap_or(u64::MAX)),
-                    std::cmp::Reverse(records + control),
-                    t.clone(),
-                    *p,
+                    std::cmp::Reverse(l.possible.unwrap_or(u64::MAX)),
+                    std::cmp::Reverse(l.records + l.control),
+                    l.topic.clone(),
+                    l.partition,
                 )
             });
-            for (t, p, records, control, proven, possible) in worst.iter().take(10) {
+            for l in worst.iter().take(10) {
                 let mut s = format!(
-                    "  {}-{p}: {}",
-                    sanitize(t),
-                    count(*records, "record", "records")
+                    "  {}-{}: {}",
+                    sanitize(&l.topic),
+                    l.partition,
+                    loss_words(l.records, l.proven, l.possible, l.unknown)
                 );
-                if *control > 0 {
-                    s.push_str(&format!(" (and {control} control)"));
+                if l.control > 0 {
+                    s.push_str(&format!(
+                        " (and {} lost)",
+                        count(l.control, "control record", "control records")
+                    ));
                 }
-                s.push_str(" lost, committed: ");
-                s.push_str(&crate::analysis::explain::bounds_words(*proven, *possible));
                 writeln!(w, "{s}")?;
             }
             if worst.len() > 10 {
@@ -822,25 +833,15 @@ impl Overview {
                 )
             )?;
         }
-        if self.folded > 0 && self.losing > 0 {
-            let mut s = format!(
-                "{}: nothing lost, not shown",
-                count(self.folded, "partition", "partitions")
-            );
-            if self.folded_with_findings > 0 {
-                s.push_str(&format!(
-                    " ({} with findings; --all shows them)",
-                    self.folded_with_findings
-                ));
-            } else {
-                s.push_str(" (--all shows them)");
-            }
-            writeln!(w, "{s}")?;
-        } else if self.folded > 0 && self.folded_with_findings > 0 {
+        if self.folded > 0 && (self.losing > 0 || self.folded_with_findings > 0) {
+            let what = match self.folded_with_findings {
+                0 => "nothing lost".to_string(),
+                n => format!("nothing lost, {n} with findings"),
+            };
             writeln!(
                 w,
-                "{} with findings not shown (--all shows them)",
-                count(self.folded_with_findings, "partition", "partitions")
+                "{}",
+                crate::render::overview::folded(self.folded as usize, &what)
             )?;
         }
         writeln!(w)

@@ -633,7 +633,7 @@ fn diff_first_screen_holds_the_totals_and_the_worst_loss() {
     assert!(screen.contains("why: an UNCLEAN election"), "{screen}");
     assert!(screen.contains("next: klf impact"), "{screen}");
     assert!(
-        screen.contains("1 partition: nothing lost, not shown"),
+        screen.contains("1 partition: nothing lost, 1 with findings (--all lists it)"),
         "{screen}"
     );
     assert!(!out.contains("__consumer_offsets-0: reference"), "{out}");
