@@ -17,15 +17,15 @@ use std::process::ExitCode;
 
 use clap::Parser;
 
-/// Declares the `cli` module tree, the `Command` enum and its dispatch from
-/// one `Variant => module` line per subcommand (the doc comment becomes the
-/// subcommand's help).
+/// The subcommands' modules (declared in `cli/mod.rs`, where rustfmt
+/// reaches them).
+mod cli;
+
+/// Declares the `Command` enum and its dispatch from one `Variant =>
+/// module` line per subcommand (the doc comment becomes the subcommand's
+/// help; `cli::module` must exist).
 macro_rules! subcommands {
     ($($(#[$meta:meta])* $variant:ident => $module:ident,)*) => {
-        mod cli {
-            pub mod common;
-            $(pub mod $module;)*
-        }
 
         #[derive(clap::Subcommand)]
         enum Command {

@@ -738,6 +738,16 @@ OUTPUTS = [
 ]
 
 
+def rustfmt(text):
+    """`text` as rustfmt writes it, so that the generated files pass
+    `rustfmt --check` like every other source file."""
+    r = subprocess.run(["rustfmt", "--edition", "2021", "--emit", "stdout"], input=text,
+                       capture_output=True, text=True)
+    if r.returncode != 0:
+        raise ValueError(f"rustfmt refused the generated text: {r.stderr.strip()}")
+    return r.stdout
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--check", action="store_true",
@@ -748,7 +758,7 @@ def main():
     stale = 0
     for rel, generate in OUTPUTS:
         try:
-            text = generate(args.lib, version)
+            text = rustfmt(generate(args.lib, version))
         except ValueError as e:
             print(f"{SCRIPT}: {rel}: {e}", file=sys.stderr)
             sys.exit(2)

@@ -552,7 +552,6 @@ impl CoordinatorRecord {
 
 mod scala;
 #[allow(clippy::all)]
-#[rustfmt::skip]
 mod tables;
 
 #[cfg(test)]

@@ -17,7 +17,6 @@ pub mod schema;
 
 mod control;
 #[allow(clippy::all)]
-#[rustfmt::skip]
 mod tables;
 
 use crate::format::ParseError;
