@@ -75,7 +75,7 @@ fuzz_target!(|data: &[u8]| {
         files += 1;
     }
     let capture = discover(&[&dir]);
-    let _ = klf::engine::check::check(&capture, None, &|| {});
+    let _ = klf::engine::check::check(&capture, None, &Default::default(), &|| {});
     for reps in capture.partitions.values() {
         for (r, id) in reps.iter().zip(broker_ids(reps)) {
             let _ = timeline(&load_replica(r, id).log);
