@@ -12,7 +12,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use super::common::{kafka, klf_measured, scratch, Run, KLF};
+use super::common::{finish, kafka, klf_command, klf_measured, scratch, Run};
 
 /// A 512-byte ustar header: `name` (at most 100 bytes), `typeflag`, `size`
 /// (octal, or base-256 when it does not fit in 11 octal digits).
@@ -61,7 +61,8 @@ fn pax(records: &[(&str, &[u8])]) -> Vec<u8> {
     out
 }
 
-fn finish(mut v: Vec<u8>) -> Vec<u8> {
+/// A tar's end: two zero blocks (and more, as tar pads).
+fn end_of_archive(mut v: Vec<u8>) -> Vec<u8> {
     v.extend(std::iter::repeat_n(0u8, 1024));
     v
 }
@@ -109,7 +110,7 @@ fn extension_header_bombs_are_refused_before_reading() {
         &pax(&[("size", b"1099511627776")]),
     );
     entry(&mut v, b"big.log", b'0', b"");
-    let p = write(&tmp, "paxsize.tar", &finish(v));
+    let p = write(&tmp, "paxsize.tar", &end_of_archive(v));
     refused(&klf_measured(&["check", p.to_str().unwrap()]), "PAX size");
     // A size claim beyond --archive-limit, refused before reading.
     let mut v = header(b"broker-1/t-0/00000000000000000000.log", b'0', 1 << 40).to_vec();
@@ -129,7 +130,7 @@ fn names_too_long_or_too_deep_are_refused() {
     let mut v = Vec::new();
     entry(&mut v, b"PaxHeader", b'x', &pax(&[("path", &long)]));
     entry(&mut v, b"x", b'0', b"data");
-    let p = write(&tmp, "long.tar", &finish(v));
+    let p = write(&tmp, "long.tar", &end_of_archive(v));
     refused(
         &klf_measured(&["check", p.to_str().unwrap()]),
         "names longer than 4096",
@@ -145,7 +146,7 @@ fn names_too_long_or_too_deep_are_refused() {
         entry(&mut v, b"PaxHeader", b'x', &pax(&[("path", &name)]));
         entry(&mut v, b"x", b'0', b"");
     }
-    let p = write(&tmp, "deep.tar", &finish(v));
+    let p = write(&tmp, "deep.tar", &end_of_archive(v));
     refused(
         &klf_measured(&["check", p.to_str().unwrap()]),
         "directories deep",
@@ -162,12 +163,9 @@ fn duplicates_follow_extraction_and_huge_limits_do_not_overflow() {
     let mut v = Vec::new();
     entry(&mut v, b"dir/f.txt", b'0', b"first");
     entry(&mut v, b"dir/f.txt", b'0', b"second");
-    let p = write(&tmp, "dups.tar", &finish(v));
+    let p = write(&tmp, "dups.tar", &end_of_archive(v));
     let inner = format!("{}!/dir/f.txt", p.display());
-    let o = Command::new(KLF)
-        .args(["dump", "--format", "json", &inner])
-        .output()
-        .unwrap();
+    let o = finish(klf_command().args(["dump", "--format", "json", &inner]));
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("byte 0") && err.contains("byte 1024"), "{err}");
     // The capture through an archive, with the largest limit there is.
@@ -180,22 +178,18 @@ fn duplicates_follow_extraction_and_huge_limits_do_not_overflow() {
         .status()
         .unwrap();
     assert!(st.success());
-    let big = Command::new(KLF)
-        .args([
-            "--archive-limit",
-            "18446744073709551615",
-            "diff",
-            "--format",
-            "json",
-        ])
-        .arg(&archive)
-        .output()
-        .unwrap();
-    let dir = Command::new(KLF)
-        .args(["diff", "--format", "json"])
-        .arg(&cap)
-        .output()
-        .unwrap();
+    let big = finish(
+        klf_command()
+            .args([
+                "--archive-limit",
+                "18446744073709551615",
+                "diff",
+                "--format",
+                "json",
+            ])
+            .arg(&archive),
+    );
+    let dir = finish(klf_command().args(["diff", "--format", "json"]).arg(&cap));
     assert_eq!(big.status.code(), dir.status.code());
     let v: serde_json::Value = serde_json::from_slice(&big.stdout).unwrap();
     assert_eq!(
@@ -232,7 +226,7 @@ fn hard_links_share_one_copy() {
         h[148..156].copy_from_slice(format!("{sum:06o}\0 ").as_bytes());
         v.extend_from_slice(&h);
     }
-    let p = write(&tmp, "links.tar", &finish(v));
+    let p = write(&tmp, "links.tar", &end_of_archive(v));
     let run = klf_measured(&["--archive-limit", "30M", "check", p.to_str().unwrap()]);
     eprintln!(
         "20 MiB segment and 30 hard links: peak {} KiB",

@@ -10,14 +10,11 @@
 // A test asserts by panicking: unwrap is how it says "this must hold".
 #![allow(clippy::unwrap_used)]
 
-use super::common::kafka;
+use super::common::{kafka, ran as klf};
 use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering};
-
-const KLF: &str = env!("CARGO_BIN_EXE_klf");
 
 fn temp_dir(tag: &str) -> PathBuf {
     static N: AtomicUsize = AtomicUsize::new(0);
@@ -69,21 +66,6 @@ fn tar_of(dir: &Path, prefix: &str, kind: Kind, dest: &Path) {
     b.follow_symlinks(false);
     b.append_dir_all(prefix, dir).unwrap();
     compress(kind, b.into_inner().unwrap(), dest);
-}
-
-struct Run {
-    code: Option<i32>,
-    stdout: String,
-    stderr: String,
-}
-
-fn klf(args: &[&str]) -> Run {
-    let out = Command::new(KLF).args(args).output().expect("run klf");
-    Run {
-        code: out.status.code(),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    }
 }
 
 fn s(p: &Path) -> &str {

@@ -10,37 +10,23 @@
 
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use super::common::kafka;
+use super::common::{finish, kafka, klf, klf_command, Ran};
 use serde_json::Value;
 
-struct Run {
-    code: Option<i32>,
-    stdout: String,
-    stderr: String,
-}
-
-fn klf(args: &[&str], paths: &[&Path]) -> Run {
-    let out = Command::new(env!("CARGO_BIN_EXE_klf"))
-        .arg("check")
-        .args(args)
-        .args(paths)
-        .output()
-        .expect("run klf");
-    Run {
-        code: out.status.code(),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    }
+/// Runs `klf check ARGS... PATHS...`.
+fn check_run(args: &[&str], paths: &[&Path]) -> Ran {
+    let mut c = klf_command();
+    c.arg("check").args(args).args(paths);
+    Ran::from(finish(&mut c))
 }
 
 /// Runs `klf check --format json` and returns (exit code, findings, document).
 fn check_json(paths: &[&Path], extra: &[&str]) -> (Option<i32>, Vec<Value>, Value) {
     let mut args = vec!["--format", "json"];
     args.extend_from_slice(extra);
-    let r = klf(&args, paths);
+    let r = check_run(&args, paths);
     let doc: Value = serde_json::from_str(&r.stdout)
         .unwrap_or_else(|e| panic!("JSON output does not parse: {e}\nstderr: {}", r.stderr));
     let findings = doc["findings"].as_array().expect("findings array").clone();
@@ -155,10 +141,7 @@ fn clean_captures_pass() {
     let mut checked = 0;
     for name in clean {
         let dir = kafka(name);
-        if !dir.exists() {
-            eprintln!("{name}: capture not present, skipped");
-            continue;
-        }
+        assert!(dir.exists(), "{name}: a committed capture is missing");
         checked += 1;
         let (code, findings, doc) = check_json(&[&dir], &[]);
         let errors: Vec<&Value> = findings
@@ -261,21 +244,17 @@ fn unclean_election_loses_committed_records() {
 }
 
 fn klf_diff_json(dir: &Path) -> Value {
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_klf"))
-        .args(["diff", "--format", "json"])
-        .arg(dir)
-        .output()
-        .unwrap();
+    let out = klf(&["diff", "--format", "json", dir.to_str().unwrap()]);
     serde_json::from_slice(&out.stdout).unwrap()
 }
 
 #[test]
 fn torn_write_shows_an_unclean_shutdown() {
     let dir = kafka("torn-write");
-    if !dir.join("scenario.json").exists() {
-        eprintln!("torn-write capture not present, skipped");
-        return;
-    }
+    assert!(
+        dir.join("scenario.json").exists(),
+        "the committed torn-write capture is missing"
+    );
     let (_, findings, _) = check_json(&[&dir], &[]);
     let marks: Vec<&Value> = findings
         .iter()
@@ -714,14 +693,14 @@ fn parse_xml(s: &str) -> (usize, usize) {
 
 #[test]
 fn junit_is_well_formed_and_fails_where_findings_are() {
-    let r = klf(&["--format", "junit"], &[&kafka("unclean")]);
+    let r = check_run(&["--format", "junit"], &[&kafka("unclean")]);
     assert_eq!(r.code, Some(1));
     let (cases, failures) = parse_xml(&r.stdout);
     assert!(r.stdout.contains("<testsuites"));
     assert!(cases > 3 * 4, "a case per replica and family: {cases}");
     assert!(failures >= 1);
     assert!(r.stdout.contains("committed-records-lost"));
-    let r = klf(&["--format", "junit"], &[&kafka("codecs")]);
+    let r = check_run(&["--format", "junit"], &[&kafka("codecs")]);
     assert_eq!(r.code, Some(0));
     let (cases, failures) = parse_xml(&r.stdout);
     assert!(cases > 5 * 3 * 4);
@@ -730,11 +709,11 @@ fn junit_is_well_formed_and_fails_where_findings_are() {
 
 #[test]
 fn table_output_lists_codes_and_a_verdict() {
-    let r = klf(&[], &[&kafka("unclean")]);
+    let r = check_run(&[], &[&kafka("unclean")]);
     assert_eq!(r.code, Some(1));
     assert!(r.stdout.contains("committed-records-lost"));
     assert!(r.stdout.contains("FAIL"));
-    let r = klf(&[], &[&kafka("legacy-formats")]);
+    let r = check_run(&[], &[&kafka("legacy-formats")]);
     assert_eq!(r.code, Some(0));
     assert!(r.stdout.contains("PASS"));
 }
@@ -747,7 +726,7 @@ fn baseline_round_trip() {
         std::process::id()
     ));
     let b = file.to_str().unwrap();
-    let r = klf(&["--write-baseline", b], &[&kafka("unclean")]);
+    let r = check_run(&["--write-baseline", b], &[&kafka("unclean")]);
     assert_eq!(r.code, Some(0), "{}", r.stderr);
     let written: Value = serde_json::from_str(&fs::read_to_string(&file).unwrap()).unwrap();
     assert!(written["findings"]
@@ -779,16 +758,16 @@ fn baseline_round_trip() {
 
 #[test]
 fn usage_and_io_errors_exit_2() {
-    let r = klf(&[], &[Path::new("/nonexistent/klf/capture")]);
+    let r = check_run(&[], &[Path::new("/nonexistent/klf/capture")]);
     assert_eq!(r.code, Some(2));
     assert!(r.stdout.is_empty());
     assert!(!r.stderr.is_empty());
-    let r = klf(
+    let r = check_run(
         &["--baseline", "/nonexistent/klf/baseline.json"],
         &[&kafka("codecs")],
     );
     assert_eq!(r.code, Some(2));
-    let r = klf(&["--fail-on", "sometimes"], &[&kafka("codecs")]);
+    let r = check_run(&["--fail-on", "sometimes"], &[&kafka("codecs")]);
     assert_eq!(r.code, Some(2));
 }
 
@@ -904,7 +883,6 @@ fn corrupt_producer_snapshot_is_refused() {
 /// byte for byte, as the in-memory way's.
 #[test]
 fn large_replica_way_reports_the_same_as_the_small_one() {
-    use std::process::Command;
     let mut dirs = Vec::new();
     for c in crate::common::captures() {
         dirs.push(c.clone());
@@ -913,12 +891,12 @@ fn large_replica_way_reports_the_same_as_the_small_one() {
         }
     }
     let run = |dir: &Path, env: &[(&str, &str)], extra: &[&str]| {
-        let mut cmd = Command::new(crate::common::KLF);
+        let mut cmd = klf_command();
         cmd.args(extra).args(["check", "--format", "json"]).arg(dir);
         for (k, v) in env {
             cmd.env(k, v);
         }
-        let out = cmd.output().expect("run klf");
+        let out = finish(&mut cmd);
         (out.status.code(), out.stdout)
     };
     let mut compared = 0;

@@ -5,7 +5,7 @@
 // A test asserts by panicking: unwrap is how it says "this must hold".
 #![allow(clippy::unwrap_used)]
 
-use super::common::{kafka, klf, root, text, KLF};
+use super::common::{finish, kafka, klf, klf_command, root, text, KLF};
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::process::{Command, Output};
@@ -272,11 +272,11 @@ fn color_follows_flag_and_no_color() {
     assert_eq!(auto.stdout, never.stdout);
     assert_eq!(auto.status.code(), always.status.code());
     // NO_COLOR does not override an explicit --color always.
-    let forced = Command::new(KLF)
-        .args(["diff", "--color", "always", p])
-        .env("NO_COLOR", "1")
-        .output()
-        .unwrap();
+    let forced = finish(
+        klf_command()
+            .args(["diff", "--color", "always", p])
+            .env("NO_COLOR", "1"),
+    );
     assert!(esc(&forced));
     // JSON is never coloured.
     let json = klf(&["diff", "--color", "always", "--format", "json", p]);

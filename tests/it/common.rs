@@ -50,25 +50,117 @@ pub fn scenario_dirs() -> Vec<PathBuf> {
     out
 }
 
+/// The one way a test starts klf: a command for the binary under test, to
+/// which a test adds what it needs (arguments, environment, folder, pipes),
+/// then runs with [`finish`] (or spawns itself when it talks to klf while
+/// it runs).
+pub fn klf_command() -> Command {
+    let mut c = Command::new(KLF);
+    c.stdin(Stdio::null());
+    c
+}
+
+/// How long a klf run in a test may take before it is taken for a hang:
+/// long enough for the slowest command on a loaded machine, so that only a
+/// klf that never ends fails on it.
+pub const HANG: std::time::Duration = std::time::Duration::from_secs(600);
+
+/// Runs `cmd` (made by [`klf_command`]) to its end and returns what it
+/// wrote. A run that outlasts [`HANG`] is killed and fails the test, as
+/// does one ended by a signal (a crash is never an answer).
+pub fn finish(cmd: &mut Command) -> Output {
+    finish_within(cmd, HANG)
+}
+
+/// [`finish`] with another deadline (a hostile input that must not make
+/// klf loop is given less).
+pub fn finish_within(cmd: &mut Command, hang: std::time::Duration) -> Output {
+    let shown = format!("{:?}", cmd.get_args().collect::<Vec<_>>());
+    let child = cmd
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run klf");
+    let pid = child.id();
+    let (done, wait) = std::sync::mpsc::channel::<()>();
+    let watchdog = std::thread::spawn(move || {
+        if wait.recv_timeout(hang).is_err() {
+            let _ = Command::new("kill").args(["-9", &pid.to_string()]).status();
+            return true;
+        }
+        false
+    });
+    let out = child.wait_with_output().expect("wait for klf");
+    let _ = done.send(());
+    assert!(
+        !watchdog.join().unwrap(),
+        "klf {shown} hung: killed after {hang:?}"
+    );
+    assert!(
+        out.status.code().is_some(),
+        "klf {shown} was ended by a signal ({:?}); stderr:\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
 /// Runs `klf ARGS...` (colour as on a pipe) and waits for it.
-pub fn klf(args: &[&str]) -> Output {
-    Command::new(KLF)
-        .args(args)
-        .env_remove("NO_COLOR")
-        .output()
-        .expect("run klf")
+pub fn klf<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> Output {
+    let mut c = klf_command();
+    c.args(args).env_remove("NO_COLOR");
+    finish(&mut c)
+}
+
+/// Runs klf on hostile input: it must end within a minute, with one of its
+/// exit codes (0, 1, 2) and without a panic. Exit code, stdout, stderr.
+pub fn klf_hostile<S: AsRef<std::ffi::OsStr> + std::fmt::Debug>(
+    args: &[S],
+) -> (i32, String, String) {
+    let mut c = klf_command();
+    c.args(args);
+    let out = Ran::from(finish_within(&mut c, std::time::Duration::from_secs(60)));
+    let code = out.code.unwrap_or(-1);
+    assert!(
+        !out.stderr.contains("panicked"),
+        "klf {args:?} panicked: {}",
+        out.stderr
+    );
+    assert!(matches!(code, 0..=2), "klf {args:?} exited {code}");
+    (code, out.stdout, out.stderr)
+}
+
+/// What a klf run ended with, as text.
+pub struct Ran {
+    pub code: Option<i32>,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl From<Output> for Ran {
+    fn from(o: Output) -> Ran {
+        Ran {
+            code: o.status.code(),
+            stdout: text(&o.stdout),
+            stderr: text(&o.stderr),
+        }
+    }
+}
+
+/// Runs `klf ARGS...` and returns its exit code, stdout and stderr as text.
+pub fn ran<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> Ran {
+    Ran::from(klf(args))
 }
 
 /// Runs `klf ARGS...` with the read-path variables unset and then `env`
 /// set: exit code, stdout, stderr.
 pub fn klf_env(args: &[&str], env: &[(&str, &str)]) -> (Option<i32>, Vec<u8>, Vec<u8>) {
-    let o = Command::new(KLF)
-        .args(args)
+    let mut c = klf_command();
+    c.args(args)
         .env_remove("KLF_NO_MMAP")
         .env_remove("KLF_READ_WINDOW")
-        .envs(env.iter().copied())
-        .output()
-        .expect("run klf");
+        .envs(env.iter().copied());
+    let o = finish(&mut c);
     (o.status.code(), o.stdout, o.stderr)
 }
 

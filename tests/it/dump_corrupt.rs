@@ -5,11 +5,11 @@
 #![allow(clippy::unwrap_used)]
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
+
+use super::common::{finish, klf_command};
 
 use klf::format::batch::{Batch, SegmentIter};
-
-const KLF: &str = env!("CARGO_BIN_EXE_klf");
 
 fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
     let Ok(rd) = std::fs::read_dir(dir) else {
@@ -103,13 +103,11 @@ impl Drop for Scratch {
     }
 }
 
-fn klf(args: &[&str], path: &Path) -> Output {
-    Command::new(KLF)
-        .arg("dump")
-        .args(args)
-        .arg(path)
-        .output()
-        .expect("run klf")
+/// Runs `klf dump ARGS... PATH`.
+fn dump(args: &[&str], path: &Path) -> Output {
+    let mut c = klf_command();
+    c.arg("dump").args(args).arg(path);
+    finish(&mut c)
 }
 
 fn assert_no_panic(out: &Output, what: &str) {
@@ -129,7 +127,7 @@ fn flipped_byte_inside_a_batch() {
     bad[pos + size - 3] ^= 0x5a;
     let s = Scratch::new("flip");
     let p = s.write(NAME, &bad);
-    let out = klf(&["--format", "kafka"], &p);
+    let out = dump(&["--format", "kafka"], &p);
     assert_no_panic(&out, "flip");
     assert_eq!(out.status.code(), Some(1), "{:?}", out);
     let stderr = String::from_utf8_lossy(&out.stderr);
@@ -140,7 +138,7 @@ fn flipped_byte_inside_a_batch() {
     assert_eq!(stdout.matches("isvalid: false").count(), 1, "{stdout}");
     assert_eq!(std::fs::read(&p).unwrap(), bad, "input modified");
     // JSON reports the same problem and status.
-    let out = klf(&["--format", "json"], &p);
+    let out = dump(&["--format", "json"], &p);
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stdout).contains("\"type\":\"problem\""));
     assert_eq!(std::fs::read(&p).unwrap(), bad, "input modified");
@@ -154,7 +152,7 @@ fn truncated_tail() {
     let cut = &data[..pos + size / 2];
     let s = Scratch::new("trunc");
     let p = s.write(NAME, cut);
-    let out = klf(&["--format", "kafka", "--deep-iteration"], &p);
+    let out = dump(&["--format", "kafka", "--deep-iteration"], &p);
     assert_no_panic(&out, "truncate");
     assert_eq!(out.status.code(), Some(1));
     let stderr = String::from_utf8_lossy(&out.stderr);
@@ -178,7 +176,7 @@ fn zero_filled_tail_stops_with_position() {
     z.extend_from_slice(&[0u8; 4096]);
     let s = Scratch::new("zero");
     let p = s.write(NAME, &z);
-    let out = klf(&["--format", "kafka"], &p);
+    let out = dump(&["--format", "kafka"], &p);
     assert_no_panic(&out, "zero tail");
     assert_eq!(out.status.code(), Some(1));
     let stderr = String::from_utf8_lossy(&out.stderr);
@@ -202,7 +200,7 @@ fn resync_skips_garbage_and_reports_it() {
     bad[pos + 8..pos + 12].copy_from_slice(&3i32.to_be_bytes());
     let s = Scratch::new("resync");
     let p = s.write(NAME, &bad);
-    let plain = klf(&["--format", "kafka"], &p);
+    let plain = dump(&["--format", "kafka"], &p);
     assert_eq!(plain.status.code(), Some(1));
     let printed = |o: &Output| {
         String::from_utf8_lossy(&o.stdout)
@@ -211,7 +209,7 @@ fn resync_skips_garbage_and_reports_it() {
             .count()
     };
     assert_eq!(printed(&plain), 1);
-    let out = klf(&["--format", "kafka", "--resync"], &p);
+    let out = dump(&["--format", "kafka", "--resync"], &p);
     assert_no_panic(&out, "resync");
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(printed(&out), bs.len() - 1);
@@ -232,7 +230,7 @@ fn lone_timeindex_creates_no_files() {
         t.extend_from_slice(&rel.to_be_bytes());
     }
     let p = s.write("00000000000000000000.timeindex", &t);
-    let out = klf(&["--format", "kafka"], &p);
+    let out = dump(&["--format", "kafka"], &p);
     assert_no_panic(&out, "lone timeindex");
     assert_eq!(out.status.code(), Some(2), "missing .log is an I/O error");
     let names: Vec<_> = std::fs::read_dir(&s.0)
@@ -270,7 +268,7 @@ fn random_damage_never_panics() {
             &["--format", "kafka", "--deep-iteration", "--print-data-log"][..],
             &["--format", "json", "--deep-iteration", "--resync"][..],
         ] {
-            let out = klf(args, &p);
+            let out = dump(args, &p);
             assert_no_panic(&out, &format!("round {round} {args:?}"));
             assert!(
                 matches!(out.status.code(), Some(0) | Some(1)),

@@ -14,11 +14,9 @@
 // A test asserts by panicking: unwrap is how it says "this must hold".
 #![allow(clippy::unwrap_used)]
 
+use super::common::{finish, klf_command};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::Command;
-
-const KLF: &str = env!("CARGO_BIN_EXE_klf");
 
 fn repo_root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -200,7 +198,7 @@ fn runs_of<'a>(groups: BTreeMap<RunKey<'a>, Vec<&'a Golden>>, newest: &str) -> V
 fn run_all(runs: &[Run<'_>]) -> Vec<Outcome> {
     let root = repo_root();
     let dump = |run: &Run<'_>, files: &str| {
-        let mut cmd = Command::new(KLF);
+        let mut cmd = klf_command();
         cmd.current_dir(&root)
             .args(["dump", "--format", "kafka", "--files", files])
             .args(mode_flags(run.mode).unwrap_or(&[]))
@@ -208,7 +206,7 @@ fn run_all(runs: &[Run<'_>]) -> Vec<Outcome> {
         if let Some(r) = &run.release {
             cmd.args(["--kafka-version", r]);
         }
-        cmd.output().expect("run klf")
+        finish(&mut cmd)
     };
     let one = |run: &Run<'_>| {
         let inputs: Vec<String> = run.files.iter().map(|g| g.input.clone()).collect();
@@ -476,14 +474,14 @@ fn auto_version_is_the_release_the_capture_records() {
         };
         for chunk in gs.chunks(150) {
             let inputs: Vec<String> = chunk.iter().map(|g| g.input.clone()).collect();
-            let out = Command::new(KLF)
-                .current_dir(&root)
-                .args(["dump", "--format", "kafka", "--kafka-version", "auto"])
-                .args(["--files", &inputs.join(",")])
-                .args(mode_flags(mode).unwrap_or(&[]))
-                .args(decoder)
-                .output()
-                .expect("run klf");
+            let out = finish(
+                klf_command()
+                    .current_dir(&root)
+                    .args(["dump", "--format", "kafka", "--kafka-version", "auto"])
+                    .args(["--files", &inputs.join(",")])
+                    .args(mode_flags(mode).unwrap_or(&[]))
+                    .args(decoder),
+            );
             let stderr = String::from_utf8_lossy(&out.stderr);
             let said = if zookeeper {
                 format!("no metadata.version recorded (a ZooKeeper-mode broker, or files away from their log directory): kafka-dump-log {newest}'s text")
@@ -539,21 +537,21 @@ fn stderr_summaries_match_each_release() {
                     .expect("under the repository")
                     .to_string_lossy()
                     .into_owned();
-                let out = Command::new(KLF)
-                    .current_dir(&root)
-                    .args([
-                        "dump",
-                        "--format",
-                        "kafka",
-                        "--kafka-version",
-                        &line,
-                        "--quiet",
-                    ])
-                    .args(["--deep-iteration", "--print-data-log"])
-                    .args(internal_decoder(&input))
-                    .arg(&input)
-                    .output()
-                    .expect("run klf");
+                let out = finish(
+                    klf_command()
+                        .current_dir(&root)
+                        .args([
+                            "dump",
+                            "--format",
+                            "kafka",
+                            "--kafka-version",
+                            &line,
+                            "--quiet",
+                        ])
+                        .args(["--deep-iteration", "--print-data-log"])
+                        .args(internal_decoder(&input))
+                        .arg(&input),
+                );
                 let got: String = String::from_utf8_lossy(&out.stderr)
                     .replace(&prefix, "")
                     .lines()
@@ -606,12 +604,12 @@ fn decoder_classes_match_kafka_dump_log() {
             .expect("FILE.CLASS.txt");
         let input = format!("testdata/kafka/codecs/{file}");
         let full = format!("org.apache.kafka.tools.api.{class}");
-        let out = Command::new(KLF)
-            .current_dir(&root)
-            .args(["dump", "--format", "kafka", "--files", &input])
-            .args(["--key-decoder-class", &full, "--value-decoder-class", &full])
-            .output()
-            .expect("run klf");
+        let out = finish(
+            klf_command()
+                .current_dir(&root)
+                .args(["dump", "--format", "kafka", "--files", &input])
+                .args(["--key-decoder-class", &full, "--value-decoder-class", &full]),
+        );
         let want = std::fs::read_to_string(dir.join(name)).expect("golden");
         let got = String::from_utf8_lossy(&out.stdout);
         assert_eq!(
@@ -632,18 +630,18 @@ fn decoder_classes_match_kafka_dump_log() {
         }
     }
     // A custom class is refused, naming it.
-    let out = Command::new(KLF)
-        .current_dir(&root)
-        .args([
-            "dump",
-            "--format",
-            "kafka",
-            "--value-decoder-class",
-            "com.example.AvroDecoder",
-        ])
-        .arg("testdata/kafka/codecs/broker-1/codec-none-0/00000000000000000000.log")
-        .output()
-        .expect("run klf");
+    let out = finish(
+        klf_command()
+            .current_dir(&root)
+            .args([
+                "dump",
+                "--format",
+                "kafka",
+                "--value-decoder-class",
+                "com.example.AvroDecoder",
+            ])
+            .arg("testdata/kafka/codecs/broker-1/codec-none-0/00000000000000000000.log"),
+    );
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("com.example.AvroDecoder"));
     assert!(out.stdout.is_empty());
@@ -659,12 +657,12 @@ fn unreproduced_release_lines_are_refused() {
         ("5.0", "not a release line"),
         ("x", "not a Kafka version"),
     ] {
-        let out = Command::new(KLF)
-            .current_dir(repo_root())
-            .args(["dump", "--format", "kafka", "--kafka-version", version])
-            .arg("testdata/kafka/codecs/broker-1/codec-none-0/00000000000000000000.log")
-            .output()
-            .expect("run klf");
+        let out = finish(
+            klf_command()
+                .current_dir(repo_root())
+                .args(["dump", "--format", "kafka", "--kafka-version", version])
+                .arg("testdata/kafka/codecs/broker-1/codec-none-0/00000000000000000000.log"),
+        );
         assert_eq!(out.status.code(), Some(2), "{version}");
         assert!(out.stdout.is_empty(), "{version}");
         assert!(
@@ -688,18 +686,18 @@ fn json_output_parses() {
     let mut objects = 0usize;
     // a few hundred files a run; every object names its file
     for chunk in inputs.chunks(FILES_PER_RUN) {
-        let out = Command::new(KLF)
-            .current_dir(&root)
-            .args([
-                "dump",
-                "--format",
-                "json",
-                "--deep-iteration",
-                "--print-data-log",
-            ])
-            .args(chunk)
-            .output()
-            .expect("run klf");
+        let out = finish(
+            klf_command()
+                .current_dir(&root)
+                .args([
+                    "dump",
+                    "--format",
+                    "json",
+                    "--deep-iteration",
+                    "--print-data-log",
+                ])
+                .args(chunk),
+        );
         assert!(
             matches!(out.status.code(), Some(0) | Some(1)),
             "{} files from {}: exit {:?}: {}",
@@ -754,11 +752,13 @@ fn table_output_runs() {
         .map(|g| g.input)
         .find(|i| suffix(i) == ".log")
         .expect("a captured .log");
-    let out = Command::new(KLF)
-        .current_dir(&root)
-        .args(["dump", "--format", "table", "--deep-iteration", &input])
-        .output()
-        .expect("run klf");
+    let out = finish(klf_command().current_dir(&root).args([
+        "dump",
+        "--format",
+        "table",
+        "--deep-iteration",
+        &input,
+    ]));
     assert!(matches!(out.status.code(), Some(0) | Some(1)));
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.starts_with(&input), "{text}");
@@ -1009,21 +1009,21 @@ fn synthetic_vectors_match_kafka_dump_log() {
             "deep" => &["--deep-iteration", "--print-data-log"],
             _ => &["--print-data-log", "--skip-record-metadata"],
         };
-        let out = Command::new(KLF)
-            .current_dir(&dir)
-            .args([
-                "dump",
-                "--format",
-                "kafka",
-                "--files",
-                &format!("seg/{name}"),
-                // the expected texts are Kafka 4.1's kafka-dump-log output
-                "--kafka-version",
-                "4.1",
-            ])
-            .args(flags)
-            .output()
-            .expect("run klf");
+        let out = finish(
+            klf_command()
+                .current_dir(&dir)
+                .args([
+                    "dump",
+                    "--format",
+                    "kafka",
+                    "--files",
+                    &format!("seg/{name}"),
+                    // the expected texts are Kafka 4.1's kafka-dump-log output
+                    "--kafka-version",
+                    "4.1",
+                ])
+                .args(flags),
+        );
         assert!(
             !String::from_utf8_lossy(&out.stderr).contains("panicked"),
             "{name} {mode}"

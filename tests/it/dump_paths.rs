@@ -18,9 +18,9 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
-use super::common::root;
+use super::common::{finish, klf_command, root};
 use klf::format::checkpoint::{
     parse_clean_shutdown, parse_leader_epoch_checkpoint_lenient, parse_offset_checkpoint_lenient,
     CleanShutdown, OffsetCheckpointKind,
@@ -28,19 +28,13 @@ use klf::format::checkpoint::{
 use klf::format::props::{parse_meta_properties, parse_partition_metadata, parse_properties};
 use serde_json::Value;
 
-const KLF: &str = env!("CARGO_BIN_EXE_klf");
-
 fn kafka_dir() -> PathBuf {
     root().join("testdata").join("kafka")
 }
 
-fn klf(args: &[&str]) -> Output {
-    Command::new(KLF)
-        .current_dir(root())
-        .arg("dump")
-        .args(args)
-        .output()
-        .expect("run klf")
+/// Runs `klf dump ARGS...` from the repository root (as kafka-dump-log was run).
+fn dump(args: &[&str]) -> Output {
+    finish(klf_command().current_dir(root()).arg("dump").args(args))
 }
 
 fn no_panic(out: &Output, what: &str) {
@@ -200,7 +194,7 @@ fn partition_directory_in_kafka_format_is_the_goldens_concatenated() {
                 args.extend(["--deep-iteration", "--print-data-log"]);
                 args.extend(*decoder);
             }
-            let out = klf(&args);
+            let out = dump(&args);
             no_panic(&out, &names.join(" "));
             if !matches!(out.status.code(), Some(0) | Some(1)) {
                 failures.push(format!(
@@ -346,7 +340,7 @@ fn broker_directory_in_json_matches_the_parsers() {
     let mut brokers_seen = 0usize;
     for (_, broker) in brokers() {
         let b = rel(&broker);
-        let out = klf(&["--format", "json", &b]);
+        let out = dump(&["--format", "json", &b]);
         no_panic(&out, &b);
         assert_eq!(
             out.status.code(),
@@ -492,7 +486,7 @@ fn broker_directory_in_json_matches_the_parsers() {
 fn folder_of_brokers_dumps_each_broker() {
     let scenario = kafka_dir().join("lag-window");
     let s = rel(&scenario);
-    let out = klf(&["--format", "json", &s]);
+    let out = dump(&["--format", "json", &s]);
     no_panic(&out, &s);
     assert_eq!(out.status.code(), Some(0));
     let objs = json_lines(&out, &s);
@@ -520,7 +514,7 @@ fn folder_of_brokers_dumps_each_broker() {
 fn table_format_shows_every_file() {
     for (_, broker) in brokers().into_iter().take(6) {
         let b = rel(&broker);
-        let out = klf(&["--format", "table", "--deep-iteration", &b]);
+        let out = dump(&["--format", "table", "--deep-iteration", &b]);
         no_panic(&out, &b);
         assert!(matches!(out.status.code(), Some(0) | Some(1)), "{b}");
         let text = String::from_utf8_lossy(&out.stdout);
@@ -580,7 +574,7 @@ fn decoders_follow_the_topic_in_json_but_not_in_kafka_format() {
     let scenario = kafka_dir().join("internal-topics");
     let broker = scenario.join("broker-1");
     let b = rel(&broker);
-    let out = klf(&["--format", "json", "--print-data-log", &b]);
+    let out = dump(&["--format", "json", "--print-data-log", &b]);
     no_panic(&out, &b);
     assert_eq!(out.status.code(), Some(0));
     let objs = json_lines(&out, &b);
@@ -635,8 +629,8 @@ fn decoders_follow_the_topic_in_json_but_not_in_kafka_format() {
         ("__cluster_metadata-0", "--cluster-metadata-decoder"),
     ] {
         let d = rel(&broker.join(dir));
-        let plain = klf(&["--format", "kafka", "--print-data-log", &d]);
-        let flagged = klf(&["--format", "kafka", "--print-data-log", flag, &d]);
+        let plain = dump(&["--format", "kafka", "--print-data-log", &d]);
+        let flagged = dump(&["--format", "kafka", "--print-data-log", flag, &d]);
         assert_eq!(plain.status.code(), Some(0), "{d}");
         assert_eq!(flagged.status.code(), Some(0), "{d}");
         let plain = String::from_utf8_lossy(&plain.stdout);
@@ -656,8 +650,8 @@ fn default_format_off_a_terminal_is_kafka() {
         .join("lag-window")
         .join("broker-1")
         .join("lag-0"));
-    let default = klf(&[&d]);
-    let kafka = klf(&["--format", "kafka", &d]);
+    let default = dump(&[&d]);
+    let kafka = dump(&["--format", "kafka", &d]);
     assert_eq!(default.status.code(), Some(0));
     assert!(!default.stdout.is_empty());
     assert_eq!(default.stdout, kafka.stdout);
@@ -694,12 +688,7 @@ fn listing(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
 }
 
 fn run_in(dir: &Path, args: &[&str]) -> Output {
-    Command::new(KLF)
-        .current_dir(dir)
-        .arg("dump")
-        .args(args)
-        .output()
-        .expect("run klf")
+    finish(klf_command().current_dir(dir).arg("dump").args(args))
 }
 
 #[test]
@@ -707,7 +696,7 @@ fn exit_statuses() {
     // Clean directory: 0.
     let d = rel(&kafka_dir().join("codecs").join("broker-1"));
     for f in ["kafka", "json", "table"] {
-        let out = klf(&["--format", f, &d]);
+        let out = dump(&["--format", f, &d]);
         no_panic(&out, f);
         assert_eq!(
             out.status.code(),
@@ -718,13 +707,13 @@ fn exit_statuses() {
     }
     // A missing path: 2, in every format.
     for f in ["kafka", "json", "table"] {
-        let out = klf(&["--format", f, "testdata/kafka/no-such-dir/broker-9"]);
+        let out = dump(&["--format", f, "testdata/kafka/no-such-dir/broker-9"]);
         no_panic(&out, f);
         assert_eq!(out.status.code(), Some(2), "{f}");
         assert!(!out.stderr.is_empty(), "{f}: nothing said");
     }
     // No PATH at all: 2.
-    assert_eq!(klf(&[]).status.code(), Some(2));
+    assert_eq!(dump(&[]).status.code(), Some(2));
 
     // A copy of a real partition directory with one damaged batch: 1; and
     // nothing written to it.
@@ -821,7 +810,7 @@ fn directory_of_loose_segment_files() {
 #[test]
 fn notes_said_once_per_file_are_summarised_after_the_first_three() {
     let b = "testdata/kafka/coordinators-4.4/broker-1";
-    let out = klf(&[b]);
+    let out = dump(&[b]);
     assert_eq!(out.status.code(), Some(0));
     let err = String::from_utf8_lossy(&out.stderr);
     let each: Vec<&str> = err
@@ -870,6 +859,6 @@ fn notes_said_once_per_file_are_summarised_after_the_first_three() {
         "{summary}"
     );
     // --quiet drops them all.
-    let quiet = klf(&["--quiet", b]);
+    let quiet = dump(&["--quiet", b]);
     assert!(!String::from_utf8_lossy(&quiet.stderr).contains("skipped in kafka format"));
 }

@@ -7,10 +7,10 @@
 // A test asserts by panicking: unwrap is how it says "this must hold".
 #![allow(clippy::unwrap_used)]
 
+use super::common::{finish, klf_command};
 use std::collections::BTreeMap;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::time::SystemTime;
 
 /// What is recorded of each entry of the tree.
@@ -273,10 +273,7 @@ fn every_subcommand_and_flag_leaves_the_capture_byte_identical() {
     runs.push(vec!["check", "--write-baseline", &inside_new, &d]);
     runs.push(vec!["report", &d, "--html", &inside_meta]);
     for args in &runs {
-        let o = Command::new(env!("CARGO_BIN_EXE_klf"))
-            .args(args)
-            .output()
-            .unwrap();
+        let o = finish(klf_command().args(args));
         let code = o.status.code();
         assert!(
             matches!(code, Some(0..=2)),

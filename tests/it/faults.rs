@@ -20,7 +20,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::OnceLock;
 
-use super::common::{kafka, KLF};
+use super::common::{kafka, klf_command, KLF};
 
 /// The shim, built once per test run into cargo's scratch folder for
 /// integration tests; `None` (said loudly) when there is no C compiler.
@@ -163,7 +163,7 @@ struct Ran {
 /// threads, and the read-path variables only as the fault sets them.
 fn run(args: &[String], fault: Option<&Fault>, log: &Path) -> Ran {
     let _ = std::fs::remove_file(log);
-    let mut c = Command::new(KLF);
+    let mut c = klf_command();
     c.args(args)
         .stdin(Stdio::null())
         .env("RAYON_NUM_THREADS", "2")
@@ -692,7 +692,7 @@ fn a_failed_write_to_stdout_exits_2() {
     runs.push(("completions", vec!["completions".into(), "bash".into()]));
     for (name, args) in &runs {
         // A full disk: /dev/full refuses every write.
-        let o = Command::new(KLF)
+        let o = klf_command()
             .args(args)
             .env("RAYON_NUM_THREADS", "2")
             .stdout(

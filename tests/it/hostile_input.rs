@@ -13,8 +13,9 @@
 #![allow(clippy::unwrap_used)]
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::time::{Duration, Instant};
+
+use super::common::klf_hostile;
 
 use klf::format::batch::{encode_batch, Batch, SegmentIter, V2_HEADER_SIZE};
 use klf::format::checkpoint::{
@@ -491,34 +492,6 @@ impl Drop for Scratch {
     }
 }
 
-fn klf(args: &[&str]) -> (i32, String, String) {
-    let t = Instant::now();
-    let out = Command::new(env!("CARGO_BIN_EXE_klf"))
-        .args(args)
-        .output()
-        .unwrap();
-    assert!(
-        t.elapsed() < Duration::from_secs(60),
-        "klf {args:?} took {:?}",
-        t.elapsed()
-    );
-    let code = out
-        .status
-        .code()
-        .unwrap_or_else(|| panic!("klf {args:?} killed by a signal: {:?}", out.status));
-    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-    assert!(
-        !stderr.contains("panicked"),
-        "klf {args:?} panicked: {stderr}"
-    );
-    assert!(matches!(code, 0..=2), "klf {args:?} exited {code}");
-    (
-        code,
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr,
-    )
-}
-
 /// `file:pos: reason` lines of a dump's stderr, checked against the file.
 fn problem_positions(stderr: &str, file: &str, len: u64) -> Vec<u64> {
     let mut out = Vec::new();
@@ -573,7 +546,7 @@ fn cli_reports_damage_with_file_position_and_reason() {
                 }
                 std::fs::write(&file, &d).unwrap();
                 let (code, _, err) =
-                    klf(&["dump", "--format", "kafka", "--deep-iteration", &file_s]);
+                    klf_hostile(&["dump", "--format", "kafka", "--deep-iteration", &file_s]);
                 let pos = problem_positions(&err, &file_s, d.len() as u64);
                 if kind != 2 {
                     prop_assert_eq!(code, 1, "{}: {}", name, err);
@@ -586,7 +559,7 @@ fn cli_reports_damage_with_file_position_and_reason() {
                         err
                     );
                 }
-                let (code, _, err) = klf(&["dump", "--format", "json", &file_s]);
+                let (code, _, err) = klf_hostile(&["dump", "--format", "json", &file_s]);
                 let pos = problem_positions(&err, &file_s, d.len() as u64);
                 if kind != 2 {
                     prop_assert_eq!(code, 1, "{}: {}", name, err);
@@ -599,7 +572,7 @@ fn cli_reports_damage_with_file_position_and_reason() {
                     );
                 }
                 let (code, out, _) =
-                    klf(&["check", "--format", "json", &dir.0.display().to_string()]);
+                    klf_hostile(&["check", "--format", "json", &dir.0.display().to_string()]);
                 if kind >= 2 {
                     // A torn tail (cut, or a size running past the end) on
                     // the last segment is what a crash leaves and what

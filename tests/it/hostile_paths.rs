@@ -13,8 +13,8 @@ use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+
+use super::common::klf_hostile;
 
 struct Tree(PathBuf);
 
@@ -74,40 +74,6 @@ fn hostile_tree(tag: &str) -> Tree {
     Tree(root)
 }
 
-/// Runs klf with a deadline: a hang is a failure, not a stuck test.
-fn klf(args: &[&OsStr]) -> (i32, String, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_klf"))
-        .args(args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let out = child.stdout.take().unwrap();
-    let err = child.stderr.take().unwrap();
-    let o = std::thread::spawn(move || std::io::read_to_string(out).unwrap());
-    let e = std::thread::spawn(move || std::io::read_to_string(err).unwrap());
-    let deadline = Instant::now() + Duration::from_secs(60);
-    let status = loop {
-        if let Some(s) = child.try_wait().unwrap() {
-            break s;
-        }
-        if Instant::now() > deadline {
-            child.kill().unwrap();
-            child.wait().unwrap();
-            panic!("klf {args:?} hung");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
-    let (stdout, stderr) = (o.join().unwrap(), e.join().unwrap());
-    let code = status
-        .code()
-        .unwrap_or_else(|| panic!("klf {args:?} died: {status:?}\n{stderr}"));
-    assert!(matches!(code, 0..=2), "klf {args:?} exited {code}");
-    assert!(!stderr.contains("panicked"), "{stderr}");
-    (code, stdout, stderr)
-}
-
 fn os(s: &str) -> &OsStr {
     OsStr::new(s)
 }
@@ -150,7 +116,7 @@ fn directory_walks_report_each_hostile_entry_and_go_on() {
     // anyone but root (named with its reason).
     let hw = b.join("replication-offset-checkpoint");
     let readable = std::fs::File::open(&hw).is_ok();
-    let (code, out, err) = klf(&[os("dump"), os("--format"), os("json"), b.as_os_str()]);
+    let (code, out, err) = klf_hostile(&[os("dump"), os("--format"), os("json"), b.as_os_str()]);
     assert_eq!(code, 2, "{err}");
     if !readable {
         assert!(
@@ -165,7 +131,8 @@ fn directory_walks_report_each_hostile_entry_and_go_on() {
         "real segment not dumped:\n{out}"
     );
     // kafka format on the partition directory.
-    let (code, out, err) = klf(&[os("dump"), os("--format"), os("kafka"), part.as_os_str()]);
+    let (code, out, err) =
+        klf_hostile(&[os("dump"), os("--format"), os("kafka"), part.as_os_str()]);
     assert_eq!(code, 2, "{err}");
     assert!(
         out.contains(&format!("Dumping {}", part.join(SEG).display())),
@@ -174,21 +141,21 @@ fn directory_walks_report_each_hostile_entry_and_go_on() {
     assert!(out.contains("baseOffset: 0 lastOffset:"), "{out}");
     assert!(err.contains("symlink that cannot be followed"), "{err}");
     // check, timeline, diff: they finish and describe the partition.
-    let (_, out, _) = klf(&[os("check"), os("--format"), os("json"), b.as_os_str()]);
+    let (_, out, _) = klf_hostile(&[os("check"), os("--format"), os("json"), b.as_os_str()]);
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     let msgs = v["findings"].to_string();
     assert!(
         msgs.contains("symlink that cannot be followed") && msgs.contains("not valid UTF-8"),
         "{msgs}"
     );
-    let (_, out, err) = klf(&[os("timeline"), b.as_os_str()]);
+    let (_, out, err) = klf_hostile(&[os("timeline"), b.as_os_str()]);
     assert!(out.contains("t-0") || out.contains("t "), "{out}\n{err}");
     assert_each_reported(&err);
-    let (code, _, err) = klf(&[os("diff"), b.as_os_str()]);
+    let (code, _, err) = klf_hostile(&[os("diff"), b.as_os_str()]);
     assert_eq!(code, 2, "one replica: nothing to diff");
     assert!(err.contains("only one replica of t-0 found"), "{err}");
     // The unreadable checkpoint: read as root, else reported by name.
-    let (_, out, err) = klf(&[os("dump"), os("--format"), os("json"), hw.as_os_str()]);
+    let (_, out, err) = klf_hostile(&[os("dump"), os("--format"), os("json"), hw.as_os_str()]);
     if std::fs::File::open(&hw).is_ok() {
         assert!(
             out.contains("\"offset\": 5") || out.contains("\"offset\":5"),
@@ -213,7 +180,7 @@ fn hostile_files_named_on_the_command_line_are_reported_not_waited_on() {
     let empty = part.join("00000000000000000200.log");
     let real = part.join(SEG);
     for fmt in ["kafka", "json", "table"] {
-        let (code, out, err) = klf(&[
+        let (code, out, err) = klf_hostile(&[
             os("dump"),
             os("--format"),
             os(fmt),

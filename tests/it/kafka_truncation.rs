@@ -11,11 +11,10 @@
 #![allow(clippy::unwrap_used)]
 
 use std::path::Path;
-use std::process::Command;
 
 use serde_json::Value;
 
-use crate::common::scenario_dirs;
+use crate::common::{finish, klf_command, scenario_dirs};
 
 /// `klf diff` as an operator runs it: no --leader, klf finds the leader at
 /// capture time in the capture's metadata log.
@@ -35,7 +34,7 @@ fn klf_diff_json_with(
     extra: &[&str],
 ) -> Value {
     let run = |verify: bool| -> Value {
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_klf"));
+        let mut cmd = klf_command();
         cmd.args(["diff", "--format", "json", "--topic", topic])
             .args(["--partition", &partition.to_string()])
             .args(extra);
@@ -45,7 +44,7 @@ fn klf_diff_json_with(
         if verify {
             cmd.arg("--verify");
         }
-        let out = cmd.arg(dir).output().expect("run klf");
+        let out = finish(cmd.arg(dir));
         assert!(
             matches!(out.status.code(), Some(0) | Some(1)),
             "klf diff {} failed: {}",
@@ -369,11 +368,11 @@ fn records_lists_the_lost_acknowledged_records() {
     let s: Value =
         serde_json::from_str(&std::fs::read_to_string(dir.join("scenario.json")).unwrap()).unwrap();
     let p = &s["partitions"][0];
-    let out = Command::new(env!("CARGO_BIN_EXE_klf"))
-        .args(["diff", "--records", "--format", "json"])
-        .arg(&dir)
-        .output()
-        .unwrap();
+    let out = finish(
+        klf_command()
+            .args(["diff", "--records", "--format", "json"])
+            .arg(&dir),
+    );
     assert_eq!(
         out.status.code(),
         Some(1),
@@ -438,11 +437,7 @@ fn explain_tells_the_unclean_story() {
     let s: Value =
         serde_json::from_str(&std::fs::read_to_string(dir.join("scenario.json")).unwrap()).unwrap();
     let p = &s["partitions"][0];
-    let out = Command::new(env!("CARGO_BIN_EXE_klf"))
-        .args(["diff", "--explain"])
-        .arg(&dir)
-        .output()
-        .unwrap();
+    let out = finish(klf_command().args(["diff", "--explain"]).arg(&dir));
     let text = String::from_utf8(out.stdout).unwrap();
     let leader = p["leader_at_capture"].as_i64().unwrap();
     let epoch = p["leader_epoch_at_capture"].as_i64().unwrap();
@@ -526,12 +521,12 @@ fn loss_bounds_contain_what_kafka_lost() {
                 possible
             };
             // The records klf lists are the ones Kafka lost, by producer record number.
-            let out = Command::new(env!("CARGO_BIN_EXE_klf"))
-                .args(["diff", "--records", "--format", "json", "--topic", topic])
-                .args(["--partition", &partition.to_string()])
-                .arg(&dir)
-                .output()
-                .unwrap();
+            let out = finish(
+                klf_command()
+                    .args(["diff", "--records", "--format", "json", "--topic", topic])
+                    .args(["--partition", &partition.to_string()])
+                    .arg(&dir),
+            );
             let v: Value = serde_json::from_slice(&out.stdout).unwrap();
             let mut keys: Vec<i64> = v["partitions"][0]["loss"]["lost_records"]
                 .as_array()
@@ -548,15 +543,15 @@ fn loss_bounds_contain_what_kafka_lost() {
             );
             // Exit status: --fail-on committed (default), any, never.
             let code = |extra: &[&str]| {
-                Command::new(env!("CARGO_BIN_EXE_klf"))
-                    .args(["diff", "--format", "json", "--topic", topic])
-                    .args(["--partition", &partition.to_string()])
-                    .args(extra)
-                    .arg(&dir)
-                    .output()
-                    .unwrap()
-                    .status
-                    .code()
+                finish(
+                    klf_command()
+                        .args(["diff", "--format", "json", "--topic", topic])
+                        .args(["--partition", &partition.to_string()])
+                        .args(extra)
+                        .arg(&dir),
+                )
+                .status
+                .code()
             };
             assert_eq!(
                 code(&[]),

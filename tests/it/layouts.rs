@@ -17,7 +17,7 @@ use std::process::Command;
 
 use serde_json::Value;
 
-use crate::common::{copy_tree, kafka, klf, node_folders, scratch, text, KLF};
+use crate::common::{copy_tree, finish, kafka, klf, klf_command, node_folders, scratch, text};
 
 /// The scenario whose captures these tests lay out.
 const CAPTURE: &str = "jbod";
@@ -360,7 +360,7 @@ fn two_copies_refused(src: &Path, root: &Path) {
         Path::new(path).starts_with(&two) && Path::new(path).is_dir(),
         "{command}"
     );
-    let run = Command::new(KLF).args(["diff", path]).output().unwrap();
+    let run = finish(klf_command().args(["diff", path]));
     assert!(
         matches!(run.status.code(), Some(0) | Some(1)),
         "{command}: {:?}\n{}",

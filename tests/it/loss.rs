@@ -8,9 +8,9 @@
 
 use std::io::Read;
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 
-use super::common::{captures, copy_tree, kafka, klf, scratch, KLF};
+use super::common::{captures, copy_tree, kafka, klf, klf_command, scratch};
 use serde_json::Value;
 
 fn json(args: &[&str]) -> (Option<i32>, Value) {
@@ -197,7 +197,7 @@ fn records_limit_never_shrinks_a_figure() {
 #[test]
 fn a_closed_pipe_does_not_change_the_exit_status() {
     for (format, dir) in [("table", "unclean"), ("json", "unclean")] {
-        let mut child = Command::new(KLF)
+        let mut child = klf_command()
             .args(["diff", "--records", "--format", format])
             .arg(kafka(dir))
             .stdout(Stdio::piped())

@@ -7,7 +7,7 @@
 
 use std::process::Command;
 
-use crate::common::{root, scratch, KLF};
+use crate::common::{finish, klf_command, root, scratch, KLF};
 
 /// A PATH on which `klf` is the binary under test (a link in `dir/bin`).
 fn klf_on_path(dir: &std::path::Path) -> String {
@@ -211,7 +211,7 @@ fn every_help_and_man_page_example_runs_on_a_real_capture() {
             args.push(&name);
         }
         args.push("--help");
-        let o = Command::new(KLF).args(&args).output().unwrap();
+        let o = finish(klf_command().args(&args));
         assert_eq!(o.status.code(), Some(0), "klf {args:?}");
         let help = examples_in(&String::from_utf8(o.stdout).unwrap());
         let page = if name.is_empty() {

@@ -9,8 +9,8 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
+use super::common::{finish, klf_command};
 use serde_json::Value;
 
 const CAPTURES: [&str; 3] = ["divergence", "double-divergence", "unclean"];
@@ -22,11 +22,7 @@ fn capture(name: &str) -> PathBuf {
 }
 
 fn klf_json(args: &[&str], dir: &Path) -> (Option<i32>, Value) {
-    let out = Command::new(env!("CARGO_BIN_EXE_klf"))
-        .args(args)
-        .arg(dir)
-        .output()
-        .expect("run klf");
+    let out = finish(klf_command().args(args).arg(dir));
     let v = serde_json::from_slice(&out.stdout)
         .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)));
     (out.status.code(), v)
@@ -34,12 +30,7 @@ fn klf_json(args: &[&str], dir: &Path) -> (Option<i32>, Value) {
 
 /// Runs `klf report DIR --html -` and returns the exit code and the page.
 fn report(dir: &Path) -> (Option<i32>, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_klf"))
-        .arg("report")
-        .arg(dir)
-        .args(["--html", "-"])
-        .output()
-        .expect("run klf");
+    let out = finish(klf_command().arg("report").arg(dir).args(["--html", "-"]));
     (
         out.status.code(),
         String::from_utf8(out.stdout).expect("UTF-8 page"),
@@ -538,11 +529,7 @@ fn divergence_report_has_a_zoomed_panel() {
 #[test]
 fn story_is_the_diff_explain_story() {
     let dir = capture("unclean");
-    let out = Command::new(env!("CARGO_BIN_EXE_klf"))
-        .args(["diff", "--explain"])
-        .arg(&dir)
-        .output()
-        .expect("run klf");
+    let out = finish(klf_command().args(["diff", "--explain"]).arg(&dir));
     let text = String::from_utf8(out.stdout).unwrap();
     let (_, html) = report(&dir);
     let start = html.find("<pre class=\"story\">").expect("story") + "<pre class=\"story\">".len();
@@ -558,13 +545,13 @@ fn story_is_the_diff_explain_story() {
 fn page_is_never_written_into_the_evidence() {
     let dir = capture("divergence");
     let target = dir.join("broker-1").join("klf-report-test.html");
-    let out = Command::new(env!("CARGO_BIN_EXE_klf"))
-        .arg("report")
-        .arg(&dir)
-        .arg("--html")
-        .arg(&target)
-        .output()
-        .expect("run klf");
+    let out = finish(
+        klf_command()
+            .arg("report")
+            .arg(&dir)
+            .arg("--html")
+            .arg(&target),
+    );
     assert_eq!(
         out.status.code(),
         Some(2),
@@ -581,13 +568,13 @@ fn page_is_written_to_a_file() {
     let tmp = std::env::temp_dir().join(format!("klf-report-test-{}", std::process::id()));
     std::fs::create_dir_all(&tmp).unwrap();
     let target = tmp.join("double.html");
-    let out = Command::new(env!("CARGO_BIN_EXE_klf"))
-        .arg("report")
-        .arg(&dir)
-        .arg("--html")
-        .arg(&target)
-        .output()
-        .expect("run klf");
+    let out = finish(
+        klf_command()
+            .arg("report")
+            .arg(&dir)
+            .arg("--html")
+            .arg(&target),
+    );
     let written = std::fs::read_to_string(&target);
     let _ = std::fs::remove_dir_all(&tmp);
     assert_eq!(

@@ -6,8 +6,8 @@
 // A test asserts by panicking: unwrap is how it says "this must hold".
 #![allow(clippy::unwrap_used)]
 
+use super::common::{finish, klf_command};
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 const EVIL: &str = "di\u{1b}]0;owned\u{7}ver\u{202e}ge\nFAKE:0: forged";
 
@@ -87,10 +87,7 @@ fn a_crafted_topic_name_is_escaped_everywhere() {
     ];
     let mut seen_name = 0;
     for args in &runs {
-        let o = Command::new(env!("CARGO_BIN_EXE_klf"))
-            .args(args)
-            .output()
-            .unwrap();
+        let o = finish(klf_command().args(args));
         assert!(
             matches!(o.status.code(), Some(0..=2)),
             "{args:?}: {:?}",

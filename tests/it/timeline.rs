@@ -6,16 +6,16 @@
 #![allow(clippy::unwrap_used)]
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
+use super::common::{finish, klf_command};
 use serde_json::Value;
 
 fn timeline(dir: &Path, topic: &str) -> (Option<i32>, Value) {
-    let out = Command::new(env!("CARGO_BIN_EXE_klf"))
-        .args(["timeline", "--format", "json", "--topic", topic])
-        .arg(dir)
-        .output()
-        .expect("run klf");
+    let out = finish(
+        klf_command()
+            .args(["timeline", "--format", "json", "--topic", topic])
+            .arg(dir),
+    );
     (
         out.status.code(),
         serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
@@ -292,11 +292,7 @@ fn metadata_log_timeline_agrees_with_kafkas_checkpoint_and_quorum_state() {
             )
             .unwrap();
         }
-        let out = Command::new(env!("CARGO_BIN_EXE_klf"))
-            .args(["timeline", "--format", "json"])
-            .arg(&b)
-            .output()
-            .unwrap();
+        let out = finish(klf_command().args(["timeline", "--format", "json"]).arg(&b));
         assert_eq!(
             out.status.code(),
             Some(0),
