@@ -8,6 +8,7 @@
 pub mod check;
 pub mod diff;
 pub mod digest;
+pub mod dump;
 pub mod elect;
 pub mod evidence;
 pub mod impact;
