@@ -12,6 +12,7 @@ pub mod dump;
 pub mod elect;
 pub mod evidence;
 pub mod impact;
+pub mod machine;
 pub mod records;
 pub mod salvage;
 pub mod timeline;
