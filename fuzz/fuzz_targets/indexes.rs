@@ -5,8 +5,8 @@
 #![no_main]
 use klf::format::index::{OffsetIndex, TimeIndex};
 use klf::format::txnindex::parse_txn_index;
-use klf::render::kafka::{Dumper, FileNames, Options, StringFormatter};
-use klf::render::kafka_aux::dump_txn_index;
+use klf::render::dump::kafka::{Dumper, FileNames, Options, StringFormatter};
+use klf::render::dump::kafka_aux::dump_txn_index;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

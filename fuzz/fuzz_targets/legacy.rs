@@ -6,7 +6,7 @@ use std::io::Write;
 
 use klf::format::batch::{Batch, SegmentIter};
 use klf::format::legacy::encode_entry;
-use klf::render::kafka::{Dumper, FileNames, Options, StringFormatter};
+use klf::render::dump::kafka::{Dumper, FileNames, Options, StringFormatter};
 use libfuzzer_sys::fuzz_target;
 
 const CAP: usize = 1 << 20;

@@ -5,7 +5,7 @@
 #![no_main]
 use klf::format::batch::{Batch, SegmentIter};
 use klf::format::seek::{span, Pick, Wanted};
-use klf::render::kafka::{Dumper, FileNames, Options, StringFormatter};
+use klf::render::dump::kafka::{Dumper, FileNames, Options, StringFormatter};
 use libfuzzer_sys::fuzz_target;
 
 const CAP: usize = 1 << 20;

@@ -2,7 +2,7 @@
 //! load, the structural parser, and the kafka-dump-log renderer.
 #![no_main]
 use klf::format::snapshot::{parse_producer_snapshot, read_producer_snapshot};
-use klf::render::kafka_aux::{dump_producer_snapshot, producer_snapshot_line};
+use klf::render::dump::kafka_aux::{dump_producer_snapshot, producer_snapshot_line};
 use klf::render::release::Release;
 use libfuzzer_sys::fuzz_target;
 

@@ -203,7 +203,7 @@ pub fn run(args: Args, out: &mut Output) -> Status {
     // A read of the evidence failed (the machine's failure): a baseline of
     // this run would accept findings of an incomplete reading. None is
     // written; the files are named at the end of the run (exit 2).
-    let failed = klf::capture::vfs::failed_reads();
+    let failed = klf::engine::machine::failed_reads();
     let write_to = match write_to {
         Some(t) if !failed.is_empty() => {
             out.diag(format_args!(
@@ -241,7 +241,7 @@ pub fn run(args: Args, out: &mut Output) -> Status {
                     } else {
                         format!(
                             " ({}: findings of one code at one place share one)",
-                            klf::format::text::count(entries, "entry", "entries")
+                            klf::render::text::count(entries, "entry", "entries")
                         )
                     }
                 ));
@@ -299,7 +299,7 @@ pub fn run(args: Args, out: &mut Output) -> Status {
 
 /// The inputs as given plus the broker and partition directories discovery
 /// found under them: what no output may land in.
-pub fn found_inputs(capture: &klf::capture::discover::Capture, given: &[PathBuf]) -> Vec<PathBuf> {
+pub fn found_inputs(capture: &klf::model::Capture, given: &[PathBuf]) -> Vec<PathBuf> {
     let mut v: Vec<PathBuf> = given.to_vec();
     v.extend(capture.brokers.iter().map(|b| b.path.clone()));
     v.extend(

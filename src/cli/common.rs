@@ -93,7 +93,7 @@ pub struct GlobalArgs {
     pub color: ColorChoice,
     /// Most bytes of file content read into memory from one .tar, .tar.gz
     /// or .tar.zst input (K, M, G, T suffixes; powers of 1024)
-    #[arg(long, value_name = "BYTES", default_value = "4G", value_parser = vfs::parse_bytes, global = true, help_heading = "Global options")]
+    #[arg(long, value_name = "BYTES", default_value = "4G", value_parser = klf::render::text::parse_bytes, global = true, help_heading = "Global options")]
     pub archive_limit: u64,
     /// Most bytes one batch may inflate to when its records are read, in
     /// every command (K, M, G suffixes); a batch over it is reported with
@@ -103,7 +103,7 @@ pub struct GlobalArgs {
 }
 
 fn parse_usize_bytes(s: &str) -> Result<usize, String> {
-    let n = klf::format::text::parse_bytes(s)?;
+    let n = klf::render::text::parse_bytes(s)?;
     usize::try_from(n).map_err(|_| format!("{s:?} is too large"))
 }
 

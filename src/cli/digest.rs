@@ -69,11 +69,11 @@ pub struct Args {
     #[arg(long, value_name = "N", default_value_t = 2, value_parser = clap::value_parser!(u16).range(1..))]
     threads: u16,
     /// Read at most this many bytes a second (K, M, G suffixes; 0: no limit)
-    #[arg(long, value_name = "BYTES", default_value = "0", value_parser = klf::format::text::parse_bytes)]
+    #[arg(long, value_name = "BYTES", default_value = "0", value_parser = klf::render::text::parse_bytes)]
     max_rate: u64,
     /// Largest file shipped whole (other than an internal topic's segment);
     /// a larger one is listed only
-    #[arg(long, value_name = "BYTES", default_value = "64M", value_parser = klf::format::text::parse_bytes)]
+    #[arg(long, value_name = "BYTES", default_value = "64M", value_parser = klf::render::text::parse_bytes)]
     max_file: u64,
 }
 
@@ -102,7 +102,7 @@ pub fn run(args: Args, out: &mut Output) -> Status {
             Err(s) => return s,
         }
     };
-    klf::capture::digest::careful::set_max_rate(args.max_rate);
+    klf::engine::digest::set_max_rate(args.max_rate);
     let opts = Options {
         verify: args.verify,
         max_file: args.max_file,
@@ -155,12 +155,12 @@ pub fn run(args: Args, out: &mut Output) -> Status {
                 "klf: digest of {} ({}, {}), {} shipped whole and {} listed: {} ({} read, {} of it dropped from the page cache again)",
                 klf::render::text::counted(made.segments, "segment"),
                 klf::render::text::counted(made.batches, "batch"),
-                klf::format::text::human_bytes(made.segment_bytes),
+                klf::render::text::human_bytes(made.segment_bytes),
                 klf::render::text::counted(made.files_shipped, "file"),
                 made.files_listed,
-                klf::format::text::human_bytes(made.digest_bytes),
-                klf::format::text::human_bytes(made.bytes_read),
-                klf::format::text::human_bytes(made.bytes_dropped_from_cache),
+                klf::render::text::human_bytes(made.digest_bytes),
+                klf::render::text::human_bytes(made.bytes_read),
+                klf::render::text::human_bytes(made.bytes_dropped_from_cache),
             ));
             Status::Clean
         }

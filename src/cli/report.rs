@@ -112,7 +112,7 @@ pub fn run(args: Args, out: &mut Output) -> Status {
     // A read of the evidence failed (the machine's failure): the page
     // would draw an incomplete capture as if it were whole. None is
     // written; the files are named at the end of the run (exit 2).
-    let failed = klf::capture::vfs::failed_reads();
+    let failed = klf::engine::machine::failed_reads();
     if !failed.is_empty() {
         out.diag(format_args!(
             "klf: {}: not written: {} of the capture could not be read (named below)",

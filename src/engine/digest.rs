@@ -7,6 +7,12 @@ use std::path::PathBuf;
 
 pub use crate::capture::digest::make::{Made, Options};
 
+/// Sets the pace of the digest's reads, in bytes a second (0: as fast as
+/// the disk goes), so that a busy broker's disk is shared.
+pub fn set_max_rate(bytes_per_second: u64) {
+    crate::capture::digest::careful::set_max_rate(bytes_per_second);
+}
+
 /// Makes the digest of the node whose log directories (or node folder) are
 /// `inputs` and writes it to `out`; `progress` gets (files done, files).
 pub fn make(

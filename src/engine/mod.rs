@@ -8,9 +8,11 @@
 pub mod check;
 pub mod diff;
 pub mod digest;
+pub mod dump;
 pub mod elect;
 pub mod evidence;
 pub mod impact;
+pub mod machine;
 pub mod records;
 pub mod salvage;
 pub mod timeline;

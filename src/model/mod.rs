@@ -5,6 +5,7 @@
 //! fills these in, `analysis` reasons over them, `render` prints them.
 
 pub mod capture;
+pub mod dump;
 pub mod evidence;
 pub mod history;
 pub mod log;

@@ -1,14 +1,14 @@
-//! Facts to text: kafka-dump-log compatible text, the tables and JSON of
-//! diff, check and timeline, JUnit XML; one sanitiser and one escaper for
-//! untrusted text (`text`), one table style (`style`). Nothing here reads a
-//! capture: every renderer takes what the engine computed.
+//! Facts to text: what `klf dump` prints (kafka-dump-log compatible text,
+//! JSON Lines, tables: `dump`), the tables and JSON of diff, check and
+//! timeline, JUnit XML; one sanitiser and one escaper for untrusted text
+//! (`text`), one table style (`style`). Nothing here reads a capture:
+//! every renderer takes what the engine computed or opened.
 
 pub mod check;
 pub mod diff;
+pub mod dump;
 pub mod elect;
 pub mod impact;
-pub mod kafka;
-pub mod kafka_aux;
 pub mod overview;
 pub mod release;
 pub mod salvage;

@@ -367,6 +367,23 @@ mod counted_tests {
     }
 }
 
+/// A byte count a person gives: digits, or with a `K`, `M`, `G` or `T`
+/// suffix (powers of 1024; `KiB`, `MB` and the like read the same). The
+/// reading of what [`human_bytes`] writes.
+pub fn parse_bytes(s: &str) -> Result<u64, String> {
+    crate::format::text::parse_bytes(s)
+}
+
+/// A byte count for a person: `512 B`, `1.2 MiB`, `4.0 GiB`.
+pub fn human_bytes(n: u64) -> String {
+    crate::format::text::human_bytes(n)
+}
+
+/// `n` and the noun for one or for many: `1 entry`, `2 entries`.
+pub fn count(n: impl Into<u64>, one: &str, many: &str) -> String {
+    crate::format::text::count(n, one, many)
+}
+
 /// Days since 1970-01-01 of a proleptic Gregorian date.
 fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
     let y = if m <= 2 { y - 1 } else { y };

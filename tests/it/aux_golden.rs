@@ -20,7 +20,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use klf::format::metadata::{format_kraft_control, KraftControlType};
-use klf::render::kafka_aux::{dump_producer_snapshot, dump_txn_index, AuxDecoder};
+use klf::render::dump::kafka_aux::{dump_producer_snapshot, dump_txn_index, AuxDecoder};
 use klf::render::release::Release;
 
 fn testdata_root() -> PathBuf {

@@ -14,27 +14,24 @@
 //! [`MAX_PROPERTIES_BYTES`] and checkpoints over klf's caps ([`Limits`])
 //! are not read: one problem says so.
 
-use std::io::{self, BufRead, Seek};
-use std::path::Path;
+use std::io::{self, BufRead};
 
 use serde_json::{json, Map, Value};
 
-use klf::capture::vfs;
-use klf::format::checkpoint::{
+use crate::format::checkpoint::{
     parse_clean_shutdown, stream_leader_epoch_checkpoint, stream_offset_checkpoint,
     CheckpointProblem, CleanShutdown, EpochEntry, Item, Limits, OffsetEntry, ReadError, Summary,
     LEADER_EPOCH_CHECKPOINT_FILE,
 };
-use klf::format::names::base_offset_of;
-use klf::format::props::{
+use crate::format::names::base_offset_of;
+use crate::format::props::{
     over_properties_cap, parse_partition_metadata, parse_properties, MetaProperties, PropsError,
     MAX_PROPERTIES_BYTES,
 };
-use klf::format::snapshot::view_producer_snapshot;
-use klf::format::txnindex::{parse_txn_index, CURRENT_VERSION, ENTRY_SIZE};
-use klf::format::ParseError;
-
-use super::{Kind, TextKind};
+use crate::format::snapshot::view_producer_snapshot;
+use crate::format::txnindex::{parse_txn_index, CURRENT_VERSION, ENTRY_SIZE};
+use crate::format::ParseError;
+use crate::model::dump::{Kind, Opened, Reread, TextKind};
 
 /// Problems of a checkpoint held from its first reading; with more, the
 /// file is read once more for them.
@@ -121,28 +118,27 @@ impl Objects<'_, '_> {
     }
 }
 
-/// Hands the objects for one file of `kind` called `name` (its last path
-/// component), shown and opened as `file`, to `sink` as they are made.
-/// `data` holds the file's bytes (empty for a checkpoint, which is read
-/// from `file` a line at a time, and for a properties file over the cap),
-/// `size` its length. `sanity_is_problem`: a failed index sanity check
-/// counts as a problem (`--index-sanity-check`).
+/// Hands the objects for one file called `name` (its last path
+/// component), shown as `file`, to `sink` as they are made. `input` holds
+/// the file's bytes (none for a checkpoint, which is read through its
+/// `lines` a line at a time, and for a properties file over the cap) and
+/// its size. `sanity_is_problem`: a failed index sanity check counts as a
+/// problem (`--index-sanity-check`).
 pub fn objects(
     file: &str,
     name: &str,
-    kind: Kind,
-    data: &[u8],
-    size: u64,
+    input: &mut Opened<'_>,
     sanity_is_problem: bool,
     sink: &mut Sink<'_>,
 ) -> Result<(), Stop> {
     let mut o = Objects { file, sink };
-    match kind {
+    let data = input.data;
+    match input.kind {
         Kind::Aux if name.ends_with(".txnindex") => {
             txn_index(&mut o, name, data, sanity_is_problem)
         }
         Kind::Aux => producer_snapshot(&mut o, data),
-        Kind::Text(t) => text(&mut o, t, data, size),
+        Kind::Text(t) => text(&mut o, t, input, data),
         _ => Ok(()),
     }
 }
@@ -236,12 +232,14 @@ fn producer_snapshot(o: &mut Objects<'_, '_>, data: &[u8]) -> Result<(), Stop> {
     Ok(())
 }
 
-fn text(o: &mut Objects<'_, '_>, kind: TextKind, data: &[u8], size: u64) -> Result<(), Stop> {
-    let capped = !matches!(
-        kind,
-        TextKind::OffsetCheckpoint(_) | TextKind::LeaderEpochCheckpoint
-    );
-    if capped && size > MAX_PROPERTIES_BYTES {
+fn text(
+    o: &mut Objects<'_, '_>,
+    kind: TextKind,
+    input: &mut Opened<'_>,
+    data: &[u8],
+) -> Result<(), Stop> {
+    let size = input.size;
+    if !kind.is_checkpoint() && size > MAX_PROPERTIES_BYTES {
         let why = format!("not read: {}", over_properties_cap(size));
         return o.problem(&ParseError::new(0, why), None);
     }
@@ -251,7 +249,14 @@ fn text(o: &mut Objects<'_, '_>, kind: TextKind, data: &[u8], size: u64) -> Resu
                 json!({"checkpoint": k.file_name(), "line": e.line, "topic": e.topic,
                        "partition": e.partition, "offset": e.offset})
             };
-            checkpoint(o, k.file_name(), &Limits::OFFSETS, read_offsets, entry)
+            checkpoint(
+                o,
+                input,
+                k.file_name(),
+                &Limits::OFFSETS,
+                read_offsets,
+                entry,
+            )
         }
         TextKind::LeaderEpochCheckpoint => {
             let name = LEADER_EPOCH_CHECKPOINT_FILE;
@@ -259,7 +264,7 @@ fn text(o: &mut Objects<'_, '_>, kind: TextKind, data: &[u8], size: u64) -> Resu
                 json!({"checkpoint": name, "line": e.line, "epoch": e.epoch,
                        "start_offset": e.start_offset})
             };
-            checkpoint(o, name, &Limits::EPOCHS, read_epochs, entry)
+            checkpoint(o, input, name, &Limits::EPOCHS, read_epochs, entry)
         }
         TextKind::MetaProperties => match parse_properties(data) {
             Ok(props) => {
@@ -330,13 +335,18 @@ fn read_epochs(
 /// documentation): its `checkpoint` object, its entries, its problems.
 fn checkpoint<T>(
     o: &mut Objects<'_, '_>,
+    input: &mut Opened<'_>,
     name: &str,
     limits: &Limits,
     read: Reading<T>,
     entry: impl Fn(&T) -> Value,
 ) -> Result<(), Stop> {
-    let (file, _) = vfs::open_file(Path::new(o.file)).map_err(Stop::Read)?;
-    let mut r = io::BufReader::with_capacity(64 * 1024, file);
+    let Some(lines) = input.lines.as_mut() else {
+        return Err(Stop::Read(io::Error::other(
+            "the checkpoint's text was not opened",
+        )));
+    };
+    let lines: &mut dyn Reread = lines.as_mut();
     let stop = |e: ReadError<Stop>| match e {
         ReadError::Read(e) => Stop::Read(e),
         ReadError::Sink(s) => s,
@@ -347,7 +357,8 @@ fn checkpoint<T>(
     // First reading: what the `checkpoint` object says, and the problems
     // when they are few.
     let mut held: Vec<CheckpointProblem> = Vec::new();
-    let first = read(&mut r, limits, &mut |item| {
+    let r = lines.reread().map_err(Stop::Read)?;
+    let first = read(r, limits, &mut |item| {
         if let Item::Problem(p) = item {
             if held.len() < PROBLEMS_HELD {
                 held.push(p);
@@ -368,10 +379,8 @@ fn checkpoint<T>(
                "declared_count": summary.declared_count, "entries": summary.entries,
                "kafka_accepts": summary.kafka_accepts()}),
     )?;
-    let again =
-        |r: &mut io::BufReader<vfs::File>| r.seek(io::SeekFrom::Start(0)).map_err(Stop::Read);
-    again(&mut r)?;
-    let second = read(&mut r, limits, &mut |item| match item {
+    let r = lines.reread().map_err(Stop::Read)?;
+    let second = read(r, limits, &mut |item| match item {
         Item::Entry(e) => o.push("checkpoint_entry", entry(&e)),
         Item::Problem(_) => Ok(()),
     })
@@ -384,8 +393,8 @@ fn checkpoint<T>(
     if summary.problems <= held.len() as u64 {
         return held.iter().try_for_each(|p| o.checkpoint_problem(p));
     }
-    again(&mut r)?;
-    read(&mut r, limits, &mut |item| match item {
+    let r = lines.reread().map_err(Stop::Read)?;
+    read(r, limits, &mut |item| match item {
         Item::Problem(p) => o.checkpoint_problem(&p),
         Item::Entry(_) => Ok(()),
     })
@@ -402,4 +411,59 @@ pub fn as_problem(v: &Value) -> Option<(u64, String)> {
         v["position"].as_u64().unwrap_or(0),
         v["reason"].as_str().unwrap_or_default().to_string(),
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The objects of a checkpoint held in memory (the renderer reads
+    /// whatever text it is handed, a file or not).
+    fn checkpoint_objects(text: &str) -> Vec<Value> {
+        let mut input = Opened {
+            kind: Kind::Text(TextKind::LeaderEpochCheckpoint),
+            data: &[],
+            size: text.len() as u64,
+            log: None,
+            sibling_index: None,
+            lines: Some(Box::new(io::Cursor::new(text.as_bytes().to_vec()))),
+        };
+        let mut made = Vec::new();
+        let mut sink = |v: Value| -> io::Result<()> {
+            made.push(v);
+            Ok(())
+        };
+        let r = objects(
+            "p-0/leader-epoch-checkpoint",
+            LEADER_EPOCH_CHECKPOINT_FILE,
+            &mut input,
+            false,
+            &mut sink,
+        );
+        assert!(r.is_ok());
+        made
+    }
+
+    #[test]
+    fn a_checkpoint_is_its_summary_then_its_entries_then_its_problems() {
+        let made = checkpoint_objects("0\n3\n0 0\n2 150\n1 90\n");
+        let types: Vec<&str> = made.iter().filter_map(|v| v["type"].as_str()).collect();
+        assert_eq!(
+            types,
+            [
+                "checkpoint",
+                "checkpoint_entry",
+                "checkpoint_entry",
+                "checkpoint_entry",
+                "problem"
+            ]
+        );
+        assert_eq!(made[0]["declared_count"], 3);
+        assert_eq!(made[0]["entries"], 3);
+        assert_eq!(made[2]["epoch"], 2);
+        assert_eq!(made[2]["start_offset"], 150);
+        // epochs go down at the third entry: Kafka's epoch cache refuses it
+        assert_eq!(made[4]["line"], 5);
+        assert!(as_problem(&made[4]).is_some());
+    }
 }

@@ -2,7 +2,7 @@
 //!
 //! A PATH that is not a directory is dumped as given (kafka-dump-log's
 //! behaviour, missing files included). A directory goes through
-//! [`klf::capture::discover`], which tells a partition directory, a broker
+//! [`crate::capture::discover`], which tells a partition directory, a broker
 //! log directory and a folder of broker directories apart:
 //!
 //! - a log directory: its own files in name order (`meta.properties`, the
@@ -25,89 +25,59 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use klf::capture::discover::{
+use crate::capture::discover::{
     discover, parse_partition_dir_name, parse_segment_file_name, Replica, SegmentFileKind,
 };
-use klf::capture::vfs;
-use klf::format::checkpoint::{
+use crate::capture::vfs;
+use crate::format::checkpoint::{
     OffsetCheckpointKind, CLEAN_SHUTDOWN_FILE, LEADER_EPOCH_CHECKPOINT_FILE,
 };
-use klf::format::props::{META_PROPERTIES_FILE, PARTITION_METADATA_FILE};
+use crate::format::props::{META_PROPERTIES_FILE, PARTITION_METADATA_FILE};
+use crate::model::dump::{Item, Kind, TextKind};
 
-use super::{classify, Kind, TextKind};
+use super::open::{classify, BOOTSTRAP_CHECKPOINT_FILE, QUORUM_STATE_FILE};
 
-/// Name of the KRaft quorum state file in `__cluster_metadata-0`.
-pub const QUORUM_STATE_FILE: &str = "quorum-state";
-
-/// Name of the bootstrap metadata snapshot in a log directory root.
-pub const BOOTSTRAP_CHECKPOINT_FILE: &str = "bootstrap.checkpoint";
-
-/// One file to dump.
-#[derive(Debug, Clone)]
-pub struct Item {
-    /// The path as printed (and opened).
-    pub path: String,
-    /// The file's kind, from its name.
-    pub kind: Kind,
-    /// Topic and partition of the partition directory holding the file, if
-    /// its parent directory is named like one.
-    pub topic_partition: Option<(String, i32)>,
-    /// Whether the file was named as a PATH (or in `--files`), not found in
-    /// a directory: a selection (`--offsets`, ...) leaves out the files of
-    /// a directory that hold no batches, never a file named.
-    pub named: bool,
+/// An item for a file given by path: the topic comes from the parent
+/// directory's name, for the kinds of files a partition directory holds.
+pub fn item(path: String) -> Item {
+    let p = Path::new(&path);
+    let name = p
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let kind = classify(&name);
+    let in_partition_dir = match kind {
+        Kind::Text(t) => matches!(
+            t,
+            TextKind::LeaderEpochCheckpoint | TextKind::PartitionMetadata | TextKind::QuorumState
+        ),
+        _ => name != BOOTSTRAP_CHECKPOINT_FILE,
+    };
+    let topic_partition = parent_name(p).filter(|_| in_partition_dir).and_then(|n| {
+        parse_partition_dir_name(&n)
+            .ok()
+            .map(|d| (d.topic, d.partition))
+    });
+    Item {
+        path,
+        kind,
+        topic_partition,
+        named: false,
+    }
 }
 
-impl Item {
-    /// An item for a file given by path: the topic comes from the parent
-    /// directory's name, for the kinds of files a partition directory holds.
-    pub fn new(path: String) -> Item {
-        let p = Path::new(&path);
-        let name = p
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        let kind = classify(&name);
-        let in_partition_dir = match kind {
-            Kind::Text(t) => matches!(
-                t,
-                TextKind::LeaderEpochCheckpoint
-                    | TextKind::PartitionMetadata
-                    | TextKind::QuorumState
-            ),
-            _ => name != BOOTSTRAP_CHECKPOINT_FILE,
-        };
-        let topic_partition = parent_name(p).filter(|_| in_partition_dir).and_then(|n| {
-            parse_partition_dir_name(&n)
-                .ok()
-                .map(|d| (d.topic, d.partition))
-        });
-        Item {
-            path,
-            kind,
-            topic_partition,
-            named: false,
-        }
-    }
-
-    /// An item for a file found in a directory walk, with the topic and
-    /// partition discovery gave it (`None` in a log directory root).
-    fn walked(path: &Path, topic_partition: Option<(String, i32)>) -> Item {
-        let name = path
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        Item {
-            path: path.to_string_lossy().into_owned(),
-            kind: classify(&name),
-            topic_partition,
-            named: false,
-        }
-    }
-
-    /// The topic, if known.
-    pub fn topic(&self) -> Option<&str> {
-        self.topic_partition.as_ref().map(|(t, _)| t.as_str())
+/// An item for a file found in a directory walk, with the topic and
+/// partition discovery gave it (`None` in a log directory root).
+fn walked(path: &Path, topic_partition: Option<(String, i32)>) -> Item {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    Item {
+        path: path.to_string_lossy().into_owned(),
+        kind: classify(&name),
+        topic_partition,
+        named: false,
     }
 }
 
@@ -151,7 +121,7 @@ pub fn expand(arg: &str) -> Expansion {
         return Expansion {
             items: vec![Item {
                 named: true,
-                ..Item::new(arg.to_string())
+                ..item(arg.to_string())
             }],
             ..Expansion::default()
         };
@@ -196,10 +166,10 @@ pub fn expand(arg: &str) -> Expansion {
         };
         names.sort();
         for n in names {
-            let item = Item::new(join(arg, &n));
-            match item.kind {
-                Kind::Unknown | Kind::NoSuffix => e.not_dumped.push(item.path),
-                _ => e.items.push(item),
+            let found = item(join(arg, &n));
+            match found.kind {
+                Kind::Unknown | Kind::NoSuffix => e.not_dumped.push(found.path),
+                _ => e.items.push(found),
             }
         }
         if e.items.is_empty() {
@@ -219,10 +189,7 @@ pub fn expand(arg: &str) -> Expansion {
             e.notes.push(d.to_string());
         }
     }
-    e.items = files
-        .into_iter()
-        .map(|(f, tp)| Item::walked(&f, tp))
-        .collect();
+    e.items = files.into_iter().map(|(f, tp)| walked(&f, tp)).collect();
     e
 }
 

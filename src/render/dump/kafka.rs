@@ -1,5 +1,5 @@
 //! kafka-dump-log text: byte-identical to what the chosen release's
-//! DumpLogSegments (`Options::release`, see [`super::release`]) prints on
+//! DumpLogSegments (`Options::release`, see [`crate::render::release`]) prints on
 //! stdout for `.log` (and KRaft `.checkpoint`), `.index` and `.timeindex`
 //! files.
 //!
@@ -24,7 +24,7 @@ use crate::format::record::{java_utf8, Record};
 use crate::format::seek::Pick;
 use crate::format::ParseError;
 
-use super::release::Release;
+use crate::render::release::Release;
 
 /// Options of a dump, named after kafka-dump-log's.
 #[derive(Debug, Clone)]
@@ -52,14 +52,6 @@ pub struct Options {
     pub resync: bool,
     /// Whose text: the kafka-dump-log release reproduced.
     pub release: Release,
-    /// klf only: the offsets and times asked for (`--offsets`, `--since`,
-    /// `--until`).
-    pub want: crate::format::seek::Wanted,
-    /// klf only: only records with this key (`--key`).
-    pub key: Option<Vec<u8>>,
-    /// klf only: at most this many records (batches without
-    /// `--deep-iteration`) per file (`--count`).
-    pub count: Option<u64>,
     /// klf only (json and table): the parts of a record whose bytes are
     /// shown (`--show`; `--print-data-log` shows all three).
     pub show: Show,
@@ -131,9 +123,6 @@ impl Default for Options {
             decompress_cap: crate::format::codec::decompressed_cap(),
             resync: false,
             release: Release::NEWEST,
-            want: crate::format::seek::Wanted::default(),
-            key: None,
-            count: None,
             show: Show::default(),
             encoding: Encoding::default(),
         }

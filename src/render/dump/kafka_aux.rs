@@ -12,7 +12,7 @@ use crate::format::snapshot::{read_producer_snapshot, ProducerEntry};
 use crate::format::txnindex::{parse_txn_index, AbortedTxn, CURRENT_VERSION};
 use crate::format::ParseError;
 
-use super::release::Release;
+use crate::render::release::Release;
 
 /// What the dump tool produces for one file.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

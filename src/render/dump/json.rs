@@ -9,18 +9,17 @@ use std::io::Write;
 
 use serde_json::{json, Map, Value};
 
-use klf::format::batch::{Batch, EntryError, SegmentSource, TailKind};
-use klf::format::index::{IndexBytes, OffsetIndex, TimeIndex};
-use klf::format::names::base_offset_of;
-use klf::format::ParseError;
-use klf::render::kafka::{base64_std, control_record_text, hex, Encoding, FileNames, Options};
+use crate::format::batch::{Batch, EntryError, SegmentSource, TailKind};
+use crate::format::index::{IndexBytes, OffsetIndex, TimeIndex};
+use crate::format::names::base_offset_of;
+use crate::format::seek::Pick;
+use crate::format::ParseError;
+use crate::model::dump::{DecoderKind, Item, Kind, Opened};
+use crate::render::release::Release;
 
-use klf::render::kafka_aux::AuxDecoder;
-use klf::render::release::Release;
-
-use super::walk::Item;
-use super::{files, kind_name, open_item, DecoderKind, FileRun, Kind, Pick};
-use crate::cli::common::{Output, Status};
+use super::kafka::{base64_std, control_record_text, hex, Encoding, FileNames, Options};
+use super::kafka_aux::AuxDecoder;
+use super::{files, kind_name, Outcome};
 
 /// A byte string as JSON: `{"text"}` (where valid UTF-8, else
 /// `{"base64"}`), `{"hex"}` or `{"base64"}` as `encoding` says.
@@ -77,7 +76,7 @@ fn decode_into(
 /// the order they were put in, each time field followed by its `NAME_utc`.
 fn emit(w: &mut impl Write, v: &Value) -> std::io::Result<()> {
     // Untrusted text (keys, values, file names) never reaches a terminal raw.
-    let w = &mut klf::render::text::JsonSafe(w);
+    let w = &mut crate::render::text::JsonSafe(w);
     let Value::Object(m) = v else {
         serde_json::to_writer(&mut *w, v)?;
         return w.write_all(b"\n");
@@ -97,11 +96,11 @@ fn emit(w: &mut impl Write, v: &Value) -> std::io::Result<()> {
         serde_json::to_writer(&mut *w, k)?;
         w.write_all(b":")?;
         serde_json::to_writer(&mut *w, x)?;
-        if klf::render::text::is_time_field(k) {
+        if crate::render::text::is_time_field(k) {
             w.write_all(b",\"")?;
             w.write_all(k.as_bytes())?;
             w.write_all(b"_utc\":")?;
-            match x.as_i64().and_then(klf::format::text::iso_time_bytes) {
+            match x.as_i64().and_then(crate::format::text::iso_time_bytes) {
                 Some(t) => {
                     w.write_all(b"\"")?;
                     w.write_all(&t)?;
@@ -444,20 +443,20 @@ fn rest(
     )
 }
 
-/// Dumps one file as JSON Lines; its problems are also reported on stderr.
-pub fn dump_item(
+/// Writes one file as JSON Lines: its `file` object, then its batches
+/// and records (the part `pick` selects of a `.log`), index entries or the
+/// objects of [`files::objects`]. Each problem is also in the outcome, for
+/// stderr; an error is a failed write.
+pub fn write_file<W: Write>(
+    w: &mut W,
     names: &FileNames,
     item: &Item,
+    mut input: Opened<'_>,
     opts: &Options,
     decoder: Option<DecoderKind>,
-    run: &FileRun,
-    out: &mut Output,
-) -> Status {
+    pick: Option<Pick>,
+) -> std::io::Result<Outcome> {
     let kind = item.kind;
-    let (inputs, decoder) = match open_item(names, kind, opts, decoder, out) {
-        Ok(x) => x,
-        Err(status) => return status,
-    };
     let mut ctx = Ctx {
         opts,
         file: &names.display,
@@ -465,7 +464,7 @@ pub fn dump_item(
         partition: item.topic_partition.as_ref().map(|(_, p)| *p),
         scratch: Vec::new(),
         problems: 0,
-        decoder: decoder.map(DecoderKind::aux),
+        decoder: decoder.map(AuxDecoder::from),
     };
     let mut errs = Vec::new();
     let mut aux_problems = files::Problems::default();
@@ -474,99 +473,80 @@ pub fn dump_item(
         Kind::Log | Kind::Index | Kind::TimeIndex | Kind::Aux => base_offset_of(&names.name),
         _ => None,
     };
-    let r = (|| -> std::io::Result<()> {
-        let w = out.out();
-        let (topic, partition) = match &item.topic_partition {
-            Some((t, p)) => (Some(t.as_str()), Some(*p)),
-            None => (None, None),
-        };
-        emit(
-            w,
-            &json!({"type": "file", "file": names.display, "kind": kind_name(kind, &names.name),
-                    "size": inputs.size, "base_offset": base, "topic": topic,
-                    "partition": partition, "decoder": decoder.map(DecoderKind::name)}),
-        )?;
-        match kind {
-            Kind::Log => {
-                let log = run.metered(inputs.log());
-                let mut pick = super::pick_of(&inputs, &log, base.unwrap_or(0), opts, run);
-                dump_log(&mut ctx, w, &log, &mut pick, &mut errs, &mut read_error)?
-            }
-            Kind::Index => {
-                let idx = OffsetIndex::of(inputs.main_index(), base.unwrap_or(0));
-                let log_len = inputs.log.as_ref().map(|l| l.len());
-                let valid = idx.valid_entries(log_len);
-                sanity(&mut ctx, w, &mut errs, idx.sanity_check().map_err(|e| e.0))?;
-                if !ctx.opts.index_sanity_only {
-                    for (slot, e) in idx.iter().enumerate().take(valid) {
-                        emit(
-                            w,
-                            &json!({"type": "index_entry", "file": names.display, "slot": slot, "offset": e.offset, "position": e.position}),
-                        )?;
-                    }
-                    rest(w, names, inputs.main_index(), valid, 8)?;
+    let (topic, partition) = match &item.topic_partition {
+        Some((t, p)) => (Some(t.as_str()), Some(*p)),
+        None => (None, None),
+    };
+    emit(
+        w,
+        &json!({"type": "file", "file": names.display, "kind": kind_name(kind, &names.name),
+                "size": input.size, "base_offset": base, "topic": topic,
+                "partition": partition, "decoder": decoder.map(DecoderKind::name)}),
+    )?;
+    match kind {
+        Kind::Log => {
+            let log = input.log();
+            let end = (opts.max_bytes.max(0) as u64).min(log.len());
+            let mut pick = pick.unwrap_or_else(|| Pick::new(None, end, None, None));
+            dump_log(&mut ctx, w, log, &mut pick, &mut errs, &mut read_error)?
+        }
+        Kind::Index => {
+            let idx = OffsetIndex::of(input.index(), base.unwrap_or(0));
+            let valid = idx.valid_entries(input.log_len());
+            sanity(&mut ctx, w, &mut errs, idx.sanity_check().map_err(|e| e.0))?;
+            if !ctx.opts.index_sanity_only {
+                for (slot, e) in idx.iter().enumerate().take(valid) {
+                    emit(
+                        w,
+                        &json!({"type": "index_entry", "file": names.display, "slot": slot, "offset": e.offset, "position": e.position}),
+                    )?;
                 }
-            }
-            Kind::TimeIndex => {
-                let idx = TimeIndex::of(inputs.main_index(), base.unwrap_or(0));
-                let valid = idx.valid_entries();
-                sanity(&mut ctx, w, &mut errs, idx.sanity_check().map_err(|e| e.0))?;
-                if !ctx.opts.index_sanity_only {
-                    for (slot, e) in idx.iter().enumerate().take(valid) {
-                        emit(
-                            w,
-                            &json!({"type": "time_index_entry", "file": names.display, "slot": slot, "timestamp": e.timestamp, "offset": e.offset}),
-                        )?;
-                    }
-                    rest(w, names, inputs.main_index(), valid, 12)?;
-                }
-            }
-            _ => {
-                // Each object is written as it is made.
-                let mut sink = |v: Value| {
-                    if let Some((pos, reason)) = files::as_problem(&v) {
-                        ctx.problems += 1;
-                        aux_problems.push(ParseError::new(pos, reason));
-                    }
-                    emit(w, &v)
-                };
-                let made = files::objects(
-                    &names.display,
-                    &names.name,
-                    kind,
-                    &inputs.main,
-                    inputs.size,
-                    opts.index_sanity_only,
-                    &mut sink,
-                );
-                match made {
-                    Ok(()) => {}
-                    Err(files::Stop::Write(e)) => return Err(e),
-                    Err(files::Stop::Read(e)) => read_error = Some(e),
-                }
+                rest(w, names, input.index(), valid, 8)?;
             }
         }
-        Ok(())
-    })();
-    if let Err(e) = r {
-        return out.write_failed(e);
+        Kind::TimeIndex => {
+            let idx = TimeIndex::of(input.index(), base.unwrap_or(0));
+            let valid = idx.valid_entries();
+            sanity(&mut ctx, w, &mut errs, idx.sanity_check().map_err(|e| e.0))?;
+            if !ctx.opts.index_sanity_only {
+                for (slot, e) in idx.iter().enumerate().take(valid) {
+                    emit(
+                        w,
+                        &json!({"type": "time_index_entry", "file": names.display, "slot": slot, "timestamp": e.timestamp, "offset": e.offset}),
+                    )?;
+                }
+                rest(w, names, input.index(), valid, 12)?;
+            }
+        }
+        _ => {
+            // Each object is written as it is made.
+            let mut sink = |v: Value| {
+                if let Some((pos, reason)) = files::as_problem(&v) {
+                    ctx.problems += 1;
+                    aux_problems.push(ParseError::new(pos, reason));
+                }
+                emit(w, &v)
+            };
+            let made = files::objects(
+                &names.display,
+                &names.name,
+                &mut input,
+                opts.index_sanity_only,
+                &mut sink,
+            );
+            match made {
+                Ok(()) => {}
+                Err(files::Stop::Write(e)) => return Err(e),
+                Err(files::Stop::Read(e)) => read_error = Some(e),
+            }
+        }
     }
-    for e in errs.iter().chain(&aux_problems.shown) {
-        out.problem(&names.display, e.pos, &e.reason);
-    }
-    if aux_problems.more > 0 {
-        out.diag(format_args!(
-            "{}: {} more problems (each one is a problem object in the output)",
-            names.display, aux_problems.more
-        ));
-    }
-    if let Some(e) = read_error {
-        out.diag(format_args!("{}: cannot read: {e}", names.display));
-        return Status::Failure;
-    }
-    if ctx.problems > 0 {
-        Status::Corruption
-    } else {
-        Status::Clean
-    }
+    let corrupt = ctx.problems > 0;
+    errs.extend(aux_problems.shown);
+    Ok(Outcome {
+        problems: errs,
+        more: aux_problems.more,
+        read_error,
+        corrupt,
+    })
 }

@@ -5,19 +5,20 @@
 
 use std::io::Write;
 
-use klf::format::batch::{Batch, EntryError, SegmentSource};
-use klf::format::index::{IndexBytes, OffsetIndex, TimeIndex};
-use klf::format::names::base_offset_of;
-use klf::format::ParseError;
-use klf::render::kafka::{Encoding, FileNames, Options};
-use klf::render::kafka_aux::AuxDecoder;
-use klf::render::text::human_time;
 use serde_json::{Map, Value};
 
-use super::walk::Item;
-use super::{files, kind_name, open_item, DecoderKind, FileRun, Kind, Pick};
-use crate::cli::common::{Output, Status};
-use klf::render::style::StreamTable;
+use crate::format::batch::{Batch, EntryError, SegmentSource};
+use crate::format::index::{IndexBytes, OffsetIndex, TimeIndex};
+use crate::format::names::base_offset_of;
+use crate::format::seek::Pick;
+use crate::format::ParseError;
+use crate::model::dump::{DecoderKind, Item, Kind, Opened};
+use crate::render::style::StreamTable;
+use crate::render::text::human_time;
+
+use super::kafka::{Encoding, FileNames, Options};
+use super::kafka_aux::AuxDecoder;
+use super::{files, kind_name, Outcome};
 
 /// A table's header and rows, written by [`write_object_table`].
 type ObjectTable = (Vec<String>, Vec<Vec<String>>);
@@ -27,7 +28,7 @@ type ObjectTable = (Vec<String>, Vec<Vec<String>>);
 /// klf table.
 fn write_object_table(w: &mut dyn Write, (header, rows): &ObjectTable) -> std::io::Result<()> {
     let header: Vec<&str> = header.iter().map(String::as_str).collect();
-    let mut t = StreamTable::new(&header, klf::render::style::terminal_width());
+    let mut t = StreamTable::new(&header, crate::render::style::terminal_width());
     for r in rows {
         t.row(w, r.clone())?;
     }
@@ -42,7 +43,7 @@ fn printable(b: Option<&[u8]>, limit: usize) -> String {
     };
     let s = String::from_utf8_lossy(b);
     let cut: String = s.chars().take(limit).collect();
-    let mut out = klf::render::text::sanitize(&cut).into_owned();
+    let mut out = crate::render::text::sanitize(&cut).into_owned();
     if s.chars().count() > limit {
         out.push('…');
     }
@@ -62,10 +63,8 @@ fn encoded(b: Option<&[u8]>, encoding: Encoding, limit: usize) -> String {
     match (b, encoding) {
         (None, _) => "null".into(),
         (Some(_), Encoding::Utf8) => printable(b, limit),
-        (Some(b), Encoding::Hex) => cut(klf::render::kafka::hex(&b[..b.len().min(limit)])),
-        (Some(b), Encoding::Base64) => {
-            cut(klf::render::kafka::base64_std(&b[..b.len().min(limit)]))
-        }
+        (Some(b), Encoding::Hex) => cut(super::kafka::hex(&b[..b.len().min(limit)])),
+        (Some(b), Encoding::Base64) => cut(super::kafka::base64_std(&b[..b.len().min(limit)])),
     }
 }
 
@@ -293,7 +292,7 @@ fn write_log_tables(
     errs: &mut Vec<ParseError>,
     read_error: &mut Option<std::io::Error>,
 ) -> std::io::Result<()> {
-    let width = klf::render::style::terminal_width();
+    let width = crate::render::style::terminal_width();
     let known = widths(log, opts, pick);
     writeln!(w, "batches:")?;
     let mut batches = StreamTable::new(
@@ -384,12 +383,11 @@ fn write_log_tables(
                                 let d = decoder.filter(|_| !v.is_control());
                                 let (k, val) = if v.is_control() {
                                     // a control record by name, in every format
-                                    let text =
-                                        klf::render::kafka::control_record_text(r.key, r.value)
-                                            .map_or_else(
-                                                |e| format!("(control record: {e})"),
-                                                |t| t.trim().to_string(),
-                                            );
+                                    let text = super::kafka::control_record_text(r.key, r.value)
+                                        .map_or_else(
+                                            |e| format!("(control record: {e})"),
+                                            |t| t.trim().to_string(),
+                                        );
                                     (text, String::new())
                                 } else {
                                     key_value_cells(opts, d, r.offset, r.key, r.value)
@@ -466,7 +464,7 @@ fn index_table<I: Iterator<Item = (i64, i64)>>(
     let known = entries().fold([digits(valid as i64), 0, 0], |m, (a, b)| {
         [m[0], m[1].max(first(a).len()), m[2].max(digits(b))]
     });
-    let mut t = StreamTable::new(&header, klf::render::style::terminal_width())
+    let mut t = StreamTable::new(&header, crate::render::style::terminal_width())
         .at_least(&known)
         .no_wrap(&[0, 1, 2]);
     for (i, (a, b)) in entries().enumerate() {
@@ -518,7 +516,7 @@ fn cell(v: &Value) -> String {
 /// their ISO-8601 UTC time, other values as [`cell`].
 fn field_cell(k: &str, v: &Value) -> String {
     match v.as_i64() {
-        Some(ms) if klf::render::text::is_time_field(k) => human_time(ms),
+        Some(ms) if crate::render::text::is_time_field(k) => human_time(ms),
         _ => cell(v),
     }
 }
@@ -582,7 +580,7 @@ impl ObjectTables {
                 let head: Vec<String> = first.keys().cloned().collect();
                 writeln!(w, "{ty}:")?;
                 let names: Vec<&str> = head.iter().map(String::as_str).collect();
-                let mut table = StreamTable::new(&names, klf::render::style::terminal_width());
+                let mut table = StreamTable::new(&names, crate::render::style::terminal_width());
                 table.row(w, row_of(&head, &first))?;
                 table.row(w, row_of(&head, &fields(v)))?;
                 self.open = Some((ty, head, table));
@@ -629,137 +627,125 @@ fn row_of(head: &[String], f: &Map<String, Value>) -> Vec<String> {
         .collect()
 }
 
-/// Dumps one file as tables; problems go to stderr.
-pub fn dump_item(
+/// Writes one file as tables: a header line (`path (kind, topic,
+/// decoder)`), then its batches and records (the part `pick` selects of a
+/// `.log`), index entries or the objects of [`files::objects`] grouped by
+/// type. Problems are left for stderr, in the outcome; an error is a
+/// failed write.
+pub fn write_file(
+    w: &mut dyn Write,
     names: &FileNames,
     item: &Item,
+    mut input: Opened<'_>,
     opts: &Options,
     decoder: Option<DecoderKind>,
-    run: &FileRun,
-    out: &mut Output,
-) -> Status {
+    pick: Option<Pick>,
+) -> std::io::Result<Outcome> {
     let kind = item.kind;
-    let (inputs, decoder) = match open_item(names, kind, opts, decoder, out) {
-        Ok(x) => x,
-        Err(status) => return status,
-    };
     let base = base_offset_of(&names.name).unwrap_or(0);
     let mut errs = Vec::new();
     let mut aux_problems = files::Problems::default();
     let mut read_error = None;
-    let w = out.out();
-    let r = (|| -> std::io::Result<()> {
-        write!(w, "{} ({}", names.display, kind_name(kind, &names.name))?;
-        if let Some((t, p)) = &item.topic_partition {
-            write!(w, ", {t}-{p}")?;
-        }
-        if let Some(d) = decoder {
-            write!(w, ", {} decoder", d.name())?;
-        }
-        writeln!(w, ")")?;
-        match kind {
-            Kind::Log => write_log_tables(
+    write!(w, "{} ({}", names.display, kind_name(kind, &names.name))?;
+    if let Some((t, p)) = &item.topic_partition {
+        write!(w, ", {t}-{p}")?;
+    }
+    if let Some(d) = decoder {
+        write!(w, ", {} decoder", d.name())?;
+    }
+    writeln!(w, ")")?;
+    match kind {
+        Kind::Log => {
+            let log = input.log();
+            let end = (opts.max_bytes.max(0) as u64).min(log.len());
+            let pick = pick.unwrap_or_else(|| Pick::new(None, end, None, None));
+            write_log_tables(
                 w,
-                &run.metered(inputs.log()),
-                &super::pick_of(&inputs, inputs.log(), base, opts, run),
+                log,
+                &pick,
                 opts,
-                decoder.map(DecoderKind::aux),
+                decoder.map(AuxDecoder::from),
                 &mut errs,
                 &mut read_error,
-            ),
-            Kind::Index => {
-                let idx = OffsetIndex::of(inputs.main_index(), base);
-                let valid = idx.valid_entries(inputs.log.as_ref().map(|l| l.len()));
-                if let Err(e) = idx.sanity_check() {
-                    if opts.index_sanity_only {
-                        errs.push(ParseError::new(0, e.0));
-                    }
-                }
-                let pairs = || {
-                    idx.iter()
-                        .take(valid)
-                        .map(|e| (e.offset, i64::from(e.position)))
-                };
-                let header = ["slot", "offset", "position"];
-                index_table(
-                    w,
-                    "index entries",
-                    header,
-                    pairs,
-                    |o| o.to_string(),
-                    inputs.main_index(),
-                    valid,
-                    8,
-                )
-            }
-            Kind::TimeIndex => {
-                let idx = TimeIndex::of(inputs.main_index(), base);
-                let valid = idx.valid_entries();
-                if let Err(e) = idx.sanity_check() {
-                    if opts.index_sanity_only {
-                        errs.push(ParseError::new(0, e.0));
-                    }
-                }
-                let pairs = || idx.iter().take(valid).map(|e| (e.timestamp, e.offset));
-                let header = ["slot", "timestamp", "offset"];
-                index_table(
-                    w,
-                    "time index entries",
-                    header,
-                    pairs,
-                    human_time,
-                    inputs.main_index(),
-                    valid,
-                    12,
-                )
-            }
-            _ => {
-                // Each object goes into its table as it is made.
-                let mut tables = ObjectTables::new();
-                let mut sink = |v: Value| match files::as_problem(&v) {
-                    Some((pos, reason)) => {
-                        aux_problems.push(ParseError::new(pos, reason));
-                        Ok(())
-                    }
-                    None => tables.add(w, &v),
-                };
-                let made = files::objects(
-                    &names.display,
-                    &names.name,
-                    kind,
-                    &inputs.main,
-                    inputs.size,
-                    opts.index_sanity_only,
-                    &mut sink,
-                );
-                match made {
-                    Ok(()) => {}
-                    Err(files::Stop::Write(e)) => return Err(e),
-                    Err(files::Stop::Read(e)) => read_error = Some(e),
-                }
-                tables.finish(w)
-            }
+            )?
         }
-    })();
-    if let Err(e) = r {
-        return out.write_failed(e);
+        Kind::Index => {
+            let idx = OffsetIndex::of(input.index(), base);
+            let valid = idx.valid_entries(input.log_len());
+            if let Err(e) = idx.sanity_check() {
+                if opts.index_sanity_only {
+                    errs.push(ParseError::new(0, e.0));
+                }
+            }
+            let pairs = || {
+                idx.iter()
+                    .take(valid)
+                    .map(|e| (e.offset, i64::from(e.position)))
+            };
+            let header = ["slot", "offset", "position"];
+            index_table(
+                w,
+                "index entries",
+                header,
+                pairs,
+                |o| o.to_string(),
+                input.index(),
+                valid,
+                8,
+            )?
+        }
+        Kind::TimeIndex => {
+            let idx = TimeIndex::of(input.index(), base);
+            let valid = idx.valid_entries();
+            if let Err(e) = idx.sanity_check() {
+                if opts.index_sanity_only {
+                    errs.push(ParseError::new(0, e.0));
+                }
+            }
+            let pairs = || idx.iter().take(valid).map(|e| (e.timestamp, e.offset));
+            let header = ["slot", "timestamp", "offset"];
+            index_table(
+                w,
+                "time index entries",
+                header,
+                pairs,
+                human_time,
+                input.index(),
+                valid,
+                12,
+            )?
+        }
+        _ => {
+            // Each object goes into its table as it is made.
+            let mut tables = ObjectTables::new();
+            let mut sink = |v: Value| match files::as_problem(&v) {
+                Some((pos, reason)) => {
+                    aux_problems.push(ParseError::new(pos, reason));
+                    Ok(())
+                }
+                None => tables.add(w, &v),
+            };
+            let made = files::objects(
+                &names.display,
+                &names.name,
+                &mut input,
+                opts.index_sanity_only,
+                &mut sink,
+            );
+            match made {
+                Ok(()) => {}
+                Err(files::Stop::Write(e)) => return Err(e),
+                Err(files::Stop::Read(e)) => read_error = Some(e),
+            }
+            tables.finish(w)?
+        }
     }
-    for e in errs.iter().chain(&aux_problems.shown) {
-        out.problem(&names.display, e.pos, &e.reason);
-    }
-    if aux_problems.more > 0 {
-        out.diag(format_args!(
-            "{}: {} more problems (`--format json` lists every one)",
-            names.display, aux_problems.more
-        ));
-    }
-    if let Some(e) = read_error {
-        out.diag(format_args!("{}: cannot read: {e}", names.display));
-        return Status::Failure;
-    }
-    if errs.is_empty() && aux_problems.count() == 0 {
-        Status::Clean
-    } else {
-        Status::Corruption
-    }
+    let corrupt = !errs.is_empty() || aux_problems.count() > 0;
+    errs.extend(aux_problems.shown);
+    Ok(Outcome {
+        problems: errs,
+        more: aux_problems.more,
+        read_error,
+        corrupt,
+    })
 }
