@@ -16,9 +16,9 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use rayon::prelude::*;
 
-use crate::capture::discover::{Capture, Replica};
 use crate::capture::replica::{for_each_data_batch, for_each_record, ReplicaProblem};
 use crate::format::internal::decode_group_record;
+use crate::model::{Capture, Replica};
 use crate::model::{GroupCommit, LatestCommit};
 
 /// The internal topic of the group coordinator.

@@ -1127,7 +1127,7 @@ fn file_extent(path: &str) -> Option<klf::format::seek::Extent> {
 
 /// A time for a person: ISO-8601 UTC, else the milliseconds.
 fn time_text(ms: i64) -> String {
-    klf::render::text::iso_time(ms).unwrap_or_else(|| ms.to_string())
+    klf::format::text::iso_time(ms).unwrap_or_else(|| ms.to_string())
 }
 
 impl Logs {

@@ -5,7 +5,7 @@
 use std::io::{self, Write};
 use std::path::PathBuf;
 
-pub use crate::capture::digest::make::{Made, Options};
+use crate::capture::digest::make::{Made, Options};
 
 /// Makes the digest of the node whose log directories (or node folder) are
 /// `inputs` and writes it to `out`; `progress` gets (files done, files).

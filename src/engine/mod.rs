@@ -12,6 +12,7 @@ pub mod elect;
 pub mod evidence;
 pub mod impact;
 pub mod records;
+pub mod report;
 pub mod salvage;
 pub mod timeline;
 

@@ -1,11 +1,14 @@
 //! Facts to text: kafka-dump-log compatible text, the tables and JSON of
 //! diff, check and timeline, JUnit XML; one sanitiser and one escaper for
-//! untrusted text (`text`), one table style (`style`). Nothing here reads a
-//! capture: every renderer takes what the engine computed.
+//! untrusted text (`text`), one table style (`style`), the stories told
+//! of a partition (`explain`). Nothing here reads a capture or computes a
+//! fact: every renderer takes model values the engine computed, and this
+//! layer uses only `format` and `model`.
 
 pub mod check;
 pub mod diff;
 pub mod elect;
+pub mod explain;
 pub mod impact;
 pub mod kafka;
 pub mod kafka_aux;

@@ -266,8 +266,6 @@ mod tests {
     }
 }
 
-pub use crate::format::text::{human_time, iso_time};
-
 pub use super::utc::{is_time_field, Utc};
 
 /// Writes `v` as JSON (pretty or compact) with a `NAME_utc` field beside
@@ -288,6 +286,7 @@ pub fn write_value<T: serde::Serialize + ?Sized>(
 #[cfg(test)]
 mod time_tests {
     use super::*;
+    use crate::format::text::{human_time, iso_time};
 
     #[test]
     fn time_fields_get_their_utc_time_beside_them_at_any_depth() {
@@ -467,6 +466,7 @@ pub fn parse_time(s: &str) -> Option<i64> {
 #[cfg(test)]
 mod parse_time_tests {
     use super::*;
+    use crate::format::text::iso_time;
 
     #[test]
     fn iso_times_and_milliseconds_are_read_back() {

@@ -1,10 +1,13 @@
 //! The library's layers point one way, and no two files import each other
 //! (directly or round a circle): format (pure parsers) <- model (plain data)
 //! <- capture (paths to model values) and analysis (pure functions over the
-//! model) <- engine (every pipeline) <- render and report (facts to text)
-//! <- the binary. Read from the source's own `crate::` and `super::` paths,
-//! leaving out comments and unit tests; a new arrow that runs back up, or a
-//! new circle, fails here with the files and lines that make it.
+//! model) <- engine (every pipeline) <- the binary; render and report
+//! (facts to text) read only format and model, so what they print is what
+//! the engine computed. Read from the source's own `crate::` and `super::`
+//! paths, leaving out comments and unit tests; a new arrow that runs back
+//! up, or a new circle, fails here with the files and lines that make it.
+//! Each item has one home: no module re-exports (`pub use`) another
+//! layer's item.
 
 // A test asserts by panicking: unwrap is how it says "this must hold".
 #![allow(clippy::unwrap_used)]
@@ -20,8 +23,8 @@ fn allowed(layer: &str) -> &'static [&'static str] {
         "capture" => &["format", "model", "capture"],
         "analysis" => &["format", "model", "analysis"],
         "engine" => &["format", "model", "capture", "analysis", "engine"],
-        "render" => &["format", "model", "analysis", "engine", "render"],
-        "report" => &["format", "model", "analysis", "engine", "render", "report"],
+        "render" => &["format", "model", "render"],
+        "report" => &["format", "model", "render", "report"],
         _ => &[],
     }
 }
@@ -232,4 +235,65 @@ fn layers_point_one_way_and_files_make_no_circle() {
         }
     }
     assert!(found.is_empty(), "import circles:\n{}", found.join("\n"));
+}
+
+/// The layer a `use` path names (`crate::a::...`, or `super::...` made
+/// absolute from the module's own path), if it names one.
+fn used_layer(m: &Module, path: &str) -> Option<String> {
+    let mut segs = path.split("::").map(str::trim);
+    match segs.next()? {
+        "crate" => segs.next().map(str::to_string),
+        "super" => {
+            let mut up = 1;
+            let mut next = segs.next();
+            while next == Some("super") {
+                up += 1;
+                next = segs.next();
+            }
+            // `super` of a module `a::b::c` is `a::b`; the layer is the
+            // first segment left, or the next one named
+            let kept = m.path.len().saturating_sub(up);
+            match kept {
+                0 => next.map(str::to_string),
+                _ => Some(m.path[0].clone()),
+            }
+        }
+        // a relative path names the module's own child: its own layer
+        _ => Some(m.path[0].clone()),
+    }
+}
+
+#[test]
+fn no_module_re_exports_another_layers_item() {
+    let mods = modules();
+    assert!(mods.len() > 40, "read {} modules", mods.len());
+    let mut wrong = Vec::new();
+    for m in &mods {
+        let layer = m.path[0].as_str();
+        for (n, line) in m.code.lines().enumerate() {
+            let t = line.trim_start();
+            let Some(rest) = t
+                .strip_prefix("pub use ")
+                .or_else(|| t.strip_prefix("pub(crate) use "))
+            else {
+                continue;
+            };
+            let Some(to) = used_layer(m, rest) else {
+                continue;
+            };
+            if to != layer {
+                wrong.push(format!(
+                    "{}:{}: {layer} re-exports {to}'s {}",
+                    m.file.display(),
+                    n + 1,
+                    rest.trim_end_matches(['{', ';', ' '])
+                ));
+            }
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "items with a second home (import them from their own layer instead):\n{}",
+        wrong.join("\n")
+    );
 }

@@ -29,7 +29,6 @@ use std::path::{Path, PathBuf};
 use rayon::prelude::*;
 
 use super::careful::Careful;
-use crate::capture::discover::{parse_partition_dir_name, parse_segment_file_name};
 use crate::capture::vfs;
 use crate::format::batch::{
     Batch, RecordBatch, HEADER_SIZE_UP_TO_MAGIC, MIN_SIZE_FIELD, V2_HEADER_SIZE,
@@ -37,6 +36,7 @@ use crate::format::batch::{
 use crate::format::digest::{self as fmt, CrcCheck, DigestBatch, WalkEnd};
 use crate::format::legacy::LegacyEntry;
 use crate::format::names::SegmentFileKind;
+use crate::format::names::{parse_partition_dir_name, parse_segment_file_name};
 
 /// Topics whose segments are shipped whole.
 pub const INTERNAL_TOPICS: &[&str] = &[
@@ -157,7 +157,7 @@ pub struct Walked {
 /// `progress` gets (files done, files); `hook` sees each data segment's
 /// walk before its summaries are written.
 pub fn make(
-    capture: &crate::capture::discover::Capture,
+    capture: &crate::model::Capture,
     inputs: &[PathBuf],
     opts: &Options,
     out: &mut dyn Write,
@@ -320,7 +320,7 @@ fn under_names(inputs: &[PathBuf]) -> Vec<String> {
 }
 
 /// Where each partition directory's checksums are checked from.
-fn crc_plan(capture: &crate::capture::discover::Capture, verify: bool) -> BTreeMap<PathBuf, Crc> {
+fn crc_plan(capture: &crate::model::Capture, verify: bool) -> BTreeMap<PathBuf, Crc> {
     let mut plan = BTreeMap::new();
     // one probe of the lock a log directory, not one a partition
     let mut live: BTreeMap<PathBuf, bool> = BTreeMap::new();

@@ -8,10 +8,10 @@ use std::io::Write;
 use klf::format::batch::{Batch, EntryError, SegmentSource};
 use klf::format::index::{IndexBytes, OffsetIndex, TimeIndex};
 use klf::format::names::base_offset_of;
+use klf::format::text::human_time;
 use klf::format::ParseError;
 use klf::render::kafka::{Encoding, FileNames, Options};
 use klf::render::kafka_aux::AuxDecoder;
-use klf::render::text::human_time;
 use serde_json::{Map, Value};
 
 use super::walk::Item;

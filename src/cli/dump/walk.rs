@@ -25,14 +25,14 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use klf::capture::discover::{
-    discover, parse_partition_dir_name, parse_segment_file_name, Replica, SegmentFileKind,
-};
+use klf::capture::discover::discover;
 use klf::capture::vfs;
 use klf::format::checkpoint::{
     OffsetCheckpointKind, CLEAN_SHUTDOWN_FILE, LEADER_EPOCH_CHECKPOINT_FILE,
 };
+use klf::format::names::{parse_partition_dir_name, parse_segment_file_name, SegmentFileKind};
 use klf::format::props::{META_PROPERTIES_FILE, PARTITION_METADATA_FILE};
+use klf::model::Replica;
 
 use super::{classify, Kind, TextKind};
 
