@@ -10,8 +10,7 @@
 use crate::capture::replica::{for_each_batch_in, summarize, ReplicaProblem};
 use crate::format::batch::Batch;
 use crate::format::record::control::{parse_type_id, ControlType};
-use crate::model::Replica;
-use crate::model::{BatchSummary, ProducerStateView, ProducerView};
+use crate::model::{BatchSummary, ProducerStateView, ProducerView, Replica};
 
 /// Cap on the decompressed size of a control batch read for its marker.
 const MAX_CONTROL_BYTES: usize = 1 << 20;

@@ -13,8 +13,7 @@ use std::path::PathBuf;
 use crate::capture::segment::SegmentFile;
 use crate::format::batch::{Batch, EntryError};
 use crate::format::index::OffsetIndex;
-use crate::model::{BatchSummary, ReplicaLog};
-use crate::model::{Replica, SegmentFiles};
+use crate::model::{BatchSummary, Replica, ReplicaLog, SegmentFiles};
 
 /// Something wrong found while reading a replica's segments.
 #[derive(Debug, Clone, PartialEq, Eq)]

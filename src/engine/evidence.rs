@@ -16,9 +16,7 @@ use crate::capture::replica::high_watermark_fact;
 use crate::model::diff::{ClusterMode, DiffOptions, PartitionDiff, ProtocolSource};
 use crate::model::loss::PartitionLoss;
 use crate::model::truncation::ReplicationProtocol;
-use crate::model::ControllerView;
-use crate::model::{Capture, Replica};
-use crate::model::{HighWatermarkFact, PartitionHistory};
+use crate::model::{Capture, ControllerView, HighWatermarkFact, PartitionHistory, Replica};
 
 /// The evidence of one capture.
 pub struct Evidence<'c> {

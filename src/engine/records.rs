@@ -20,8 +20,7 @@ use crate::engine::evidence::broker_ids;
 use crate::model::diff::ReplicaDiff;
 use crate::model::loss::{LostBatch, PartitionLoss};
 use crate::model::records::{LeftOut, LostRecord, RecordsRead};
-use crate::model::Replica;
-use crate::model::{BatchSummary, UnreadBatch};
+use crate::model::{BatchSummary, Replica, UnreadBatch};
 
 /// What streaming one list of records found.
 #[derive(Debug, Clone)]

@@ -19,8 +19,7 @@ use crate::engine::evidence::broker_ids;
 use crate::format::batch::{Batch, EntryError, TimestampType};
 use crate::format::record::control::{parse_type_id, ControlType};
 use crate::model::loss::LostBatch;
-use crate::model::Replica;
-use crate::model::{Bytes, SalvagedRecord};
+use crate::model::{Bytes, Replica, SalvagedRecord};
 
 /// Where salvaged batches and records go.
 pub trait SalvageSink {

@@ -37,8 +37,7 @@ use crate::engine::impact::{coordinator, impact_of};
 use crate::format::names::METADATA_TOPIC;
 use crate::model::check::{CheckReport, Location};
 use crate::model::truncation::ReplicationProtocol;
-use crate::model::Capture;
-use crate::model::{Replica, ReplicaLog};
+use crate::model::{Capture, Replica, ReplicaLog};
 
 use replica::{base_location, check_replica, keeps_batches, scan_replica, Scanned};
 use stream::{BatchAt, Batches, HeldBatches, ReplicaBatches};

@@ -15,8 +15,7 @@ use crate::format::snapshot::{read_producer_snapshot, ProducerEntry};
 use crate::format::txnindex::parse_txn_index;
 use crate::model::check::{Finding, Location};
 use crate::model::timeline::EpochSpan;
-use crate::model::SegmentFiles;
-use crate::model::{BatchSummary, Replica};
+use crate::model::{BatchSummary, Replica, SegmentFiles};
 
 /// An order-free fingerprint of a set of batches (two independent sums of
 /// a hash of each batch's `(base, last, epoch, crc)`, and their count): two
