@@ -12,7 +12,10 @@
 //!
 //! // A capture: the log directories of a cluster's brokers, copied after
 //! // an unclean leader election (committed with klf's tests).
-//! let capture = klf::discover(&[concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/kafka/unclean")]);
+//! let capture = klf::capture::discover::discover(&[concat!(
+//!     env!("CARGO_MANIFEST_DIR"),
+//!     "/testdata/kafka/unclean"
+//! )]);
 //! let run = diff_capture(&capture, &DiffRequest::default(), &|| {});
 //! let p = &run.partitions[0];
 //! assert_eq!(p.diff.reference.broker, 3); // the leader the metadata log names
@@ -22,13 +25,16 @@
 //! ```
 //!
 //! Layers, each using only those before it: [`mod@format`] (pure parsers
-//! over byte slices and file names), [`model`] (plain data), [`capture`]
-//! (paths to model values: discovery, mapping files read-only, archives,
-//! the metadata log, consumer group commits) and [`analysis`] (pure
-//! functions over the model: diff, truncation, loss, timeline, check rules),
-//! [`engine`] (every pipeline: what the commands run), [`render`] and
-//! [`report`] (facts to text, JSON, JUnit and HTML). `tests/it/layers.rs`
-//! keeps it so.
+//! over byte slices and file names), [`model`] (plain data: what a capture
+//! holds, and what is computed from it), [`capture`] (paths to model
+//! values: discovery, mapping files read-only, archives, the metadata log,
+//! consumer group commits) and [`analysis`] (pure functions over the
+//! model: diff, truncation, loss, timeline, check rules), [`engine`] (every
+//! pipeline: what the commands run). [`render`] and [`report`] (facts to
+//! text, JSON, JUnit and HTML) read only `format` and `model`: they print
+//! what the engine computed. Each item has one home, the module that
+//! defines it (no re-exports across layers). `tests/it/layers.rs` keeps it
+//! so.
 
 pub mod analysis;
 pub mod capture;
@@ -37,9 +43,3 @@ pub mod format;
 pub mod model;
 pub mod render;
 pub mod report;
-
-pub use capture::discover::discover;
-pub use engine::check::check;
-pub use engine::timeline::timelines;
-pub use engine::{diff_capture, DiffRequest, DiffRun, PartitionResult, ReadMode};
-pub use model::Capture;

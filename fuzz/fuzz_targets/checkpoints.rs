@@ -55,8 +55,8 @@ fuzz_target!(|data: &[u8]| {
     let _ = parse_partition_metadata(data).map_err(|e| e.to_string());
     if let Ok(s) = std::str::from_utf8(data) {
         let _ = Uuid::parse(s).map(|u| u.halves());
-        let _ = klf::capture::discover::parse_partition_dir_name(s);
-        let _ = klf::capture::discover::parse_segment_file_name(s);
+        let _ = klf::format::names::parse_partition_dir_name(s);
+        let _ = klf::format::names::parse_segment_file_name(s);
         let _ = klf::format::metadata::parse_checkpoint_name(s);
     }
 });

@@ -21,86 +21,7 @@
 
 use serde::{Deserialize, Serialize};
 
-/// Kafka's "undefined epoch" sentinel (`RecordBatch.NO_PARTITION_LEADER_EPOCH`,
-/// `OffsetsForLeaderEpochResponse.UNDEFINED_EPOCH`).
-pub const UNDEFINED_EPOCH: i32 = -1;
-
-/// Kafka's "undefined offset" sentinel
-/// (`OffsetsForLeaderEpochResponse.UNDEFINED_EPOCH_OFFSET`).
-pub const UNDEFINED_EPOCH_OFFSET: i64 = -1;
-
-/// One cache entry: the first offset written in a leader epoch (Kafka's
-/// `EpochEntry`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-pub struct EpochEntry {
-    /// Leader epoch.
-    pub epoch: i32,
-    /// First offset of that epoch.
-    pub start_offset: i64,
-}
-
-impl EpochEntry {
-    /// A new entry (not validated; see [`EpochCache::assign`]).
-    pub const fn new(epoch: i32, start_offset: i64) -> Self {
-        EpochEntry {
-            epoch,
-            start_offset,
-        }
-    }
-}
-
-/// An `(epoch, end offset)` pair as returned by `LeaderEpochFileCache.endOffsetFor`
-/// and carried by `OffsetsForLeaderEpoch` responses and `DivergingEpoch` fields.
-///
-/// Either field may be the undefined sentinel `-1`
-/// ([`UNDEFINED_EPOCH`], [`UNDEFINED_EPOCH_OFFSET`]), exactly as on the wire.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub struct EpochEndOffset {
-    /// Leader epoch (`-1` when undefined).
-    pub epoch: i32,
-    /// End offset of that epoch, exclusive (`-1` when undefined).
-    pub end_offset: i64,
-}
-
-impl EpochEndOffset {
-    /// `(UNDEFINED_EPOCH, UNDEFINED_EPOCH_OFFSET)`.
-    pub const UNDEFINED: EpochEndOffset = EpochEndOffset {
-        epoch: UNDEFINED_EPOCH,
-        end_offset: UNDEFINED_EPOCH_OFFSET,
-    };
-
-    /// A new pair.
-    pub const fn new(epoch: i32, end_offset: i64) -> Self {
-        EpochEndOffset { epoch, end_offset }
-    }
-
-    /// True when the offset is the undefined sentinel (Kafka compares with
-    /// `UNDEFINED_EPOCH_OFFSET`, i.e. exactly `-1`).
-    pub fn has_undefined_offset(&self) -> bool {
-        self.end_offset == UNDEFINED_EPOCH_OFFSET
-    }
-
-    /// True when the epoch is the undefined sentinel.
-    pub fn has_undefined_epoch(&self) -> bool {
-        self.epoch == UNDEFINED_EPOCH
-    }
-}
-
-impl std::fmt::Display for EpochEndOffset {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let e = if self.has_undefined_epoch() {
-            "U".to_string()
-        } else {
-            self.epoch.to_string()
-        };
-        let o = if self.has_undefined_offset() {
-            "U".to_string()
-        } else {
-            self.end_offset.to_string()
-        };
-        write!(f, "({e},{o})")
-    }
-}
+use crate::model::truncation::{EpochEndOffset, EpochStart, UNDEFINED_EPOCH};
 
 /// `assign` was given a negative epoch or start offset. Kafka throws
 /// `IllegalArgumentException` here; the model rejects the entry instead.
@@ -123,7 +44,7 @@ pub enum AssignOutcome {
     Inserted {
         /// Entries removed because their epoch was `>=` the new epoch or their
         /// start offset `>=` the new start offset (newest first).
-        removed: Vec<EpochEntry>,
+        removed: Vec<EpochStart>,
         /// Kafka logs a warning (`caused truncation of conflicting entries`)
         /// when more than one entry was removed or the single removed entry's
         /// start offset differs from the new one.
@@ -137,18 +58,18 @@ pub enum AssignOutcome {
 /// to every entry in order (like Kafka's constructor does with the checkpoint
 /// file), silently dropping invalid entries.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(from = "Vec<EpochEntry>", into = "Vec<EpochEntry>")]
+#[serde(from = "Vec<EpochStart>", into = "Vec<EpochStart>")]
 pub struct EpochCache {
-    entries: Vec<EpochEntry>,
+    entries: Vec<EpochStart>,
 }
 
-impl From<Vec<EpochEntry>> for EpochCache {
-    fn from(v: Vec<EpochEntry>) -> Self {
+impl From<Vec<EpochStart>> for EpochCache {
+    fn from(v: Vec<EpochStart>) -> Self {
         EpochCache::from_checkpoint(v.into_iter().map(|e| (e.epoch, e.start_offset)))
     }
 }
 
-impl From<EpochCache> for Vec<EpochEntry> {
+impl From<EpochCache> for Vec<EpochStart> {
     fn from(c: EpochCache) -> Self {
         c.entries
     }
@@ -269,20 +190,20 @@ impl EpochCache {
                 break;
             }
         }
-        self.entries.push(EpochEntry::new(epoch, start_offset));
+        self.entries.push(EpochStart::new(epoch, start_offset));
         let warned =
             removed.len() > 1 || (removed.len() == 1 && removed[0].start_offset != start_offset);
         Ok(AssignOutcome::Inserted { removed, warned })
     }
 
     /// The entries, oldest first.
-    pub fn entries(&self) -> &[EpochEntry] {
+    pub fn entries(&self) -> &[EpochStart] {
         &self.entries
     }
 
     /// Whether `e` is one of the entries (a binary search: epochs and start
     /// offsets increase through the cache).
-    pub fn contains(&self, e: &EpochEntry) -> bool {
+    pub fn contains(&self, e: &EpochStart) -> bool {
         self.entries
             .binary_search_by_key(&e.epoch, |x| x.epoch)
             .is_ok_and(|i| self.entries.get(i) == Some(e))
@@ -307,7 +228,7 @@ impl EpochCache {
     }
 
     /// `latestEntry()`: the newest entry.
-    pub fn latest_entry(&self) -> Option<EpochEntry> {
+    pub fn latest_entry(&self) -> Option<EpochStart> {
         self.entries.last().copied()
     }
 
@@ -326,7 +247,7 @@ impl EpochCache {
     }
 
     /// `earliestEntry()`: the oldest entry.
-    pub fn earliest_entry(&self) -> Option<EpochEntry> {
+    pub fn earliest_entry(&self) -> Option<EpochStart> {
         self.entries.first().copied()
     }
 
@@ -341,7 +262,7 @@ impl EpochCache {
     }
 
     /// `previousEntry(epoch)`: the greatest entry with an epoch `< epoch`.
-    pub fn previous_entry(&self, epoch: i32) -> Option<EpochEntry> {
+    pub fn previous_entry(&self, epoch: i32) -> Option<EpochStart> {
         self.entries.iter().rev().find(|e| e.epoch < epoch).copied()
     }
 
@@ -359,7 +280,7 @@ impl EpochCache {
     }
 
     /// `epochEntry(epoch)`: the entry of exactly this epoch.
-    pub fn epoch_entry(&self, epoch: i32) -> Option<EpochEntry> {
+    pub fn epoch_entry(&self, epoch: i32) -> Option<EpochStart> {
         self.entries.iter().find(|e| e.epoch == epoch).copied()
     }
 
@@ -433,7 +354,7 @@ impl EpochCache {
     /// starts at or after it, remove every entry with `start >= end_offset`
     /// (newest first). Returns the removed entries, newest first. A negative
     /// offset (including `-1`, undefined) is a no-op.
-    pub fn truncate_from_end(&mut self, end_offset: i64) -> Vec<EpochEntry> {
+    pub fn truncate_from_end(&mut self, end_offset: i64) -> Vec<EpochStart> {
         let mut removed = Vec::new();
         if end_offset < 0 {
             return removed;
@@ -458,7 +379,7 @@ impl EpochCache {
     /// epoch with start `start_offset`. So the epoch covering `start_offset`
     /// survives, starting at `start_offset`. Returns the removed entries,
     /// oldest first. A negative offset (including `-1`) removes nothing.
-    pub fn truncate_from_start(&mut self, start_offset: i64) -> Vec<EpochEntry> {
+    pub fn truncate_from_start(&mut self, start_offset: i64) -> Vec<EpochStart> {
         let n = self
             .entries
             .iter()
@@ -467,10 +388,10 @@ impl EpochCache {
         if n == 0 {
             return Vec::new();
         }
-        let removed: Vec<EpochEntry> = self.entries.drain(..n).collect();
+        let removed: Vec<EpochStart> = self.entries.drain(..n).collect();
         let last = removed[n - 1];
         self.entries
-            .insert(0, EpochEntry::new(last.epoch, start_offset));
+            .insert(0, EpochStart::new(last.epoch, start_offset));
         removed
     }
 
@@ -482,7 +403,7 @@ impl EpochCache {
 
     /// `epochEntriesInRange(start, end)`: a copy truncated from the start at
     /// `start` (only when `start >= 0`) and from the end at `end`.
-    pub fn entries_in_range(&self, start_offset: i64, end_offset: i64) -> Vec<EpochEntry> {
+    pub fn entries_in_range(&self, start_offset: i64, end_offset: i64) -> Vec<EpochStart> {
         let mut copy = self.clone();
         if start_offset >= 0 {
             copy.truncate_from_start(start_offset);
@@ -501,7 +422,7 @@ impl EpochCache {
         &mut self,
         log_end_offset: i64,
         log_start_offset: i64,
-    ) -> (Vec<EpochEntry>, Vec<EpochEntry>) {
+    ) -> (Vec<EpochStart>, Vec<EpochStart>) {
         let end = self.truncate_from_end(log_end_offset);
         let start = self.truncate_from_start(log_start_offset);
         (end, start)
@@ -526,7 +447,7 @@ impl EpochCache {
     /// past the first [`LISTED`] counted rather than listed: for messages,
     /// whose size must not grow with a checkpoint.
     pub fn brief(&self) -> impl std::fmt::Display + '_ {
-        struct Brief<'a>(&'a [EpochEntry]);
+        struct Brief<'a>(&'a [EpochStart]);
         impl std::fmt::Display for Brief<'_> {
             fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
                 write!(f, "[")?;

@@ -27,229 +27,18 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use serde::Serialize;
-
-use crate::analysis::epochs::{EpochCache, EpochEntry};
-use crate::analysis::loss::PartitionLoss;
+use crate::analysis::epochs::EpochCache;
 use crate::format::record::control::ControlType;
+use crate::model::impact::{
+    ConfigImpact, GroupImpact, GroupState, PartitionImpact, PerReset, ProducerImpact, TxnImpact,
+    TxnOutcome,
+};
+use crate::model::loss::PartitionLoss;
+use crate::model::truncation::EpochStart;
 use crate::model::{
     BatchSummary, ConfigFact, CoordinatorTxn, LatestCommit, PartitionHistory, ProducerStateView,
     ReplicaLog,
 };
-
-/// A value under each `auto.offset.reset` policy.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Default)]
-pub struct PerReset<T> {
-    /// `auto.offset.reset=earliest` (and `by_duration`, which resets like it
-    /// to a time-based offset where a reset happens).
-    pub earliest: T,
-    /// `auto.offset.reset=latest`.
-    pub latest: T,
-    /// `auto.offset.reset=none`.
-    pub none: T,
-}
-
-/// What a group's restarted consumer meets.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum GroupState {
-    /// The commit is at or below the first lost offset on the group's
-    /// lineage: the consumer goes on where it was.
-    Unaffected,
-    /// The commit carries a leader epoch whose end on the new leader is
-    /// below it: Kafka detects the truncation (KIP-320).
-    Diverged,
-    /// The commit has no leader epoch and lies past the new log end:
-    /// OFFSET_OUT_OF_RANGE, reset by the policy.
-    PastLogEnd,
-    /// The commit has no leader epoch and lies inside the new log, past the
-    /// divergence: the consumer fetches from it, skipping the new leader's
-    /// records before it, with no error.
-    SilentSkip,
-    /// The new leader knows no epoch at or above the commit's: reset by the
-    /// policy.
-    EpochUnknown,
-    /// The group's latest record deletes its offset: it starts by the
-    /// policy.
-    NoOffset,
-    /// The group's latest record does not decode: where it resumes is
-    /// unknown.
-    Unreadable,
-}
-
-/// One consumer group's impact on a partition.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct GroupImpact {
-    /// Group id.
-    pub group: String,
-    /// `classic`, `consumer`, `share`, `streams`; `None` when
-    /// `__consumer_offsets` holds no metadata record of the group (offsets
-    /// set with the Admin API).
-    pub protocol: Option<String>,
-    /// The latest committed offset (`None` when deleted).
-    pub committed_offset: Option<i64>,
-    /// Its leader epoch (`None` when the commit carries none).
-    pub committed_leader_epoch: Option<i32>,
-    /// Commit time (ms).
-    pub commit_timestamp: Option<i64>,
-    /// Broker of the `__consumer_offsets` replica read.
-    pub coordinator_broker: i32,
-    /// What the restarted consumer meets.
-    pub state: GroupState,
-    /// Where the group's lineage parts from the new log (the first offset
-    /// whose record on the new log the group has not consumed).
-    pub divergence_offset: Option<i64>,
-    /// The offset a restarted consumer fetches first (`None`: it fails).
-    pub next_fetch_offset: PerReset<Option<i64>>,
-    /// The exception a restarted consumer gets (`None`: none).
-    pub error: PerReset<Option<&'static str>>,
-    /// Records on the new log it will never see (`None`: it fails).
-    pub records_skipped: PerReset<Option<u64>>,
-    /// Records it reads again (`None`: it fails).
-    pub records_reread: PerReset<Option<u64>>,
-    /// Records it had consumed that no replica keeps.
-    pub phantom_records: u64,
-    /// Their offsets, half-open ranges.
-    pub phantom_offsets: Vec<(i64, i64)>,
-    /// Their first and last timestamps.
-    pub phantom_first_timestamp: Option<i64>,
-    /// See `phantom_first_timestamp`.
-    pub phantom_last_timestamp: Option<i64>,
-    /// The story in a sentence.
-    pub detail: String,
-}
-
-/// State of a transaction the loss touches.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum TxnState {
-    /// Open on the new leader with no marker to come: its marker was cut, or
-    /// the coordinator has finished with it. read_committed consumers stall
-    /// at its first offset until it is aborted.
-    Hanging,
-    /// Open on the new leader and the coordinator still has it in progress:
-    /// it will be completed or time out.
-    Open,
-    /// Open on the new leader; whether a marker will come cannot be told
-    /// (no `__transaction_state` in the capture, and no cut marker seen).
-    OpenUnknown,
-    /// Every record of it on the lost lineage is lost, marker included.
-    Lost,
-}
-
-/// A transaction the loss touches.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct TxnImpact {
-    /// Producer id.
-    pub producer_id: i64,
-    /// Producer epoch.
-    pub producer_epoch: i16,
-    /// Transactional id, from `__transaction_state`.
-    pub transactional_id: Option<String>,
-    /// First offset of the transaction on the new leader (find-hanging's
-    /// StartOffset); for a lost one, its first lost offset.
-    pub first_offset: i64,
-    /// State.
-    pub state: TxnState,
-    /// The last stable offset read_committed consumers stop at (the
-    /// partition's, with this transaction open).
-    pub lso: Option<i64>,
-    /// The marker the loss cuts (`COMMIT`/`ABORT`), with its offset.
-    pub marker_cut: Option<&'static str>,
-    /// Offset of the cut marker.
-    pub marker_cut_offset: Option<i64>,
-    /// The coordinator's state for the producer (`CompleteCommit`...).
-    pub coordinator_state: Option<String>,
-    /// Data records of the transaction on the new leader.
-    pub records: u64,
-    /// Whether aborting it (the remedy) hides records the transaction had
-    /// committed: read_committed consumers never see them.
-    pub abort_hides_committed: bool,
-    /// The operator's remedy (printed, never run).
-    pub remedy: Option<String>,
-    /// The story in a sentence.
-    pub detail: String,
-}
-
-/// An idempotent or transactional producer whose last sequences are cut.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct ProducerImpact {
-    /// Producer id.
-    pub producer_id: i64,
-    /// Producer epoch of its last lost batch.
-    pub producer_epoch: i16,
-    /// Transactional batches.
-    pub transactional: bool,
-    /// Last sequence the new leader holds for it (`None`: no state).
-    pub last_sequence_kept: Option<i32>,
-    /// Last sequence of its lost batches.
-    pub last_sequence_cut: i32,
-    /// Records lost.
-    pub records_lost: u64,
-    /// The error code the new leader answers its next batch with (`None`:
-    /// the batch is accepted).
-    pub expected_error: Option<&'static str>,
-    /// `sequence-gap`, `unknown-to-leader`, `sent-again`, `fenced`.
-    pub state: &'static str,
-    /// The story in a sentence.
-    pub detail: String,
-}
-
-/// A setting and what it allowed in this incident.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct ConfigImpact {
-    /// Config or feature name.
-    pub name: String,
-    /// Effective value (`None`: unknown).
-    pub value: Option<String>,
-    /// `topic`, `cluster`, `feature`, `replicas` (from the partition's
-    /// replica list), or `unknown`.
-    pub source: &'static str,
-    /// Metadata log offset where it was set.
-    pub metadata_offset: Option<i64>,
-    /// What it allowed, or why it is unknown.
-    pub effect: String,
-}
-
-/// The impact of one partition's loss.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct PartitionImpact {
-    /// Topic.
-    pub topic: String,
-    /// Partition.
-    pub partition: i32,
-    /// The reference (new) leader.
-    pub leader: i32,
-    /// Its log start offset.
-    pub log_start_offset: i64,
-    /// Its log end offset: the partition's new log end.
-    pub new_log_end: i64,
-    /// First lost offset (`None`: nothing lost).
-    pub first_lost_offset: Option<i64>,
-    /// Records lost.
-    pub records_lost: u64,
-    /// Last stable offset on the new leader (`None`: unknown).
-    pub last_stable_offset: Option<i64>,
-    /// Consumer groups with a commit for the partition.
-    pub groups: Vec<GroupImpact>,
-    /// Why the groups could not be computed (`None`: they were).
-    pub groups_unknown: Option<String>,
-    /// Transactions touched.
-    pub transactions: Vec<TxnImpact>,
-    /// What part of the transactions could not be computed, and why.
-    pub transactions_unknown: Option<String>,
-    /// Producers whose sequences are cut.
-    pub producers: Vec<ProducerImpact>,
-    /// Why the producers could not be computed.
-    pub producers_unknown: Option<String>,
-    /// The settings behind the incident.
-    pub config: Vec<ConfigImpact>,
-    /// Whether any group, transaction or producer is affected: `None` when
-    /// none is found affected but part of the impact is unknown (no
-    /// `__consumer_offsets`, an unreadable commit, an open transaction whose
-    /// fate cannot be told).
-    pub affected: Option<bool>,
-}
 
 /// What the impact is computed from.
 pub struct ImpactContext<'a> {
@@ -260,7 +49,7 @@ pub struct ImpactContext<'a> {
     /// See `log_start`.
     pub log_end: i64,
     /// Its leader-epoch cache.
-    pub epochs: &'a [EpochEntry],
+    pub epochs: &'a [EpochStart],
     /// Every replica's log as read.
     pub logs: &'a [ReplicaLog],
     /// The latest commit of each group (`Err`: why there are none to read).
@@ -337,7 +126,7 @@ pub fn partition_impact(
     }) || out
         .transactions
         .iter()
-        .any(|t| matches!(t.state, TxnState::Hanging | TxnState::Lost))
+        .any(|t| matches!(t.state, TxnOutcome::Hanging | TxnOutcome::Lost))
         || out.producers.iter().any(|p| p.state != "sent-again");
     // What the capture cannot show is never "nothing affected".
     let unknown = out.groups_unknown.is_some()
@@ -346,7 +135,7 @@ pub fn partition_impact(
         || out
             .transactions
             .iter()
-            .any(|t| t.state == TxnState::OpenUnknown);
+            .any(|t| t.state == TxnOutcome::OpenUnknown);
     out.affected = if hurt {
         Some(true)
     } else if unknown {
@@ -686,16 +475,16 @@ fn transactions(out: &mut PartitionImpact, loss: &PartitionLoss, ctx: &ImpactCon
                 )
         });
         let st = if coord_open {
-            TxnState::Open
+            TxnOutcome::Open
         } else if coordinator.is_some() || marker_name.is_some() {
-            TxnState::Hanging
+            TxnOutcome::Hanging
         } else {
-            TxnState::OpenUnknown
+            TxnOutcome::OpenUnknown
         };
         let records = (ctx.count_producer)(pid, first, ctx.log_end);
         let hides = marker_name == Some("COMMIT")
             || (marker_name.is_none() && coord.is_some_and(|t| committed_state(&t.state)));
-        let remedy = (st == TxnState::Hanging).then(|| {
+        let remedy = (st == TxnOutcome::Hanging).then(|| {
             format!(
                 "kafka-transactions.sh --bootstrap-server BROKER abort --topic {} --partition {} --start-offset {first}",
                 out.topic, out.partition
@@ -727,13 +516,13 @@ fn transactions(out: &mut PartitionImpact, loss: &PartitionLoss, ctx: &ImpactCon
             None => coord_text,
         };
         let detail = match st {
-            TxnState::Hanging => format!(
+            TxnOutcome::Hanging => format!(
                 "transaction of producer {pid} (epoch {epoch}) is open on the new leader from offset {first} and hangs: {why}; read_committed consumers stop at {lso} until it is aborted{}",
                 if hides { format!("; aborting hides its {}, which the transaction had committed", records_text(records)) } else { String::new() }
             ),
-            TxnState::Open => format!("transaction of producer {pid} is open from offset {first}; {why}"),
-            TxnState::OpenUnknown => format!("transaction of producer {pid} is open from offset {first}; {why}: it may hang"),
-            TxnState::Lost => unreachable!(),
+            TxnOutcome::Open => format!("transaction of producer {pid} is open from offset {first}; {why}"),
+            TxnOutcome::OpenUnknown => format!("transaction of producer {pid} is open from offset {first}; {why}: it may hang"),
+            TxnOutcome::Lost => unreachable!(),
         };
         out.transactions.push(TxnImpact {
             producer_id: pid,
@@ -784,7 +573,7 @@ fn transactions(out: &mut PartitionImpact, loss: &PartitionLoss, ctx: &ImpactCon
             producer_epoch: epoch,
             transactional_id: coord.map(|t| t.transactional_id.clone()),
             first_offset: first,
-            state: TxnState::Lost,
+            state: TxnOutcome::Lost,
             lso: Some(lso),
             marker_cut: marker,
             marker_cut_offset: None,
@@ -1056,7 +845,7 @@ mod tests {
     //! The rules on small hand-made facts, one per case Kafka's code
     //! distinguishes (the real-Kafka checks are in tests/it/kafka_impact.rs).
     use super::*;
-    use crate::analysis::loss::{LostBatch, LostRange, Verdict};
+    use crate::model::loss::{LostBatch, LostRange, Verdict};
     use crate::model::records::Committed;
     use crate::model::{GroupCommit, ProducerView};
 
@@ -1158,7 +947,7 @@ mod tests {
         coord: Result<&BTreeMap<i64, CoordinatorTxn>, String>,
         markers: &BTreeMap<i64, ControlType>,
     ) -> PartitionImpact {
-        let epochs = [EpochEntry::new(0, 0), EpochEntry::new(1, 100)];
+        let epochs = [EpochStart::new(0, 0), EpochStart::new(1, 100)];
         let protocols = BTreeMap::new();
         let count = |a: i64, b: i64| (b - a).max(0) as u64;
         let count_producer = |_: i64, a: i64, b: i64| (b - a).max(0) as u64;
@@ -1284,7 +1073,7 @@ mod tests {
         let t = &i.transactions[0];
         assert_eq!(
             (t.state, t.first_offset, t.lso, t.marker_cut),
-            (TxnState::Hanging, 95, Some(95), Some("COMMIT"))
+            (TxnOutcome::Hanging, 95, Some(95), Some("COMMIT"))
         );
         assert!(t.abort_hides_committed);
         assert!(t.remedy.as_deref().unwrap().ends_with("--start-offset 95"));
@@ -1292,7 +1081,7 @@ mod tests {
         // sends the marker to the new leader
         let c = coordinator("PrepareCommit", vec![("t".into(), vec![0])]);
         let i = run(&l, &[], &open_txn(), Ok(&c), &markers);
-        assert_eq!(i.transactions[0].state, TxnState::Open);
+        assert_eq!(i.transactions[0].state, TxnOutcome::Open);
         // no coordinator view and no cut marker: cannot tell
         let l = loss(vec![batch(100, 119, 0, -1, -1, false, false)]);
         let i = run(
@@ -1302,7 +1091,7 @@ mod tests {
             Err("no __transaction_state".into()),
             &BTreeMap::new(),
         );
-        assert_eq!(i.transactions[0].state, TxnState::OpenUnknown);
+        assert_eq!(i.transactions[0].state, TxnOutcome::OpenUnknown);
         assert!(i.transactions_unknown.is_some());
     }
 

@@ -45,9 +45,12 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
-use serde::Serialize;
-
-use crate::analysis::diff::PartitionDiff;
+use crate::model::diff::{DiffFinding, FindingKind, PartitionDiff};
+use crate::model::loss::{
+    EpochLoss, EvidenceKind, LossEvidence, LostBatch, LostRange, PartitionLoss, ProducerBatchLoss,
+    UnknownBound, Verdict, NOT_CAPTURED_WEAKENS,
+};
+use crate::model::records::Committed;
 use crate::model::{
     BatchSummary, Election, GroupCommit, HighWatermarkFact, PartitionHistory, ReplicaLog,
 };
@@ -69,231 +72,6 @@ pub struct LossContext<'a> {
     pub commits_searched: bool,
     /// Each captured replica's `replication-offset-checkpoint` entry.
     pub high_watermarks: &'a [HighWatermarkFact],
-}
-
-pub use crate::model::records::Committed;
-
-/// The partition's verdict, worst first.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Verdict {
-    /// Committed records are lost (`committed_proven > 0`).
-    CommittedLost,
-    /// Records that may have been committed are lost.
-    PossiblyCommittedLost,
-    /// Records are lost whose commitment cannot be bounded.
-    UnknownLost,
-    /// Records are lost, none of them committed.
-    UncommittedLost,
-    /// Nothing is lost.
-    NothingLost,
-}
-
-impl Verdict {
-    /// The kebab-case name.
-    pub fn name(self) -> &'static str {
-        match self {
-            Verdict::CommittedLost => "committed-lost",
-            Verdict::PossiblyCommittedLost => "possibly-committed-lost",
-            Verdict::UnknownLost => "unknown-lost",
-            Verdict::UncommittedLost => "uncommitted-lost",
-            Verdict::NothingLost => "nothing-lost",
-        }
-    }
-}
-
-/// A half-open range `[start, end)` of lost records sharing epoch, holders
-/// and commitment.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct LostRange {
-    /// First offset.
-    pub start: i64,
-    /// One past the last offset.
-    pub end: i64,
-    /// Data records in the range.
-    pub records: u64,
-    /// Control records (transaction markers, ...) in the range.
-    pub control_records: u64,
-    /// Leader epoch of the batches (`-1`: v0/v1 messages).
-    pub leader_epoch: i32,
-    /// Replicas holding these records now.
-    pub held_by: Vec<i32>,
-    /// Whether they had been committed.
-    pub committed: Committed,
-}
-
-/// Lost data records of one leader epoch.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct EpochLoss {
-    /// Leader epoch.
-    pub leader_epoch: i32,
-    /// Data records.
-    pub records: u64,
-}
-
-/// Lost data records of one producer, from the batch headers.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct ProducerBatchLoss {
-    /// Producer id (`-1`: written without one).
-    pub producer_id: i64,
-    /// Producer epochs seen.
-    pub producer_epochs: Vec<i16>,
-    /// Data records.
-    pub records: u64,
-    /// First lost offset.
-    pub first_offset: i64,
-    /// Last lost offset.
-    pub last_offset: i64,
-    /// Sequence of the first lost record (`-1`: not idempotent).
-    pub first_sequence: i32,
-    /// Sequence of the last lost record.
-    pub last_sequence: i32,
-    /// Whether any of its lost batches is transactional.
-    pub transactional: bool,
-}
-
-/// Kinds of evidence the bounds use.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum EvidenceKind {
-    /// A replica's `replication-offset-checkpoint` entry.
-    HighWatermarkCheckpoint,
-    /// An offset a consumer group committed.
-    ConsumerGroupCommit,
-    /// An ISR state in the metadata log whose members all may have held
-    /// lost records: they may have been committed.
-    IsrState,
-    /// An ISR state with a member that never held lost records: the high
-    /// watermark could not pass them while it was in force.
-    IsrStateRulesOut,
-    /// No ISR history for the partition.
-    NoIsrHistory,
-    /// The ISR history does not reach back far enough.
-    IsrHistoryIncomplete,
-    /// The metadata log ends before epochs the replicas hold.
-    MetadataBehindReplicas,
-    /// An assigned replica whose log is not in the capture.
-    ReplicaNotCaptured,
-    /// No `__consumer_offsets` in the capture.
-    NoConsumerOffsets,
-}
-
-/// One fact the bounds use, for a reader to check the reasoning.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Evidence {
-    /// What kind of fact.
-    pub kind: EvidenceKind,
-    /// Broker it comes from (`null` when none applies).
-    pub broker: Option<i32>,
-    /// Consumer group (`consumer-group-commit`).
-    pub group: Option<String>,
-    /// The offset the fact is about (high watermark, committed offset).
-    pub offset: Option<i64>,
-    /// Leader epoch (of a commit, of an ISR state).
-    pub leader_epoch: Option<i32>,
-    /// The ISR (`isr-state`).
-    pub isr: Option<Vec<i32>>,
-    /// Offset of the record in the metadata log (`isr-state`).
-    pub metadata_offset: Option<i64>,
-    /// When (ms): the checkpoint file's mtime, the commit time, the
-    /// metadata record's timestamp.
-    pub time: Option<i64>,
-    /// Where the fact was read (file), when one applies.
-    pub file: Option<String>,
-    /// Lost data records this fact proves committed (`high-watermark-checkpoint`,
-    /// `consumer-group-commit`) or admits as possibly committed (`isr-state`).
-    pub records: u64,
-    /// The fact in words.
-    pub detail: String,
-}
-
-/// A bound that could not be computed, and why.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct UnknownBound {
-    /// `committed_possible` (the only bound that can be unknown).
-    pub bound: &'static str,
-    /// Why.
-    pub reason: String,
-}
-
-/// One lost batch: its header, which part of it is lost, who holds it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct LostBatch {
-    /// The batch header.
-    pub batch: BatchSummary,
-    /// First lost offset in it (`>= base_offset`).
-    pub from: i64,
-    /// Replicas holding it.
-    pub held_by: Vec<i32>,
-    /// Records below this offset are proven committed.
-    pub proven_to: i64,
-    /// Whether the rest is possibly committed.
-    pub possible: Committed,
-}
-
-impl LostBatch {
-    /// Commitment of the record at `offset`.
-    pub fn committed_at(&self, offset: i64) -> Committed {
-        if offset < self.proven_to {
-            Committed::Proven
-        } else {
-            self.possible
-        }
-    }
-}
-
-/// What the partition loses.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct PartitionLoss {
-    /// Data records lost (on no replica once all follow the reference).
-    pub records: u64,
-    /// Control records lost (transaction markers, ...), not in the bounds.
-    pub control_records: u64,
-    /// The lost records, as half-open offset ranges.
-    pub offsets: Vec<LostRange>,
-    /// Replicas holding lost records now.
-    pub held_by: Vec<i32>,
-    /// Lost data records proven committed (lower bound).
-    pub committed_proven: u64,
-    /// Lost data records possibly committed (upper bound; includes the
-    /// proven ones); `null` when some records cannot be bounded.
-    pub committed_possible: Option<u64>,
-    /// Lost data records neither proven nor bounded (no ISR history).
-    pub committed_unknown: u64,
-    /// The verdict.
-    pub verdict: Verdict,
-    /// Bounds that could not be computed for every record, and why.
-    pub unknown: Vec<UnknownBound>,
-    /// Lost data records per leader epoch.
-    pub leader_epochs: Vec<EpochLoss>,
-    /// Lost data records per producer.
-    pub producers: Vec<ProducerBatchLoss>,
-    /// Earliest batch timestamp among the lost batches (ms).
-    pub first_timestamp: Option<i64>,
-    /// Latest batch timestamp among the lost batches (ms).
-    pub last_timestamp: Option<i64>,
-    /// Assigned replicas (metadata log) whose log is not in the capture
-    /// (see [`NOT_CAPTURED_WEAKENS`]).
-    pub replicas_not_captured: Vec<i32>,
-    /// Every fact the bounds used.
-    pub evidence: Vec<Evidence>,
-    /// The lost batches, in offset order (not serialised: what `--records`
-    /// and salvage read records from).
-    #[serde(skip)]
-    pub batches: Vec<LostBatch>,
-}
-
-impl PartitionLoss {
-    /// Whether anything is lost.
-    pub fn any(&self) -> bool {
-        self.records > 0 || self.control_records > 0
-    }
-
-    /// Lost data records that may have been committed, counting those that
-    /// cannot be bounded (the figure a verdict must assume).
-    pub fn possibly_committed_or_unknown(&self) -> u64 {
-        self.committed_possible.unwrap_or(self.committed_proven) + self.committed_unknown
-    }
 }
 
 /// Data and control records of `b` in `[lo, hi)`.
@@ -461,7 +239,7 @@ pub fn partition_loss(
                     ));
                 }
             }
-            evidence.push(Evidence {
+            evidence.push(LossEvidence {
                 kind: EvidenceKind::HighWatermarkCheckpoint,
                 broker: Some(*h),
                 group: None,
@@ -533,7 +311,7 @@ pub fn partition_loss(
                     names.join(", ")
                 )
             };
-            evidence.push(Evidence {
+            evidence.push(LossEvidence {
                 kind: EvidenceKind::ConsumerGroupCommit,
                 broker: Some(c.broker),
                 group: Some(c.group.clone()),
@@ -610,7 +388,7 @@ pub fn partition_loss(
         for (i, (missing, n)) in isr_rules_out {
             let s: &Election = &h.changes[i];
             let who: Vec<String> = missing.iter().map(i32::to_string).collect();
-            evidence.push(Evidence {
+            evidence.push(LossEvidence {
                 kind: EvidenceKind::IsrStateRulesOut,
                 broker: Some(s.leader),
                 group: None,
@@ -629,7 +407,7 @@ pub fn partition_loss(
         }
         for (i, n) in isr_admits {
             let s: &Election = &h.changes[i];
-            evidence.push(Evidence {
+            evidence.push(LossEvidence {
                 kind: EvidenceKind::IsrState,
                 broker: Some(s.leader),
                 group: None,
@@ -688,7 +466,7 @@ pub fn partition_loss(
         if batches.is_empty() {
             break;
         }
-        evidence.push(Evidence {
+        evidence.push(LossEvidence {
             broker: Some(*b),
             ..note(
                 EvidenceKind::ReplicaNotCaptured,
@@ -728,8 +506,8 @@ fn may_have_held(
         .any(|(epoch, _)| *epoch > e && h.leader_of(*epoch) != Some(m))
 }
 
-fn note(kind: EvidenceKind, detail: String) -> Evidence {
-    Evidence {
+fn note(kind: EvidenceKind, detail: String) -> LossEvidence {
+    LossEvidence {
         kind,
         broker: None,
         group: None,
@@ -746,7 +524,7 @@ fn note(kind: EvidenceKind, detail: String) -> Evidence {
 
 fn summarize(
     batches: Vec<LostBatch>,
-    evidence: Vec<Evidence>,
+    evidence: Vec<LossEvidence>,
     unknown: Vec<UnknownBound>,
     replicas_not_captured: Vec<i32>,
 ) -> PartitionLoss {
@@ -968,14 +746,9 @@ pub fn lost_batch_index(loss: &PartitionLoss) -> HashMap<(i64, i64, i32, u32), &
     loss.batches.iter().map(|l| (l.batch.key(), l)).collect()
 }
 
-/// What an assigned replica missing from the capture weakens: it may hold
-/// records no captured replica holds (the loss may be larger) and may have
-/// acknowledged records to a producer (the committed bounds are wider).
-pub const NOT_CAPTURED_WEAKENS: &str = "the loss may be larger (a log not captured may hold records no captured replica holds) and the committed bounds wider; capture every assigned replica";
-
 /// The diff's `replica-not-captured` finding for a partition whose assigned
 /// replicas (metadata log) are not all in the capture.
-pub fn not_captured_finding(loss: &PartitionLoss) -> Option<crate::analysis::diff::Finding> {
+pub fn not_captured_finding(loss: &PartitionLoss) -> Option<DiffFinding> {
     if loss.replicas_not_captured.is_empty() {
         return None;
     }
@@ -984,8 +757,8 @@ pub fn not_captured_finding(loss: &PartitionLoss) -> Option<crate::analysis::dif
         .iter()
         .map(i32::to_string)
         .collect();
-    Some(crate::analysis::diff::Finding {
-        kind: crate::analysis::diff::FindingKind::ReplicaNotCaptured,
+    Some(DiffFinding {
+        kind: FindingKind::ReplicaNotCaptured,
         detail: format!(
             "assigned replicas not in the capture (metadata log): broker {}; {NOT_CAPTURED_WEAKENS}",
             list.join(", ")

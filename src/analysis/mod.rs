@@ -4,7 +4,6 @@
 pub mod check;
 pub mod diff;
 pub mod epochs;
-pub mod explain;
 pub mod impact;
 pub mod kraft;
 pub mod loss;

@@ -8,13 +8,11 @@
 
 use std::collections::BTreeMap;
 
-use crate::capture::discover::{Capture, Replica};
 use crate::capture::segment::SegmentFile;
 use crate::format::batch::{Batch, EntryError, RecordBatch};
 use crate::format::metadata::leader_epoch_after_partition_change;
 use crate::format::metadata::{decode_metadata_record, TypedMetadata, LEADER_UNCHANGED};
-use crate::model::ReadProblem;
-pub use crate::model::{ControllerView, Election, PartitionHistory};
+use crate::model::{Capture, ControllerView, Election, PartitionHistory, ReadProblem, Replica};
 
 fn log_end(r: &Replica) -> i64 {
     r.segments.last().map(|s| s.base_offset).unwrap_or(-1)

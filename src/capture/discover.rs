@@ -31,16 +31,16 @@ use crate::format::checkpoint::{
     CleanShutdown, Limits, OffsetCheckpointKind, ReadError, CLEAN_SHUTDOWN_FILE,
     LEADER_EPOCH_CHECKPOINT_FILE,
 };
-pub use crate::format::names::{
+use crate::format::names::{
     node_id_from_folder_name, parse_partition_dir_name, parse_segment_file_name, PartitionDirName,
-    PendingState, ReplicaKind, SegmentFileKind, SegmentFileName, METADATA_TOPIC,
+    PendingState, ReplicaKind, SegmentFileKind,
 };
 use crate::format::props::{
     node_id_hint, over_properties_cap, parse_partition_metadata, parse_properties, MetaProperties,
     PropsError, MAX_PROPERTIES_BYTES, META_PROPERTIES_FILE, PARTITION_METADATA_FILE,
 };
 use crate::format::ParseError;
-pub use crate::model::capture::{
+use crate::model::capture::{
     Broker, BrokerCheckpoints, Capture, CheckpointFile, Diagnostic, KraftSnapshotFile, Level,
     NodeIdSource, PendingFile, Replica, SegmentFiles, SnapshotFile,
 };

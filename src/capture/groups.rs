@@ -16,10 +16,9 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use rayon::prelude::*;
 
-use crate::capture::discover::{Capture, Replica};
 use crate::capture::replica::{for_each_data_batch, for_each_record, ReplicaProblem};
 use crate::format::internal::decode_group_record;
-use crate::model::{GroupCommit, LatestCommit};
+use crate::model::{Capture, GroupCommit, LatestCommit, Replica};
 
 /// The internal topic of the group coordinator.
 pub const CONSUMER_OFFSETS: &str = "__consumer_offsets";

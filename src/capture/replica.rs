@@ -10,11 +10,10 @@
 
 use std::path::PathBuf;
 
-use crate::capture::discover::{Replica, SegmentFiles};
 use crate::capture::segment::SegmentFile;
 use crate::format::batch::{Batch, EntryError};
 use crate::format::index::OffsetIndex;
-use crate::model::{BatchSummary, ReplicaLog};
+use crate::model::{BatchSummary, Replica, ReplicaLog, SegmentFiles};
 
 /// Something wrong found while reading a replica's segments.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -756,7 +755,7 @@ pub fn visit_batch_records(
 /// value Kafka wrote, the file and its modification time (when the capture
 /// kept it).
 pub fn high_watermark_fact(
-    capture: &crate::capture::discover::Capture,
+    capture: &crate::model::Capture,
     replica: &Replica,
     broker: i32,
 ) -> crate::model::HighWatermarkFact {

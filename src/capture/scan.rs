@@ -21,10 +21,10 @@
 
 use rayon::prelude::*;
 
-use crate::capture::discover::Replica;
 use crate::capture::replica::{load_replica_from, start_position, LoadedReplica};
 use crate::capture::segment::SegmentFile;
 use crate::format::batch::EntryError;
+use crate::model::Replica;
 
 /// Reads every replica (`ids[i]` is the broker id of `replicas[i]`), in
 /// parallel: every batch, or from the batch holding `from` on.

@@ -8,10 +8,9 @@
 
 use std::collections::BTreeMap;
 
-use crate::capture::discover::{Capture, Replica};
 use crate::capture::replica::{for_each_data_batch, for_each_record, ReplicaProblem};
 use crate::format::internal::{decode_transaction_record, TxnState};
-use crate::model::CoordinatorTxn;
+use crate::model::{Capture, CoordinatorTxn, Replica};
 
 /// The internal topic of the transaction coordinator.
 pub const TRANSACTION_STATE: &str = "__transaction_state";

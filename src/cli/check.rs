@@ -9,7 +9,8 @@ use std::path::PathBuf;
 use clap::ValueEnum;
 
 use super::common::{Output, Status};
-use klf::analysis::check::{apply_baseline, Baseline, Severity};
+use klf::analysis::check::{apply_baseline, Baseline};
+use klf::model::check::Severity;
 use klf::render::check::{write_json, write_junit, write_table, Limit};
 
 /// Output formats of `klf check`.
@@ -103,7 +104,7 @@ pub struct Args {
     /// followers truncate, which a ZooKeeper-mode capture does not hold
     /// (default: from the capture)
     #[arg(long, value_name = "VERSION", value_parser = super::common::parse_inter_broker_protocol)]
-    inter_broker_protocol: Option<klf::analysis::truncation::ReplicationProtocol>,
+    inter_broker_protocol: Option<klf::model::truncation::ReplicationProtocol>,
     /// Table: show at most N rows of findings, errors first (0: the
     /// overview and summary alone; default: a screenful on a terminal,
     /// every error whatever the height, all into a pipe). A code with more

@@ -329,14 +329,11 @@ impl Output {
 
     /// Resolves `paths` ([`Output::resolve_inputs`]), discovers the capture
     /// under them and notes its warnings on stderr.
-    pub fn open_capture(
-        &mut self,
-        paths: &[PathBuf],
-    ) -> Result<klf::capture::discover::Capture, Status> {
+    pub fn open_capture(&mut self, paths: &[PathBuf]) -> Result<klf::model::Capture, Status> {
         let paths = self.resolve_inputs(paths)?;
         let capture = self.discover(&paths);
         for w in &capture.warnings {
-            if w.level == klf::capture::discover::Level::Warning {
+            if w.level == klf::model::Level::Warning {
                 self.note(format_args!(
                     "klf: warning: {}: {}",
                     w.path.display(),
@@ -349,7 +346,7 @@ impl Output {
 
     /// Discovers the capture under `paths` (resolved), with a spinner on a
     /// terminal while it lists the folders.
-    pub fn discover(&mut self, paths: &[PathBuf]) -> klf::capture::discover::Capture {
+    pub fn discover(&mut self, paths: &[PathBuf]) -> klf::model::Capture {
         let spin = self.spinner("finding the log directories, partitions and segments");
         let capture = klf::capture::discover::discover(paths);
         if let Some(b) = spin {
@@ -441,7 +438,7 @@ impl Output {
                     digest.display(),
                     klf::render::text::counted(m.files as u64, "file"),
                     klf::render::text::counted(m.segments as u64, "segment"),
-                    vfs::human_bytes(of("segment_bytes"))
+                    klf::render::text::human_bytes(of("segment_bytes"))
                 ));
                 for (p, why) in &m.notes {
                     self.note(format_args!(
@@ -495,8 +492,8 @@ impl Output {
                     "klf: {}: {} files, {} read into memory from a {kind} (limit {})",
                     archive.display(),
                     m.files,
-                    vfs::human_bytes(m.bytes),
-                    vfs::human_bytes(m.limit)
+                    klf::render::text::human_bytes(m.bytes),
+                    klf::render::text::human_bytes(m.limit)
                 ));
                 for (entry, why) in &m.skipped {
                     self.note(format_args!(
@@ -779,14 +776,14 @@ pub struct Selection {
     /// truncates on fetch; a ZooKeeper capture assumes so and predicts
     /// OffsetsForLeaderEpoch beside it)
     #[arg(long, value_name = "VERSION", value_parser = parse_inter_broker_protocol)]
-    pub inter_broker_protocol: Option<klf::analysis::truncation::ReplicationProtocol>,
+    pub inter_broker_protocol: Option<klf::model::truncation::ReplicationProtocol>,
 }
 
 /// `--inter-broker-protocol`'s parser.
 pub fn parse_inter_broker_protocol(
     s: &str,
-) -> Result<klf::analysis::truncation::ReplicationProtocol, String> {
-    klf::analysis::truncation::ReplicationProtocol::for_inter_broker_protocol(s)
+) -> Result<klf::model::truncation::ReplicationProtocol, String> {
+    klf::model::truncation::ReplicationProtocol::for_inter_broker_protocol(s)
 }
 
 impl Selection {
@@ -806,12 +803,8 @@ impl Selection {
     /// `--partition` that matches no partition is named with what exists,
     /// and a `--leader` that holds no selected replica is an error (exit 2),
     /// never a silent fall-back to another reference.
-    pub fn check(
-        &self,
-        out: &mut Output,
-        capture: &klf::capture::discover::Capture,
-    ) -> Result<(), Status> {
-        let selected: Vec<(&(String, i32), &Vec<klf::capture::discover::Replica>)> = capture
+    pub fn check(&self, out: &mut Output, capture: &klf::model::Capture) -> Result<(), Status> {
+        let selected: Vec<(&(String, i32), &Vec<klf::model::Replica>)> = capture
             .partitions
             .iter()
             .filter(|((t, p), _)| {
@@ -874,7 +867,7 @@ impl Selection {
     }
 
     /// The partitions of `capture` it selects that have two or more replicas.
-    pub fn candidates(&self, capture: &klf::capture::discover::Capture) -> usize {
+    pub fn candidates(&self, capture: &klf::model::Capture) -> usize {
         capture
             .partitions
             .iter()
@@ -975,7 +968,7 @@ fn node_archives(p: &Path) -> Option<Vec<PathBuf>> {
 /// the nodes that hold them. Exit 2: what was asked is not in the answer.
 pub fn records_on_nodes(
     out: &mut Output,
-    capture: &klf::capture::discover::Capture,
+    capture: &klf::model::Capture,
     req: &klf::engine::DiffRequest,
     what: &str,
 ) -> Status {

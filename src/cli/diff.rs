@@ -9,20 +9,21 @@ use std::path::PathBuf;
 use clap::ValueEnum;
 
 use super::common::{Output, Status};
-use klf::analysis::explain::epoch_leaders;
-use klf::analysis::loss::PartitionLoss;
-use klf::analysis::lost::{LostRecord, RecordsRead};
-use klf::capture::discover::Capture;
 use klf::capture::replica::ReplicaProblem;
 use klf::engine::diff::{DiffPlan, DiffRun, NotCompared};
 use klf::engine::evidence::broker_ids;
 use klf::engine::records::{stream_cut, stream_lost, ListEnd};
-use klf::engine::{diff_capture, ReadMode};
+use klf::engine::{diff_capture, PartitionResult, ReadMode};
+use klf::model::diff::DiffedPartition;
+use klf::model::loss::PartitionLoss;
+use klf::model::records::{LostRecord, RecordsRead};
+use klf::model::Capture;
 use klf::render::diff::RecordLists;
 use klf::render::diff::{
     next_line, severity, why_lines, write_json, write_json_each, write_table, Overview,
     TableOptions,
 };
+use klf::render::explain::epoch_leaders;
 use klf::render::text::shell_word;
 
 /// Output formats of `klf diff`.
@@ -253,9 +254,10 @@ fn run_with(args: &Args, out: &mut Output, capture: &Capture) -> Status {
     };
     let lossy = run.partitions.iter().any(|p| args.fail_on.fails(&p.loss));
     let records = lists.as_mut().map(|l| l as &mut dyn RecordLists);
+    let views: Vec<DiffedPartition> = run.partitions.iter().map(PartitionResult::view).collect();
     let res = match args.format {
-        Format::Json => write_json(&run.partitions, records, false, out.out()),
-        Format::Jsonl => write_json(&run.partitions, records, true, out.out()),
+        Format::Json => write_json(&views, records, false, out.out()),
+        Format::Jsonl => write_json(&views, records, true, out.out()),
         Format::Table => {
             let leaders: Vec<BTreeMap<i32, (i32, bool)>> = run
                 .partitions
@@ -266,14 +268,14 @@ fn run_with(args: &Args, out: &mut Output, capture: &Capture) -> Status {
             let mut w = out.fitted();
             let mut overview = Overview::default();
             let mut order: Vec<usize> = Vec::new();
-            for (i, p) in run.partitions.iter().enumerate() {
-                let shown = args.all || Overview::shown(p);
-                overview.add(p, shown);
+            for (i, p) in views.iter().enumerate() {
+                let shown = args.all || Overview::shown(*p);
+                overview.add(*p, shown);
                 if shown {
                     order.push(i);
                 }
             }
-            order.sort_by_key(|&i| severity(&run.partitions[i]));
+            order.sort_by_key(|&i| severity(views[i]));
             let notes: Vec<Vec<String>> = run
                 .partitions
                 .iter()
@@ -287,7 +289,7 @@ fn run_with(args: &Args, out: &mut Output, capture: &Capture) -> Status {
             };
             overview
                 .write(look, &mut w)
-                .and_then(|()| write_table(&run.partitions, &opts, records, look, &mut w))
+                .and_then(|()| write_table(&views, &opts, records, look, &mut w))
                 .and_then(|()| {
                     if impacts.is_empty() {
                         return Ok(());
@@ -330,7 +332,7 @@ fn run_with(args: &Args, out: &mut Output, capture: &Capture) -> Status {
 fn notes(
     args: &Args,
     evidence: &klf::engine::evidence::Evidence,
-    p: &klf::engine::PartitionResult,
+    p: &PartitionResult,
 ) -> Vec<String> {
     if !p.loss.any() {
         return Vec::new();
@@ -360,7 +362,7 @@ const RANGE: usize = 256;
 fn run_each(
     args: &Args,
     out: &mut Output,
-    capture: &klf::capture::discover::Capture,
+    capture: &klf::model::Capture,
     req: &klf::engine::DiffRequest,
 ) -> Status {
     let plan = DiffPlan::new(capture, req);
@@ -403,22 +405,22 @@ fn run_each(
             Ok(())
         } else {
             match args.format {
-                Format::Json => write_json_each(parts, false, out.out()),
-                Format::Jsonl => write_json_each(parts, true, out.out()),
+                Format::Json => write_json_each(parts, PartitionResult::view, false, out.out()),
+                Format::Jsonl => write_json_each(parts, PartitionResult::view, true, out.out()),
                 Format::Table => {
                     // The overview comes first: the partitions are diffed
                     // through, those written in full kept (with --all, every
                     // one), then written worst first.
                     let mut overview = Overview::default();
-                    let mut kept: Vec<klf::engine::PartitionResult> = Vec::new();
+                    let mut kept: Vec<PartitionResult> = Vec::new();
                     for p in parts {
-                        let shown = args.all || Overview::shown(&p);
-                        overview.add(&p, shown);
+                        let shown = args.all || Overview::shown(p.view());
+                        overview.add(p.view(), shown);
                         if shown {
                             kept.push(p);
                         }
                     }
-                    kept.sort_by_key(severity);
+                    kept.sort_by_key(|p| severity(p.view()));
                     if let Some(b) = &bar {
                         b.finish_and_clear();
                     }
@@ -434,7 +436,11 @@ fn run_each(
                     };
                     overview
                         .write(look, &mut w)
-                        .and_then(|()| write_table(&kept, &opts, None, look, &mut w))
+                        .and_then(|()| {
+                            let views: Vec<DiffedPartition> =
+                                kept.iter().map(PartitionResult::view).collect();
+                            write_table(&views, &opts, None, look, &mut w)
+                        })
                         .and_then(|()| w.flush())
                 }
             }
@@ -486,7 +492,7 @@ struct Each<'a> {
     fail_on: FailOn,
     /// The next partition of the plan to diff.
     next: usize,
-    held: std::collections::VecDeque<klf::engine::PartitionResult>,
+    held: std::collections::VecDeque<PartitionResult>,
     not_compared: Vec<NotCompared>,
     problems: Vec<ReplicaProblem>,
     /// Partitions compared so far.
@@ -496,7 +502,7 @@ struct Each<'a> {
 }
 
 impl Iterator for Each<'_> {
-    type Item = klf::engine::PartitionResult;
+    type Item = PartitionResult;
 
     fn next(&mut self) -> Option<Self::Item> {
         while self.held.is_empty() {

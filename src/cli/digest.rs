@@ -5,7 +5,8 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use super::common::{Output, Status};
-use klf::engine::digest::{make, Options};
+use klf::engine::digest::make;
+use klf::model::digest::Options;
 
 /// What `--help` and the man page tell beyond the options.
 pub const AFTER_HELP: &str = "\

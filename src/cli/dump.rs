@@ -400,7 +400,7 @@ struct FileRun<'a> {
 
 /// A time for a person: ISO-8601 UTC, else the milliseconds.
 fn time_text(ms: i64) -> String {
-    klf::render::text::iso_time(ms).unwrap_or_else(|| ms.to_string())
+    klf::render::text::time_or_millis(ms)
 }
 
 /// Notes how `--offsets` counted back from the end was resolved for each

@@ -87,7 +87,7 @@ pub struct Args {
     /// followers truncate, which a ZooKeeper-mode capture does not hold
     /// (default: from the capture)
     #[arg(long, value_name = "VERSION", value_parser = super::common::parse_inter_broker_protocol)]
-    inter_broker_protocol: Option<klf::analysis::truncation::ReplicationProtocol>,
+    inter_broker_protocol: Option<klf::model::truncation::ReplicationProtocol>,
     /// Output format
     #[arg(long, value_enum, default_value_t = Format::Table)]
     format: Format,
@@ -113,7 +113,8 @@ pub fn run(args: Args, out: &mut Output) -> Status {
     if let Err(s) = select.check(out, &capture) {
         return s;
     }
-    let (parts, evidence) = elect_capture(&capture, &select.request(ReadMode::Window));
+    let run = elect_capture(&capture, &select.request(ReadMode::Window));
+    let (parts, evidence) = (&run.partitions, &run.evidence);
     if parts.is_empty() {
         return super::common::no_replicated_partition(out, &[]);
     }
@@ -121,7 +122,7 @@ pub fn run(args: Args, out: &mut Output) -> Status {
         out,
         super::common::controller_problems(evidence.controller.as_ref()),
     );
-    for pr in parts.iter().flat_map(|p| &p.problems) {
+    for pr in &run.problems {
         status = status.worst(if pr.io {
             Status::Failure
         } else {
@@ -130,12 +131,12 @@ pub fn run(args: Args, out: &mut Output) -> Status {
         out.diag(format_args!("klf: {pr}"));
     }
     let res = match args.format {
-        Format::Json => write_json(&parts, false, out.out()),
-        Format::Jsonl => write_json(&parts, true, out.out()),
+        Format::Json => write_json(parts, false, out.out()),
+        Format::Jsonl => write_json(parts, true, out.out()),
         Format::Table => {
             let look = out.look();
             let mut w = out.fitted();
-            write_table(&parts, args.all, look, &mut w).and_then(|()| w.flush())
+            write_table(parts, args.all, look, &mut w).and_then(|()| w.flush())
         }
     };
     if let Err(e) = res {

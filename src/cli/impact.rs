@@ -9,9 +9,9 @@ use std::path::PathBuf;
 use clap::ValueEnum;
 
 use super::common::{Output, Status};
-use klf::analysis::impact::PartitionImpact;
 use klf::engine::impact::impact_capture;
 use klf::engine::ReadMode;
+use klf::model::impact::PartitionImpact;
 use klf::render::impact::{write_json, write_report};
 use klf::render::overview::Overview;
 

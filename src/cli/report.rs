@@ -4,8 +4,9 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use super::common::{Output, Status};
+use klf::engine::report::build;
 use klf::engine::ReadMode;
-use klf::report::{build, html};
+use klf::report::html;
 
 /// `--help` and man page text after the options.
 pub const AFTER_HELP: &str = "\
@@ -93,9 +94,8 @@ pub fn run(args: Args, out: &mut Output) -> Status {
     let impact = out.counted(candidates, "partitions diffed", |tick| {
         klf::engine::impact::impact_capture(&capture, &req, tick)
     });
-    let run = &impact.diff;
     let inputs = args.paths.iter().map(|p| p.display().to_string()).collect();
-    let mut report = match build(run, inputs) {
+    let report = match build(&impact, inputs) {
         Ok(r) => r,
         Err(e) => {
             out.diag(format_args!("klf: {e}"));
@@ -105,7 +105,6 @@ pub fn run(args: Args, out: &mut Output) -> Status {
     for p in &impact.problems {
         out.diag(format_args!("klf: {p}"));
     }
-    report.attach_impacts(impact.partitions.clone());
     for p in &report.problems {
         out.diag(format_args!("klf: {p}"));
     }
@@ -128,7 +127,8 @@ pub fn run(args: Args, out: &mut Output) -> Status {
     let page = html::render(&report);
     // what the metadata log could not give is in report.problems, printed
     // above: the page lacks it, so the run is not clean
-    let metadata_unread = run
+    let metadata_unread = impact
+        .diff
         .evidence
         .controller
         .as_ref()

@@ -94,8 +94,8 @@ pub fn run(args: Args, out: &mut Output) -> Status {
     });
     let mut status = super::common::metadata_log_problems(out, &run.metadata_problems);
     let parts = run.partitions;
-    for p in &parts {
-        for pr in &p.problems {
+    for (p, problems) in parts.iter().zip(&run.problems) {
+        for pr in problems {
             out.diag(format_args!("klf: {pr}"));
             // A read that failed is the machine's, not the data's.
             status = status.worst(if pr.io {

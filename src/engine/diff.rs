@@ -5,17 +5,15 @@
 
 use rayon::prelude::*;
 
-use crate::analysis::diff::{
-    DiffOptions, PartitionDiff, PartitionReplicas, ReferenceHint, ScanInfo, ScanMode,
-};
+use crate::analysis::diff::{PartitionReplicas, ReferenceHint};
 use crate::analysis::epochs::EpochCache;
-use crate::analysis::loss::PartitionLoss;
-use crate::analysis::truncation::ReplicationProtocol;
-use crate::capture::discover::{Capture, Replica};
 use crate::capture::replica::{LoadedReplica, ReplicaProblem};
 use crate::capture::scan::{load_all, tail_end};
 use crate::engine::evidence::{broker_ids, Evidence};
-use crate::model::ReplicaLog;
+use crate::model::diff::{DiffOptions, DiffedPartition, PartitionDiff, ScanInfo, ScanMode};
+use crate::model::loss::PartitionLoss;
+use crate::model::truncation::ReplicationProtocol;
+use crate::model::{Capture, Replica, ReplicaLog};
 
 /// How a diff reads the replicas.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -64,6 +62,18 @@ pub struct PartitionResult {
     /// problem with `io` says where): left out of the diff and the loss,
     /// which are the other replicas'.
     pub left_out: Vec<i32>,
+}
+
+impl PartitionResult {
+    /// What the outputs write of it: the diff, the loss, the brokers left
+    /// out.
+    pub fn view(&self) -> DiffedPartition<'_> {
+        DiffedPartition {
+            diff: &self.diff,
+            loss: &self.loss,
+            left_out: &self.left_out,
+        }
+    }
 }
 
 /// A diff of a capture.

@@ -5,7 +5,7 @@
 use std::io::{self, Write};
 use std::path::PathBuf;
 
-pub use crate::capture::digest::make::{Made, Options};
+use crate::model::digest::{Made, Options};
 
 /// Sets the pace of the digest's reads, in bytes a second (0: as fast as
 /// the disk goes), so that a busy broker's disk is shared.

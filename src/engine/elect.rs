@@ -6,151 +6,59 @@
 //! ranked least loss first; the one Kafka's own rules would pick is marked.
 
 use crate::analysis::diff::ReferenceHint;
-use crate::analysis::impact::{GroupState, PartitionImpact, TxnState};
-use crate::capture::discover::Capture;
 use crate::capture::replica::ReplicaProblem;
-use crate::engine::diff::{diff_partition_replicas, DiffRequest, PartitionResult};
+use crate::engine::diff::{diff_partition_replicas, DiffRequest};
 use crate::engine::evidence::{broker_ids, Evidence};
 use crate::engine::impact::{coordinator, impact_of};
+use crate::format::names::is_legal_topic_name;
+use crate::model::elect::{Candidate, PartitionElection};
+use crate::model::Capture;
 
-/// One candidate leader.
-pub struct Candidate {
-    /// Its broker.
-    pub broker: i32,
-    /// The diff and loss with it as the leader.
-    pub result: PartitionResult,
-    /// Whom that loss hurts (`None` when it loses nothing).
-    pub impact: Option<PartitionImpact>,
-    /// 1 for the least loss.
-    pub rank: usize,
-    /// Whether Kafka's own rule would pick it (or it leads already).
-    pub kafka_would_pick: bool,
-    /// Whether its loss is the least (rank 1, and those that tie with it
-    /// on the records lost and their commitment).
-    pub least_loss: bool,
+/// The loss part of the ranking key: the committed records a candidate
+/// may lose (the upper bound, or every lost record when the bound is
+/// unknown), then the proven ones, then every lost record.
+fn loss_key(c: &Candidate) -> (u64, u64, u64) {
+    let l = &c.loss;
+    (
+        l.committed_possible.unwrap_or(l.records),
+        l.committed_proven,
+        l.records,
+    )
 }
 
-impl Candidate {
-    /// Transactions its election leaves hanging.
-    pub fn hanging_transactions(&self) -> usize {
-        self.impact.as_ref().map_or(0, |i| {
-            i.transactions
-                .iter()
-                .filter(|t| t.state == TxnState::Hanging)
-                .count()
-        })
-    }
-
-    /// Consumer groups its election affects.
-    pub fn groups_affected(&self) -> usize {
-        self.impact.as_ref().map_or(0, |i| {
-            i.groups
-                .iter()
-                .filter(|g| !matches!(g.state, GroupState::Unaffected | GroupState::NoOffset))
-                .count()
-        })
-    }
-
-    /// The loss part of the ranking key: the committed records it may lose
-    /// (the upper bound, or every lost record when the bound is unknown),
-    /// then the proven ones, then every lost record.
-    fn loss_key(&self) -> (u64, u64, u64) {
-        let l = &self.result.loss;
-        (
-            l.committed_possible.unwrap_or(l.records),
-            l.committed_proven,
-            l.records,
-        )
-    }
-
-    /// The ranking key: the loss, then the applications it hurts, then
-    /// Kafka's own pick before the others (of two that lose the same, the
-    /// one Kafka elects by itself, cleanly when it is in the ELR, needs no
-    /// command), then the broker id.
-    fn key(&self) -> ((u64, u64, u64), usize, usize, bool, i32) {
-        (
-            self.loss_key(),
-            self.hanging_transactions(),
-            self.groups_affected(),
-            !self.kafka_would_pick,
-            self.broker,
-        )
-    }
+/// The ranking key: the loss, then the applications it hurts, then
+/// Kafka's own pick before the others (of two that lose the same, the
+/// one Kafka elects by itself, cleanly when it is in the ELR, needs no
+/// command), then the broker id.
+fn key(c: &Candidate) -> ((u64, u64, u64), usize, usize, bool, i32) {
+    (
+        loss_key(c),
+        c.hanging_transactions(),
+        c.groups_affected(),
+        !c.kafka_would_pick,
+        c.broker,
+    )
 }
 
-/// The candidates of one partition.
-pub struct PartitionElection {
-    /// The partition.
-    pub topic: String,
-    /// See `topic`.
-    pub partition: i32,
-    /// Assigned replicas, in order (from the metadata log; else the
-    /// captured ones).
-    pub assignment: Vec<i32>,
-    /// The ISR and ELR the metadata log ends with (`None`: no metadata log).
-    pub isr: Option<Vec<i32>>,
-    /// See `isr`.
-    pub elr: Option<Vec<i32>>,
-    /// Kafka's rule, as it applies here.
-    pub kafka_rule: String,
-    /// The leader the metadata log ends with, when it has one (the
-    /// election has happened).
-    pub leader: Option<i32>,
-    /// Its leader epoch and the metadata offset of the record that made it
-    /// the leader (with `leader`).
-    pub leader_since: Option<(i32, i64)>,
-    /// Why the capture cannot tell who leads the partition now (no
-    /// metadata log, or one that does not know the partition): then no
-    /// command is printed, and `check_first` says what to look at.
-    pub leader_unknown: Option<String>,
-    /// Ranked, least loss first.
-    pub candidates: Vec<Candidate>,
-    /// Problems met reading.
+/// The elections of a capture ([`elect_capture`]).
+pub struct ElectRun<'c> {
+    /// One per selected partition with two or more replicas.
+    pub partitions: Vec<PartitionElection>,
+    /// Problems met reading, partition by partition (each once, whoever
+    /// leads).
     pub problems: Vec<ReplicaProblem>,
-}
-
-impl PartitionElection {
-    /// Whether some candidate would lose records (a partition where none
-    /// does has nothing to decide).
-    pub fn any_loss(&self) -> bool {
-        self.candidates.iter().any(|c| c.result.loss.any())
-    }
-
-    /// What to check before electing, when the capture cannot tell who
-    /// leads now (`None` when it can).
-    pub fn check_first(&self) -> Option<String> {
-        self.leader_unknown.as_ref()?;
-        let topic = if shell_safe(&self.topic) {
-            self.topic.as_str()
-        } else {
-            "TOPIC"
-        };
-        let best = self.candidates.first().map(|c| c.broker);
-        Some(format!(
-            "who leads {t}-{p} now cannot be told from the capture, so no command is printed. \
-Check its leader and ISR first: kafka-topics.sh --bootstrap-server BROKER --describe --topic {topic} \
-(or in ZooKeeper: get /brokers/topics/{topic}/partitions/{p}/state). If it has a leader, or a \
-replica of its ISR can be started again, no unclean election is needed{rest}",
-            t = self.topic,
-            p = self.partition,
-            rest = match best {
-                Some(b) if self.any_loss() => format!("; if not, broker {b} loses least (rank 1)"),
-                _ => String::new(),
-            }
-        ))
-    }
+    /// The evidence used.
+    pub evidence: Evidence<'c>,
 }
 
 /// Every selected partition with two or more replicas, each candidate in
 /// turn.
-pub fn elect_capture<'c>(
-    capture: &'c Capture,
-    req: &DiffRequest,
-) -> (Vec<PartitionElection>, Evidence<'c>) {
+pub fn elect_capture<'c>(capture: &'c Capture, req: &DiffRequest) -> ElectRun<'c> {
     let evidence = Evidence::gather(capture);
     let options = evidence.diff_options(req.protocol);
     let coord = coordinator(&evidence);
     let mut out = Vec::new();
+    let mut all_problems = Vec::new();
     for ((topic, partition), reps) in &capture.partitions {
         if reps.len() < 2
             || req.topic.as_ref().is_some_and(|t| t != topic)
@@ -196,6 +104,7 @@ pub fn elect_capture<'c>(
             ),
         };
         let mut problems = Vec::new();
+        let mut read_problems: Option<Vec<ReplicaProblem>> = None;
         let mut candidates: Vec<Candidate> = ids
             .iter()
             .map(|&b| {
@@ -219,9 +128,14 @@ pub fn elect_capture<'c>(
                         &mut problems,
                     )
                 });
+                // the reading problems are the same whoever leads: once
+                if read_problems.is_none() {
+                    read_problems = Some(result.problems);
+                }
                 Candidate {
                     broker: b,
-                    result,
+                    diff: result.diff,
+                    loss: result.loss,
                     impact: impact.flatten(),
                     rank: 0,
                     kafka_would_pick: Some(b) == pick,
@@ -229,17 +143,14 @@ pub fn elect_capture<'c>(
                 }
             })
             .collect();
-        // the reading problems are the same whoever leads: once
-        if let Some(c) = candidates.first() {
-            problems.extend(c.result.problems.iter().cloned());
-        }
-        candidates.sort_by_key(Candidate::key);
-        let best = candidates.first().map(Candidate::loss_key);
+        problems.extend(read_problems.unwrap_or_default());
+        candidates.sort_by_key(key);
+        let best = candidates.first().map(loss_key);
         for (i, c) in candidates.iter_mut().enumerate() {
             c.rank = i + 1;
-            c.least_loss = Some(c.loss_key()) == best;
+            c.least_loss = Some(loss_key(c)) == best;
         }
-        out.push(PartitionElection {
+        let mut election = PartitionElection {
             topic: topic.clone(),
             partition: *partition,
             assignment,
@@ -253,28 +164,29 @@ pub fn elect_capture<'c>(
                 .then(|| evidence.history_missing(topic, *partition))
                 .flatten(),
             candidates,
-            problems,
-        });
+            commands: Vec::new(),
+        };
+        election.commands = election
+            .candidates
+            .first()
+            .map_or_else(Vec::new, |c| commands(&election, c.broker));
+        out.push(election);
+        all_problems.append(&mut problems);
     }
-    (out, evidence)
-}
-
-/// Kafka's legal topic names only: anything else is printed nowhere a
-/// shell would read it.
-fn shell_safe(topic: &str) -> bool {
-    !topic.is_empty()
-        && topic
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'))
+    ElectRun {
+        partitions: out,
+        problems: all_problems,
+        evidence,
+    }
 }
 
 /// The commands that carry out electing `chosen` (printed, never run):
 /// when Kafka's rule already picks it, the unclean election; else a
 /// reassignment that puts it first, then the election. None when the
 /// partition has a leader already, or when the capture cannot tell whether
-/// it has one ([`PartitionElection::check_first`] says what to check).
-pub fn commands(p: &PartitionElection, chosen: i32) -> Vec<String> {
-    if !shell_safe(&p.topic) {
+/// it has one (what to check first is said instead).
+fn commands(p: &PartitionElection, chosen: i32) -> Vec<String> {
+    if !is_legal_topic_name(&p.topic) {
         return Vec::new();
     }
     // Who leads now is unknown: an election may not be needed at all, and

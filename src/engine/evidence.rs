@@ -8,17 +8,15 @@
 use std::collections::BTreeSet;
 use std::sync::OnceLock;
 
-use crate::analysis::diff::{
-    diff_partition, ClusterMode, DiffOptions, PartitionDiff, PartitionReplicas, ProtocolSource,
-    ReferenceHint,
-};
-use crate::analysis::loss::{partition_loss, LossContext, PartitionLoss};
-use crate::analysis::truncation::ReplicationProtocol;
-use crate::capture::controller::{controller_view, ControllerView};
-use crate::capture::discover::{Capture, Replica};
+use crate::analysis::diff::{diff_partition, PartitionReplicas, ReferenceHint};
+use crate::analysis::loss::{partition_loss, LossContext};
+use crate::capture::controller::controller_view;
 use crate::capture::groups::{group_commits, GroupCommits, CONSUMER_OFFSETS};
 use crate::capture::replica::high_watermark_fact;
-use crate::model::{HighWatermarkFact, PartitionHistory};
+use crate::model::diff::{ClusterMode, DiffOptions, PartitionDiff, ProtocolSource};
+use crate::model::loss::PartitionLoss;
+use crate::model::truncation::ReplicationProtocol;
+use crate::model::{Capture, ControllerView, HighWatermarkFact, PartitionHistory, Replica};
 
 /// The evidence of one capture.
 pub struct Evidence<'c> {

@@ -6,18 +6,17 @@
 
 use std::collections::BTreeMap;
 
-use crate::analysis::diff::PartitionDiff;
-use crate::analysis::impact::{partition_impact, ImpactContext, PartitionImpact};
-use crate::analysis::loss::PartitionLoss;
-use crate::capture::discover::{Capture, Replica};
+use crate::analysis::impact::{partition_impact, ImpactContext};
 use crate::capture::groups::CONSUMER_OFFSETS;
 use crate::capture::producers::{count_data_records, marker_at, producer_state, scan_batches};
 use crate::capture::replica::ReplicaProblem;
-pub use crate::capture::transactions::CoordinatorView;
-use crate::capture::transactions::{coordinator_view, TRANSACTION_STATE};
+use crate::capture::transactions::{coordinator_view, CoordinatorView, TRANSACTION_STATE};
 use crate::engine::diff::{diff_capture, DiffRequest, DiffRun, PartitionResult};
 use crate::engine::evidence::{broker_ids, Evidence};
-use crate::model::ReplicaLog;
+use crate::model::diff::PartitionDiff;
+use crate::model::impact::PartitionImpact;
+use crate::model::loss::PartitionLoss;
+use crate::model::{Capture, Replica, ReplicaLog};
 
 /// An impact run over a capture.
 pub struct ImpactRun<'c> {

@@ -14,6 +14,7 @@ pub mod evidence;
 pub mod impact;
 pub mod machine;
 pub mod records;
+pub mod report;
 pub mod salvage;
 pub mod timeline;
 

@@ -13,13 +13,14 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::io;
 
-use crate::analysis::diff::ReplicaDiff;
-use crate::analysis::loss::{lost_batch_index, LostBatch, PartitionLoss};
-use crate::analysis::lost::{LeftOut, LostRecord, RecordsRead, SummaryBuilder};
-use crate::capture::discover::Replica;
+use crate::analysis::loss::lost_batch_index;
+use crate::analysis::lost::SummaryBuilder;
 use crate::capture::replica::{visit_batch_records, ReplicaProblem};
 use crate::engine::evidence::broker_ids;
-use crate::model::{BatchSummary, UnreadBatch};
+use crate::model::diff::ReplicaDiff;
+use crate::model::loss::{LostBatch, PartitionLoss};
+use crate::model::records::{LeftOut, LostRecord, RecordsRead};
+use crate::model::{BatchSummary, Replica, UnreadBatch};
 
 /// What streaming one list of records found.
 #[derive(Debug, Clone)]

@@ -11,8 +11,6 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::io;
 use std::path::PathBuf;
 
-use crate::analysis::loss::LostBatch;
-use crate::capture::discover::Replica;
 use crate::capture::producers::marker_at;
 use crate::capture::replica::{for_each_record, start_position, ReplicaProblem};
 use crate::capture::segment::SegmentFile;
@@ -20,7 +18,8 @@ use crate::engine::diff::{DiffRun, PartitionResult};
 use crate::engine::evidence::broker_ids;
 use crate::format::batch::{Batch, EntryError, TimestampType};
 use crate::format::record::control::{parse_type_id, ControlType};
-use crate::model::{Bytes, SalvagedRecord};
+use crate::model::loss::LostBatch;
+use crate::model::{Bytes, Replica, SalvagedRecord};
 
 /// Where salvaged batches and records go.
 pub trait SalvageSink {

@@ -4,30 +4,12 @@
 
 use rayon::prelude::*;
 
-use crate::analysis::timeline::{timeline, Timeline};
-use crate::capture::discover::{Capture, Replica, METADATA_TOPIC};
+use crate::analysis::timeline::timeline;
 use crate::capture::replica::{load_replica, ReplicaProblem};
 use crate::engine::evidence::{broker_ids, Evidence};
-use crate::model::PartitionHistory;
-
-/// One partition's timelines.
-#[derive(Debug, Clone)]
-pub struct PartitionTimelines {
-    /// Topic.
-    pub topic: String,
-    /// Partition.
-    pub partition: i32,
-    /// One per replica, in broker order.
-    pub replicas: Vec<Timeline>,
-    /// The controller's history of the partition, if the capture has a
-    /// metadata log that knows it.
-    pub controller: Option<PartitionHistory>,
-    /// Without it, why (no metadata log: a ZooKeeper-mode cluster, or not
-    /// captured; or a log that does not know the partition).
-    pub controller_missing: Option<String>,
-    /// Problems met while reading.
-    pub problems: Vec<ReplicaProblem>,
-}
+use crate::format::names::METADATA_TOPIC;
+use crate::model::timeline::PartitionTimelines;
+use crate::model::{Capture, Replica};
 
 /// The timelines of every partition of `capture` that `topic` and
 /// `partition` select (all when `None`); `progress` is called once per
@@ -40,7 +22,7 @@ pub fn timelines(
 ) -> Timelines {
     let evidence = Evidence::gather(capture);
     let wanted = selection(capture, topic, partition);
-    let partitions = wanted
+    let read: Vec<(PartitionTimelines, Vec<ReplicaProblem>)> = wanted
         .par_iter()
         .map(|((t, p), reps)| {
             let mut problems = Vec::new();
@@ -57,7 +39,7 @@ pub fn timelines(
                 })
                 .collect();
             let metadata = t == METADATA_TOPIC;
-            PartitionTimelines {
+            let timelines = PartitionTimelines {
                 topic: t.clone(),
                 partition: *p,
                 replicas,
@@ -71,12 +53,14 @@ pub fn timelines(
                 } else {
                     evidence.history_missing(t, *p)
                 },
-                problems,
-            }
+            };
+            (timelines, problems)
         })
         .collect();
+    let (partitions, problems) = read.into_iter().unzip();
     Timelines {
         partitions,
+        problems,
         metadata_problems: evidence.controller.map(|c| c.problems).unwrap_or_default(),
     }
 }
@@ -87,6 +71,9 @@ pub fn timelines(
 pub struct Timelines {
     /// One per partition.
     pub partitions: Vec<PartitionTimelines>,
+    /// Problems met while reading, one list per partition (the same
+    /// order).
+    pub problems: Vec<Vec<ReplicaProblem>>,
     /// Records of the metadata log that could not be read, with file and
     /// byte.
     pub metadata_problems: Vec<crate::model::ReadProblem>,

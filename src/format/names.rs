@@ -286,6 +286,16 @@ pub fn parse_remote_segment_name(name: &str) -> Option<RemoteSegmentName<'_>> {
     })
 }
 
+/// Whether `topic` is written in the characters Kafka allows in a topic
+/// name (ASCII letters and digits, `.`, `_`, `-`; not empty): a name that
+/// is not is printed nowhere a shell would read it.
+pub fn is_legal_topic_name(topic: &str) -> bool {
+    !topic.is_empty()
+        && topic
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'))
+}
+
 /// (end offset, epoch) of a KRaft snapshot name, `<20 digits>-<10
 /// digits>.checkpoint`.
 pub fn parse_checkpoint_name(file_name: &str) -> Option<(i64, i32)> {

@@ -176,4 +176,14 @@ mod tests {
         json_string(&mut s, "a\"b\\\u{1b}\n");
         assert_eq!(s, "\"a\\\"b\\\\\\u001B\\n\"");
     }
+
+    #[test]
+    fn byte_counts() {
+        assert_eq!(parse_bytes("512M").unwrap(), 512 << 20);
+        assert_eq!(parse_bytes("4GiB").unwrap(), 4 << 30);
+        assert_eq!(parse_bytes("1000").unwrap(), 1000);
+        assert!(parse_bytes("lots").is_err());
+        assert!(parse_bytes("5X").is_err());
+        assert_eq!(human_bytes(1536), "1.5 KiB");
+    }
 }

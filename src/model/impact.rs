@@ -1,7 +1,9 @@
 //! The facts the impact of a loss is computed from, as the capture layer
 //! reads them: the producer state a replica rebuilds, the transaction
 //! coordinator's last word per producer, a group's latest commit, and the
-//! configuration the metadata log records.
+//! configuration the metadata log records; and the impact itself, as
+//! `analysis::impact` computes it: what each consumer group, transaction
+//! and producer meets once every replica follows the new leader.
 
 use serde::{Deserialize, Serialize};
 
@@ -92,4 +94,218 @@ pub struct ConfigFact {
     pub metadata_offset: i64,
     /// Batch timestamp of the record.
     pub timestamp: i64,
+}
+
+/// A value under each `auto.offset.reset` policy.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Default)]
+pub struct PerReset<T> {
+    /// `auto.offset.reset=earliest` (and `by_duration`, which resets like it
+    /// to a time-based offset where a reset happens).
+    pub earliest: T,
+    /// `auto.offset.reset=latest`.
+    pub latest: T,
+    /// `auto.offset.reset=none`.
+    pub none: T,
+}
+
+/// What a group's restarted consumer meets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum GroupState {
+    /// The commit is at or below the first lost offset on the group's
+    /// lineage: the consumer goes on where it was.
+    Unaffected,
+    /// The commit carries a leader epoch whose end on the new leader is
+    /// below it: Kafka detects the truncation (KIP-320).
+    Diverged,
+    /// The commit has no leader epoch and lies past the new log end:
+    /// OFFSET_OUT_OF_RANGE, reset by the policy.
+    PastLogEnd,
+    /// The commit has no leader epoch and lies inside the new log, past the
+    /// divergence: the consumer fetches from it, skipping the new leader's
+    /// records before it, with no error.
+    SilentSkip,
+    /// The new leader knows no epoch at or above the commit's: reset by the
+    /// policy.
+    EpochUnknown,
+    /// The group's latest record deletes its offset: it starts by the
+    /// policy.
+    NoOffset,
+    /// The group's latest record does not decode: where it resumes is
+    /// unknown.
+    Unreadable,
+}
+
+/// One consumer group's impact on a partition.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct GroupImpact {
+    /// Group id.
+    pub group: String,
+    /// `classic`, `consumer`, `share`, `streams`; `None` when
+    /// `__consumer_offsets` holds no metadata record of the group (offsets
+    /// set with the Admin API).
+    pub protocol: Option<String>,
+    /// The latest committed offset (`None` when deleted).
+    pub committed_offset: Option<i64>,
+    /// Its leader epoch (`None` when the commit carries none).
+    pub committed_leader_epoch: Option<i32>,
+    /// Commit time (ms).
+    pub commit_timestamp: Option<i64>,
+    /// Broker of the `__consumer_offsets` replica read.
+    pub coordinator_broker: i32,
+    /// What the restarted consumer meets.
+    pub state: GroupState,
+    /// Where the group's lineage parts from the new log (the first offset
+    /// whose record on the new log the group has not consumed).
+    pub divergence_offset: Option<i64>,
+    /// The offset a restarted consumer fetches first (`None`: it fails).
+    pub next_fetch_offset: PerReset<Option<i64>>,
+    /// The exception a restarted consumer gets (`None`: none).
+    pub error: PerReset<Option<&'static str>>,
+    /// Records on the new log it will never see (`None`: it fails).
+    pub records_skipped: PerReset<Option<u64>>,
+    /// Records it reads again (`None`: it fails).
+    pub records_reread: PerReset<Option<u64>>,
+    /// Records it had consumed that no replica keeps.
+    pub phantom_records: u64,
+    /// Their offsets, half-open ranges.
+    pub phantom_offsets: Vec<(i64, i64)>,
+    /// Their first and last timestamps.
+    pub phantom_first_timestamp: Option<i64>,
+    /// See `phantom_first_timestamp`.
+    pub phantom_last_timestamp: Option<i64>,
+    /// The story in a sentence.
+    pub detail: String,
+}
+
+/// State of a transaction the loss touches.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TxnOutcome {
+    /// Open on the new leader with no marker to come: its marker was cut, or
+    /// the coordinator has finished with it. read_committed consumers stall
+    /// at its first offset until it is aborted.
+    Hanging,
+    /// Open on the new leader and the coordinator still has it in progress:
+    /// it will be completed or time out.
+    Open,
+    /// Open on the new leader; whether a marker will come cannot be told
+    /// (no `__transaction_state` in the capture, and no cut marker seen).
+    OpenUnknown,
+    /// Every record of it on the lost lineage is lost, marker included.
+    Lost,
+}
+
+/// A transaction the loss touches.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct TxnImpact {
+    /// Producer id.
+    pub producer_id: i64,
+    /// Producer epoch.
+    pub producer_epoch: i16,
+    /// Transactional id, from `__transaction_state`.
+    pub transactional_id: Option<String>,
+    /// First offset of the transaction on the new leader (find-hanging's
+    /// StartOffset); for a lost one, its first lost offset.
+    pub first_offset: i64,
+    /// State.
+    pub state: TxnOutcome,
+    /// The last stable offset read_committed consumers stop at (the
+    /// partition's, with this transaction open).
+    pub lso: Option<i64>,
+    /// The marker the loss cuts (`COMMIT`/`ABORT`), with its offset.
+    pub marker_cut: Option<&'static str>,
+    /// Offset of the cut marker.
+    pub marker_cut_offset: Option<i64>,
+    /// The coordinator's state for the producer (`CompleteCommit`...).
+    pub coordinator_state: Option<String>,
+    /// Data records of the transaction on the new leader.
+    pub records: u64,
+    /// Whether aborting it (the remedy) hides records the transaction had
+    /// committed: read_committed consumers never see them.
+    pub abort_hides_committed: bool,
+    /// The operator's remedy (printed, never run).
+    pub remedy: Option<String>,
+    /// The story in a sentence.
+    pub detail: String,
+}
+
+/// An idempotent or transactional producer whose last sequences are cut.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ProducerImpact {
+    /// Producer id.
+    pub producer_id: i64,
+    /// Producer epoch of its last lost batch.
+    pub producer_epoch: i16,
+    /// Transactional batches.
+    pub transactional: bool,
+    /// Last sequence the new leader holds for it (`None`: no state).
+    pub last_sequence_kept: Option<i32>,
+    /// Last sequence of its lost batches.
+    pub last_sequence_cut: i32,
+    /// Records lost.
+    pub records_lost: u64,
+    /// The error code the new leader answers its next batch with (`None`:
+    /// the batch is accepted).
+    pub expected_error: Option<&'static str>,
+    /// `sequence-gap`, `unknown-to-leader`, `sent-again`, `fenced`.
+    pub state: &'static str,
+    /// The story in a sentence.
+    pub detail: String,
+}
+
+/// A setting and what it allowed in this incident.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ConfigImpact {
+    /// Config or feature name.
+    pub name: String,
+    /// Effective value (`None`: unknown).
+    pub value: Option<String>,
+    /// `topic`, `cluster`, `feature`, `replicas` (from the partition's
+    /// replica list), or `unknown`.
+    pub source: &'static str,
+    /// Metadata log offset where it was set.
+    pub metadata_offset: Option<i64>,
+    /// What it allowed, or why it is unknown.
+    pub effect: String,
+}
+
+/// The impact of one partition's loss.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PartitionImpact {
+    /// Topic.
+    pub topic: String,
+    /// Partition.
+    pub partition: i32,
+    /// The reference (new) leader.
+    pub leader: i32,
+    /// Its log start offset.
+    pub log_start_offset: i64,
+    /// Its log end offset: the partition's new log end.
+    pub new_log_end: i64,
+    /// First lost offset (`None`: nothing lost).
+    pub first_lost_offset: Option<i64>,
+    /// Records lost.
+    pub records_lost: u64,
+    /// Last stable offset on the new leader (`None`: unknown).
+    pub last_stable_offset: Option<i64>,
+    /// Consumer groups with a commit for the partition.
+    pub groups: Vec<GroupImpact>,
+    /// Why the groups could not be computed (`None`: they were).
+    pub groups_unknown: Option<String>,
+    /// Transactions touched.
+    pub transactions: Vec<TxnImpact>,
+    /// What part of the transactions could not be computed, and why.
+    pub transactions_unknown: Option<String>,
+    /// Producers whose sequences are cut.
+    pub producers: Vec<ProducerImpact>,
+    /// Why the producers could not be computed.
+    pub producers_unknown: Option<String>,
+    /// The settings behind the incident.
+    pub config: Vec<ConfigImpact>,
+    /// Whether any group, transaction or producer is affected: `None` when
+    /// none is found affected but part of the impact is unknown (no
+    /// `__consumer_offsets`, an unreadable commit, an open transaction whose
+    /// fate cannot be told).
+    pub affected: Option<bool>,
 }

@@ -9,10 +9,10 @@ use serde::Serialize;
 
 use crate::render::text::Utc;
 
-use crate::analysis::check::{
+use crate::model::check::{
     CheckReport, Family, Finding, LossBrief, PartitionCheck, Severity, Summary,
 };
-use crate::analysis::diff::ReferenceChoice;
+use crate::model::diff::ReferenceChoice;
 use crate::render::style::{cell, display_width, paint, Fit, Look, Paint, Sheet};
 use crate::render::text::{counted, markup, sanitize, JsonSafe};
 

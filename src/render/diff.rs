@@ -1,6 +1,7 @@
 //! `klf diff` output: the tables, and the JSON wire types (the schema of
 //! `--format json` and `jsonl`, written here field by field so that it moves
-//! only when this file does, not when an analysis struct does).
+//! only when this file does, not when a model struct does), of the
+//! partitions the engine diffed ([`DiffedPartition`]).
 
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -9,21 +10,20 @@ use serde::Serialize;
 
 use crate::render::text::Utc;
 
-use crate::analysis::diff::{
-    Finding, FindingKind, PartitionDiff, ProtocolSource, ReplicaDiff, ScanInfo,
+use crate::format::text::human_time;
+use crate::model::diff::{
+    DiffFinding, DiffedPartition, FindingKind, PartitionDiff, ProtocolSource, ReplicaDiff, ScanInfo,
 };
-use crate::analysis::epochs::EpochEntry;
-use crate::analysis::explain::{loss_headline, loss_story, protocol_line, story};
-use crate::analysis::loss::{
-    EpochLoss, Evidence, LostRange, PartitionLoss, ProducerBatchLoss, UnknownBound, Verdict,
+use crate::model::loss::{
+    EpochLoss, LossEvidence, LostRange, PartitionLoss, ProducerBatchLoss, UnknownBound, Verdict,
+    NOT_CAPTURED_WEAKENS,
 };
-use crate::analysis::lost::{LeftOut, LossSummary, LostRecord, RecordsRead};
-use crate::analysis::truncation::Round;
-use crate::engine::PartitionResult;
-use crate::model::Bytes;
+use crate::model::records::{Bytes, LeftOut, LossSummary, LostRecord, RecordsRead};
+use crate::model::truncation::{EpochStart, Round};
+use crate::render::explain::{loss_story, protocol_line, story};
 use crate::render::overview::loss_words;
 use crate::render::style::{cell, paint, Look, Paint, Sheet};
-use crate::render::text::{human_time, sanitize, JsonSafe};
+use crate::render::text::{sanitize, JsonSafe};
 
 /// `{"partitions": [...]}`: the `--format json` document.
 #[derive(Serialize)]
@@ -129,7 +129,7 @@ pub struct Loss<'a> {
     /// Assigned replicas not in the capture.
     pub replicas_not_captured: &'a [i32],
     /// The evidence.
-    pub evidence: &'a [Evidence],
+    pub evidence: &'a [LossEvidence],
     /// With `--records`: the lost records, read as they are written.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub lost_records: Option<Streamed<'a>>,
@@ -156,7 +156,7 @@ pub struct Replica<'a> {
     /// Latest leader epoch.
     pub latest_epoch: Option<i32>,
     /// The epoch cache the model used.
-    pub epoch_cache: &'a [EpochEntry],
+    pub epoch_cache: &'a [EpochStart],
     /// First offset where it parts from the reference.
     pub divergence_offset: Option<i64>,
     /// `identical`, `prefix`, `extends`, `diverged`, `disjoint`, `reference`.
@@ -343,7 +343,7 @@ impl FromRead for Summary {
     fn write<S: serde::Serializer>(read: Option<&RecordsRead>, s: S) -> Result<S::Ok, S::Error> {
         match read {
             Some(r) => serde::Serialize::serialize(&r.summary, s),
-            None => serde::Serialize::serialize(&crate::analysis::lost::summarize(&[]), s),
+            None => serde::Serialize::serialize(&LossSummary::default(), s),
         }
     }
 }
@@ -371,7 +371,7 @@ fn value<T: Serialize>(v: T) -> serde_json::Value {
     serde_json::to_value(v).unwrap_or(serde_json::Value::Null)
 }
 
-fn findings(fs: &[Finding]) -> Vec<FindingOut<'_>> {
+fn findings(fs: &[DiffFinding]) -> Vec<FindingOut<'_>> {
     fs.iter()
         .map(|f| FindingOut {
             code: f.kind.code(),
@@ -444,7 +444,7 @@ pub struct PartitionSlots<'a> {
 
 impl<'a> PartitionSlots<'a> {
     /// The slots of partition `part` (index in the slice written) of `p`.
-    fn new(lists: &'a dyn RunList, part: usize, p: &PartitionResult) -> PartitionSlots<'a> {
+    fn new(lists: &'a dyn RunList, part: usize, p: DiffedPartition<'_>) -> PartitionSlots<'a> {
         PartitionSlots {
             lost: ListSlot::new(lists, part, None),
             cut: p
@@ -460,11 +460,11 @@ impl<'a> PartitionSlots<'a> {
 /// The wire form of one partition's diff; with `records`, its lists are
 /// read as they are written.
 pub fn partition<'a>(
-    p: &'a PartitionResult,
+    p: DiffedPartition<'a>,
     records: Option<&'a PartitionSlots<'a>>,
     line: bool,
 ) -> DiffPartition<'a> {
-    let d: &PartitionDiff = &p.diff;
+    let d: &PartitionDiff = p.diff;
     DiffPartition {
         kind: line.then_some("partition"),
         topic: &d.topic,
@@ -474,7 +474,7 @@ pub fn partition<'a>(
             reason: value(d.reference.reason),
             leader_epoch: d.reference.leader_epoch,
         },
-        loss: loss(&p.loss, records.map(|r| &r.lost)),
+        loss: loss(p.loss, records.map(|r| &r.lost)),
         replicas: d
             .replicas
             .iter()
@@ -493,7 +493,7 @@ pub fn partition<'a>(
             cluster_mode: d.protocol.mode.code(),
         },
         scan: d.scan.as_ref(),
-        left_out: &p.left_out,
+        left_out: p.left_out,
     }
 }
 
@@ -501,7 +501,7 @@ pub fn partition<'a>(
 /// line); with `records`, the record lists are read from it as they are
 /// written, one partition at a time.
 pub fn write_json(
-    parts: &[PartitionResult],
+    parts: &[DiffedPartition<'_>],
     records: Option<&mut dyn RecordLists>,
     lines: bool,
     w: &mut impl Write,
@@ -515,7 +515,7 @@ pub fn write_json(
 }
 
 fn write_parts<'a>(
-    parts: &'a [PartitionResult],
+    parts: &'a [DiffedPartition<'a>],
     lists: Option<&'a dyn RunList>,
     lines: bool,
     w: &mut impl Write,
@@ -523,11 +523,11 @@ fn write_parts<'a>(
     let slots: Vec<Option<PartitionSlots<'a>>> = parts
         .iter()
         .enumerate()
-        .map(|(i, p)| lists.map(|l| PartitionSlots::new(l, i, p)))
+        .map(|(i, p)| lists.map(|l| PartitionSlots::new(l, i, *p)))
         .collect();
     if lines {
         for (p, s) in parts.iter().zip(&slots) {
-            crate::render::text::write_value(&mut *w, false, &partition(p, s.as_ref(), true))
+            crate::render::text::write_value(&mut *w, false, &partition(*p, s.as_ref(), true))
                 .map_err(std::io::Error::from)?;
             writeln!(w)?;
         }
@@ -537,7 +537,7 @@ fn write_parts<'a>(
         partitions: parts
             .iter()
             .zip(&slots)
-            .map(|(p, s)| Utc(partition(p, s.as_ref(), false)))
+            .map(|(p, s)| Utc(partition(*p, s.as_ref(), false)))
             .collect(),
     };
     serde_json::to_writer_pretty(&mut *w, &doc).map_err(std::io::Error::from)?;
@@ -545,24 +545,26 @@ fn write_parts<'a>(
 }
 
 /// `--format json` or `jsonl` of partitions diffed as they are written
-/// (no record lists): one partition is held at a time, and the document is
-/// the one [`write_json`] writes of the same partitions.
-pub fn write_json_each(
-    parts: impl Iterator<Item = PartitionResult>,
+/// (no record lists): one partition is held at a time (`view` gives what
+/// is written of it), and the document is the one [`write_json`] writes of
+/// the same partitions.
+pub fn write_json_each<T>(
+    parts: impl Iterator<Item = T>,
+    view: fn(&T) -> DiffedPartition<'_>,
     lines: bool,
     w: &mut impl Write,
 ) -> std::io::Result<()> {
     let w = &mut JsonSafe(w);
     if lines {
         for p in parts {
-            crate::render::text::write_value(&mut *w, false, &partition(&p, None, true))
+            crate::render::text::write_value(&mut *w, false, &partition(view(&p), None, true))
                 .map_err(std::io::Error::from)?;
             writeln!(w)?;
         }
         return Ok(());
     }
     let doc = EachDocument {
-        partitions: Each(std::cell::RefCell::new(Some(parts))),
+        partitions: Each(std::cell::RefCell::new(Some(parts)), view),
     };
     serde_json::to_writer_pretty(&mut *w, &doc).map_err(std::io::Error::from)?;
     writeln!(w)
@@ -572,27 +574,28 @@ pub fn write_json_each(
 /// serialised.
 #[derive(Serialize)]
 #[serde(bound = "")]
-struct EachDocument<I: Iterator<Item = PartitionResult>> {
-    partitions: Each<I>,
+struct EachDocument<T, I: Iterator<Item = T>> {
+    partitions: Each<T, I>,
 }
 
 /// A sequence serialised from an iterator (taken on the first and only
-/// serialisation).
-struct Each<I>(std::cell::RefCell<Option<I>>);
+/// serialisation), each item written as its view.
+struct Each<T, I>(std::cell::RefCell<Option<I>>, fn(&T) -> DiffedPartition<'_>);
 
-impl<I: Iterator<Item = PartitionResult>> Serialize for Each<I> {
+impl<T, I: Iterator<Item = T>> Serialize for Each<T, I> {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let parts = self.0.borrow_mut().take();
-        s.collect_seq(parts.into_iter().flatten().map(Held))
+        let view = self.1;
+        s.collect_seq(parts.into_iter().flatten().map(|p| Held(p, view)))
     }
 }
 
 /// One partition's diff, serialised as [`DiffDocument`] serialises it.
-struct Held(PartitionResult);
+struct Held<T>(T, fn(&T) -> DiffedPartition<'_>);
 
-impl Serialize for Held {
+impl<T> Serialize for Held<T> {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        Utc(partition(&self.0, None, false)).serialize(s)
+        Utc(partition((self.1)(&self.0), None, false)).serialize(s)
     }
 }
 
@@ -696,7 +699,7 @@ pub struct Losing {
 
 /// Rank of a partition for "worst first": committed losses, then possibly
 /// committed, unbounded, uncommitted, then partitions losing nothing.
-pub fn severity(p: &PartitionResult) -> (u8, std::cmp::Reverse<u64>, std::cmp::Reverse<u64>) {
+pub fn severity(p: DiffedPartition<'_>) -> (u8, std::cmp::Reverse<u64>, std::cmp::Reverse<u64>) {
     let rank = match p.loss.verdict {
         Verdict::CommittedLost => 0,
         Verdict::PossiblyCommittedLost => 1,
@@ -714,12 +717,12 @@ pub fn severity(p: &PartitionResult) -> (u8, std::cmp::Reverse<u64>, std::cmp::R
 impl Overview {
     /// Whether a partition is written in full without `--all`: it loses
     /// data, a replica was left out, or an assigned replica is missing.
-    pub fn shown(p: &PartitionResult) -> bool {
+    pub fn shown(p: DiffedPartition<'_>) -> bool {
         p.loss.any() || !p.left_out.is_empty() || !p.loss.replicas_not_captured.is_empty()
     }
 
     /// Counts one partition; `shown`: whether it is written in full.
-    pub fn add(&mut self, p: &PartitionResult, shown: bool) {
+    pub fn add(&mut self, p: DiffedPartition<'_>, shown: bool) {
         self.compared += 1;
         for b in &p.loss.replicas_not_captured {
             *self.not_captured.entry(*b).or_default() += 1;
@@ -827,7 +830,7 @@ impl Overview {
                     &format!(
                         "broker {b} assigned but not captured ({}): {}",
                         count(*n, "partition", "partitions"),
-                        crate::analysis::loss::NOT_CAPTURED_WEAKENS
+                        NOT_CAPTURED_WEAKENS
                     ),
                     Paint::Warn
                 )
@@ -941,7 +944,7 @@ pub fn next_line(p: &PartitionDiff, paths: &str) -> String {
 /// The tables of `klf diff`: per partition its loss, the replicas, the
 /// findings, with `explain` the story, and the records read back.
 pub fn write_table(
-    parts: &[PartitionResult],
+    parts: &[DiffedPartition<'_>],
     opts: &TableOptions,
     mut records: Option<&mut dyn RecordLists>,
     look: Look,
@@ -954,7 +957,7 @@ pub fn write_table(
         let Some(part) = parts.get(i) else {
             continue;
         };
-        let p = &part.diff;
+        let p = part.diff;
         writeln!(
             w,
             "{}-{}: reference broker {} ({})",
@@ -983,7 +986,7 @@ pub fn write_table(
             Verdict::UncommittedLost => Some(Paint::Warn),
             _ => Some(Paint::Bad),
         };
-        let headline = loss_headline(&part.loss);
+        let headline = part.loss.headline();
         match headline_paint {
             Some(pt) => writeln!(w, "  {}", paint(color, &headline, pt))?,
             None => writeln!(w, "  {headline}")?,
@@ -1064,7 +1067,7 @@ pub fn write_table(
             }
         }
         if explain {
-            for line in loss_story(&part.loss) {
+            for line in loss_story(part.loss) {
                 writeln!(w, "  {}", sanitize(&line))?;
             }
             let none = BTreeMap::new();

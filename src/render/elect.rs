@@ -6,7 +6,8 @@ use serde::Serialize;
 
 use crate::render::text::Utc;
 
-use crate::engine::elect::{commands, Candidate as Ranked, PartitionElection};
+use crate::format::names::is_legal_topic_name;
+use crate::model::elect::{Candidate as Ranked, PartitionElection};
 use crate::render::overview::{count, folded, partition_loss_words, Overview};
 use crate::render::style::{cell, paint, Look, Paint, Sheet};
 use crate::render::text::{sanitize, JsonSafe};
@@ -50,7 +51,7 @@ struct Partition<'a> {
     elr: &'a Option<Vec<i32>>,
     kafka_rule: &'a str,
     candidates: Vec<Candidate>,
-    commands: Vec<String>,
+    commands: &'a [String],
     check_first: Option<String>,
 }
 
@@ -75,13 +76,12 @@ fn wire<'a>(p: &'a PartitionElection, kind: Option<&'static str>) -> Partition<'
                 broker: c.broker,
                 rank: c.rank,
                 loss: Loss {
-                    records: c.result.loss.records,
-                    committed_proven: c.result.loss.committed_proven,
-                    committed_possible: c.result.loss.committed_possible,
-                    committed_unknown: c.result.loss.committed_unknown,
+                    records: c.loss.records,
+                    committed_proven: c.loss.committed_proven,
+                    committed_possible: c.loss.committed_possible,
+                    committed_unknown: c.loss.committed_unknown,
                 },
                 cuts: c
-                    .result
                     .diff
                     .replicas
                     .iter()
@@ -99,12 +99,33 @@ fn wire<'a>(p: &'a PartitionElection, kind: Option<&'static str>) -> Partition<'
                 reason: reason(c),
             })
             .collect(),
-        commands: p
-            .candidates
-            .first()
-            .map_or_else(Vec::new, |c| commands(p, c.broker)),
-        check_first: p.check_first(),
+        commands: &p.commands,
+        check_first: check_first(p),
     }
+}
+
+/// What to check before electing, when the capture cannot tell who leads
+/// now (`None` when it can).
+fn check_first(p: &PartitionElection) -> Option<String> {
+    p.leader_unknown.as_ref()?;
+    let topic = if is_legal_topic_name(&p.topic) {
+        p.topic.as_str()
+    } else {
+        "TOPIC"
+    };
+    let best = p.candidates.first().map(|c| c.broker);
+    Some(format!(
+        "who leads {t}-{p} now cannot be told from the capture, so no command is printed. \
+Check its leader and ISR first: kafka-topics.sh --bootstrap-server BROKER --describe --topic {topic} \
+(or in ZooKeeper: get /brokers/topics/{topic}/partitions/{p}/state). If it has a leader, or a \
+replica of its ISR can be started again, no unclean election is needed{rest}",
+        t = p.topic,
+        p = p.partition,
+        rest = match best {
+            Some(b) if p.any_loss() => format!("; if not, broker {b} loses least (rank 1)"),
+            _ => String::new(),
+        }
+    ))
 }
 
 /// Why a candidate ranks where it does: its loss in words, and whom it
@@ -128,7 +149,7 @@ fn reason(c: &Ranked) -> String {
     format!(
         "{}{}{}",
         if c.least_loss { "least loss: " } else { "" },
-        partition_loss_words(&c.result.loss),
+        partition_loss_words(&c.loss),
         if hurt.is_empty() {
             String::new()
         } else {
@@ -164,7 +185,7 @@ pub fn write_json(
 /// candidate would.
 fn severity(p: &PartitionElection) -> impl Ord {
     let of = |c: &Ranked| {
-        let l = &c.result.loss;
+        let l = &c.loss;
         (l.possibly_committed_or_unknown(), l.records)
     };
     let best = p.candidates.first().map(of).unwrap_or_default();
@@ -187,14 +208,14 @@ pub fn write_table(
         if let Some(c) = p.candidates.first() {
             overview.add(
                 &format!("{}-{}", p.topic, p.partition),
-                &c.result.loss,
+                &c.loss,
                 p.leader_unknown.is_none(),
             );
         }
     }
     let always = parts
         .iter()
-        .filter(|p| p.candidates.first().is_some_and(|c| c.result.loss.any()))
+        .filter(|p| p.candidates.first().is_some_and(|c| c.loss.any()))
         .count();
     let some = parts.iter().filter(|p| p.any_loss()).count() - always;
     let compared = overview.compared_words();
@@ -334,7 +355,7 @@ fn write_partition(p: &PartitionElection, look: Look, w: &mut impl Write) -> std
         "would pick"
     };
     for c in &p.candidates {
-        let l = &c.result.loss;
+        let l = &c.loss;
         let bad = (l.possibly_committed_or_unknown() > 0).then_some(Paint::Bad);
         t.add_row(vec![
             cell(color, c.rank.to_string(), None),
@@ -381,9 +402,9 @@ fn write_partition(p: &PartitionElection, look: Look, w: &mut impl Write) -> std
                         format!(" (as little with brokers {} and {last})", first.join(", "))
                     }
                 },
-                partition_loss_words(&best.result.loss)
+                partition_loss_words(&best.loss)
             ),
-            if best.result.loss.possibly_committed_or_unknown() > 0 {
+            if best.loss.possibly_committed_or_unknown() > 0 {
                 Paint::Warn
             } else {
                 Paint::Good
@@ -399,7 +420,7 @@ fn write_partition(p: &PartitionElection, look: Look, w: &mut impl Write) -> std
             writeln!(
                 w,
                 "Leads now: broker {l}{since}: {}; no election to make.",
-                partition_loss_words(&c.result.loss)
+                partition_loss_words(&c.loss)
             )?;
         }
         (Some(l), None) => writeln!(
@@ -410,14 +431,14 @@ fn write_partition(p: &PartitionElection, look: Look, w: &mut impl Write) -> std
             w,
             "Kafka would pick broker {}: {}.",
             c.broker,
-            partition_loss_words(&c.result.loss)
+            partition_loss_words(&c.loss)
         )?,
         (None, None) => {}
     }
     if p.leader.is_none() && p.leader_unknown.is_none() {
         writeln!(w, "Kafka's rule: {}", sanitize(&p.kafka_rule))?;
     }
-    if let Some(check) = p.check_first() {
+    if let Some(check) = check_first(p) {
         writeln!(
             w,
             "{} {}.",
@@ -425,7 +446,7 @@ fn write_partition(p: &PartitionElection, look: Look, w: &mut impl Write) -> std
             sanitize(&check)
         )?;
     }
-    let cmds = commands(p, best.broker);
+    let cmds = &p.commands;
     if !cmds.is_empty() {
         writeln!(
             w,

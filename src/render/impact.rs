@@ -7,7 +7,7 @@ use serde::Serialize;
 
 use crate::render::text::Utc;
 
-use crate::analysis::impact::{GroupState, PartitionImpact, TxnState};
+use crate::model::impact::{GroupState, PartitionImpact, TxnOutcome};
 use crate::render::overview::{folded, Overview};
 use crate::render::style::{cell, paint, Look, Paint, Sheet};
 use crate::render::text::{sanitize, JsonSafe};
@@ -43,8 +43,8 @@ struct PerReset<T> {
     none: T,
 }
 
-impl<T: Copy> From<&crate::analysis::impact::PerReset<T>> for PerReset<T> {
-    fn from(p: &crate::analysis::impact::PerReset<T>) -> Self {
+impl<T: Copy> From<&crate::model::impact::PerReset<T>> for PerReset<T> {
+    fn from(p: &crate::model::impact::PerReset<T>) -> Self {
         PerReset {
             earliest: p.earliest,
             latest: p.latest,
@@ -86,7 +86,7 @@ struct Txn<'a> {
     producer_epoch: i16,
     transactional_id: Option<&'a str>,
     first_offset: i64,
-    state: TxnState,
+    state: TxnOutcome,
     lso: Option<i64>,
     marker_cut: Option<&'static str>,
     marker_cut_offset: Option<i64>,
@@ -489,7 +489,8 @@ fn write_partition(p: &PartitionImpact, look: Look, w: &mut impl Write) -> std::
             "records",
         ]);
         for x in &p.transactions {
-            let bad = matches!(x.state, TxnState::Hanging | TxnState::Lost).then_some(Paint::Bad);
+            let bad =
+                matches!(x.state, TxnOutcome::Hanging | TxnOutcome::Lost).then_some(Paint::Bad);
             t.add_row(vec![
                 cell(color, x.producer_id.to_string(), None),
                 cell(color, x.producer_epoch.to_string(), None),

@@ -1,13 +1,16 @@
 //! Facts to text: what `klf dump` prints (kafka-dump-log compatible text,
 //! JSON Lines, tables: `dump`), the tables and JSON of diff, check and
 //! timeline, JUnit XML; one sanitiser and one escaper for untrusted text
-//! (`text`), one table style (`style`). Nothing here reads a capture:
-//! every renderer takes what the engine computed or opened.
+//! (`text`), one table style (`style`), the stories told of a partition
+//! (`explain`). Nothing here reads a capture or computes a fact: every
+//! renderer takes model values the engine computed or opened, and this
+//! layer uses only `format` and `model`.
 
 pub mod check;
 pub mod diff;
 pub mod dump;
 pub mod elect;
+pub mod explain;
 pub mod impact;
 pub mod overview;
 pub mod release;

@@ -5,7 +5,7 @@
 //! the partitions under it and the ranking of candidates say a loss the
 //! same way.
 
-use crate::analysis::loss::PartitionLoss;
+use crate::model::loss::PartitionLoss;
 
 /// `n` and the noun, singular or plural: `1 record`, `2 records`.
 pub fn count(n: impl Into<u64>, one: &str, many: &str) -> String {

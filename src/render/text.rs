@@ -266,8 +266,6 @@ mod tests {
     }
 }
 
-pub use crate::format::text::{human_time, iso_time};
-
 pub use super::utc::{is_time_field, Utc};
 
 /// Writes `v` as JSON (pretty or compact) with a `NAME_utc` field beside
@@ -288,6 +286,7 @@ pub fn write_value<T: serde::Serialize + ?Sized>(
 #[cfg(test)]
 mod time_tests {
     use super::*;
+    use crate::format::text::{human_time, iso_time};
 
     #[test]
     fn time_fields_get_their_utc_time_beside_them_at_any_depth() {
@@ -372,6 +371,12 @@ mod counted_tests {
 /// reading of what [`human_bytes`] writes.
 pub fn parse_bytes(s: &str) -> Result<u64, String> {
     crate::format::text::parse_bytes(s)
+}
+
+/// A time for a person: ISO-8601 UTC, else the epoch milliseconds (a
+/// time out of the calendar's range).
+pub fn time_or_millis(ms: i64) -> String {
+    crate::format::text::iso_time(ms).unwrap_or_else(|| ms.to_string())
 }
 
 /// A byte count for a person: `512 B`, `1.2 MiB`, `4.0 GiB`.
@@ -484,6 +489,7 @@ pub fn parse_time(s: &str) -> Option<i64> {
 #[cfg(test)]
 mod parse_time_tests {
     use super::*;
+    use crate::format::text::iso_time;
 
     #[test]
     fn iso_times_and_milliseconds_are_read_back() {

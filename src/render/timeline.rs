@@ -7,11 +7,11 @@ use serde::Serialize;
 
 use crate::render::text::Utc;
 
-use crate::analysis::timeline::{Disagreement, EpochSpan, Timeline};
-use crate::engine::timeline::PartitionTimelines;
+use crate::format::text::human_time;
+use crate::model::timeline::{Disagreement, EpochSpan, PartitionTimelines, Timeline};
 use crate::model::Election;
 use crate::render::style::{cell, paint, Look, Paint, Sheet};
-use crate::render::text::{human_time, sanitize, JsonSafe};
+use crate::render::text::{sanitize, JsonSafe};
 
 /// `{"partitions": [...]}`.
 #[derive(Serialize)]

@@ -4,10 +4,12 @@
 use std::fmt::Write;
 
 use super::svg::{epoch_colour, partition_svg};
-use super::{NothingLost, PartitionReport, Report};
-use crate::analysis::diff::Finding;
-use crate::analysis::explain::loss_headline;
-use crate::render::text::{human_time, markup};
+use crate::format::text::human_time;
+use crate::model::diff::DiffFinding;
+use crate::model::loss::{bounds_words, NOT_CAPTURED_WEAKENS};
+use crate::model::report::{NothingLost, PartitionReport, Report};
+use crate::render::explain::{epoch_leaders, loss_story, story};
+use crate::render::text::markup;
 
 const CSS: &str = r#"
 body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,sans-serif;margin:24px;color:#212529;background:#fff}
@@ -188,7 +190,7 @@ fn finding_kinds(p: &PartitionReport) -> Vec<String> {
     kinds
 }
 
-fn kind_name(f: &Finding) -> String {
+fn kind_name(f: &DiffFinding) -> String {
     serde_json::to_value(f.kind)
         .ok()
         .and_then(|v| v.as_str().map(str::to_string))
@@ -200,7 +202,7 @@ fn kind_name(f: &Finding) -> String {
 fn committed_cell(proven: u64, possible: Option<u64>) -> String {
     match possible {
         Some(0) => "not committed".to_string(),
-        _ => crate::analysis::explain::bounds_words(proven, possible),
+        _ => bounds_words(proven, possible),
     }
 }
 
@@ -342,7 +344,7 @@ fn overview(h: &mut String, report: &Report) {
             h,
             "<p class=\"warn\">Broker {b} is assigned but not captured ({}): {}.</p>",
             count(*n, "partition", "partitions"),
-            markup(crate::analysis::loss::NOT_CAPTURED_WEAKENS)
+            markup(NOT_CAPTURED_WEAKENS)
         );
     }
     if o.left_out > 0 {
@@ -534,7 +536,7 @@ fn loss(h: &mut String, p: &PartitionReport) {
         opt(l.committed_possible),
         l.verdict.name(),
         if l.possibly_committed_or_unknown() > 0 { "loss" } else { "" },
-        markup(&loss_headline(l))
+        markup(&l.headline())
     );
     if !l.offsets.is_empty() {
         h.push_str("<table class=\"lost\"><thead><tr><th>lost offsets</th><th>records</th><th>leader epoch</th><th>held now by</th><th>committed</th></tr></thead><tbody>\n");
@@ -635,7 +637,9 @@ fn partition(h: &mut String, p: &PartitionReport, i: usize) {
         impact(h, i);
     }
     h.push_str("<h3>What happened (<code>klf diff --explain</code>)</h3>\n<pre class=\"story\">");
-    for line in &p.story {
+    let mut story_lines = loss_story(&p.loss);
+    story_lines.extend(story(&p.diff, &epoch_leaders(p.history.as_ref())));
+    for line in &story_lines {
         h.push_str(&markup(line));
         h.push('\n');
     }
@@ -701,7 +705,7 @@ fn partition(h: &mut String, p: &PartitionReport, i: usize) {
 }
 
 /// Who the loss hurts (`klf impact`): groups, transactions, producers.
-fn impact(h: &mut String, i: &crate::analysis::impact::PartitionImpact) {
+fn impact(h: &mut String, i: &crate::model::impact::PartitionImpact) {
     let name = |v: serde_json::Result<serde_json::Value>| {
         v.ok()
             .and_then(|v| v.as_str().map(str::to_string))

@@ -7,12 +7,13 @@
 //! `data-start`/`data-end` (half-open offset ranges), `data-offset`,
 //! `data-records`. Panels are `<g data-panel="overview|zoom">`.
 
-use crate::render::text::{iso_time, markup};
+use crate::format::text::iso_time;
+use crate::render::text::markup;
 use std::fmt::Write;
 
-use super::{PartitionReport, ReplicaView};
-use crate::analysis::diff::{DivergenceKind, ReplicaDiff};
+use crate::model::diff::{DivergenceKind, ReplicaDiff};
 use crate::model::records::Committed;
+use crate::model::report::{PartitionReport, ReplicaView};
 
 /// Width of the whole picture.
 const WIDTH: f64 = 1100.0;
@@ -725,7 +726,7 @@ pub fn cut_words(r: &ReplicaDiff, lost_control: u64) -> CutWords {
         Some(0) => "not committed".to_string(),
         _ => format!(
             "committed: {}",
-            crate::analysis::explain::bounds_words(proven, possible)
+            crate::model::loss::bounds_words(proven, possible)
         ),
     };
     CutWords {

@@ -454,7 +454,7 @@ fn library_discovery_over_a_mounted_archive() {
     }
     assert_eq!(on_disk.excluded.len(), in_memory.excluded.len());
     // The same notes and warnings, about the same files.
-    let strip = |c: &klf::capture::discover::Capture, root: &Path| -> Vec<String> {
+    let strip = |c: &klf::model::Capture, root: &Path| -> Vec<String> {
         c.warnings
             .iter()
             .map(|d| {

@@ -12,10 +12,10 @@ use std::hash::Hasher;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use klf::capture::discover::{
-    discover, Capture, Level, NodeIdSource, PendingState, ReplicaKind, SegmentFileKind,
-};
+use klf::capture::discover::discover;
 use klf::format::checkpoint::ProblemKind;
+use klf::format::names::{PendingState, ReplicaKind, SegmentFileKind};
+use klf::model::{Capture, Level, NodeIdSource};
 use serde_json::Value;
 
 // ------------------------------------------------------------------ helpers

@@ -461,7 +461,7 @@ fn a_time_index_going_back_in_time_names_both_times() {
     assert_eq!(f.len(), 1, "{findings:#?}");
     let msg = f[0]["message"].as_str().unwrap();
     for t in [first, second] {
-        let iso = klf::render::text::iso_time(t).unwrap();
+        let iso = klf::format::text::iso_time(t).unwrap();
         assert!(msg.contains(&format!("{iso} ({t})")), "{msg}");
     }
 }

@@ -5,11 +5,12 @@
 // A test asserts by panicking: unwrap is how it says "this must hold".
 #![allow(clippy::unwrap_used)]
 
-use klf::analysis::diff::{
-    diff_partition, diff_partitions, BatchSummary, DiffOptions, DivergenceKind, FindingKind,
-    PartitionDiff, PartitionReplicas, ReferenceHint, ReferenceReason, ReplicaDiff, ReplicaLog,
+use klf::analysis::diff::{diff_partition, diff_partitions, PartitionReplicas, ReferenceHint};
+use klf::model::diff::{
+    DiffOptions, DivergenceKind, FindingKind, PartitionDiff, ReferenceReason, ReplicaDiff,
 };
-use klf::analysis::truncation::{Outcome, ReplicationProtocol, RoundKind};
+use klf::model::truncation::{Outcome, ReplicationProtocol, RoundKind};
+use klf::model::{BatchSummary, ReplicaLog};
 
 /// A v2 batch covering `base..=last` (dense, not compacted). The CRC stands for
 /// the content: equal CRC = same records.

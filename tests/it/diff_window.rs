@@ -7,9 +7,9 @@
 use std::path::Path;
 
 use super::common::{captures, copy_tree};
-use klf::analysis::diff::{PartitionDiff, ScanMode};
 use klf::capture::discover::discover;
 use klf::engine::{diff_capture, DiffRequest, ReadMode};
+use klf::model::diff::{PartitionDiff, ScanMode};
 
 /// The diff of every partition, through the engine as `klf diff` runs it
 /// (reference from the metadata log), with its loss as JSON.

@@ -449,7 +449,7 @@ fn since_and_until_follow_kafkas_offset_for_a_time() {
         .as_i64()
         .unwrap();
     let (from, to) = (offset_for(t1), offset_for(t2));
-    let iso1 = klf::render::text::iso_time(t1).unwrap();
+    let iso1 = klf::format::text::iso_time(t1).unwrap();
     let got = offsets(&lines(
         &[
             "dump",
@@ -1128,7 +1128,7 @@ fn since_takes_the_time_kafkas_logs_print() {
         .to_string();
     let log4j = iso.replace('T', " ").replace('.', ",").replace('Z', "");
     let ms: i64 = batches[2]["max_timestamp"].as_i64().unwrap();
-    let hour_ahead = klf::render::text::iso_time(ms + 3_600_000)
+    let hour_ahead = klf::format::text::iso_time(ms + 3_600_000)
         .unwrap()
         .replace('Z', "+01:00");
     let pick = |t: &str| {

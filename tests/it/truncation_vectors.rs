@@ -11,13 +11,15 @@
 
 use std::collections::BTreeSet;
 
-use klf::analysis::epochs::{EpochCache, EpochEndOffset, EpochEntry, UNDEFINED_EPOCH};
+use klf::analysis::epochs::EpochCache;
 use klf::analysis::truncation::{
-    answer_offsets_for_leader_epoch, leader_epoch_after_partition_change, predict_fetch_phase,
-    predict_truncation, predict_truncation_from, truncation_point, truncation_point_from_cache,
-    FollowerView, LeaderView, LogModel, MetadataFetchKind, MetadataLogView, Outcome, PointRule,
-    Prediction, ReplicationProtocol, RoundKind,
+    answer_offsets_for_leader_epoch, predict_fetch_phase, predict_truncation,
+    predict_truncation_from, truncation_point, truncation_point_from_cache, FollowerView,
+    LeaderView, LogModel, MetadataFetchKind, MetadataLogView, Prediction,
 };
+use klf::format::metadata::leader_epoch_after_partition_change;
+use klf::model::truncation::{EpochEndOffset, EpochStart, UNDEFINED_EPOCH};
+use klf::model::truncation::{Outcome, PointRule, ReplicationProtocol, RoundKind};
 
 const U: i64 = -1;
 const UE: i32 = -1;
@@ -460,7 +462,7 @@ fn run_lec(v: &LecVector) {
             PrevOf(x, e) => assert_eq!(c.previous_epoch_before(x), e, "{ctx}"),
             PrevEntry(x, e) => assert_eq!(
                 c.previous_entry(x),
-                e.map(|(a, b)| EpochEntry::new(a, b)),
+                e.map(|(a, b)| EpochStart::new(a, b)),
                 "{ctx}"
             ),
             PrevOfLatest(e) => {
@@ -470,7 +472,7 @@ fn run_lec(v: &LecVector) {
             Next(x, e) => assert_eq!(c.next_epoch(x), e, "{ctx}"),
             Entry(x, e) => assert_eq!(
                 c.epoch_entry(x),
-                e.map(|(a, b)| EpochEntry::new(a, b)),
+                e.map(|(a, b)| EpochStart::new(a, b)),
                 "{ctx}"
             ),
             EpochFor(o, e) => assert_eq!(c.epoch_for_offset(o), e, "{ctx}"),
@@ -630,7 +632,7 @@ fn unified_log_test_vectors() {
                 }
                 L::ExpectLatestEntry(e) => assert_eq!(
                     log.cache.latest_entry(),
-                    e.map(|(a, b)| EpochEntry::new(a, b)),
+                    e.map(|(a, b)| EpochStart::new(a, b)),
                     "{ctx}"
                 ),
                 L::ExpectLatestEpoch(e) => assert_eq!(log.cache.latest_epoch(), e, "{ctx}"),
@@ -2000,9 +2002,9 @@ fn cache_of(log: &[i32]) -> EpochCache {
 /// less than it; the diff model's divergence offset agrees.
 #[test]
 fn property_epoch_protocol_keeps_the_common_prefix() {
-    use klf::analysis::diff::{
-        diff_partition, BatchSummary, DiffOptions, PartitionReplicas, ReferenceHint, ReplicaLog,
-    };
+    use klf::analysis::diff::{diff_partition, PartitionReplicas, ReferenceHint};
+    use klf::model::diff::DiffOptions;
+    use klf::model::{BatchSummary, ReplicaLog};
     let mut rng = XorShift(0x2545_F491_4F6C_DD1D);
     for case in 0..3000 {
         let (l, f, leader_epoch) = random_history(&mut rng);

@@ -7,12 +7,11 @@
 //! checked state, so memory at the end of a run is the findings', whatever
 //! the number of partitions.
 
-use super::report::{
-    CheckReport, Checked, Finding, PartitionCheck, ReplicaResult, Subject, Summary,
-};
+use super::report::{Checked, ReplicaResult};
 use super::rules::{
     capture_findings, controller_findings, epoch_beyond_controller, no_metadata_log,
 };
+use crate::model::check::{CheckReport, Finding, PartitionCheck, Subject, Summary};
 use crate::model::{Capture, ControllerView};
 
 /// One partition checked: its replicas' own checks and, for a partition
@@ -148,7 +147,7 @@ pub fn assemble(
     summary.partitions_compared = partition_checks.len() as u64;
     summary.partitions_losing_data = partition_checks
         .iter()
-        .filter(|p| p.loss.verdict != crate::analysis::loss::Verdict::NothingLost.name())
+        .filter(|p| p.loss.verdict != crate::model::loss::Verdict::NothingLost.name())
         .count() as u64;
     match view {
         Some(v) => findings.extend(controller_findings(v)),

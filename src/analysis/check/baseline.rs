@@ -4,7 +4,7 @@ use std::collections::BTreeSet;
 
 use serde::{Deserialize, Serialize};
 
-use super::report::{CheckReport, Location};
+use crate::model::check::{CheckReport, Location};
 
 /// A baseline: the findings accepted as known, by code and location.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]

@@ -1,7 +1,7 @@
 //! The code table: every finding code `klf check` emits, with its
 //! severity, family, meaning and hint.
 
-use super::report::{CheckInfo, Family, Finding, Location, Severity};
+use crate::model::check::{CheckInfo, Family, Finding, Location, Severity};
 
 macro_rules! checks {
     ($($name:ident = $code:literal, $sev:ident, $fam:ident, $meaning:literal, $hint:literal;)*) => {

@@ -1,13 +1,14 @@
 //! `check`: every consistency check klf knows, as a list of findings with
 //! stable codes, severities and locations.
 //!
-//! This module is pure: the finding model ([`CheckReport`], [`Finding`],
-//! [`Location`]), the code table ([`CHECKS`], in `codes`), the rules over
+//! This module is pure: the code table ([`CHECKS`], in `codes`), the rules over
 //! what a capture holds (`rules`: discovery's diagnostics, the epoch and
 //! offset rules of one replica, the cross-replica and controller rules),
 //! and baselines. Reading segments, indexes and snapshots, and running the
 //! rules over a whole capture, is the engine's (`crate::engine::check`).
-//! Nothing here prints: `render` turns a [`CheckReport`] into text.
+//! The finding model ([`crate::model::check`]: `CheckReport`, `Finding`,
+//! `Location`) is plain data; nothing here prints: `render` turns a
+//! `CheckReport` into text.
 //!
 //! Every code is listed in [`CHECKS`] with its severity, family and meaning
 //! (the table docs/findings.md reproduces). Severities follow what Kafka
@@ -28,10 +29,7 @@ mod rules;
 pub use assemble::{assemble, settle, settle_metadata, PartitionChecked, Settled};
 pub use baseline::{apply_baseline, Baseline, BaselineEntry};
 pub use codes::{code, finding, info, CHECKS};
-pub use report::{
-    display, BatchKey, BatchPlace, CheckInfo, CheckReport, Checked, Family, Finding, Location,
-    Locator, LossBrief, PartitionCheck, ReplicaResult, Severity, Subject, Summary,
-};
+pub use report::{display, BatchKey, BatchPlace, Checked, Locator, ReplicaResult};
 pub use rules::{
     agreement_range, capture_findings, check_epochs, check_offsets, check_partition,
     controller_findings, epoch_beyond_controller, impact_findings, log_matching_at,
@@ -41,6 +39,7 @@ pub use rules::{
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::check::{CheckReport, Location, Severity};
     use std::collections::BTreeSet;
 
     #[test]

@@ -7,14 +7,12 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 use super::codes::{code, finding};
-use super::report::{
-    display, BatchKey, BatchPlace, Finding, Location, LossBrief, PartitionCheck, ReplicaResult,
-};
-use crate::analysis::diff::{DivergenceKind, FindingKind, PartitionDiff};
-use crate::analysis::explain::loss_headline;
-use crate::analysis::loss::{PartitionLoss, Verdict};
+use super::report::{display, BatchKey, BatchPlace, ReplicaResult};
 use crate::analysis::timeline::timeline_of_spans;
 use crate::format::checkpoint::{OffsetCheckpointKind, LEADER_EPOCH_CHECKPOINT_FILE};
+use crate::model::check::{Finding, Location, LossBrief, PartitionCheck};
+use crate::model::diff::{DivergenceKind, FindingKind, PartitionDiff};
+use crate::model::loss::{bounds_words, PartitionLoss, Verdict};
 use crate::model::{Capture, ControllerView, Level, Replica};
 
 /// The base offset of the first segment whose indexes Kafka rebuilds from
@@ -686,7 +684,7 @@ pub fn check_partition(
                     ),
                     rd.records_only_here,
                     rd.lost_cut,
-                    crate::analysis::explain::bounds_words(
+                    bounds_words(
                         rd.committed_proven_cut,
                         rd.committed_possible_cut
                     )
@@ -733,7 +731,7 @@ pub fn check_partition(
             format!(
                 "following broker {}: {}",
                 diff.reference.broker,
-                loss_headline(loss)
+                loss.headline()
             ),
         ));
     }
@@ -757,8 +755,8 @@ pub fn check_partition(
 /// The findings of one partition's impact (`klf impact`): hanging
 /// transactions, consumer groups that reset or skip records, producers
 /// whose sequences are cut.
-pub fn impact_findings(i: &crate::analysis::impact::PartitionImpact) -> Vec<Finding> {
-    use crate::analysis::impact::{GroupState, TxnState};
+pub fn impact_findings(i: &crate::model::impact::PartitionImpact) -> Vec<Finding> {
+    use crate::model::impact::{GroupState, TxnOutcome};
     let mut out = Vec::new();
     let at = |offset: Option<i64>| Location {
         topic: Some(i.topic.clone()),
@@ -769,7 +767,7 @@ pub fn impact_findings(i: &crate::analysis::impact::PartitionImpact) -> Vec<Find
     for t in i
         .transactions
         .iter()
-        .filter(|t| t.state == TxnState::Hanging)
+        .filter(|t| t.state == TxnOutcome::Hanging)
     {
         out.push(finding(
             code::HANGING_TRANSACTION,

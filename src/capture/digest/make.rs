@@ -29,7 +29,6 @@ use std::path::{Path, PathBuf};
 use rayon::prelude::*;
 
 use super::careful::Careful;
-use crate::capture::discover::{parse_partition_dir_name, parse_segment_file_name};
 use crate::capture::vfs;
 use crate::format::batch::{
     Batch, RecordBatch, HEADER_SIZE_UP_TO_MAGIC, MIN_SIZE_FIELD, V2_HEADER_SIZE,
@@ -37,6 +36,8 @@ use crate::format::batch::{
 use crate::format::digest::{self as fmt, CrcCheck, DigestBatch, WalkEnd};
 use crate::format::legacy::LegacyEntry;
 use crate::format::names::SegmentFileKind;
+use crate::format::names::{parse_partition_dir_name, parse_segment_file_name};
+use crate::model::digest::{Made, Options};
 
 /// Topics whose segments are shipped whole.
 pub const INTERNAL_TOPICS: &[&str] = &[
@@ -45,53 +46,6 @@ pub const INTERNAL_TOPICS: &[&str] = &[
     "__transaction_state",
     "__share_group_state",
 ];
-
-/// How to make a digest.
-#[derive(Debug, Clone)]
-pub struct Options {
-    /// Check every batch's checksum (reads every byte of every segment).
-    pub verify: bool,
-    /// Largest file shipped whole (other than an internal topic's segment).
-    pub max_file: u64,
-    /// Largest internal topic segment shipped whole; a larger one is
-    /// summarised.
-    pub max_internal: u64,
-}
-
-impl Default for Options {
-    fn default() -> Self {
-        Options {
-            verify: false,
-            max_file: 64 << 20,
-            max_internal: 1 << 30,
-        }
-    }
-}
-
-/// What a digest holds and what making it read.
-#[derive(Debug, Clone, Default, serde::Serialize)]
-pub struct Made {
-    /// Files shipped whole.
-    pub files_shipped: u64,
-    /// Files listed without their bytes.
-    pub files_listed: u64,
-    /// Data segments summarised.
-    pub segments: u64,
-    /// Batches summarised.
-    pub batches: u64,
-    /// Bytes of the node's files.
-    pub bytes_on_node: u64,
-    /// Bytes of the data segments summarised.
-    pub segment_bytes: u64,
-    /// Bytes klf read.
-    pub bytes_read: u64,
-    /// Bytes klf read and then dropped from the page cache.
-    pub bytes_dropped_from_cache: u64,
-    /// Bytes of the digest.
-    pub digest_bytes: u64,
-    /// Problems met (each is also in the digest).
-    pub notes: Vec<(String, String)>,
-}
 
 /// Largest number of files and directories a digest lists.
 pub const MAX_ENTRIES: usize = 4_000_000;
@@ -157,7 +111,7 @@ pub struct Walked {
 /// `progress` gets (files done, files); `hook` sees each data segment's
 /// walk before its summaries are written.
 pub fn make(
-    capture: &crate::capture::discover::Capture,
+    capture: &crate::model::Capture,
     inputs: &[PathBuf],
     opts: &Options,
     out: &mut dyn Write,
@@ -320,7 +274,7 @@ fn under_names(inputs: &[PathBuf]) -> Vec<String> {
 }
 
 /// Where each partition directory's checksums are checked from.
-fn crc_plan(capture: &crate::capture::discover::Capture, verify: bool) -> BTreeMap<PathBuf, Crc> {
+fn crc_plan(capture: &crate::model::Capture, verify: bool) -> BTreeMap<PathBuf, Crc> {
     let mut plan = BTreeMap::new();
     // one probe of the lock a log directory, not one a partition
     let mut live: BTreeMap<PathBuf, bool> = BTreeMap::new();

@@ -542,7 +542,7 @@ mod tests {
         let made = make::make(
             &capture,
             std::slice::from_ref(&node),
-            &make::Options::default(),
+            &crate::model::digest::Options::default(),
             &mut bytes,
             &|_, _| {},
             &|_, _, _| None,

@@ -10,13 +10,14 @@ use std::path::Path;
 use super::segment::{
     check_indexes, Crc, FoldContext, SegBatch, SegBatches, SegmentChecks, SegmentScan,
 };
-use crate::analysis::check::{code, display, finding, info, Finding, Location};
+use crate::analysis::check::{code, display, finding, info};
 use crate::capture::digest::make::Walked;
 use crate::capture::digest::summary;
-use crate::capture::discover::{Capture, Replica, SegmentFiles};
 use crate::format::batch::V2_HEADER_SIZE;
 use crate::format::digest::{CrcCheck, SegmentDigest, ShippedFinding, WalkEnd};
 use crate::format::ParseError;
+use crate::model::check::{Finding, Location};
+use crate::model::{Capture, Replica, SegmentFiles};
 
 /// What a segment's walk gives the index checks: the batches up to where
 /// reading stops, and where it stops.

@@ -25,18 +25,19 @@ use rayon::prelude::*;
 
 use crate::analysis::check::{
     agreement_range, assemble, check_partition, code, display, finding, impact_findings,
-    log_matching_at, not_captured_uncompared, settle, settle_metadata, AtOffset, CheckReport,
-    Checked, Location, LogMatching, PartitionChecked, ReplicaResult, Settled,
+    log_matching_at, not_captured_uncompared, settle, settle_metadata, AtOffset, Checked,
+    LogMatching, PartitionChecked, ReplicaResult, Settled,
 };
 use crate::analysis::diff::PartitionReplicas;
-use crate::analysis::truncation::ReplicationProtocol;
-use crate::capture::discover::{Capture, METADATA_TOPIC};
 use crate::capture::scan::tail_end;
+use crate::capture::transactions::CoordinatorView;
 use crate::engine::diff::{diff_partition_adjusted, PartitionResult, ReadMode};
 use crate::engine::evidence::{broker_ids, Evidence};
-use crate::engine::impact::CoordinatorView;
 use crate::engine::impact::{coordinator, impact_of};
-use crate::model::{Replica, ReplicaLog};
+use crate::format::names::METADATA_TOPIC;
+use crate::model::check::{CheckReport, Location};
+use crate::model::truncation::ReplicationProtocol;
+use crate::model::{Capture, Replica, ReplicaLog};
 
 use replica::{base_location, check_replica, keeps_batches, scan_replica, Scanned};
 use stream::{BatchAt, Batches, HeldBatches, ReplicaBatches};
@@ -325,7 +326,7 @@ fn planned_range(reps: &[Replica]) -> Option<(i64, i64)> {
 fn unreadable(
     base: &Location,
     failed: Option<(std::path::PathBuf, String)>,
-) -> Option<crate::analysis::check::Finding> {
+) -> Option<crate::model::check::Finding> {
     failed.map(|(path, e)| {
         finding(
             code::FILE_UNREADABLE,
@@ -344,7 +345,7 @@ fn unreadable(
 #[allow(clippy::too_many_arguments)]
 fn cross_check(
     evidence: &Evidence<'_>,
-    options: &crate::analysis::diff::DiffOptions,
+    options: &crate::model::diff::DiffOptions,
     coord: &std::sync::OnceLock<CoordinatorView>,
     topic: &str,
     partition: i32,
@@ -354,10 +355,10 @@ fn cross_check(
 ) -> (
     Vec<ReplicaResult>,
     (
-        Vec<crate::analysis::check::Finding>,
-        crate::analysis::check::PartitionCheck,
+        Vec<crate::model::check::Finding>,
+        crate::model::check::PartitionCheck,
     ),
-    Option<crate::analysis::impact::PartitionImpact>,
+    Option<crate::model::impact::PartitionImpact>,
 ) {
     let prints: Vec<_> = scanned.iter().map(|s| s.agree).collect();
     let all_kept = scanned.iter().all(|s| s.kept.is_some());

@@ -19,7 +19,7 @@ use super::segment::{
 };
 use super::stream::{BatchAt, ReplicaBatches, SegmentPlan};
 use crate::analysis::check::{
-    check_epochs, check_offsets, code, display, finding, rebuilt_on_restart, BatchPlace, Location,
+    check_epochs, check_offsets, code, display, finding, rebuilt_on_restart, BatchPlace,
     ReplicaResult,
 };
 use crate::analysis::timeline::EpochSpans;
@@ -27,6 +27,7 @@ use crate::capture::replica::{replica_log_ends, summarize};
 use crate::capture::segment::SegmentFile;
 use crate::format::batch::{Batch, EntryError, TailKind, V2_HEADER_SIZE};
 use crate::format::names::ReplicaKind;
+use crate::model::check::Location;
 use crate::model::{BatchSummary, Replica};
 
 /// A replica after its segments' own checks: its result (findings,
@@ -257,7 +258,7 @@ pub fn scan_replica(
             &bases,
         ),
     };
-    let logs: Vec<(&crate::capture::discover::SegmentFiles, &PathBuf)> = replica
+    let logs: Vec<(&crate::model::SegmentFiles, &PathBuf)> = replica
         .segments
         .iter()
         .filter_map(|s| s.log.as_ref().map(|p| (s, p)))
@@ -391,7 +392,7 @@ fn locate(ranges: &[SegmentRange], offset: i64) -> Option<BatchPlace> {
 /// framing, checksums, headers, offset order within it, its name, its tail
 /// and its indexes.
 fn scan_segment(
-    seg: &crate::capture::discover::SegmentFiles,
+    seg: &crate::model::SegmentFiles,
     path: &Path,
     fidx: usize,
     is_last: bool,

@@ -8,14 +8,14 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 use super::stream::BatchAt;
-use crate::analysis::check::{code, display, finding, BatchPlace, Finding, Location};
-use crate::analysis::timeline::EpochSpan;
-use crate::capture::discover::SegmentFiles;
+use crate::analysis::check::{code, display, finding, BatchPlace};
 use crate::format::index::{OFFSET_ENTRY_SIZE, TIME_ENTRY_SIZE};
 use crate::format::names::ReplicaKind;
 use crate::format::snapshot::{read_producer_snapshot, ProducerEntry};
 use crate::format::txnindex::parse_txn_index;
-use crate::model::{BatchSummary, Replica};
+use crate::model::check::{Finding, Location};
+use crate::model::timeline::EpochSpan;
+use crate::model::{BatchSummary, Replica, SegmentFiles};
 
 /// An order-free fingerprint of a set of batches (two independent sums of
 /// a hash of each batch's `(base, last, epoch, crc)`, and their count): two
@@ -332,7 +332,7 @@ type Judged = ((i64, i64), bool, Vec<(&'static str, Option<i64>, String)>);
 /// entries up to the first that does not fit the log are its index, the
 /// rest are leftovers, one info; zero-filled slots are its preallocation.
 pub(super) fn check_indexes(
-    seg: &crate::capture::discover::SegmentFiles,
+    seg: &crate::model::SegmentFiles,
     log_len: u64,
     batches: &SegBatches,
     rebuilt: bool,

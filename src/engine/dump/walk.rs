@@ -25,15 +25,15 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use crate::capture::discover::{
-    discover, parse_partition_dir_name, parse_segment_file_name, Replica, SegmentFileKind,
-};
+use crate::capture::discover::discover;
 use crate::capture::vfs;
 use crate::format::checkpoint::{
     OffsetCheckpointKind, CLEAN_SHUTDOWN_FILE, LEADER_EPOCH_CHECKPOINT_FILE,
 };
+use crate::format::names::{parse_partition_dir_name, parse_segment_file_name, SegmentFileKind};
 use crate::format::props::{META_PROPERTIES_FILE, PARTITION_METADATA_FILE};
 use crate::model::dump::{Item, Kind, TextKind};
+use crate::model::Replica;
 
 use super::open::{classify, BOOTSTRAP_CHECKPOINT_FILE, QUORUM_STATE_FILE};
 

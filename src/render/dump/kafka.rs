@@ -572,7 +572,7 @@ fn bool_str(b: bool) -> &'static [u8] {
     }
 }
 
-pub use crate::format::text::json_string;
+use crate::format::text::json_string;
 
 use crate::format::text::base64;
 

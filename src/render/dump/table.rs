@@ -11,10 +11,10 @@ use crate::format::batch::{Batch, EntryError, SegmentSource};
 use crate::format::index::{IndexBytes, OffsetIndex, TimeIndex};
 use crate::format::names::base_offset_of;
 use crate::format::seek::Pick;
+use crate::format::text::human_time;
 use crate::format::ParseError;
 use crate::model::dump::{DecoderKind, Item, Kind, Opened};
 use crate::render::style::StreamTable;
-use crate::render::text::human_time;
 
 use super::kafka::{Encoding, FileNames, Options};
 use super::kafka_aux::AuxDecoder;

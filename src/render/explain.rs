@@ -4,8 +4,8 @@
 
 use std::collections::BTreeMap;
 
-use crate::analysis::diff::{ClusterMode, PartitionDiff, ProtocolSource};
-use crate::analysis::loss::PartitionLoss;
+use crate::model::diff::{ClusterMode, PartitionDiff, ProtocolSource};
+use crate::model::loss::{bounds_words, brokers, EvidenceKind, PartitionLoss};
 use crate::model::PartitionHistory;
 
 fn opt<T: std::fmt::Display>(v: Option<T>) -> String {
@@ -170,101 +170,6 @@ pub fn story(p: &PartitionDiff, leaders: &BTreeMap<i32, (i32, bool)>) -> Vec<Str
     lines
 }
 
-/// Commitment bounds in words: `50 proven, at most 100 possible`.
-pub fn bounds_words(proven: u64, possible: Option<u64>) -> String {
-    match possible {
-        Some(0) => "none".to_string(),
-        Some(p) if p == proven => format!("{p} proven"),
-        Some(p) => format!("{proven} proven, at most {p} possible"),
-        None => format!("{proven} proven, the rest unknown"),
-    }
-}
-
-fn plural(n: u64, one: &str, many: &str) -> String {
-    crate::format::text::count(n, one, many)
-}
-
-fn brokers(list: &[i32]) -> String {
-    let v: Vec<String> = list.iter().map(i32::to_string).collect();
-    match v.len() {
-        0 => "no broker".to_string(),
-        1 => format!("broker {}", v[0]),
-        _ => format!("brokers {}", v.join(", ")),
-    }
-}
-
-/// The partition's loss in one line, the figures a post-mortem quotes
-/// first: what no replica will keep, counted once, and the two bounds of
-/// what had been committed.
-pub fn loss_headline(loss: &PartitionLoss) -> String {
-    let mut s = loss_figures(loss);
-    if !loss.replicas_not_captured.is_empty() {
-        s.push_str(&format!(
-            "; {} assigned but not captured: {}",
-            brokers(&loss.replicas_not_captured),
-            crate::analysis::loss::NOT_CAPTURED_WEAKENS
-        ));
-    }
-    s
-}
-
-/// [`loss_headline`] but for the replicas the capture lacks.
-fn loss_figures(loss: &PartitionLoss) -> String {
-    use crate::analysis::loss::Verdict;
-    if !loss.any() {
-        return "nothing lost: every record is kept by the reference or fetched again from it"
-            .into();
-    }
-    let mut s = format!(
-        "{} lost on every replica",
-        plural(loss.records, "record", "records")
-    );
-    if loss.control_records > 0 {
-        s.push_str(&format!(
-            " (and {})",
-            plural(loss.control_records, "control record", "control records")
-        ));
-    }
-    let mut spans: Vec<(i64, i64)> = loss.offsets.iter().map(|r| (r.start, r.end)).collect();
-    spans.sort_unstable();
-    let mut merged: Vec<(i64, i64)> = Vec::new();
-    for (a, b) in spans {
-        match merged.last_mut() {
-            Some(last) if a <= last.1 => last.1 = last.1.max(b),
-            _ => merged.push((a, b)),
-        }
-    }
-    let mut ranges: Vec<String> = merged.iter().map(|(a, b)| format!("[{a}, {b})")).collect();
-    if ranges.len() > 4 {
-        let n = ranges.len() - 3;
-        ranges.truncate(3);
-        ranges.push(format!("{n} more ranges"));
-    }
-    s.push_str(&format!(
-        ", offsets {}, held now only by {}",
-        ranges.join(" "),
-        brokers(&loss.held_by)
-    ));
-    match loss.verdict {
-        Verdict::UncommittedLost => s.push_str(
-            "; none committed (never below a high watermark: acks=1, acks=0 or unacknowledged writes)",
-        ),
-        Verdict::NothingLost => {}
-        _ => {
-            s.push_str(&format!("; committed: {} proven", loss.committed_proven));
-            match loss.committed_possible {
-                Some(p) => s.push_str(&format!(", at most {p} possible")),
-                None => s.push_str(&format!(
-                    ", at most {} possible ({} cannot be bounded)",
-                    loss.possibly_committed_or_unknown(),
-                    loss.committed_unknown
-                )),
-            }
-        }
-    }
-    s
-}
-
 /// The loss in detail: one line per lost range (epoch, holders, whether
 /// committed), per producer, then each piece of evidence.
 pub fn loss_story(loss: &PartitionLoss) -> Vec<String> {
@@ -274,9 +179,9 @@ pub fn loss_story(loss: &PartitionLoss) -> Vec<String> {
     }
     for r in &loss.offsets {
         let what = if r.control_records > 0 && r.records == 0 {
-            plural(r.control_records, "control record", "control records")
+            crate::format::text::count(r.control_records, "control record", "control records")
         } else {
-            plural(r.records, "record", "records")
+            crate::format::text::count(r.records, "record", "records")
         };
         lines.push(format!(
             "lost [{}, {}): {what} of epoch {}, held by {}, committed: {}",
@@ -303,7 +208,7 @@ pub fn loss_story(loss: &PartitionLoss) -> Vec<String> {
         };
         lines.push(format!(
             "{who}: {} lost, offsets [{}, {}){seq}{}",
-            plural(p.records, "record", "records"),
+            crate::format::text::count(p.records, "record", "records"),
             p.first_offset,
             p.last_offset.saturating_add(1),
             if p.transactional {
@@ -322,7 +227,7 @@ pub fn loss_story(loss: &PartitionLoss) -> Vec<String> {
     lines
 }
 
-fn kind_name(k: crate::analysis::loss::EvidenceKind) -> String {
+fn kind_name(k: EvidenceKind) -> String {
     serde_json::to_value(k)
         .ok()
         .and_then(|v| v.as_str().map(str::to_string))

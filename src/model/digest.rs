@@ -1,0 +1,49 @@
+//! What `klf digest` is asked to do and what it did: plain data the
+//! engine passes between the command and the digest's maker.
+
+/// How to make a digest.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// Check every batch's checksum (reads every byte of every segment).
+    pub verify: bool,
+    /// Largest file shipped whole (other than an internal topic's segment).
+    pub max_file: u64,
+    /// Largest internal topic segment shipped whole; a larger one is
+    /// summarised.
+    pub max_internal: u64,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            verify: false,
+            max_file: 64 << 20,
+            max_internal: 1 << 30,
+        }
+    }
+}
+
+/// What a digest holds and what making it read.
+#[derive(Debug, Clone, Default, serde::Serialize)]
+pub struct Made {
+    /// Files shipped whole.
+    pub files_shipped: u64,
+    /// Files listed without their bytes.
+    pub files_listed: u64,
+    /// Data segments summarised.
+    pub segments: u64,
+    /// Batches summarised.
+    pub batches: u64,
+    /// Bytes of the node's files.
+    pub bytes_on_node: u64,
+    /// Bytes of the data segments summarised.
+    pub segment_bytes: u64,
+    /// Bytes klf read.
+    pub bytes_read: u64,
+    /// Bytes klf read and then dropped from the page cache.
+    pub bytes_dropped_from_cache: u64,
+    /// Bytes of the digest.
+    pub digest_bytes: u64,
+    /// Problems met (each is also in the digest).
+    pub notes: Vec<(String, String)>,
+}
