@@ -255,8 +255,13 @@ pub struct SegmentsFrom<'r> {
 impl<'r> SegmentsFrom<'r> {
     /// The segments of `replica` that can hold offsets in `[from, to)`.
     pub fn new(replica: &'r Replica, from: Option<i64>, to: Option<i64>) -> Self {
+        Self::among(&replica.segments, from, to)
+    }
+
+    /// Those of `segments` (a replica's, by base offset, ascending).
+    pub fn among(segments: &'r [SegmentFiles], from: Option<i64>, to: Option<i64>) -> Self {
         SegmentsFrom {
-            segments: &replica.segments,
+            segments,
             next: 0,
             from,
             to,
@@ -850,5 +855,72 @@ pub fn high_watermark_fact(
         raw: replica.high_watermark,
         mtime_ms: file.as_deref().and_then(crate::capture::vfs::modified_ms),
         file: file.map(|p| p.display().to_string()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn seg(base: i64, log: bool) -> SegmentFiles {
+        let name = format!("{base:020}");
+        SegmentFiles {
+            base_offset: base,
+            log: log.then(|| PathBuf::from(format!("{name}.log"))),
+            index: Some(PathBuf::from(format!("{name}.index"))),
+            timeindex: None,
+            txnindex: None,
+            log_len: None,
+        }
+    }
+
+    fn bases(segments: &[SegmentFiles], from: Option<i64>, to: Option<i64>) -> Vec<i64> {
+        SegmentsFrom::among(segments, from, to)
+            .map(|s| {
+                assert_eq!(segments[s.index].base_offset, s.base_offset());
+                s.base_offset()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn segments_from_an_offset_start_at_the_one_holding_it() {
+        let segs = [seg(0, true), seg(100, true), seg(200, true)];
+        assert_eq!(bases(&segs, None, None), [0, 100, 200]);
+        assert_eq!(bases(&segs, Some(0), None), [0, 100, 200]);
+        assert_eq!(bases(&segs, Some(99), None), [0, 100, 200]);
+        // a segment whose next one starts at or below `from` holds none
+        assert_eq!(bases(&segs, Some(100), None), [100, 200]);
+        assert_eq!(bases(&segs, Some(150), None), [100, 200]);
+        assert_eq!(bases(&segs, Some(1 << 40), None), [200]);
+        // below every segment: all of them
+        assert_eq!(bases(&segs[1..], Some(5), None), [100, 200]);
+    }
+
+    #[test]
+    fn segments_up_to_an_end_offset_stop_at_the_first_starting_there() {
+        let segs = [seg(0, true), seg(100, true), seg(200, true)];
+        assert_eq!(bases(&segs, Some(50), Some(100)), [0]);
+        assert_eq!(bases(&segs, Some(50), Some(101)), [0, 100]);
+        assert_eq!(bases(&segs, Some(150), Some(151)), [100]);
+        assert_eq!(bases(&segs, None, Some(0)), Vec::<i64>::new());
+    }
+
+    #[test]
+    fn an_index_without_its_log_is_no_segment() {
+        // Kafka deletes an orphaned index on load: the segment before it
+        // still holds the offsets up to the next real segment
+        let segs = [seg(0, true), seg(100, false), seg(200, true)];
+        assert_eq!(bases(&segs, None, None), [0, 200]);
+        assert_eq!(bases(&segs, Some(150), None), [0, 200]);
+        assert_eq!(bases(&segs, Some(200), None), [200]);
+    }
+
+    #[test]
+    fn an_empty_segment_is_chosen_and_the_next_follows() {
+        // a segment whose batches were all cleaned away still has its
+        // base offset: a walk over it finds nothing, the next goes on
+        let segs = [seg(0, true), seg(100, true), seg(300, true)];
+        assert_eq!(bases(&segs, Some(120), Some(400)), [100, 300]);
     }
 }
