@@ -8,10 +8,12 @@
 
 use std::collections::BTreeMap;
 
+use crate::capture::replica::SegmentsFrom;
 use crate::capture::segment::SegmentFile;
-use crate::format::batch::{Batch, EntryError, RecordBatch};
+use crate::format::batch::{Batch, RecordBatch};
 use crate::format::metadata::leader_epoch_after_partition_change;
 use crate::format::metadata::{decode_metadata_record, TypedMetadata, LEADER_UNCHANGED};
+use crate::format::walk::{Checksums, Step, Walk};
 use crate::model::{Capture, ControllerView, Election, PartitionHistory, ReadProblem, Replica};
 
 fn log_end(r: &Replica) -> i64 {
@@ -53,9 +55,9 @@ pub fn controller_view(capture: &Capture) -> Option<ControllerView> {
     let mut topics: BTreeMap<[u8; 16], String> = BTreeMap::new();
     let mut by_id: BTreeMap<([u8; 16], i32), PartitionHistory> = BTreeMap::new();
     let mut scratch = Vec::new();
-    for seg in &best.segments {
-        let Some(path) = &seg.log else { continue };
-        let seg_file = match SegmentFile::open(path) {
+    for seg in SegmentsFrom::new(best, None, None) {
+        let path = seg.log;
+        let seg_file = match seg.open() {
             Ok(b) => b,
             Err(e) => {
                 view.problems.push(ReadProblem {
@@ -67,12 +69,16 @@ pub fn controller_view(capture: &Capture) -> Option<ControllerView> {
                 continue;
             }
         };
-        let mut it = seg_file.entries();
-        while let Some(item) = it.next_entry() {
-            let batch = match item {
-                Ok(Batch::V2(b)) => b,
-                Ok(Batch::Legacy(_)) => continue,
-                Err(EntryError::Bad(e)) => {
+        let mut walk = seg.walk(&seg_file).checksums(Checksums::Mark);
+        while let Some(step) = walk.next() {
+            let batch = match step {
+                Step::Batch(Batch::V2(b)) => b,
+                // a batch whose checksum fails is not used
+                Step::Batch(Batch::Legacy(_))
+                | Step::BadCrc(..)
+                | Step::Skipped(_)
+                | Step::Tail(_) => continue,
+                Step::Bad(e) => {
                     view.problems.push(ReadProblem {
                         file: path.display().to_string(),
                         position: Some(e.pos),
@@ -81,17 +87,17 @@ pub fn controller_view(capture: &Capture) -> Option<ControllerView> {
                     });
                     break;
                 }
-                Err(EntryError::Io(e)) => {
+                Step::Io(e) => {
                     view.problems.push(ReadProblem {
                         file: path.display().to_string(),
-                        position: Some(it.position()),
+                        position: Some(walk.position()),
                         message: format!("cannot read: {e}"),
                         io: true,
                     });
                     break;
                 }
             };
-            if batch.is_control() || !batch.is_valid() {
+            if batch.is_control() {
                 continue;
             }
             let records = match batch
@@ -295,10 +301,16 @@ fn last_metadata_version(files: &[std::path::PathBuf]) -> Option<MetadataVersion
         let Ok(seg_file) = SegmentFile::open(path) else {
             continue;
         };
-        let mut it = seg_file.entries();
-        while let Some(Ok(batch)) = it.next_entry() {
-            let Batch::V2(batch) = batch else { continue };
-            if batch.is_control() || !batch.is_valid() {
+        // up to the first entry that cannot be read; a batch whose
+        // checksum fails is not used
+        let mut walk = Walk::new(seg_file.entries()).checksums(Checksums::Mark);
+        while let Some(step) = walk.next() {
+            let batch = match step {
+                Step::Batch(Batch::V2(b)) => b,
+                Step::Batch(Batch::Legacy(_)) | Step::BadCrc(..) => continue,
+                _ => break,
+            };
+            if batch.is_control() {
                 continue;
             }
             let Ok(records) = batch.records(&mut scratch, crate::format::codec::decompressed_cap())

@@ -7,7 +7,7 @@
 //! type is asked for (one record key). Nothing is kept per batch: memory is
 //! bounded by the number of producers.
 
-use crate::capture::replica::{for_each_batch_in, summarize, ReplicaProblem};
+use crate::capture::replica::{for_each_batch_in, summarize, ReplicaProblem, SegmentsFrom};
 use crate::format::batch::Batch;
 use crate::format::record::control::{parse_type_id, ControlType};
 use crate::model::{BatchSummary, ProducerStateView, ProducerView, Replica};
@@ -54,23 +54,13 @@ fn scan_digest(
         return None;
     }
     let mut problems = Vec::new();
-    for (i, seg) in replica.segments.iter().enumerate() {
-        let Some(path) = &seg.log else { continue };
-        if replica
-            .segments
-            .get(i + 1)
-            .is_some_and(|next| next.base_offset <= from)
-        {
-            continue;
-        }
-        if seg.base_offset >= to {
-            break;
-        }
+    for seg in SegmentsFrom::new(replica, Some(from), Some(to)) {
+        let path = seg.log;
         let d = match crate::capture::digest::segment(path) {
             Some(Ok(d)) => d,
             Some(Err(e)) => {
                 problems.push(ReplicaProblem {
-                    path: path.clone(),
+                    path: path.to_path_buf(),
                     position: None,
                     message: format!(
                         "the digest's summaries of this segment cannot be read: byte {}: {}",
@@ -82,7 +72,7 @@ fn scan_digest(
             }
             None => {
                 problems.push(ReplicaProblem {
-                    path: path.clone(),
+                    path: path.to_path_buf(),
                     position: None,
                     message: "not summarised in the digest".to_string(),
                     io: true,
@@ -119,13 +109,13 @@ fn scan_digest(
         }
         match &d.end {
             WalkEnd::Bad { pos, reason } => problems.push(ReplicaProblem {
-                path: path.clone(),
+                path: path.to_path_buf(),
                 position: Some(*pos),
                 message: format!("{reason}; the rest of the segment is not read"),
                 io: false,
             }),
             WalkEnd::Io { reason, .. } => problems.push(ReplicaProblem {
-                path: path.clone(),
+                path: path.to_path_buf(),
                 position: None,
                 message: format!("cannot read (on the node, when the digest was made): {reason}"),
                 io: true,

@@ -8,11 +8,12 @@
 //! as a [`ReplicaProblem`] with file and byte position, and reading goes on
 //! with the next segment.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
-use crate::capture::segment::SegmentFile;
-use crate::format::batch::{Batch, EntryError};
+use crate::capture::segment::{SegmentFile, SegmentReader};
+use crate::format::batch::Batch;
 use crate::format::index::OffsetIndex;
+use crate::format::walk::{Checksums, Step, Walk};
 use crate::model::{BatchSummary, Replica, ReplicaLog, SegmentFiles};
 
 /// Something wrong found while reading a replica's segments.
@@ -180,44 +181,152 @@ fn grow(batches: &mut Vec<BatchSummary>) -> bool {
     fallible(|| batches.try_reserve(more)).is_ok()
 }
 
+/// One segment of a replica that [`SegmentsFrom`] chose: its files, its
+/// `.log`, and how to read it for the offsets asked for.
+#[derive(Debug, Clone, Copy)]
+pub struct ReplicaSegment<'r> {
+    /// Its files.
+    pub files: &'r SegmentFiles,
+    /// Its `.log`.
+    pub log: &'r Path,
+    /// Its place in the replica's `segments`.
+    pub index: usize,
+    from: Option<i64>,
+    to: Option<i64>,
+}
+
+impl<'r> ReplicaSegment<'r> {
+    /// The base offset in its name.
+    pub fn base_offset(&self) -> i64 {
+        self.files.base_offset
+    }
+
+    /// Opens its `.log` read-only.
+    pub fn open(&self) -> std::io::Result<SegmentFile> {
+        SegmentFile::open(self.log)
+    }
+
+    /// Where in `file` (its `.log`, opened) reading starts: at the
+    /// position its offset index gives for the first offset asked for,
+    /// when that offset lies past the segment's base (see
+    /// [`start_position`]); else at the start.
+    pub fn start(&self, file: &SegmentFile) -> u64 {
+        match self.from {
+            Some(from) if from > self.files.base_offset => start_position(self.files, file, from),
+            _ => 0,
+        }
+    }
+
+    /// A walk over `file` (its `.log`, opened) from [`Self::start`]:
+    /// batches below the first offset asked for are passed over, and the
+    /// walk ends at the first batch at or past the end offset asked for.
+    /// Checksums are not checked unless asked ([`Walk::checksums`]).
+    pub fn walk<'f>(&self, file: &'f SegmentFile) -> Walk<SegmentReader<'f>> {
+        let mut walk = Walk::new(file.reader(self.start(file), file.len()));
+        if let Some(from) = self.from {
+            walk = walk.from(from);
+        }
+        if let Some(to) = self.to {
+            walk = walk.to(to);
+        }
+        walk
+    }
+}
+
+/// The segments of a replica that can hold offsets in `[from, to)` (no
+/// bound where `None`), in log order: the segments with a `.log` (an index
+/// without its `.log` is no segment: Kafka deletes it on load), from the
+/// one holding `from` to the last whose base offset is below `to`.
+///
+/// Kafka's segments are contiguous: a segment holds the offsets from its
+/// base offset up to the next segment's, so one whose next segment's base
+/// offset is at or below `from` holds nothing asked for and is not chosen.
+/// A segment may be empty (its batches cleaned away): it is chosen all the
+/// same, and a walk over it finds nothing, the next one goes on.
+#[derive(Debug, Clone)]
+pub struct SegmentsFrom<'r> {
+    segments: &'r [SegmentFiles],
+    next: usize,
+    from: Option<i64>,
+    to: Option<i64>,
+}
+
+impl<'r> SegmentsFrom<'r> {
+    /// The segments of `replica` that can hold offsets in `[from, to)`.
+    pub fn new(replica: &'r Replica, from: Option<i64>, to: Option<i64>) -> Self {
+        Self::among(&replica.segments, from, to)
+    }
+
+    /// Those of `segments` (a replica's, by base offset, ascending).
+    pub fn among(segments: &'r [SegmentFiles], from: Option<i64>, to: Option<i64>) -> Self {
+        SegmentsFrom {
+            segments,
+            next: 0,
+            from,
+            to,
+        }
+    }
+}
+
+impl<'r> Iterator for SegmentsFrom<'r> {
+    type Item = ReplicaSegment<'r>;
+
+    fn next(&mut self) -> Option<ReplicaSegment<'r>> {
+        while let Some(files) = self.segments.get(self.next) {
+            let index = self.next;
+            self.next += 1;
+            let Some(log) = files.log.as_deref() else {
+                continue;
+            };
+            if self.to.is_some_and(|to| files.base_offset >= to) {
+                self.next = self.segments.len();
+                return None;
+            }
+            if let Some(from) = self.from {
+                // its offsets are below the next segment's base
+                let next_base = self.segments[self.next..]
+                    .iter()
+                    .find(|s| s.log.is_some())
+                    .map(|s| s.base_offset);
+                if next_base.is_some_and(|n| n <= from) {
+                    continue;
+                }
+            }
+            return Some(ReplicaSegment {
+                files,
+                log,
+                index,
+                from: self.from,
+                to: self.to,
+            });
+        }
+        None
+    }
+}
+
 /// Reads `replica`'s batches from the one holding offset `from` to the end
 /// of the log (every batch when `from` is `None`). Segments that end before
-/// `from` are not opened; in the segment holding it, reading starts at the
-/// position its offset index gives (Kafka's own lookup), or at the start of
-/// the segment when the index is missing or does not lead to a batch at or
-/// before `from`. The result's [`ReplicaLog::window_start`] is `from`.
+/// `from` are not opened ([`SegmentsFrom`]); in the segment holding it,
+/// reading starts at the position its offset index gives (Kafka's own
+/// lookup), or at the start of the segment when the index is missing or
+/// does not lead to a batch at or before `from`. The result's
+/// [`ReplicaLog::window_start`] is `from`.
 pub fn load_replica_from(replica: &Replica, broker: i32, from: Option<i64>) -> LoadedReplica {
     let mut batches = Vec::new();
     let mut problems = Vec::new();
     let mut bytes_read = 0u64;
-    let mut last_segment_base = None;
     // End of the batches read but left out (below `from`): a bound on the LEO.
     let mut skipped_end: Option<i64> = None;
-    let mut out_of_memory = false;
-    for (i, seg) in replica.segments.iter().enumerate() {
-        if out_of_memory {
-            break;
-        }
-        let Some(path) = &seg.log else {
-            continue;
-        };
-        last_segment_base = Some(seg.base_offset);
-        if let Some(w) = from {
-            // Offsets in this segment are below the next segment's base.
-            let next_base = replica.segments[i + 1..]
-                .iter()
-                .find(|s| s.log.is_some())
-                .map(|s| s.base_offset);
-            if next_base.is_some_and(|n| n <= w) {
-                continue;
-            }
-        }
+    let mut note_skipped = |end: i64| skipped_end = Some(skipped_end.map_or(end, |e| e.max(end)));
+    // The base offset of the segment where memory for the headers ran out.
+    let mut out_of_memory = None;
+    for seg in SegmentsFrom::new(replica, from, None) {
+        let path = seg.log;
         if let Some(d) = crate::capture::digest::segment(path) {
-            let len = seg.log_len.unwrap_or(0);
+            let len = seg.files.log_len.unwrap_or(0);
             let ok = from_digest(path, len, d, from, &mut problems, &mut |b| {
                 if from.is_some_and(|w| b.last_offset < w) {
-                    let end = b.last_offset.saturating_add(1);
-                    skipped_end = Some(skipped_end.map_or(end, |e| e.max(end)));
+                    note_skipped(b.last_offset.saturating_add(1));
                     return true;
                 }
                 if batches.len() == batches.capacity() && !grow(&mut batches) {
@@ -227,9 +336,9 @@ pub fn load_replica_from(replica: &Replica, broker: i32, from: Option<i64>) -> L
                 true
             });
             if !ok {
-                out_of_memory = true;
+                out_of_memory = Some(seg.base_offset());
                 problems.push(ReplicaProblem {
-                    path: path.clone(),
+                    path: path.to_path_buf(),
                     position: None,
                     message: format!(
                         "cannot allocate memory for more than {} batch headers",
@@ -237,10 +346,11 @@ pub fn load_replica_from(replica: &Replica, broker: i32, from: Option<i64>) -> L
                     ),
                     io: true,
                 });
+                break;
             }
             continue;
         }
-        let seg_file = match SegmentFile::open(path) {
+        let seg_file = match seg.open() {
             Ok(b) => b,
             Err(e) => {
                 problems.push(ReplicaProblem::unreadable(path, None, &e));
@@ -248,43 +358,18 @@ pub fn load_replica_from(replica: &Replica, broker: i32, from: Option<i64>) -> L
             }
         };
         let len = seg_file.len();
-        let start = match from {
-            Some(w) if w > seg.base_offset => start_position(seg, &seg_file, w),
-            _ => 0,
-        };
-        bytes_read += len.saturating_sub(start);
-        let mut it = seg_file.reader(start, len);
-        while let Some(item) = it.next_entry() {
-            match item {
-                Ok(batch) => {
-                    if let Err(e) = batch.check_crc() {
-                        // Bytes that changed under klf are not damage.
-                        if let Err(e) = seg_file.unchanged() {
-                            problems.push(ReplicaProblem::unreadable(path, None, &e));
-                            break;
-                        }
-                        problems.push(ReplicaProblem {
-                            path: path.clone(),
-                            position: Some(e.pos),
-                            message: format!(
-                                "{}; the rest of the segment ({} bytes) is not used, as Kafka's recovery would truncate here",
-                                e.reason,
-                                len - batch.position()
-                            ),
-                            io: false,
-                        });
-                        break;
-                    }
-                    if from.is_some_and(|w| batch.last_offset() < w) {
-                        let end = batch.last_offset().saturating_add(1);
-                        skipped_end = Some(skipped_end.map_or(end, |e| e.max(end)));
-                        continue;
-                    }
+        bytes_read += len.saturating_sub(seg.start(&seg_file));
+        // a batch whose checksum fails ends the segment, as Kafka's
+        // recovery truncates there
+        let mut walk = seg.walk(&seg_file).checksums(Checksums::Stop);
+        while let Some(step) = walk.next() {
+            match step {
+                Step::Batch(batch) => {
                     // memory for the headers is asked for, not assumed:
                     // a machine without it is an I/O error, not an abort
                     if batches.len() == batches.capacity() && !grow(&mut batches) {
                         problems.push(ReplicaProblem {
-                            path: path.clone(),
+                            path: path.to_path_buf(),
                             position: Some(batch.position()),
                             message: format!(
                                 "cannot allocate memory for more than {} batch headers",
@@ -292,39 +377,62 @@ pub fn load_replica_from(replica: &Replica, broker: i32, from: Option<i64>) -> L
                             ),
                             io: true,
                         });
-                        out_of_memory = true;
+                        out_of_memory = Some(seg.base_offset());
                         break;
                     }
                     batches.push(summarize(&batch));
                 }
-                Err(EntryError::Bad(e)) => {
-                    problems.push(ReplicaProblem {
-                        path: path.clone(),
-                        position: Some(e.pos),
-                        message: format!(
-                            "{}; the rest of the segment ({} bytes) is not used",
-                            e.reason,
-                            len.saturating_sub(e.pos)
-                        ),
-                        io: false,
-                    });
-                    break;
-                }
-                Err(EntryError::Io(e)) => {
-                    problems.push(ReplicaProblem::unreadable(path, Some(it.position()), &e));
-                    break;
-                }
+                Step::BadCrc(batch, e) => problems.push(ReplicaProblem {
+                    path: path.to_path_buf(),
+                    position: Some(e.pos),
+                    message: format!(
+                        "{}; the rest of the segment ({} bytes) is not used, as Kafka's recovery would truncate here",
+                        e.reason,
+                        len.saturating_sub(batch.position())
+                    ),
+                    io: false,
+                }),
+                Step::Bad(e) => problems.push(ReplicaProblem {
+                    path: path.to_path_buf(),
+                    position: Some(e.pos),
+                    message: format!(
+                        "{}; the rest of the segment ({} bytes) is not used",
+                        e.reason,
+                        len.saturating_sub(e.pos)
+                    ),
+                    io: false,
+                }),
+                Step::Io(e) => problems.push(ReplicaProblem::unreadable(
+                    path,
+                    Some(walk.position()),
+                    &e,
+                )),
+                Step::Tail(tail) => problems.push(ReplicaProblem {
+                    path: path.to_path_buf(),
+                    position: Some(tail.position),
+                    message: format!("torn tail: {}", tail.describe()),
+                    io: false,
+                }),
+                Step::Skipped(_) => {}
             }
         }
-        if let Some(tail) = it.tail() {
-            problems.push(ReplicaProblem {
-                path: path.clone(),
-                position: Some(tail.position),
-                message: format!("torn tail: {}", tail.describe()),
-                io: false,
-            });
+        if let Some(end) = walk.passed_end() {
+            note_skipped(end);
+        }
+        if out_of_memory.is_some() {
+            break;
         }
     }
+    // The log end offset is at least the base of the last segment (of the
+    // one reading stopped in, when memory ran out).
+    let last_segment_base = out_of_memory.or_else(|| {
+        replica
+            .segments
+            .iter()
+            .rev()
+            .find(|s| s.log.is_some())
+            .map(|s| s.base_offset)
+    });
     let mut log = replica_log(replica, broker, batches, last_segment_base);
     if let Some(end) = skipped_end {
         log.log_end_offset = log.log_end_offset.max(end);
@@ -447,8 +555,8 @@ pub fn start_position(seg: &SegmentFiles, log: &SegmentFile, from: i64) -> u64 {
     let Ok(pos) = u64::try_from(entry.position) else {
         return 0;
     };
-    match log.reader(pos, log.len()).next_entry() {
-        Some(Ok(b)) if b.offset_field() <= entry.offset => pos,
+    match Walk::new(log.reader(pos, log.len())).next() {
+        Some(Step::Batch(b)) if b.offset_field() <= entry.offset => pos,
         _ => 0,
     }
 }
@@ -513,40 +621,53 @@ pub fn for_each_data_batch(
         &mut Vec<ReplicaProblem>,
     ),
 ) {
-    for seg in &replica.segments {
-        let Some(path) = &seg.log else { continue };
-        let file = match SegmentFile::open(path) {
+    for seg in SegmentsFrom::new(replica, None, None) {
+        let path = seg.log;
+        let file = match seg.open() {
             Ok(f) => f,
             Err(e) => {
                 problems.push(ReplicaProblem::unreadable(path, None, &e));
                 continue;
             }
         };
-        let mut it = file.entries();
-        while let Some(item) = it.next_entry() {
-            let b = match item {
-                Ok(Batch::V2(b)) => b,
-                Ok(Batch::Legacy(_)) => continue,
-                Err(EntryError::Bad(e)) => {
+        let mut walk = seg.walk(&file).checksums(Checksums::Mark);
+        while let Some(step) = walk.next() {
+            let (b, crc_fine) = match step {
+                Step::Batch(Batch::V2(b)) => (b, true),
+                Step::BadCrc(Batch::V2(b), _) => (b, false),
+                Step::Batch(Batch::Legacy(_))
+                | Step::BadCrc(Batch::Legacy(_), _)
+                | Step::Skipped(_) => continue,
+                Step::Bad(e) => {
                     problems.push(ReplicaProblem {
-                        path: path.clone(),
+                        path: path.to_path_buf(),
                         position: Some(e.pos),
                         message: format!("{}; the rest of the segment is not read", e.reason),
                         io: false,
                     });
-                    break;
+                    continue;
                 }
-                Err(EntryError::Io(e)) => {
+                Step::Io(e) => {
                     problems.push(ReplicaProblem::unreadable(path, None, &e));
-                    break;
+                    continue;
+                }
+                Step::Tail(tail) => {
+                    // A torn tail of a killed broker: what came before is read.
+                    problems.push(ReplicaProblem {
+                        path: path.to_path_buf(),
+                        position: Some(tail.position),
+                        message: format!("torn tail: {}", tail.describe()),
+                        io: false,
+                    });
+                    continue;
                 }
             };
             if b.is_control() {
                 continue;
             }
-            if !b.is_valid() {
+            if !crc_fine {
                 problems.push(ReplicaProblem {
-                    path: path.clone(),
+                    path: path.to_path_buf(),
                     position: Some(b.position),
                     message: format!("batch checksum mismatch; its {what} are not used"),
                     io: false,
@@ -555,23 +676,14 @@ pub fn for_each_data_batch(
             }
             visit(&b, path, problems);
         }
-        if let Some(tail) = it.tail() {
-            // A torn tail of a killed broker: what came before is read.
-            problems.push(ReplicaProblem {
-                path: path.clone(),
-                position: Some(tail.position),
-                message: format!("torn tail: {}", tail.describe()),
-                io: false,
-            });
-        }
     }
 }
 
 /// Calls `visit` with every batch of `replica` holding an offset in `[from,
 /// to)`, in log order, with its segment's path (found through the offset
-/// index). Reading stops where Kafka's recovery would (a bad entry, a
-/// checksum that fails; with `report`, a bad entry is a problem too) or when
-/// `visit` returns `false`.
+/// index: [`SegmentsFrom`]). Reading stops where Kafka's recovery would (a
+/// bad entry, a checksum that fails; with `report`, a bad entry is a
+/// problem too) or when `visit` returns `false`.
 pub fn for_each_batch_in(
     replica: &Replica,
     from: i64,
@@ -580,63 +692,35 @@ pub fn for_each_batch_in(
     visit: &mut dyn FnMut(&Batch<'_>, &std::path::Path) -> bool,
 ) -> Vec<ReplicaProblem> {
     let mut problems = Vec::new();
-    for (i, seg) in replica.segments.iter().enumerate() {
-        let Some(path) = &seg.log else { continue };
-        // Skip segments that end before `from`.
-        if replica
-            .segments
-            .get(i + 1)
-            .is_some_and(|next| next.base_offset <= from)
-        {
-            continue;
-        }
-        if seg.base_offset >= to {
-            break;
-        }
-        let file = match SegmentFile::open(path) {
+    for seg in SegmentsFrom::new(replica, Some(from), Some(to)) {
+        let path = seg.log;
+        let file = match seg.open() {
             Ok(f) => f,
             Err(e) => {
                 problems.push(ReplicaProblem::unreadable(path, None, &e));
                 continue;
             }
         };
-        let start = if from > seg.base_offset {
-            start_position(seg, &file, from)
-        } else {
-            0
-        };
-        let mut it = file.reader(start, file.len());
-        while let Some(item) = it.next_entry() {
-            let batch = match item {
-                Ok(b) => b,
-                Err(EntryError::Io(e)) => {
-                    problems.push(ReplicaProblem::unreadable(path, None, &e));
-                    break;
-                }
-                Err(EntryError::Bad(e)) => {
-                    if report {
-                        problems.push(ReplicaProblem {
-                            path: path.clone(),
-                            position: Some(e.pos),
-                            message: format!("{}; the rest of the segment is not read", e.reason),
-                            io: false,
-                        });
+        let mut walk = seg.walk(&file).checksums(Checksums::Stop);
+        while let Some(step) = walk.next() {
+            match step {
+                Step::Batch(batch) => {
+                    if !visit(&batch, path) {
+                        return problems;
                     }
-                    break;
                 }
-            };
-            if batch.check_crc().is_err() {
-                break;
+                Step::Io(e) => problems.push(ReplicaProblem::unreadable(path, None, &e)),
+                Step::Bad(e) if report => problems.push(ReplicaProblem {
+                    path: path.to_path_buf(),
+                    position: Some(e.pos),
+                    message: format!("{}; the rest of the segment is not read", e.reason),
+                    io: false,
+                }),
+                Step::Bad(_) | Step::BadCrc(..) | Step::Tail(_) | Step::Skipped(_) => {}
             }
-            if batch.last_offset() < from {
-                continue;
-            }
-            if summarize(&batch).base_offset >= to {
-                return problems;
-            }
-            if !visit(&batch, path) {
-                return problems;
-            }
+        }
+        if walk.reached_to() {
+            break;
         }
     }
     problems
@@ -770,5 +854,72 @@ pub fn high_watermark_fact(
         raw: replica.high_watermark,
         mtime_ms: file.as_deref().and_then(crate::capture::vfs::modified_ms),
         file: file.map(|p| p.display().to_string()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn seg(base: i64, log: bool) -> SegmentFiles {
+        let name = format!("{base:020}");
+        SegmentFiles {
+            base_offset: base,
+            log: log.then(|| PathBuf::from(format!("{name}.log"))),
+            index: Some(PathBuf::from(format!("{name}.index"))),
+            timeindex: None,
+            txnindex: None,
+            log_len: None,
+        }
+    }
+
+    fn bases(segments: &[SegmentFiles], from: Option<i64>, to: Option<i64>) -> Vec<i64> {
+        SegmentsFrom::among(segments, from, to)
+            .map(|s| {
+                assert_eq!(segments[s.index].base_offset, s.base_offset());
+                s.base_offset()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn segments_from_an_offset_start_at_the_one_holding_it() {
+        let segs = [seg(0, true), seg(100, true), seg(200, true)];
+        assert_eq!(bases(&segs, None, None), [0, 100, 200]);
+        assert_eq!(bases(&segs, Some(0), None), [0, 100, 200]);
+        assert_eq!(bases(&segs, Some(99), None), [0, 100, 200]);
+        // a segment whose next one starts at or below `from` holds none
+        assert_eq!(bases(&segs, Some(100), None), [100, 200]);
+        assert_eq!(bases(&segs, Some(150), None), [100, 200]);
+        assert_eq!(bases(&segs, Some(1 << 40), None), [200]);
+        // below every segment: all of them
+        assert_eq!(bases(&segs[1..], Some(5), None), [100, 200]);
+    }
+
+    #[test]
+    fn segments_up_to_an_end_offset_stop_at_the_first_starting_there() {
+        let segs = [seg(0, true), seg(100, true), seg(200, true)];
+        assert_eq!(bases(&segs, Some(50), Some(100)), [0]);
+        assert_eq!(bases(&segs, Some(50), Some(101)), [0, 100]);
+        assert_eq!(bases(&segs, Some(150), Some(151)), [100]);
+        assert_eq!(bases(&segs, None, Some(0)), Vec::<i64>::new());
+    }
+
+    #[test]
+    fn an_index_without_its_log_is_no_segment() {
+        // Kafka deletes an orphaned index on load: the segment before it
+        // still holds the offsets up to the next real segment
+        let segs = [seg(0, true), seg(100, false), seg(200, true)];
+        assert_eq!(bases(&segs, None, None), [0, 200]);
+        assert_eq!(bases(&segs, Some(150), None), [0, 200]);
+        assert_eq!(bases(&segs, Some(200), None), [200]);
+    }
+
+    #[test]
+    fn an_empty_segment_is_chosen_and_the_next_follows() {
+        // a segment whose batches were all cleaned away still has its
+        // base offset: a walk over it finds nothing, the next goes on
+        let segs = [seg(0, true), seg(100, true), seg(300, true)];
+        assert_eq!(bases(&segs, Some(120), Some(400)), [100, 300]);
     }
 }

@@ -23,7 +23,7 @@ use rayon::prelude::*;
 
 use crate::capture::replica::{load_replica_from, start_position, LoadedReplica};
 use crate::capture::segment::SegmentFile;
-use crate::format::batch::EntryError;
+use crate::format::walk::{Checksums, Step, Walk};
 use crate::model::Replica;
 
 /// Reads every replica (`ids[i]` is the broker id of `replicas[i]`), in
@@ -52,18 +52,17 @@ pub fn tail_end(r: &Replica) -> Result<(i64, u64), String> {
         SegmentFile::open(path).map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
     let start = start_position(seg, &seg_file, i64::MAX);
     let mut end = seg.base_offset;
-    let mut it = seg_file.reader(start, seg_file.len());
-    while let Some(item) = it.next_entry() {
-        let b = item.map_err(|e| match e {
-            EntryError::Bad(e) => format!("{}:{}: {}", path.display(), e.pos, e.reason),
-            EntryError::Io(e) => format!("{}: cannot read: {e}", path.display()),
-        })?;
-        b.check_crc()
-            .map_err(|e| format!("{}:{}: {}", path.display(), e.pos, e.reason))?;
-        end = end.max(b.last_offset().saturating_add(1));
-    }
-    if it.tail().is_some() {
-        return Err(format!("{}: torn tail", path.display()));
+    let mut walk = Walk::new(seg_file.reader(start, seg_file.len())).checksums(Checksums::Stop);
+    while let Some(step) = walk.next() {
+        match step {
+            Step::Batch(b) => end = end.max(b.last_offset().saturating_add(1)),
+            Step::BadCrc(_, e) | Step::Bad(e) => {
+                return Err(format!("{}:{}: {}", path.display(), e.pos, e.reason))
+            }
+            Step::Io(e) => return Err(format!("{}: cannot read: {e}", path.display())),
+            Step::Tail(_) => return Err(format!("{}: torn tail", path.display())),
+            Step::Skipped(_) => {}
+        }
     }
     Ok((end, seg_file.len().saturating_sub(start)))
 }

@@ -178,7 +178,8 @@ impl SegmentFile {
 
 /// The entries of a [`SegmentFile`], read as [`SegmentIter`] reads bytes in
 /// memory. Not an `Iterator`: each entry borrows the reader's window, so
-/// it is read with `while let Some(item) = reader.next_entry()`.
+/// it is read through a [`crate::format::walk::Walk`] (`while let Some(step)
+/// = walk.next()`).
 pub struct SegmentReader<'a> {
     src: &'a SegmentFile,
     /// The window of an unmapped file: segment bytes `[base, base + len)`.
@@ -390,6 +391,13 @@ impl Entries for SegmentReader<'_> {
     }
     fn position(&self) -> u64 {
         SegmentReader::position(self)
+    }
+    fn again(&self) -> Option<Batch<'_>> {
+        self.scan
+            .again(window_of(self.src, &self.buf, self.base, self.complete))
+    }
+    fn unchanged(&self) -> io::Result<()> {
+        self.src.unchanged()
     }
     fn page_in(&self) -> Option<fn(&[u8])> {
         match &self.src.src {

@@ -12,12 +12,13 @@ use std::io;
 use std::path::PathBuf;
 
 use crate::capture::producers::marker_at;
-use crate::capture::replica::{for_each_record, start_position, ReplicaProblem};
+use crate::capture::replica::{for_each_record, ReplicaProblem, SegmentsFrom};
 use crate::capture::segment::SegmentFile;
 use crate::engine::diff::{DiffRun, PartitionResult};
 use crate::engine::evidence::broker_ids;
-use crate::format::batch::{Batch, EntryError, TimestampType};
+use crate::format::batch::{Batch, TimestampType};
 use crate::format::record::control::{parse_type_id, ControlType};
+use crate::format::walk::Step;
 use crate::model::loss::LostBatch;
 use crate::model::{Bytes, Replica, SalvagedRecord};
 
@@ -162,11 +163,15 @@ fn read_batch<'r>(
         position,
         reason,
     };
-    let Some(segment) = replica
-        .segments
-        .iter()
-        .rposition(|s| s.base_offset <= b.base_offset)
-    else {
+    // The segment holding the batch's base offset: the first that can hold
+    // it, when its base offset is at or below it.
+    let Some(seg) = SegmentsFrom::new(
+        replica,
+        Some(b.base_offset),
+        Some(b.base_offset.saturating_add(1)),
+    )
+    .next()
+    .filter(|s| s.base_offset() <= b.base_offset) else {
         return Ok(Err(fail(
             None,
             None,
@@ -176,19 +181,16 @@ fn read_batch<'r>(
             ),
         )));
     };
-    let seg = &replica.segments[segment];
-    let Some(path) = &seg.log else {
-        return Ok(Err(fail(None, None, "its segment has no .log".into())));
-    };
+    let path = seg.log;
     let reuse = open
         .as_ref()
-        .is_some_and(|o| std::ptr::eq(o.replica, replica) && o.segment == segment);
+        .is_some_and(|o| std::ptr::eq(o.replica, replica) && o.segment == seg.index);
     if !reuse {
-        match SegmentFile::open(path) {
+        match seg.open() {
             Ok(file) => {
                 *open = Some(Open {
                     replica,
-                    segment,
+                    segment: seg.index,
                     file,
                 })
             }
@@ -208,19 +210,20 @@ fn read_batch<'r>(
     };
     let file = &o.file;
     let name = path.display().to_string();
-    let from = start_position(seg, file, b.base_offset);
-    let mut it = file.reader(from, file.len());
-    while let Some(item) = it.next_entry() {
-        let batch = match item {
-            Ok(x) => x,
-            Err(EntryError::Io(e)) => {
+    // from the offset index's position for the base offset, batches
+    // before it passed over, up to the first batch past it
+    let mut walk = seg.walk(file);
+    while let Some(step) = walk.next() {
+        let batch = match step {
+            Step::Batch(x) => x,
+            Step::Io(e) => {
                 out.problems
                     .push(ReplicaProblem::unreadable(path, None, &e));
                 return Ok(Err(fail(Some(name), None, format!("cannot read: {e}"))));
             }
-            Err(EntryError::Bad(e)) => {
+            Step::Bad(e) => {
                 let p = ReplicaProblem {
-                    path: path.clone(),
+                    path: path.to_path_buf(),
                     position: Some(e.pos),
                     message: format!(
                         "{}; the lost batch at offset {} is not salvaged from here",
@@ -231,16 +234,11 @@ fn read_batch<'r>(
                 out.problems.push(p);
                 return Ok(Err(fail(Some(name), Some(e.pos), e.reason.to_string())));
             }
+            Step::BadCrc(..) | Step::Skipped(_) | Step::Tail(_) => continue,
         };
         let Batch::V2(v2) = batch else {
-            if batch.offset_field() > b.last_offset {
-                break;
-            }
             continue;
         };
-        if v2.base_offset() > b.base_offset {
-            break;
-        }
         if v2.base_offset() < b.base_offset {
             continue;
         }
@@ -251,7 +249,7 @@ fn read_batch<'r>(
         }
         if !v2.is_valid() {
             out.problems.push(ReplicaProblem {
-                path: path.clone(),
+                path: path.to_path_buf(),
                 position: Some(v2.position),
                 message: "batch checksum mismatch; the lost batch is not salvaged from here".into(),
                 io: false,
@@ -262,7 +260,7 @@ fn read_batch<'r>(
                 "batch checksum mismatch".into(),
             )));
         }
-        out.files.insert(path.clone());
+        out.files.insert(path.to_path_buf());
         sink.batch(v2.bytes())?;
         out.batches += 1;
         let ts_type = match v2.timestamp_type() {

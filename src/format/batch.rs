@@ -593,6 +593,8 @@ pub struct Scan {
     /// bytes.
     resync_at: Option<u64>,
     tail: Option<Tail>,
+    /// Position and size of the entry the last [`Scan::next`] returned.
+    last: Option<(u64, usize)>,
 }
 
 /// The outcome of [`Scan::resync`].
@@ -622,6 +624,7 @@ impl Scan {
             error_at: None,
             resync_at: None,
             tail: None,
+            last: None,
         }
     }
 
@@ -692,6 +695,7 @@ impl Scan {
     /// bytes it needs ([`Scan::needs`]); the scan is then unchanged and can
     /// go on with a window that has them.
     pub fn next<'a>(&mut self, w: Window<'a>) -> Option<Result<Batch<'a>, ParseError>> {
+        self.last = None;
         if self.done || self.needs(&w).is_some() {
             return None;
         }
@@ -777,7 +781,28 @@ impl Scan {
             }
         }
         self.pos = pos + total as u64;
+        self.last = Some((pos, total));
         Some(Ok(item))
+    }
+
+    /// The entry the last [`Scan::next`] returned, framed again from the
+    /// bytes of `w` (which still hold it); `None` when that call returned
+    /// no entry.
+    pub fn again<'a>(&self, w: Window<'a>) -> Option<Batch<'a>> {
+        let (pos, total) = self.last?;
+        let h = w.get(pos, HEADER_SIZE_UP_TO_MAGIC)?;
+        let magic = h[16] as i8;
+        if magic >= 2 {
+            RecordBatch::in_window(&w, pos, total).ok().map(Batch::V2)
+        } else {
+            let entry = w.get(pos, total)?;
+            Some(Batch::Legacy(LegacyEntry::new(
+                pos,
+                be_i64(h, 0),
+                magic,
+                entry,
+            )))
+        }
     }
 
     fn fail<'a>(&mut self, e: ParseError) -> Option<Result<Batch<'a>, ParseError>> {
@@ -1005,11 +1030,83 @@ pub trait Entries {
     fn page_in(&self) -> Option<fn(&[u8])> {
         None
     }
+    /// The entry the last [`Self::next_entry`] returned, framed again from
+    /// the bytes still held (`None` when it returned none). A lending
+    /// reader such as [`crate::format::walk::Walk`] decides what to do with
+    /// an entry, then takes it again to hand it out. Entries that wrap
+    /// others forward it: the default has no entry to give.
+    fn again(&self) -> Option<Batch<'_>> {
+        None
+    }
+    /// `Ok` while the bytes are what they were when opened; else the error
+    /// saying they changed while read (a file something writes to). A
+    /// checksum that fails in bytes that changed under the reader is not
+    /// evidence. Bytes in memory never change: the default.
+    fn unchanged(&self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+impl<T: Entries + ?Sized> Entries for Box<T> {
+    fn next_entry(&mut self) -> Option<Result<Batch<'_>, EntryError>> {
+        (**self).next_entry()
+    }
+    fn resync(&mut self) -> Result<Option<Skipped>, EntryError> {
+        (**self).resync()
+    }
+    fn tail(&self) -> Option<Tail> {
+        (**self).tail()
+    }
+    fn position(&self) -> u64 {
+        (**self).position()
+    }
+    fn ahead(&self) -> SegmentIter<'_> {
+        (**self).ahead()
+    }
+    fn page_in(&self) -> Option<fn(&[u8])> {
+        (**self).page_in()
+    }
+    fn again(&self) -> Option<Batch<'_>> {
+        (**self).again()
+    }
+    fn unchanged(&self) -> std::io::Result<()> {
+        (**self).unchanged()
+    }
+}
+
+impl<T: Entries + ?Sized> Entries for &mut T {
+    fn next_entry(&mut self) -> Option<Result<Batch<'_>, EntryError>> {
+        (**self).next_entry()
+    }
+    fn resync(&mut self) -> Result<Option<Skipped>, EntryError> {
+        (**self).resync()
+    }
+    fn tail(&self) -> Option<Tail> {
+        (**self).tail()
+    }
+    fn position(&self) -> u64 {
+        (**self).position()
+    }
+    fn ahead(&self) -> SegmentIter<'_> {
+        (**self).ahead()
+    }
+    fn page_in(&self) -> Option<fn(&[u8])> {
+        (**self).page_in()
+    }
+    fn again(&self) -> Option<Batch<'_>> {
+        (**self).again()
+    }
+    fn unchanged(&self) -> std::io::Result<()> {
+        (**self).unchanged()
+    }
 }
 
 impl Entries for SegmentIter<'_> {
     fn next_entry(&mut self) -> Option<Result<Batch<'_>, EntryError>> {
         self.next().map(|r| r.map_err(EntryError::Bad))
+    }
+    fn again(&self) -> Option<Batch<'_>> {
+        self.scan.again(self.w)
     }
     fn resync(&mut self) -> Result<Option<Skipped>, EntryError> {
         Ok(SegmentIter::resync(self))

@@ -18,6 +18,7 @@ pub mod framing;
 pub mod legacy;
 pub mod record;
 pub mod varint;
+pub mod walk;
 // Offset and time indexes.
 pub mod index;
 pub mod seek;

@@ -11,6 +11,7 @@ use std::sync::Arc;
 
 use crate::format::batch::{Batch, SegmentSource};
 use crate::format::index::{OffsetIndex, TimeIndex};
+use crate::format::walk::{Step, Walk};
 
 /// What part of a segment is asked for: offsets `[first, end)` and batches
 /// from the first whose max timestamp is at least `since` to the first
@@ -139,12 +140,12 @@ fn first_batch(
     from: u64,
     hit: &dyn Fn(&Batch<'_>, i64) -> bool,
 ) -> (u64, Option<i64>) {
-    let mut it = log.entries(from, log.len());
+    let mut walk = Walk::new(log.entries(from, log.len()));
     let mut prev_last = None;
     loop {
-        let at = it.position();
-        match it.next_entry() {
-            Some(Ok(b)) => {
+        let at = walk.position();
+        match walk.next() {
+            Some(Step::Batch(b)) => {
                 let lowest = first_offset(&b, prev_last);
                 if hit(&b, lowest) {
                     return (b.position(), Some(lowest));
@@ -328,9 +329,9 @@ pub struct Extent {
 /// read, as it ends Kafka's recovery).
 pub fn extent(log: &dyn SegmentSource, index: Option<&[u8]>, base_offset: i64) -> Extent {
     let len = log.len();
-    let mut it = log.entries(0, len);
-    let first = match it.next_entry() {
-        Some(Ok(b)) => {
+    let mut walk = Walk::new(log.entries(0, len));
+    let first = match walk.next() {
+        Some(Step::Batch(b)) => {
             // a compressed legacy wrapper names only its last offset: its
             // first is at least the segment's base offset
             let lowest = match first_offset(&b, None) {
@@ -341,14 +342,14 @@ pub fn extent(log: &dyn SegmentSource, index: Option<&[u8]>, base_offset: i64) -
         }
         _ => None,
     };
-    drop(it);
+    drop(walk);
     if first.is_none() {
         return Extent::default();
     }
     let last_from = |from: u64| -> Option<(i64, i64)> {
-        let mut it = log.entries(from, len);
+        let mut walk = Walk::new(log.entries(from, len));
         let mut last = None;
-        while let Some(Ok(b)) = it.next_entry() {
+        while let Some(Step::Batch(b)) = walk.next() {
             last = Some((b.last_offset().saturating_add(1), max_timestamp(&b)));
         }
         last

@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 
 use klf::capture::segment::SegmentFile;
 use klf::format::batch::{Batch, Entries, EntryError, SegmentIter};
+use klf::format::walk::{Checksums, Step, Walk};
 
 use super::common::{captures, klf_env, klf_measured_env, root, scratch};
 
@@ -48,6 +49,28 @@ fn trace(e: &mut dyn Entries) -> Vec<String> {
     }
     out.push(format!("tail {:?} next {}", e.tail(), e.position()));
     out
+}
+
+/// Every step of a walk that marks checksums and resyncs, as text.
+fn walk_trace<E: Entries>(mut w: Walk<E>) -> Vec<String> {
+    let mut out = Vec::new();
+    while let Some(step) = w.next() {
+        out.push(match step {
+            Step::Batch(b) => format!("batch at {} offset {}", b.position(), b.offset_field()),
+            Step::BadCrc(b, e) => format!("crc at {}: {}", b.position(), e.reason),
+            Step::Skipped(s) => format!("skipped [{}, {})", s.from, s.to),
+            Step::Bad(e) => format!("error at {}: {}", e.pos, e.reason),
+            Step::Tail(t) => format!("tail at {}: {}", t.position, t.describe()),
+            Step::Io(e) => panic!("read failed: {e}"),
+        });
+    }
+    out.push(format!("next {}", w.position()));
+    out
+}
+
+/// A walk that marks checksums and resyncs.
+fn marking<E: Entries>(e: E) -> Walk<E> {
+    Walk::new(e).checksums(Checksums::Mark).resync(true)
 }
 
 /// Files framed as log entries: segments and KRaft snapshots.
@@ -124,6 +147,16 @@ fn windowed_reads_frame_every_captured_segment_as_bytes_in_memory_do() {
                     );
                     compared += 1;
                 }
+            }
+            // The walk over each: the same steps.
+            let want = walk_trace(marking(SegmentIter::new(&bytes)));
+            for window in [1, 61, 4096] {
+                assert_eq!(
+                    walk_trace(marking(seg.entries().window_size(window))),
+                    want,
+                    "{} ({what}, walk, window {window})",
+                    f.display()
+                );
             }
             // A range inside the file, as dump --max-bytes and index
             // lookups read it.

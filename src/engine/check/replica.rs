@@ -25,8 +25,9 @@ use crate::analysis::check::{
 use crate::analysis::timeline::EpochSpans;
 use crate::capture::replica::{replica_log_ends, summarize};
 use crate::capture::segment::SegmentFile;
-use crate::format::batch::{Batch, EntryError, TailKind, V2_HEADER_SIZE};
+use crate::format::batch::{Batch, TailKind, V2_HEADER_SIZE};
 use crate::format::names::ReplicaKind;
+use crate::format::walk::{Checksums, Step, Walk};
 use crate::model::check::Location;
 use crate::model::{BatchSummary, Replica};
 
@@ -419,20 +420,31 @@ fn scan_segment(
     };
     let log_len = data.len();
     let mut c = SegmentChecks::new(seg, path, fidx, log_len, base, cx);
-    let mut it = data.entries();
-    while let Some(item) = it.next_entry() {
-        let batch = match item {
-            Ok(b) => b,
-            Err(EntryError::Io(e)) => {
-                c.unreadable(it.position(), format!("cannot read: {e}"));
+    // every batch's checksum checked, the walk going on past one that
+    // fails (the segment's checks say where Kafka's recovery would stop)
+    let mut walk = Walk::new(data.entries()).checksums(Checksums::Mark);
+    while let Some(step) = walk.next() {
+        let (batch, crc) = match step {
+            Step::Batch(b) => (b, None),
+            Step::BadCrc(b, e) => (b, Some(e)),
+            Step::Io(e) => {
+                c.unreadable(walk.position(), format!("cannot read: {e}"));
                 break;
             }
-            Err(EntryError::Bad(e)) => {
+            Step::Bad(e) => {
                 c.bad_entry(e.pos, &e.reason);
                 break;
             }
+            Step::Tail(tail) => {
+                let declared = match tail.kind {
+                    TailKind::Truncated { declared } => Some(declared),
+                    TailKind::Short => None,
+                };
+                c.tail(tail.position, tail.len, declared, is_last);
+                break;
+            }
+            Step::Skipped(_) => continue,
         };
-        let crc = batch.check_crc();
         let short = matches!(batch, Batch::V2(b) if b.bytes().len() < V2_HEADER_SIZE);
         let header = match batch {
             Batch::V2(b) => Some((b.last_offset_delta(), b.records_count())),
@@ -443,21 +455,14 @@ fn scan_segment(
             batch.magic(),
             summarize(&batch),
             match &crc {
-                Ok(()) => Crc::Fine,
-                Err(e) => Crc::Fails(&e.reason, short),
+                None => Crc::Fine,
+                Some(e) => Crc::Fails(&e.reason, short),
             },
             header,
         );
         if !fine {
             break;
         }
-    }
-    if let Some(tail) = it.tail() {
-        let declared = match tail.kind {
-            TailKind::Truncated { declared } => Some(declared),
-            TailKind::Short => None,
-        };
-        c.tail(tail.position, tail.len, declared, is_last);
     }
     let rebuilt = cx.rebuilt_from.is_some_and(|b| seg.base_offset >= b);
     let mut scan = c.finish(|batches, stopped, findings| {

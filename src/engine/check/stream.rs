@@ -9,6 +9,7 @@ use std::path::PathBuf;
 use crate::analysis::check::BatchPlace;
 use crate::capture::replica::summarize;
 use crate::capture::segment::SegmentFile;
+use crate::format::walk::{Step, Walk};
 use crate::model::BatchSummary;
 
 /// Batches read from a segment at a time: bounds what a stream holds.
@@ -145,11 +146,11 @@ impl ReplicaBatches {
                     return;
                 }
             };
-            let mut it = file.reader(self.pos, plan.end);
+            let mut walk = Walk::new(file.reader(self.pos, plan.end));
             let mut done = true;
-            while let Some(item) = it.next_entry() {
-                match item {
-                    Ok(b) => {
+            while let Some(step) = walk.next() {
+                match step {
+                    Step::Batch(b) => {
                         self.buf.push_back(BatchAt {
                             summary: summarize(&b),
                             place: (plan.file, b.position()),
@@ -159,19 +160,19 @@ impl ReplicaBatches {
                             break;
                         }
                     }
-                    Err(crate::format::batch::EntryError::Io(e)) => {
+                    Step::Io(e) => {
                         self.failed = Some((plan.path.clone(), e.to_string()));
                         return;
                     }
                     // the segment's own checks stopped before any damage
-                    Err(crate::format::batch::EntryError::Bad(_)) => break,
+                    Step::Bad(_) | Step::BadCrc(..) | Step::Skipped(_) | Step::Tail(_) => break,
                 }
             }
             if done {
                 self.seg += 1;
                 self.pos = 0;
             } else {
-                self.pos = it.position();
+                self.pos = walk.position();
             }
         }
     }
