@@ -4,31 +4,30 @@
 //! [`ParseError`] with the byte position where it failed. No read here can
 //! panic, whatever the input.
 
+use byteorder::{BigEndian, ByteOrder};
+
 use crate::format::varint::{read_uvarint, read_uvarlong, read_varint, read_varlong, VarintError};
 use crate::format::ParseError;
 
 macro_rules! be_at {
-    ($($name:ident: $t:ty = $n:literal;)*) => {
+    ($($name:ident: $t:ty = $n:literal, $read:ident;)*) => {
         $(
             #[doc = concat!("The big-endian `", stringify!($t), "` at `at`; `None` when it runs past the end.")]
             #[inline]
             pub fn $name(b: &[u8], at: usize) -> Option<$t> {
-                let s = b.get(at..at.checked_add($n)?)?;
-                let mut a = [0u8; $n];
-                a.copy_from_slice(s);
-                Some(<$t>::from_be_bytes(a))
+                Some(BigEndian::$read(b.get(at..at.checked_add($n)?)?))
             }
         )*
     };
 }
 
 be_at! {
-    be_i16: i16 = 2;
-    be_u16: u16 = 2;
-    be_i32: i32 = 4;
-    be_u32: u32 = 4;
-    be_i64: i64 = 8;
-    be_u64: u64 = 8;
+    be_i16: i16 = 2, read_i16;
+    be_u16: u16 = 2, read_u16;
+    be_i32: i32 = 4, read_i32;
+    be_u32: u32 = 4, read_u32;
+    be_i64: i64 = 8, read_i64;
+    be_u64: u64 = 8, read_u64;
 }
 
 /// Reason used for reads past the end of the input. Java reports these
@@ -81,27 +80,27 @@ impl<'a> Reader<'a> {
     }
     /// A big-endian `i16`.
     pub fn i16(&mut self) -> Result<i16, ParseError> {
-        Ok(i16::from_be_bytes(self.arr()?))
+        Ok(BigEndian::read_i16(self.take(2)?))
     }
     /// A big-endian `u16`.
     pub fn u16(&mut self) -> Result<u16, ParseError> {
-        Ok(u16::from_be_bytes(self.arr()?))
+        Ok(BigEndian::read_u16(self.take(2)?))
     }
     /// A big-endian `i32`.
     pub fn i32(&mut self) -> Result<i32, ParseError> {
-        Ok(i32::from_be_bytes(self.arr()?))
+        Ok(BigEndian::read_i32(self.take(4)?))
     }
     /// A big-endian `u32`.
     pub fn u32(&mut self) -> Result<u32, ParseError> {
-        Ok(u32::from_be_bytes(self.arr()?))
+        Ok(BigEndian::read_u32(self.take(4)?))
     }
     /// A big-endian `i64`.
     pub fn i64(&mut self) -> Result<i64, ParseError> {
-        Ok(i64::from_be_bytes(self.arr()?))
+        Ok(BigEndian::read_i64(self.take(8)?))
     }
     /// A big-endian `f64`.
     pub fn f64(&mut self) -> Result<f64, ParseError> {
-        Ok(f64::from_be_bytes(self.arr()?))
+        Ok(BigEndian::read_f64(self.take(8)?))
     }
     /// 16 bytes (a UUID).
     pub fn uuid(&mut self) -> Result<[u8; 16], ParseError> {
