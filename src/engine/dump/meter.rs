@@ -111,6 +111,12 @@ impl Entries for MeteredEntries<'_> {
     fn page_in(&self) -> Option<fn(&[u8])> {
         self.inner.page_in()
     }
+    fn again(&self) -> Option<Batch<'_>> {
+        self.inner.again()
+    }
+    fn unchanged(&self) -> std::io::Result<()> {
+        self.inner.unchanged()
+    }
 }
 
 #[cfg(test)]
