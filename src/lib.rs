@@ -12,7 +12,7 @@
 //!
 //! // A capture: the log directories of a cluster's brokers, copied after
 //! // an unclean leader election (committed with klf's tests).
-//! let capture = klf::capture::discover::discover(&[concat!(
+//! let capture = klf::engine::input::discover(&[concat!(
 //!     env!("CARGO_MANIFEST_DIR"),
 //!     "/testdata/kafka/unclean"
 //! )]);
@@ -33,8 +33,10 @@
 //! pipeline: what the commands run). [`render`] and [`report`] (facts to
 //! text, JSON, JUnit and HTML) read only `format` and `model`: they print
 //! what the engine computed. Each item has one home, the module that
-//! defines it (no re-exports across layers). `tests/it/layers.rs` keeps it
-//! so.
+//! defines it (no re-exports across layers). The binary (`src/cli`) uses
+//! only `engine`, `render`, `report` and `model`: opening what the user
+//! named is [`engine::input`], writing files [`engine::output`].
+//! `tests/it/layers.rs` keeps it so.
 
 pub mod analysis;
 pub mod capture;

@@ -12,11 +12,12 @@
 //! kept (a higher commit on the same lineage proves at least as much), so
 //! what is kept is bounded by groups × epochs, not by the size of the topic.
 
+use crate::model::ReplicaProblem;
 use std::collections::{BTreeMap, BTreeSet};
 
 use rayon::prelude::*;
 
-use crate::capture::replica::{for_each_data_batch, for_each_record, ReplicaProblem};
+use crate::capture::replica::{for_each_data_batch, for_each_record};
 use crate::format::internal::decode_group_record;
 use crate::model::{Capture, GroupCommit, LatestCommit, Replica};
 

@@ -6,7 +6,6 @@ pub mod digest;
 pub mod discover;
 pub mod groups;
 pub mod mmap;
-pub mod output;
 pub mod producers;
 pub mod replica;
 pub mod scan;

@@ -7,9 +7,10 @@
 //! type is asked for (one record key). Nothing is kept per batch: memory is
 //! bounded by the number of producers.
 
-use crate::capture::replica::{for_each_batch_in, summarize, ReplicaProblem, SegmentsFrom};
+use crate::capture::replica::{for_each_batch_in, summarize, SegmentsFrom};
 use crate::format::batch::Batch;
 use crate::format::record::control::{parse_type_id, ControlType};
+use crate::model::ReplicaProblem;
 use crate::model::{BatchSummary, ProducerStateView, ProducerView, Replica};
 
 /// Cap on the decompressed size of a control batch read for its marker.

@@ -8,49 +8,13 @@
 //! as a [`ReplicaProblem`] with file and byte position, and reading goes on
 //! with the next segment.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use crate::capture::segment::{SegmentFile, SegmentReader};
 use crate::format::batch::Batch;
 use crate::format::index::OffsetIndex;
 use crate::format::walk::{Checksums, Step, Walk};
-use crate::model::{BatchSummary, Replica, ReplicaLog, SegmentFiles};
-
-/// Something wrong found while reading a replica's segments.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ReplicaProblem {
-    /// The file.
-    pub path: PathBuf,
-    /// Byte position in the file, where one applies.
-    pub position: Option<u64>,
-    /// What is wrong.
-    pub message: String,
-    /// The file could not be read (the machine failed, or klf refused to
-    /// hold it): nothing is known about its bytes from there on. Not
-    /// evidence of damage.
-    pub io: bool,
-}
-
-impl ReplicaProblem {
-    /// A read of `path` that failed (at `position`, when it got that far).
-    pub fn unreadable(path: &std::path::Path, position: Option<u64>, e: &std::io::Error) -> Self {
-        ReplicaProblem {
-            path: path.to_path_buf(),
-            position,
-            message: format!("cannot read: {e}"),
-            io: true,
-        }
-    }
-}
-
-impl std::fmt::Display for ReplicaProblem {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self.position {
-            Some(p) => write!(f, "{}:{}: {}", self.path.display(), p, self.message),
-            None => write!(f, "{}: {}", self.path.display(), self.message),
-        }
-    }
-}
+use crate::model::{BatchSummary, Replica, ReplicaLog, ReplicaProblem, SegmentFiles};
 
 /// A replica read from disk.
 #[derive(Debug, Clone)]
@@ -860,6 +824,7 @@ pub fn high_watermark_fact(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::path::PathBuf;
 
     fn seg(base: i64, log: bool) -> SegmentFiles {
         let name = format!("{base:020}");

@@ -6,9 +6,10 @@
 //! caller prefers (the leader at capture time) is used, else the one whose
 //! log reaches furthest; what is kept is bounded by the transactional ids.
 
+use crate::model::ReplicaProblem;
 use std::collections::BTreeMap;
 
-use crate::capture::replica::{for_each_data_batch, for_each_record, ReplicaProblem};
+use crate::capture::replica::{for_each_data_batch, for_each_record};
 use crate::format::internal::{decode_transaction_record, TxnState};
 use crate::model::{Capture, CoordinatorTxn, Replica};
 

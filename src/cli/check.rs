@@ -1,5 +1,5 @@
 //! `klf check`: the CI gate. Runs every check of
-//! [`klf::analysis::check`] and renders the findings as a table, one JSON
+//! [`klf::engine::check`] and renders the findings as a table, one JSON
 //! document or JUnit XML. Exit 0 when nothing at or above `--fail-on` is left
 //! after the baseline, 1 when something is, 2 on usage or I/O errors.
 
@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use clap::ValueEnum;
 
 use super::common::{Output, Status};
-use klf::analysis::check::{apply_baseline, Baseline};
+use klf::model::check::Baseline;
 use klf::model::check::Severity;
 use klf::render::check::{write_json, write_junit, write_table, Limit};
 
@@ -198,7 +198,7 @@ pub fn run(args: Args, out: &mut Output) -> Status {
         klf::engine::check::check(&capture, args.inter_broker_protocol, &only, tick)
     });
     if let Some(b) = &baseline {
-        apply_baseline(&mut report, b);
+        report.accept(b);
     }
     let mut status_override = None;
     // A read of the evidence failed (the machine's failure): a baseline of
@@ -231,7 +231,7 @@ pub fn run(args: Args, out: &mut Output) -> Status {
                 // Counted as the next run counts them: the findings the
                 // baseline accepts (findings of one code at one place
                 // differing only in their message share an entry).
-                let accepted = apply_baseline(&mut report, &b);
+                let accepted = report.accept(&b);
                 let entries = b.findings.len() as u64;
                 out.note(format_args!(
                     "klf: wrote baseline {}: it accepts {}{}",
@@ -279,11 +279,7 @@ pub fn run(args: Args, out: &mut Output) -> Status {
     };
     let status = if let Some(s) = status_override {
         s
-    } else if report
-        .findings
-        .iter()
-        .any(|f| f.code == klf::analysis::check::code::FILE_UNREADABLE)
-    {
+    } else if klf::engine::check::machine_failed(&report) {
         // A file that could not be read is the machine's failure, not
         // evidence about the data: exit 2 whatever the baseline says.
         Status::Failure

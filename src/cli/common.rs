@@ -8,8 +8,6 @@ use std::fmt::Display;
 use std::io::{self, BufWriter, IsTerminal, Stdout, Write};
 use std::path::{Path, PathBuf};
 
-use klf::capture::vfs;
-
 /// What `klf --help` and `klf(1)` tell beyond the options.
 pub const TOP_HELP: &str = "\
 Exit status:
@@ -315,7 +313,7 @@ impl Output {
         for p in paths {
             // a folder of per-node archives (`broker-1.tar.gz`, ...): each
             // is read as the node folder it holds
-            match node_archives(p) {
+            match klf::engine::input::node_archives(p) {
                 Some(archives) => {
                     for a in archives {
                         v.push(self.resolve_input(&a)?);
@@ -348,7 +346,7 @@ impl Output {
     /// terminal while it lists the folders.
     pub fn discover(&mut self, paths: &[PathBuf]) -> klf::model::Capture {
         let spin = self.spinner("finding the log directories, partitions and segments");
-        let capture = klf::capture::discover::discover(paths);
+        let capture = klf::engine::input::discover(paths);
         if let Some(b) = spin {
             b.finish_and_clear();
         }
@@ -356,14 +354,14 @@ impl Output {
     }
 
     /// Checks a file klf is asked to write against the inputs (the one
-    /// output rule, [`klf::capture::output`]); a refusal is reported and
+    /// output rule, [`klf::engine::output`]); a refusal is reported and
     /// ends the run with exit 2.
     pub fn output_target(
         &mut self,
         target: &Path,
         inputs: &[PathBuf],
-    ) -> Result<klf::capture::output::OutputTarget, Status> {
-        klf::capture::output::check_output(target, inputs).map_err(|e| {
+    ) -> Result<klf::engine::output::OutputTarget, Status> {
+        klf::engine::output::check_output(target, inputs).map_err(|e| {
             self.diag(format_args!("klf: {e}"));
             Status::Failure
         })
@@ -371,35 +369,40 @@ impl Output {
 
     /// [`Output::resolve_inputs`] for one path.
     pub fn resolve_input(&mut self, p: &Path) -> Result<PathBuf, Status> {
-        if let Some((archive, inner)) = vfs::split_virtual(p) {
-            if klf::capture::digest::is_digest_name(&archive) {
-                self.mount_digest(&archive)?;
-            } else {
-                self.mount(&archive)?;
+        use klf::engine::input::Named;
+        match klf::engine::input::name(p) {
+            Named::Inside {
+                archive,
+                inner,
+                digest,
+            } => {
+                if digest {
+                    self.mount_digest(&archive)?;
+                } else {
+                    self.mount(&archive)?;
+                }
+                if !klf::engine::input::exists(p) {
+                    self.diag(format_args!(
+                        "klf: {}: no {} in {}; list the archive with `tar -tf {}`",
+                        p.display(),
+                        inner.display(),
+                        archive.display(),
+                        archive.display()
+                    ));
+                    return Err(Status::Failure);
+                }
+                Ok(p.to_path_buf())
             }
-            if vfs::metadata(p).is_err() {
-                self.diag(format_args!(
-                    "klf: {}: no {} in {}; list the archive with `tar -tf {}`",
-                    p.display(),
-                    inner.display(),
-                    archive.display(),
-                    archive.display()
-                ));
-                return Err(Status::Failure);
-            }
-            return Ok(p.to_path_buf());
-        }
-        match std::fs::metadata(p) {
-            Ok(m) if !m.is_file() && !m.is_dir() => {
+            Named::Special => {
                 self.diag(format_args!(
                     "klf: {}: not a regular file (a pipe, socket or device); not read",
                     p.display()
                 ));
                 Err(Status::Failure)
             }
-            Ok(m) if m.is_file() && vfs::is_archive_name(p) => self.mount(p),
-            Ok(m) if m.is_file() && is_digest(p) => self.mount_digest(p),
-            Ok(m) if m.is_file() => {
+            Named::Archive => self.mount(p),
+            Named::Digest => self.mount_digest(p),
+            Named::File => {
                 let parent = p
                     .parent()
                     .filter(|q| !q.as_os_str().is_empty())
@@ -412,8 +415,8 @@ impl Output {
                 ));
                 Err(Status::Failure)
             }
-            Ok(_) => Ok(p.to_path_buf()),
-            Err(e) => {
+            Named::Dir => Ok(p.to_path_buf()),
+            Named::Unusable(e) => {
                 self.diag(format_args!(
                     "klf: {}: {}",
                     p.display(),
@@ -425,20 +428,14 @@ impl Output {
     }
 
     fn mount_digest(&mut self, digest: &Path) -> Result<PathBuf, Status> {
-        match klf::capture::digest::mount(digest, self.archive_limit) {
+        match klf::engine::input::mount_digest(digest, self.archive_limit) {
             Ok(m) => {
-                let made = m.node.get("made");
-                let of = |k: &str| {
-                    made.and_then(|v| v.get(k))
-                        .and_then(|v| v.as_u64())
-                        .unwrap_or(0)
-                };
                 self.note(format_args!(
                     "klf: {}: digest of {} and {} ({} of segments on the node)",
                     digest.display(),
                     klf::render::text::counted(m.files as u64, "file"),
                     klf::render::text::counted(m.segments as u64, "segment"),
-                    klf::render::text::human_bytes(of("segment_bytes"))
+                    klf::render::text::human_bytes(m.segment_bytes)
                 ));
                 for (p, why) in &m.notes {
                     self.note(format_args!(
@@ -447,16 +444,6 @@ impl Output {
                         p.display(),
                         klf::render::text::sanitize(why)
                     ));
-                }
-                let only: Vec<_> = vfs::read_dir(&m.root)
-                    .map(|rd| rd.flatten().collect())
-                    .unwrap_or_default();
-                if let [one] = only.as_slice() {
-                    if one.file_type().is_ok_and(|t| t.is_dir())
-                        && !klf::capture::discover::holds_log_directories(&m.root)
-                    {
-                        return Ok(one.path());
-                    }
                 }
                 Ok(m.root)
             }
@@ -473,7 +460,7 @@ impl Output {
         if let Some(b) = &bar {
             b.set_message(archive.display().to_string());
         }
-        let res = vfs::mount_with_progress(archive, self.archive_limit, &mut |n| {
+        let res = klf::engine::input::mount_archive(archive, self.archive_limit, &mut |n| {
             if let Some(b) = &bar {
                 b.set_position(n);
             }
@@ -484,9 +471,9 @@ impl Output {
         match res {
             Ok(m) => {
                 let kind = match m.compression {
-                    vfs::Compression::None => "tar",
-                    vfs::Compression::Gzip => "gzip tar",
-                    vfs::Compression::Zstd => "zstd tar",
+                    klf::model::ArchiveCompression::None => "tar",
+                    klf::model::ArchiveCompression::Gzip => "gzip tar",
+                    klf::model::ArchiveCompression::Zstd => "zstd tar",
                 };
                 self.note(format_args!(
                     "klf: {}: {} files, {} read into memory from a {kind} (limit {})",
@@ -500,16 +487,6 @@ impl Output {
                         "klf: note: {}: entry {entry:?} left out: {why}",
                         archive.display()
                     ));
-                }
-                // A tar of one folder (`tar -czf c.tar.gz capture/`): read
-                // the folder.
-                let only: Vec<_> = vfs::read_dir(&m.root)
-                    .map(|rd| rd.flatten().collect())
-                    .unwrap_or_default();
-                if let [one] = only.as_slice() {
-                    if one.file_type().is_ok_and(|t| t.is_dir()) {
-                        return Ok(one.path());
-                    }
                 }
                 Ok(m.root)
             }
@@ -607,18 +584,18 @@ const FAILED_READS_SHOWN: usize = 20;
 /// The end of every run: when a read of the evidence failed because of the
 /// machine (an I/O error, too few file descriptors, a directory that cannot
 /// be listed, a link that cannot be followed, a file that changed while it
-/// was read; see [`vfs::failed_reads`]), whatever the command made of the
+/// was read; see [`klf::engine::machine::failed_reads`]), whatever the command made of the
 /// rest is incomplete: each such file is named and the run exits 2, never
 /// 0 or 1.
 ///
 /// Before that, files left unread because they are over one of klf's caps
-/// ([`vfs::refused`]: a properties file larger than Kafka writes, a
+/// ([`klf::engine::machine::refused`]: a properties file larger than Kafka writes, a
 /// checkpoint with more entries than klf reads) make a clean run exit 1:
 /// the answer holds without them, but it is not a whole reading, and 0
 /// would say it is.
 pub fn settle_failed_reads(out: &mut Output, status: Status) -> Status {
     let status = settle_refused(out, status);
-    let failed = vfs::failed_reads();
+    let failed = klf::engine::machine::failed_reads();
     if failed.is_empty() {
         return status;
     }
@@ -644,7 +621,7 @@ pub fn settle_failed_reads(out: &mut Output, status: Status) -> Status {
 /// Files over one of klf's caps, not read: named (each was a warning when
 /// it was met), and the run exits at least 1.
 fn settle_refused(out: &mut Output, status: Status) -> Status {
-    let refused = vfs::refused();
+    let refused = klf::engine::machine::refused();
     if refused.is_empty() {
         return status;
     }
@@ -908,7 +885,7 @@ pub fn metadata_log_problems(out: &mut Output, problems: &[klf::model::ReadProbl
 /// partition. Returns whether there were any (the run then exits 2).
 pub fn report_not_compared(
     out: &mut Output,
-    not_compared: &[(String, i32, Vec<klf::capture::replica::ReplicaProblem>)],
+    not_compared: &[(String, i32, Vec<klf::model::ReplicaProblem>)],
 ) -> bool {
     for (topic, partition, problems) in not_compared {
         for pr in problems {
@@ -940,29 +917,6 @@ pub fn no_replicated_partition(out: &mut Output, single: &[(String, i32)]) -> St
     Status::Failure
 }
 
-/// The archives (`.tar`, `.tar.gz`, `.tgz`, `.tar.zst`, `.tzst`) in a
-/// folder that holds no log directory itself: a capture made of one
-/// archive per node. `None` for anything else (a log directory, a capture
-/// folder, an archive, a path inside one).
-fn node_archives(p: &Path) -> Option<Vec<PathBuf>> {
-    if vfs::split_virtual(p).is_some() || !std::fs::metadata(p).ok()?.is_dir() {
-        return None;
-    }
-    if klf::capture::discover::holds_log_directories(p) {
-        return None;
-    }
-    let mut archives: Vec<PathBuf> = std::fs::read_dir(p)
-        .ok()?
-        .flatten()
-        .map(|e| e.path())
-        .filter(|a| {
-            (vfs::is_archive_name(a) || klf::capture::digest::is_digest_name(a)) && a.is_file()
-        })
-        .collect();
-    archives.sort();
-    (!archives.is_empty()).then_some(archives)
-}
-
 /// What needs records (`diff --records`, `salvage`) over digests: the
 /// diff `req` asks for, then the commands that read the lost records on
 /// the nodes that hold them. Exit 2: what was asked is not in the answer.
@@ -985,7 +939,7 @@ pub fn records_on_nodes(
                 let Some(rep) = ids.iter().position(|i| i == b).map(|i| &reps[i]) else {
                     continue;
                 };
-                let (digest, dir) = match klf::capture::digest::on_node(&rep.dir) {
+                let (digest, dir) = match klf::engine::input::digest_of(&rep.dir) {
                     Some(x) => x,
                     None => (std::path::PathBuf::new(), rep.dir.display().to_string()),
                 };
@@ -1019,7 +973,7 @@ pub fn records_on_nodes(
 /// reads below a high watermark would; a damaged one among them is not
 /// seen).
 pub fn note_unchecked_batches(out: &mut Output) {
-    let n = klf::capture::digest::unchecked_used();
+    let n = klf::engine::input::unchecked_digest_batches();
     if n > 0 {
         out.note(format_args!(
             "klf: note: {} read from digests had only their headers read on the node, their CRCs not checked (below the high watermark of a broker Kafka will not recover); `klf digest --verify` checks every batch",
@@ -1031,7 +985,7 @@ pub fn note_unchecked_batches(out: &mut Output) {
 /// Says on stderr which mounted digests were made without `--verify`,
 /// for `check`, which checks every batch.
 pub fn note_unverified_digests(out: &mut Output) {
-    let unverified = klf::capture::digest::unverified();
+    let unverified = klf::engine::input::unverified_digests();
     if !unverified.is_empty() {
         out.note(format_args!(
             "klf: note: {} made without --verify ({}): the CRCs of their batches below each partition's high watermark were not checked on the node; make the digests with `klf digest --verify` to check every batch",
@@ -1043,15 +997,4 @@ pub fn note_unverified_digests(out: &mut Output) {
                 .join(", ")
         ));
     }
-}
-
-/// Whether the file at `p` is a digest: by its name, or by its first bytes.
-fn is_digest(p: &Path) -> bool {
-    if klf::capture::digest::is_digest_name(p) {
-        return true;
-    }
-    let mut head = [0u8; 8];
-    std::fs::File::open(p)
-        .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut head))
-        .is_ok_and(|()| klf::capture::digest::looks_like_digest(&head))
 }

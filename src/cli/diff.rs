@@ -2,6 +2,7 @@
 //! cuts on each, what the partition loses (on no replica once every replica
 //! follows the reference), and whether that had been committed.
 
+use klf::model::ReplicaProblem;
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write;
 use std::path::PathBuf;
@@ -9,7 +10,6 @@ use std::path::PathBuf;
 use clap::ValueEnum;
 
 use super::common::{Output, Status};
-use klf::capture::replica::ReplicaProblem;
 use klf::engine::diff::{DiffPlan, DiffRun, NotCompared};
 use klf::engine::evidence::broker_ids;
 use klf::engine::records::{stream_cut, stream_lost, ListEnd};
@@ -169,7 +169,7 @@ pub fn run(mut args: Args, out: &mut Output) -> Status {
     };
     // A digest holds batch summaries, not records: the diff is made, and
     // the records are named where they can be read.
-    if args.records && klf::capture::digest::any_mounted() {
+    if args.records && klf::engine::input::digests_mounted() {
         args.records = false;
         let status = run_with(&args, out, &capture);
         let mut req = args.select.request(ReadMode::Window);

@@ -7,7 +7,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use super::common::{Output, Status};
-use klf::engine::machine::check_output_dir;
+use klf::engine::output::check_output_dir;
 
 /// What `--help` and the man page tell beyond the options.
 pub const AFTER_HELP: &str = "\

@@ -5,7 +5,7 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use super::common::{Output, Status};
-use klf::capture::output::{check_output_dir, StreamFile};
+use klf::engine::output::{check_output_dir, StreamFile};
 use klf::engine::salvage::{salvage_partition, SalvageSink};
 use klf::engine::{diff_capture, ReadMode};
 use klf::model::SalvagedRecord;
@@ -116,14 +116,11 @@ impl SalvageSink for Sink {
 }
 
 fn crc_of(path: &std::path::Path) -> InputRead {
-    let read = klf::capture::vfs::crc32c(path).ok();
+    let (bytes, crc) = klf::engine::salvage::input_checksum(path);
     InputRead {
         file: path.display().to_string(),
-        bytes: read.map_or_else(
-            || klf::capture::vfs::metadata(path).map_or(0, |m| m.len()),
-            |r| r.1,
-        ),
-        crc32c: read.map(|r| format!("{:08x}", r.0)),
+        bytes,
+        crc32c: crc.map(|c| format!("{c:08x}")),
     }
 }
 
@@ -160,7 +157,7 @@ pub fn run(args: Args, out: &mut Output) -> Status {
     // Whether klf makes the folder: a failed write then takes it back.
     let made = std::fs::symlink_metadata(&args.out).is_err();
     // The output rule before any work: never into the evidence.
-    let first = match klf::capture::output::check_output_dir(&args.out, &args.paths, args.force) {
+    let first = match check_output_dir(&args.out, &args.paths, args.force) {
         Ok(d) => d,
         Err(e) => {
             out.diag(format_args!("klf: {e}"));
@@ -171,7 +168,7 @@ pub fn run(args: Args, out: &mut Output) -> Status {
         Ok(c) => c,
         Err(s) => return s,
     };
-    if klf::capture::digest::any_mounted() {
+    if klf::engine::input::digests_mounted() {
         // the folder the rule made is taken back (it is empty)
         first.discard(made);
         let mut req = args.select.request(ReadMode::Window);

@@ -3,11 +3,12 @@
 //! fall back to reading every batch when the window's answer cannot be
 //! trusted, and compute the partition's loss with the capture's evidence.
 
+use crate::model::ReplicaProblem;
 use rayon::prelude::*;
 
 use crate::analysis::diff::{PartitionReplicas, ReferenceHint};
 use crate::analysis::epochs::EpochCache;
-use crate::capture::replica::{LoadedReplica, ReplicaProblem};
+use crate::capture::replica::LoadedReplica;
 use crate::capture::scan::{load_all, tail_end};
 use crate::engine::evidence::{broker_ids, Evidence};
 use crate::model::diff::{DiffOptions, DiffedPartition, PartitionDiff, ScanInfo, ScanMode};

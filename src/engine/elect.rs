@@ -6,13 +6,13 @@
 //! ranked least loss first; the one Kafka's own rules would pick is marked.
 
 use crate::analysis::diff::ReferenceHint;
-use crate::capture::replica::ReplicaProblem;
 use crate::engine::diff::{diff_partition_replicas, DiffRequest};
 use crate::engine::evidence::{broker_ids, Evidence};
 use crate::engine::impact::{coordinator, impact_of};
 use crate::format::names::is_legal_topic_name;
 use crate::model::elect::{Candidate, PartitionElection};
 use crate::model::Capture;
+use crate::model::ReplicaProblem;
 
 /// The loss part of the ranking key: the committed records a candidate
 /// may lose (the upper bound, or every lost record when the bound is

@@ -4,12 +4,12 @@
 //! capture's `__consumer_offsets`, `__transaction_state`, the new leader's
 //! producer snapshots and batches, and the metadata log.
 
+use crate::model::ReplicaProblem;
 use std::collections::BTreeMap;
 
 use crate::analysis::impact::{partition_impact, ImpactContext};
 use crate::capture::groups::CONSUMER_OFFSETS;
 use crate::capture::producers::{count_data_records, marker_at, producer_state, scan_batches};
-use crate::capture::replica::ReplicaProblem;
 use crate::capture::transactions::{coordinator_view, CoordinatorView, TRANSACTION_STATE};
 use crate::engine::diff::{diff_capture, DiffRequest, DiffRun, PartitionResult};
 use crate::engine::evidence::{broker_ids, Evidence};

@@ -9,13 +9,14 @@
 //! reason, and its records counted as left out. Nothing is kept per
 //! record: memory does not grow with the records listed.
 
+use crate::model::ReplicaProblem;
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::io;
 
 use crate::analysis::loss::lost_batch_index;
 use crate::analysis::lost::SummaryBuilder;
-use crate::capture::replica::{visit_batch_records, ReplicaProblem};
+use crate::capture::replica::visit_batch_records;
 use crate::engine::evidence::broker_ids;
 use crate::model::diff::ReplicaDiff;
 use crate::model::loss::{LostBatch, PartitionLoss};

@@ -7,12 +7,13 @@
 //! Nothing is kept per record or per batch beyond the one being handed on:
 //! memory does not grow with the bytes salvaged.
 
+use crate::model::ReplicaProblem;
 use std::collections::{BTreeMap, BTreeSet};
 use std::io;
 use std::path::PathBuf;
 
 use crate::capture::producers::marker_at;
-use crate::capture::replica::{for_each_record, ReplicaProblem, SegmentsFrom};
+use crate::capture::replica::{for_each_record, SegmentsFrom};
 use crate::capture::segment::SegmentFile;
 use crate::engine::diff::{DiffRun, PartitionResult};
 use crate::engine::evidence::broker_ids;
@@ -344,4 +345,17 @@ fn read_batch<'r>(
             b.base_offset, b.partition_leader_epoch
         ),
     )))
+}
+
+/// An input file of a salvage as the manifest records it: its length and
+/// its CRC32C (`None` when it could not be read whole; the length is then
+/// what the file system says, 0 when it says nothing).
+pub fn input_checksum(path: &std::path::Path) -> (u64, Option<u32>) {
+    match crate::capture::vfs::crc32c(path) {
+        Ok((crc, bytes)) => (bytes, Some(crc)),
+        Err(_) => (
+            crate::capture::vfs::metadata(path).map_or(0, |m| m.len()),
+            None,
+        ),
+    }
 }

@@ -2,10 +2,11 @@
 //! whole, its leader-epoch timeline from the batch headers beside its
 //! `leader-epoch-checkpoint`, and the controller's history of the partition.
 
+use crate::model::ReplicaProblem;
 use rayon::prelude::*;
 
 use crate::analysis::timeline::timeline;
-use crate::capture::replica::{load_replica, ReplicaProblem};
+use crate::capture::replica::load_replica;
 use crate::engine::evidence::{broker_ids, Evidence};
 use crate::format::names::METADATA_TOPIC;
 use crate::model::timeline::PartitionTimelines;

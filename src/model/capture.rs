@@ -314,3 +314,49 @@ impl Capture {
         self.warnings.iter().filter(|d| d.level == Level::Warning)
     }
 }
+
+/// An archive read into memory and mounted under its virtual root.
+#[derive(Debug, Clone)]
+pub struct ArchiveMount {
+    /// What to read: the virtual root (`x.tar.gz!`), or the one folder it
+    /// holds (a tar of one folder, `tar -czf c.tar.gz capture/`).
+    pub root: PathBuf,
+    /// How the tar was compressed.
+    pub compression: ArchiveCompression,
+    /// Regular files held.
+    pub files: usize,
+    /// Bytes of file content held in memory.
+    pub bytes: u64,
+    /// The cap that applied.
+    pub limit: u64,
+    /// Entries left out, with why.
+    pub skipped: Vec<(String, String)>,
+}
+
+/// How an archive was compressed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ArchiveCompression {
+    /// A plain tar.
+    None,
+    /// A gzip tar.
+    Gzip,
+    /// A zstd tar.
+    Zstd,
+}
+
+/// A digest mounted under its virtual root.
+#[derive(Debug, Clone)]
+pub struct DigestMount {
+    /// What to read: the virtual root (`node-3.klfd!`), or the one node
+    /// folder it holds when that root is not a log directory itself.
+    pub root: PathBuf,
+    /// Files listed (shipped, summarised or listed).
+    pub files: usize,
+    /// Segments summarised.
+    pub segments: usize,
+    /// Bytes of the node's segments, as the digest records them (0 when
+    /// it does not).
+    pub segment_bytes: u64,
+    /// Problems met on the node while the digest was made: path, message.
+    pub notes: Vec<(PathBuf, String)>,
+}

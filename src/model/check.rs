@@ -149,7 +149,7 @@ pub struct Finding {
     pub message: Cow<'static, str>,
     /// What it means and what to do.
     pub hint: Cow<'static, str>,
-    /// Accepted by the baseline (set by `analysis::check::apply_baseline`).
+    /// Accepted by the baseline (set by [`CheckReport::accept`]).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub baselined: bool,
 }
@@ -260,6 +260,24 @@ impl CheckReport {
             .filter(move |f| f.severity >= level && !f.baselined)
     }
 
+    /// Marks the findings `baseline` accepts (same code, same location
+    /// reduced to the file's name; the message may differ); returns how
+    /// many were accepted.
+    pub fn accept(&mut self, baseline: &Baseline) -> u64 {
+        let known: std::collections::BTreeSet<(&str, Location)> = baseline
+            .findings
+            .iter()
+            .map(|e| (e.code.as_str(), e.location.baseline_key()))
+            .collect();
+        for f in &mut self.findings {
+            if known.contains(&(&*f.code, f.location.baseline_key())) {
+                f.baselined = true;
+            }
+        }
+        self.recount();
+        self.summary.baselined
+    }
+
     /// Counts the findings by severity again.
     pub fn recount(&mut self) {
         let s = &mut self.summary;
@@ -276,6 +294,45 @@ impl CheckReport {
             if f.baselined {
                 s.baselined += 1;
             }
+        }
+    }
+}
+
+/// A baseline: the findings accepted as known, by code and location.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Baseline {
+    /// Format version (1).
+    pub version: u32,
+    /// Accepted findings.
+    pub findings: Vec<BaselineEntry>,
+}
+
+/// One accepted finding.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct BaselineEntry {
+    /// Code.
+    pub code: String,
+    /// Location (file reduced to its name).
+    #[serde(flatten)]
+    pub location: Location,
+}
+
+impl Baseline {
+    /// The baseline accepting every finding of `report`.
+    pub fn from_report(report: &CheckReport) -> Baseline {
+        let mut findings: Vec<BaselineEntry> = report
+            .findings
+            .iter()
+            .map(|f| BaselineEntry {
+                code: f.code.to_string(),
+                location: f.location.baseline_key(),
+            })
+            .collect();
+        findings.sort();
+        findings.dedup();
+        Baseline {
+            version: 1,
+            findings,
         }
     }
 }

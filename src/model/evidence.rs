@@ -2,6 +2,7 @@
 //! commits and high watermark checkpoints.
 
 use serde::Serialize;
+use std::path::{Path, PathBuf};
 
 /// Something read that klf could not use: a batch whose records could not
 /// be read back (over the decompression cap, a record that does not
@@ -24,6 +25,42 @@ impl std::fmt::Display for ReadProblem {
         match self.position {
             Some(p) => write!(f, "{}:{p}: {}", self.file, self.message),
             None => write!(f, "{}: {}", self.file, self.message),
+        }
+    }
+}
+
+/// Something wrong found while reading a replica's segments.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReplicaProblem {
+    /// The file.
+    pub path: PathBuf,
+    /// Byte position in the file, where one applies.
+    pub position: Option<u64>,
+    /// What is wrong.
+    pub message: String,
+    /// The file could not be read (the machine failed, or klf refused to
+    /// hold it): nothing is known about its bytes from there on. Not
+    /// evidence of damage.
+    pub io: bool,
+}
+
+impl ReplicaProblem {
+    /// A read of `path` that failed (at `position`, when it got that far).
+    pub fn unreadable(path: &Path, position: Option<u64>, e: &std::io::Error) -> Self {
+        ReplicaProblem {
+            path: path.to_path_buf(),
+            position,
+            message: format!("cannot read: {e}"),
+            io: true,
+        }
+    }
+}
+
+impl std::fmt::Display for ReplicaProblem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.position {
+            Some(p) => write!(f, "{}:{}: {}", self.path.display(), p, self.message),
+            None => write!(f, "{}: {}", self.path.display(), self.message),
         }
     }
 }

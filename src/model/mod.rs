@@ -24,7 +24,7 @@ pub mod timeline;
 pub mod truncation;
 
 pub use capture::*;
-pub use evidence::{GroupCommit, HighWatermarkFact, ReadProblem};
+pub use evidence::{GroupCommit, HighWatermarkFact, ReadProblem, ReplicaProblem};
 pub use history::{ControllerView, Election, PartitionHistory};
 pub use impact::{ConfigFact, CoordinatorTxn, LatestCommit, ProducerStateView, ProducerView};
 pub use log::{BatchSummary, ReplicaLog};

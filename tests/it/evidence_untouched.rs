@@ -347,7 +347,7 @@ fn source_opens_nothing_for_writing() {
             .unwrap();
     assert!(mmap.contains("options.read(true);"), "the input open reads");
     let allowed = |w: &String| {
-        w.contains("src/capture/output.rs")
+        w.contains("src/engine/output.rs")
             // the man pages' test, which rewrites man/ in the sources
             || w.contains("src/man.rs")
             || (w.contains("src/capture/mmap.rs") && w.contains("OpenOptions"))
@@ -358,7 +358,7 @@ fn source_opens_nothing_for_writing() {
         "write access in the source: {unexpected:#?}"
     );
     assert!(
-        writes.iter().any(|w| w.contains("src/capture/output.rs")),
+        writes.iter().any(|w| w.contains("src/engine/output.rs")),
         "the output rule's writer is gone or moved: {writes:#?}"
     );
 }

@@ -243,18 +243,6 @@ fn layers_point_one_way_and_files_make_no_circle() {
     assert!(found.is_empty(), "import circles:\n{}", found.join("\n"));
 }
 
-/// Files of the binary that still reach past engine, render, report and
-/// model into the library's lower layers, each its own change away (the
-/// call to go through an engine function, the type to come from model):
-/// `(file under src/cli, layer)`. One that no longer does fails here too,
-/// so that the list only shrinks.
-const CLI_PENDING: &[(&str, &str)] = &[
-    ("check.rs", "analysis"),
-    ("common.rs", "capture"),
-    ("diff.rs", "capture"),
-    ("salvage.rs", "capture"),
-];
-
 #[test]
 fn the_binary_uses_engine_render_report_and_model() {
     let cli = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/cli");
@@ -273,7 +261,6 @@ fn the_binary_uses_engine_render_report_and_model() {
     files.sort();
     assert!(files.len() > 10, "read {} files", files.len());
     let mut wrong = Vec::new();
-    let mut seen = BTreeSet::new();
     for f in &files {
         let rel = f.strip_prefix(&cli).unwrap().to_string_lossy().into_owned();
         let text = std::fs::read_to_string(f).unwrap();
@@ -305,10 +292,6 @@ fn the_binary_uses_engine_render_report_and_model() {
                 if ["engine", "render", "report", "model"].contains(&layer.as_str()) {
                     continue;
                 }
-                if CLI_PENDING.contains(&(rel.as_str(), layer.as_str())) {
-                    seen.insert((rel.clone(), layer));
-                    continue;
-                }
                 wrong.push(format!("src/cli/{rel}:{}: klf::{layer}", n + 1));
             }
         }
@@ -318,12 +301,6 @@ fn the_binary_uses_engine_render_report_and_model() {
         "the binary uses the library through engine, render, report and model:\n{}",
         wrong.join("\n")
     );
-    let gone: Vec<String> = CLI_PENDING
-        .iter()
-        .filter(|(f, l)| !seen.contains(&(f.to_string(), l.to_string())))
-        .map(|(f, l)| format!("src/cli/{f} no longer uses klf::{l}: take it out of CLI_PENDING"))
-        .collect();
-    assert!(gone.is_empty(), "{}", gone.join("\n"));
 }
 
 /// The layer a `use` path names (`crate::a::...`, or `super::...` made

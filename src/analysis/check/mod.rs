@@ -3,8 +3,8 @@
 //!
 //! This module is pure: the code table ([`CHECKS`], in `codes`), the rules over
 //! what a capture holds (`rules`: discovery's diagnostics, the epoch and
-//! offset rules of one replica, the cross-replica and controller rules),
-//! and baselines. Reading segments, indexes and snapshots, and running the
+//! offset rules of one replica, the cross-replica and controller rules).
+//! Reading segments, indexes and snapshots, and running the
 //! rules over a whole capture, is the engine's (`crate::engine::check`).
 //! The finding model ([`crate::model::check`]: `CheckReport`, `Finding`,
 //! `Location`) is plain data; nothing here prints: `render` turns a
@@ -21,13 +21,11 @@
 //! index, which Kafka rebuilds).
 
 mod assemble;
-mod baseline;
 mod codes;
 mod report;
 mod rules;
 
 pub use assemble::{assemble, settle, settle_metadata, PartitionChecked, Settled};
-pub use baseline::{apply_baseline, Baseline, BaselineEntry};
 pub use codes::{code, finding, info, CHECKS};
 pub use report::{display, BatchKey, BatchPlace, Checked, Locator, ReplicaResult};
 pub use rules::{
@@ -39,7 +37,7 @@ pub use rules::{
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::check::{CheckReport, Location, Severity};
+    use crate::model::check::{Baseline, BaselineEntry, CheckReport, Location, Severity};
     use std::collections::BTreeSet;
 
     #[test]
@@ -87,7 +85,7 @@ mod tests {
                 location: loc("elsewhere/t-0/00.log"),
             }],
         };
-        assert_eq!(apply_baseline(&mut report, &baseline), 1);
+        assert_eq!(report.accept(&baseline), 1);
         assert!(report.findings[0].baselined);
         assert!(!report.findings[1].baselined);
         assert_eq!(report.failing(Severity::Error).count(), 1);
@@ -97,7 +95,7 @@ mod tests {
             findings: vec![finding(code::BATCH_CRC_MISMATCH, moved, "one")],
             ..CheckReport::default()
         };
-        assert_eq!(apply_baseline(&mut other, &baseline), 0);
+        assert_eq!(other.accept(&baseline), 0);
     }
 
     #[test]

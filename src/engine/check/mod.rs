@@ -552,3 +552,13 @@ fn cross_check(
     matching.append(&mut findings);
     (results, (matching, check), impact)
 }
+
+/// Whether a file of the capture could not be read (a `file-unreadable`
+/// finding): the machine's failure, not evidence about the data, so the
+/// run exits 2 whatever `--fail-on` and the baseline say.
+pub fn machine_failed(report: &CheckReport) -> bool {
+    report
+        .findings
+        .iter()
+        .any(|f| f.code == code::FILE_UNREADABLE)
+}
