@@ -40,8 +40,6 @@
 
 use std::collections::HashSet;
 
-use serde::{Deserialize, Serialize};
-
 use super::epochs::{brief, EpochCache};
 use super::truncation::{predict_truncation, FollowerView, LeaderView, Prediction};
 use crate::model::diff::{
@@ -52,8 +50,7 @@ use crate::model::truncation::{EpochStart, Outcome, ReplicationProtocol};
 use crate::model::{BatchSummary, ReplicaLog};
 
 /// How the caller wants the reference replica chosen.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
-#[serde(rename_all = "snake_case", tag = "rule")]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub enum ReferenceHint {
     /// Highest latest epoch, then longest log.
     #[default]
@@ -68,13 +65,12 @@ pub enum ReferenceHint {
         /// Broker id.
         broker: i32,
         /// The leader epoch recorded in the metadata, if known.
-        #[serde(default)]
         leader_epoch: Option<i32>,
     },
 }
 
 /// One partition to diff.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PartitionReplicas {
     /// Topic name.
     pub topic: String,
@@ -83,7 +79,6 @@ pub struct PartitionReplicas {
     /// Replica summaries.
     pub replicas: Vec<ReplicaLog>,
     /// Reference rule.
-    #[serde(default)]
     pub reference: ReferenceHint,
 }
 
@@ -95,7 +90,7 @@ fn finding(kind: FindingKind, detail: impl Into<String>) -> DiffFinding {
 }
 
 /// The whole report.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DiffReport {
     /// One entry per input partition.
     pub partitions: Vec<PartitionDiff>,

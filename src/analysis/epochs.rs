@@ -19,13 +19,11 @@
 //! entries are handled by the same `assign` rule Kafka applies when it loads a
 //! checkpoint file, negative ones are rejected instead of throwing).
 
-use serde::{Deserialize, Serialize};
-
 use crate::model::truncation::{EpochEndOffset, EpochStart, UNDEFINED_EPOCH};
 
 /// `assign` was given a negative epoch or start offset. Kafka throws
 /// `IllegalArgumentException` here; the model rejects the entry instead.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, thiserror::Error)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 #[error("invalid leader epoch entry (epoch {epoch}, start offset {start_offset})")]
 pub struct InvalidEpochEntry {
     /// The rejected epoch.
@@ -35,7 +33,7 @@ pub struct InvalidEpochEntry {
 }
 
 /// What an accepted [`EpochCache::assign`] did.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum AssignOutcome {
     /// The latest entry already has this epoch with a start offset `<=` the
     /// given one (`isUpdateNeeded` false): nothing changed, nothing written.
@@ -57,8 +55,7 @@ pub enum AssignOutcome {
 /// Serialises as the list of entries; deserialising applies [`EpochCache::assign`]
 /// to every entry in order (like Kafka's constructor does with the checkpoint
 /// file), silently dropping invalid entries.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(from = "Vec<EpochStart>", into = "Vec<EpochStart>")]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct EpochCache {
     entries: Vec<EpochStart>,
 }

@@ -3,12 +3,10 @@
 //! voter truncates, which unlike a data partition never goes below its high
 //! watermark (`KafkaMetadataLog.truncateTo` refuses).
 
-use serde::{Deserialize, Serialize};
-
 use super::epochs::EpochCache;
 
 /// The leader's (or any voter's) metadata log as seen by raft fetch validation.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MetadataLogView {
     /// The log's epoch cache.
     pub cache: EpochCache,
@@ -23,8 +21,7 @@ pub struct MetadataLogView {
 }
 
 /// Kind of [`MetadataFetchValidation`] (raft `ValidOffsetAndEpoch.Kind`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum MetadataFetchKind {
     /// The fetch position is valid.
     Valid,
@@ -35,7 +32,7 @@ pub enum MetadataFetchKind {
 }
 
 /// Result of [`validate_metadata_fetch`]: kind and `(offset, epoch)`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct MetadataFetchValidation {
     /// Kind.
     pub kind: MetadataFetchKind,
@@ -128,7 +125,7 @@ pub fn validate_metadata_fetch(
 }
 
 /// Why a metadata-log follower refuses a diverging answer.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, thiserror::Error)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 pub enum MetadataTruncationError {
     /// `KafkaRaftClient` raises a fatal error when the leader's diverging
     /// offset is below the follower's HW (committed metadata would be cut).

@@ -26,8 +26,6 @@
 //! retention or leadership change); no request fails (epoch fencing passes);
 //! no tiered storage. Nothing here does I/O.
 
-use serde::{Deserialize, Serialize};
-
 use super::epochs::{brief, EpochCache};
 use crate::model::truncation::{
     EpochEndOffset, FollowerLookup, OutOfRangeCause, Outcome, PointRule, ReplicationProtocol,
@@ -35,7 +33,7 @@ use crate::model::truncation::{
 };
 
 /// What the model needs to know about the leader.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LeaderView {
     /// The leader's in-memory epoch cache (empty for record format below v2).
     pub cache: EpochCache,
@@ -47,12 +45,11 @@ pub struct LeaderView {
     /// log). A leader records `(epoch, LEO)` when it is elected
     /// (`Partition.makeLeader`), even before writing; if the cache lacks an
     /// entry at least this high, the model adds `(epoch, log_end_offset)`.
-    #[serde(default)]
     pub current_leader_epoch: Option<i32>,
 }
 
 /// What the model needs to know about the follower when it starts following.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FollowerView {
     /// The follower's epoch cache (apply [`EpochCache::repair_on_load`] first
     /// for a follower that was restarted).
@@ -67,12 +64,11 @@ pub struct FollowerView {
     /// Base offset of the follower's first segment; a truncation below it
     /// empties the log (`truncateFullyAndStartAt`). Defaults to the log start
     /// offset.
-    #[serde(default)]
     pub first_segment_base: Option<i64>,
 }
 
 /// `OffsetTruncationState`: where to truncate and whether that is final.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct TruncationPoint {
     /// Offset to truncate to.
     pub offset: i64,
@@ -172,8 +168,7 @@ pub fn answer_offsets_for_leader_epoch(
 }
 
 /// The leader's verdict on a fetch (`Partition.readRecords` + `UnifiedLog.read`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case", tag = "kind")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FetchCheck {
     /// Records (or an empty, valid read) are returned.
     Valid {
@@ -244,8 +239,7 @@ pub fn check_fetch(
 
 /// What `AbstractFetcherThread.fetchOffsetAndTruncate` does after
 /// `OFFSET_OUT_OF_RANGE`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case", tag = "kind")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum OutOfRangeAction {
     /// Leader LEO `<` follower LEO: truncate to the leader's LEO and fetch from it.
     TruncateToLeaderEnd {
@@ -284,7 +278,7 @@ pub fn out_of_range_action(leader: &LeaderView, follower_log_end_offset: i64) ->
 }
 
 /// The result of [`predict_truncation`].
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Prediction {
     /// Protocol simulated.
     pub protocol: ReplicationProtocol,
@@ -342,7 +336,7 @@ impl Prediction {
 }
 
 /// The four protocols' predictions for one follower.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PredictionSet {
     /// [`ReplicationProtocol::HighWatermark`].
     pub high_watermark: Prediction,
@@ -406,7 +400,7 @@ pub fn predict_truncation(
 /// The replica-log state that truncation acts on, with the operations of
 /// `UnifiedLog` that change it (offsets, high watermark, epoch cache).
 /// Segments are reduced to the base offset of the first one.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LogModel {
     /// Epoch cache.
     pub cache: EpochCache,
@@ -421,7 +415,7 @@ pub struct LogModel {
 }
 
 /// Result of [`LogModel::append_batch`].
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum AppendEffect {
     /// The batch's epoch was assigned (or ignored) in the cache.
     Assigned(super::epochs::AssignOutcome),

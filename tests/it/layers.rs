@@ -363,3 +363,35 @@ fn no_module_re_exports_another_layers_item() {
         wrong.join("\n")
     );
 }
+
+/// No analysis type is serialised: what is written out is a model value
+/// or a wire type of render, built from model values.
+#[test]
+fn analysis_types_are_not_serialised() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/analysis");
+    let mut stack = vec![dir];
+    let mut read = 0;
+    let mut found = Vec::new();
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+                continue;
+            }
+            read += 1;
+            let text = std::fs::read_to_string(&p).unwrap();
+            for (n, line) in text.lines().enumerate() {
+                if line.contains("serde") || line.contains("Serialize") {
+                    found.push(format!("{}:{}: {}", p.display(), n + 1, line.trim()));
+                }
+            }
+        }
+    }
+    assert!(read > 10, "read {read} files");
+    assert!(
+        found.is_empty(),
+        "serialisation in analysis:\n{}",
+        found.join("\n")
+    );
+}
