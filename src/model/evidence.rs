@@ -83,6 +83,7 @@ pub struct GroupCommit {
     /// value versions).
     pub leader_epoch: Option<i32>,
     /// Commit time (ms, the coordinator's clock).
+    #[serde(serialize_with = "crate::model::time::millis")]
     pub commit_timestamp: i64,
     /// Broker whose `__consumer_offsets` replica held the commit.
     pub broker: i32,

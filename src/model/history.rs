@@ -31,6 +31,7 @@ pub struct Election {
     /// The new leader was not in the ISR before the change.
     pub unclean: bool,
     /// Record timestamp (ms).
+    #[serde(serialize_with = "crate::model::time::millis")]
     pub timestamp: i64,
 }
 

@@ -22,6 +22,7 @@ pub struct ProducerView {
     /// First offset of its open transaction, when one is open.
     pub txn_first_offset: Option<i64>,
     /// Timestamp of its last batch.
+    #[serde(serialize_with = "crate::model::time::millis")]
     pub last_timestamp: i64,
 }
 
@@ -52,6 +53,7 @@ pub struct CoordinatorTxn {
     /// Partitions of the transaction in this state.
     pub partitions: Vec<(String, Vec<i32>)>,
     /// `transactionLastUpdateTimestampMs`.
+    #[serde(serialize_with = "crate::model::time::millis")]
     pub last_update_timestamp: i64,
     /// Broker whose `__transaction_state` replica it was read from.
     pub broker: i32,
@@ -93,6 +95,7 @@ pub struct ConfigFact {
     /// Offset of the record in the metadata log.
     pub metadata_offset: i64,
     /// Batch timestamp of the record.
+    #[serde(serialize_with = "crate::model::time::millis")]
     pub timestamp: i64,
 }
 
@@ -150,6 +153,7 @@ pub struct GroupImpact {
     /// Its leader epoch (`None` when the commit carries none).
     pub committed_leader_epoch: Option<i32>,
     /// Commit time (ms).
+    #[serde(serialize_with = "crate::model::time::millis")]
     pub commit_timestamp: Option<i64>,
     /// Broker of the `__consumer_offsets` replica read.
     pub coordinator_broker: i32,
@@ -171,8 +175,10 @@ pub struct GroupImpact {
     /// Their offsets, half-open ranges.
     pub phantom_offsets: Vec<(i64, i64)>,
     /// Their first and last timestamps.
+    #[serde(serialize_with = "crate::model::time::millis")]
     pub phantom_first_timestamp: Option<i64>,
     /// See `phantom_first_timestamp`.
+    #[serde(serialize_with = "crate::model::time::millis")]
     pub phantom_last_timestamp: Option<i64>,
     /// The story in a sentence.
     pub detail: String,

@@ -24,9 +24,11 @@ pub struct BatchSummary {
     pub is_transactional: bool,
     /// `baseTimestamp` (first timestamp).
     #[serde(default)]
+    #[serde(serialize_with = "crate::model::time::millis")]
     pub first_timestamp: i64,
     /// `maxTimestamp`.
     #[serde(default)]
+    #[serde(serialize_with = "crate::model::time::millis")]
     pub max_timestamp: i64,
     /// Producer id (`-1` when none).
     #[serde(default = "minus_one_i64")]

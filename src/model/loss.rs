@@ -132,6 +132,7 @@ pub struct LossEvidence {
     pub metadata_offset: Option<i64>,
     /// When (ms): the checkpoint file's mtime, the commit time, the
     /// metadata record's timestamp.
+    #[serde(serialize_with = "crate::model::time::millis")]
     pub time: Option<i64>,
     /// Where the fact was read (file), when one applies.
     pub file: Option<String>,
@@ -204,8 +205,10 @@ pub struct PartitionLoss {
     /// Lost data records per producer.
     pub producers: Vec<ProducerBatchLoss>,
     /// Earliest batch timestamp among the lost batches (ms).
+    #[serde(serialize_with = "crate::model::time::millis")]
     pub first_timestamp: Option<i64>,
     /// Latest batch timestamp among the lost batches (ms).
+    #[serde(serialize_with = "crate::model::time::millis")]
     pub last_timestamp: Option<i64>,
     /// Assigned replicas (metadata log) whose log is not in the capture
     /// (see [`NOT_CAPTURED_WEAKENS`]).

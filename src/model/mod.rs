@@ -20,6 +20,7 @@ pub mod log;
 pub mod loss;
 pub mod records;
 pub mod report;
+pub mod time;
 pub mod timeline;
 pub mod truncation;
 

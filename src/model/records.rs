@@ -63,6 +63,7 @@ pub struct LostRecord {
     /// Leader epoch of its batch.
     pub epoch: i32,
     /// Record timestamp (ms).
+    #[serde(serialize_with = "crate::model::time::millis")]
     pub timestamp: i64,
     /// Producer id of its batch (-1: none).
     pub producer_id: i64,
@@ -168,8 +169,10 @@ pub struct ProducerLoss {
     /// Last sequence.
     pub last_sequence: i32,
     /// Earliest timestamp.
+    #[serde(serialize_with = "crate::model::time::millis")]
     pub first_timestamp: i64,
     /// Latest timestamp.
+    #[serde(serialize_with = "crate::model::time::millis")]
     pub last_timestamp: i64,
 }
 
@@ -181,8 +184,10 @@ pub struct LossSummary {
     /// Control records among them.
     pub control_records: u64,
     /// Earliest timestamp, `null` when nothing is cut.
+    #[serde(serialize_with = "crate::model::time::millis")]
     pub first_timestamp: Option<i64>,
     /// Latest timestamp.
+    #[serde(serialize_with = "crate::model::time::millis")]
     pub last_timestamp: Option<i64>,
     /// Leader epochs of the cut records, with their counts.
     pub by_epoch: BTreeMap<i32, u64>,

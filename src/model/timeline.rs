@@ -25,8 +25,10 @@ pub struct EpochSpan {
     /// Records (control records included).
     pub records: i64,
     /// Earliest `baseTimestamp` of its batches.
+    #[serde(serialize_with = "crate::model::time::millis")]
     pub first_timestamp: i64,
     /// Latest `maxTimestamp` of its batches.
+    #[serde(serialize_with = "crate::model::time::millis")]
     pub last_timestamp: i64,
 }
 

@@ -7,14 +7,14 @@ use std::io::Write;
 
 use serde::Serialize;
 
-use crate::render::text::Utc;
+use crate::render::json;
 
 use crate::model::check::{
     CheckReport, Family, Finding, LossBrief, PartitionCheck, Severity, Summary,
 };
 use crate::model::diff::ReferenceChoice;
 use crate::render::style::{cell, display_width, paint, Fit, Look, Paint, Sheet};
-use crate::render::text::{counted, markup, sanitize, JsonSafe};
+use crate::render::text::{counted, markup, sanitize};
 
 /// `{"findings": [...], "summary": {...}, "partitions": [...]}`.
 #[derive(Serialize)]
@@ -32,7 +32,7 @@ pub struct FindingsOut<'a>(pub &'a [Finding]);
 
 impl Serialize for FindingsOut<'_> {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_seq(self.0.iter().map(|f| Utc(finding_out(f, false))))
+        s.collect_seq(self.0.iter().map(|f| finding_out(f, false)))
     }
 }
 
@@ -41,7 +41,7 @@ pub struct PartitionsOut<'a>(pub &'a [PartitionCheck]);
 
 impl Serialize for PartitionsOut<'_> {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_seq(self.0.iter().map(|p| Utc(partition_out(p, false))))
+        s.collect_seq(self.0.iter().map(|p| partition_out(p, false)))
     }
 }
 
@@ -130,17 +130,12 @@ fn finding_out(f: &Finding, line: bool) -> FindingOut<'_> {
 /// `--format json` (one pretty document) or `jsonl` (a line per finding,
 /// per partition, then `{"type": "summary", ...}`).
 pub fn write_json(report: &CheckReport, lines: bool, w: &mut impl Write) -> std::io::Result<()> {
-    let w = &mut JsonSafe(w);
-    let io = std::io::Error::from;
     if lines {
         for f in &report.findings {
-            crate::render::text::write_value(&mut *w, false, &finding_out(f, true)).map_err(io)?;
-            writeln!(w)?;
+            json::line(w, &finding_out(f, true))?;
         }
         for p in &report.partitions {
-            crate::render::text::write_value(&mut *w, false, &partition_out(p, true))
-                .map_err(io)?;
-            writeln!(w)?;
+            json::line(w, &partition_out(p, true))?;
         }
         #[derive(Serialize)]
         struct Line<'a> {
@@ -149,24 +144,22 @@ pub fn write_json(report: &CheckReport, lines: bool, w: &mut impl Write) -> std:
             #[serde(flatten)]
             summary: &'a Summary,
         }
-        crate::render::text::write_value(
-            &mut *w,
-            false,
+        return json::line(
+            w,
             &Line {
                 kind: "summary",
                 summary: &report.summary,
             },
-        )
-        .map_err(io)?;
-        return writeln!(w);
+        );
     }
-    let doc = CheckDocument {
-        findings: FindingsOut(&report.findings),
-        summary: &report.summary,
-        partitions: PartitionsOut(&report.partitions),
-    };
-    serde_json::to_writer_pretty(&mut *w, &doc).map_err(io)?;
-    writeln!(w)
+    json::document(
+        w,
+        &CheckDocument {
+            findings: FindingsOut(&report.findings),
+            summary: &report.summary,
+            partitions: PartitionsOut(&report.partitions),
+        },
+    )
 }
 
 fn opt<T: std::fmt::Display>(v: &Option<T>) -> String {

@@ -8,7 +8,7 @@ use std::io::Write;
 
 use serde::Serialize;
 
-use crate::render::text::Utc;
+use crate::render::json;
 
 use crate::format::text::human_time;
 use crate::model::diff::{
@@ -23,13 +23,13 @@ use crate::model::truncation::{EpochStart, Round};
 use crate::render::explain::{loss_story, protocol_line, story};
 use crate::render::overview::loss_words;
 use crate::render::style::{cell, paint, Look, Paint, Sheet};
-use crate::render::text::{sanitize, JsonSafe};
+use crate::render::text::sanitize;
 
 /// `{"partitions": [...]}`: the `--format json` document.
 #[derive(Serialize)]
 pub struct DiffDocument<'a> {
     /// One per partition with two or more replicas.
-    pub partitions: Vec<Utc<DiffPartition<'a>>>,
+    pub partitions: Vec<DiffPartition<'a>>,
 }
 
 /// One partition (a `jsonl` line has `"type": "partition"` first).
@@ -123,8 +123,10 @@ pub struct Loss<'a> {
     /// Per producer.
     pub producers: &'a [ProducerBatchLoss],
     /// Earliest batch timestamp.
+    #[serde(serialize_with = "crate::model::time::millis")]
     pub first_timestamp: Option<i64>,
     /// Latest batch timestamp.
+    #[serde(serialize_with = "crate::model::time::millis")]
     pub last_timestamp: Option<i64>,
     /// Assigned replicas not in the capture.
     pub replicas_not_captured: &'a [i32],
@@ -506,7 +508,6 @@ pub fn write_json(
     lines: bool,
     w: &mut impl Write,
 ) -> std::io::Result<()> {
-    let w = &mut JsonSafe(w);
     let Some(records) = records else {
         return write_parts(parts, None, lines, w);
     };
@@ -527,21 +528,20 @@ fn write_parts<'a>(
         .collect();
     if lines {
         for (p, s) in parts.iter().zip(&slots) {
-            crate::render::text::write_value(&mut *w, false, &partition(*p, s.as_ref(), true))
-                .map_err(std::io::Error::from)?;
-            writeln!(w)?;
+            json::line(w, &partition(*p, s.as_ref(), true))?;
         }
         return Ok(());
     }
-    let doc = DiffDocument {
-        partitions: parts
-            .iter()
-            .zip(&slots)
-            .map(|(p, s)| Utc(partition(*p, s.as_ref(), false)))
-            .collect(),
-    };
-    serde_json::to_writer_pretty(&mut *w, &doc).map_err(std::io::Error::from)?;
-    writeln!(w)
+    json::document(
+        w,
+        &DiffDocument {
+            partitions: parts
+                .iter()
+                .zip(&slots)
+                .map(|(p, s)| partition(*p, s.as_ref(), false))
+                .collect(),
+        },
+    )
 }
 
 /// `--format json` or `jsonl` of partitions diffed as they are written
@@ -554,20 +554,18 @@ pub fn write_json_each<T>(
     lines: bool,
     w: &mut impl Write,
 ) -> std::io::Result<()> {
-    let w = &mut JsonSafe(w);
     if lines {
         for p in parts {
-            crate::render::text::write_value(&mut *w, false, &partition(view(&p), None, true))
-                .map_err(std::io::Error::from)?;
-            writeln!(w)?;
+            json::line(w, &partition(view(&p), None, true))?;
         }
         return Ok(());
     }
-    let doc = EachDocument {
-        partitions: Each(std::cell::RefCell::new(Some(parts)), view),
-    };
-    serde_json::to_writer_pretty(&mut *w, &doc).map_err(std::io::Error::from)?;
-    writeln!(w)
+    json::document(
+        w,
+        &EachDocument {
+            partitions: Each(std::cell::RefCell::new(Some(parts)), view),
+        },
+    )
 }
 
 /// [`DiffDocument`] with its partitions taken from an iterator as they are
@@ -595,7 +593,7 @@ struct Held<T>(T, fn(&T) -> DiffedPartition<'_>);
 
 impl<T> Serialize for Held<T> {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        Utc(partition((self.1)(&self.0), None, false)).serialize(s)
+        partition((self.1)(&self.0), None, false).serialize(s)
     }
 }
 

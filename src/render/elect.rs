@@ -4,13 +4,13 @@ use std::io::Write;
 
 use serde::Serialize;
 
-use crate::render::text::Utc;
+use crate::render::json;
 
 use crate::format::names::is_legal_topic_name;
 use crate::model::elect::{Candidate as Ranked, PartitionElection};
 use crate::render::overview::{count, folded, partition_loss_words, Overview};
 use crate::render::style::{cell, paint, Look, Paint, Sheet};
-use crate::render::text::{sanitize, JsonSafe};
+use crate::render::text::sanitize;
 
 #[derive(Serialize)]
 struct Loss {
@@ -57,7 +57,7 @@ struct Partition<'a> {
 
 #[derive(Serialize)]
 struct Document<'a> {
-    partitions: Vec<Utc<Partition<'a>>>,
+    partitions: Vec<Partition<'a>>,
 }
 
 fn wire<'a>(p: &'a PartitionElection, kind: Option<&'static str>) -> Partition<'a> {
@@ -164,20 +164,18 @@ pub fn write_json(
     lines: bool,
     w: &mut impl Write,
 ) -> std::io::Result<()> {
-    let w = &mut JsonSafe(w);
     if lines {
         for p in parts {
-            crate::render::text::write_value(&mut *w, false, &wire(p, Some("partition")))
-                .map_err(std::io::Error::from)?;
-            writeln!(w)?;
+            json::line(w, &wire(p, Some("partition")))?;
         }
         return Ok(());
     }
-    let doc = Document {
-        partitions: parts.iter().map(|p| Utc(wire(p, None))).collect(),
-    };
-    serde_json::to_writer_pretty(&mut *w, &doc).map_err(std::io::Error::from)?;
-    writeln!(w)
+    json::document(
+        w,
+        &Document {
+            partitions: parts.iter().map(|p| wire(p, None)).collect(),
+        },
+    )
 }
 
 /// How bad a partition's election is, worst first: what the first-ranked

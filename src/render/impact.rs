@@ -5,12 +5,12 @@ use std::io::Write;
 
 use serde::Serialize;
 
-use crate::render::text::Utc;
+use crate::render::json;
 
 use crate::model::impact::{GroupState, PartitionImpact, TxnOutcome};
 use crate::render::overview::{folded, Overview};
 use crate::render::style::{cell, paint, Look, Paint, Sheet};
-use crate::render::text::{sanitize, JsonSafe};
+use crate::render::text::sanitize;
 
 /// One partition on the wire (`docs/json.md`, `klf impact`).
 #[derive(Serialize)]
@@ -65,6 +65,7 @@ struct Group<'a> {
     protocol: Option<&'a str>,
     committed_offset: Option<i64>,
     committed_leader_epoch: Option<i32>,
+    #[serde(serialize_with = "crate::model::time::millis")]
     commit_timestamp: Option<i64>,
     coordinator_broker: i32,
     state: GroupState,
@@ -75,7 +76,9 @@ struct Group<'a> {
     records_reread: PerReset<Option<u64>>,
     phantom_records: u64,
     phantom_offsets: Vec<Range>,
+    #[serde(serialize_with = "crate::model::time::millis")]
     phantom_first_timestamp: Option<i64>,
+    #[serde(serialize_with = "crate::model::time::millis")]
     phantom_last_timestamp: Option<i64>,
     detail: &'a str,
 }
@@ -211,7 +214,7 @@ fn wire<'a>(p: &'a PartitionImpact, kind: Option<&'static str>) -> Partition<'a>
 
 #[derive(Serialize)]
 struct Document<'a> {
-    partitions: Vec<Utc<Partition<'a>>>,
+    partitions: Vec<Partition<'a>>,
 }
 
 /// Writes the impacts as one JSON document, or as JSON Lines.
@@ -220,20 +223,18 @@ pub fn write_json(
     lines: bool,
     w: &mut impl Write,
 ) -> std::io::Result<()> {
-    let w = &mut JsonSafe(w);
     if lines {
         for p in parts {
-            crate::render::text::write_value(&mut *w, false, &wire(p, Some("partition")))
-                .map_err(std::io::Error::from)?;
-            writeln!(w)?;
+            json::line(w, &wire(p, Some("partition")))?;
         }
         return Ok(());
     }
-    let doc = Document {
-        partitions: parts.iter().map(|p| Utc(wire(p, None))).collect(),
-    };
-    serde_json::to_writer_pretty(&mut *w, &doc).map_err(std::io::Error::from)?;
-    writeln!(w)
+    json::document(
+        w,
+        &Document {
+            partitions: parts.iter().map(|p| wire(p, None)).collect(),
+        },
+    )
 }
 
 fn opt<T: std::fmt::Display>(v: Option<T>) -> String {

@@ -12,6 +12,7 @@ pub mod dump;
 pub mod elect;
 pub mod explain;
 pub mod impact;
+pub mod json;
 pub mod overview;
 pub mod release;
 pub mod salvage;

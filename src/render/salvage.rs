@@ -6,7 +6,7 @@ use std::io::Write;
 use serde::Serialize;
 
 use crate::model::{Bytes, SalvagedRecord};
-use crate::render::text::JsonSafe;
+use crate::render::json;
 
 #[derive(Serialize)]
 struct Header<'a> {
@@ -19,6 +19,7 @@ struct Header<'a> {
 struct Record<'a> {
     offset: i64,
     leader_epoch: i32,
+    #[serde(serialize_with = "crate::model::time::millis")]
     timestamp: i64,
     timestamp_type: &'static str,
     key: &'a Option<Bytes>,
@@ -59,9 +60,7 @@ pub fn write_record(r: &SalvagedRecord, w: &mut impl Write) -> std::io::Result<(
         committed: r.committed.name(),
         batch_base_offset: r.batch_base_offset,
     };
-    let mut w = JsonSafe(w);
-    crate::render::text::write_value(&mut w, false, &rec).map_err(std::io::Error::from)?;
-    writeln!(w)
+    json::line(w, &rec)
 }
 
 /// Why a salvaged record is left out of the replay file.
@@ -276,9 +275,7 @@ pub struct Manifest {
 
 /// Writes the manifest, pretty-printed.
 pub fn write_manifest(m: &Manifest, w: &mut impl Write) -> std::io::Result<()> {
-    let mut w = JsonSafe(w);
-    crate::render::text::write_value(&mut w, true, m).map_err(std::io::Error::from)?;
-    writeln!(w)
+    json::document(w, m)
 }
 
 #[cfg(test)]

@@ -266,38 +266,53 @@ mod tests {
     }
 }
 
-pub use super::utc::{is_time_field, Utc};
-
-/// Writes `v` as JSON (pretty or compact) with a `NAME_utc` field beside
-/// every time field ([`is_time_field`]), fields in the order they are
-/// declared, as it is serialized (never held as a whole).
-pub fn write_value<T: serde::Serialize + ?Sized>(
-    w: &mut impl std::io::Write,
-    pretty: bool,
-    v: &T,
-) -> serde_json::Result<()> {
-    if pretty {
-        serde_json::to_writer_pretty(w, &Utc(v))
-    } else {
-        serde_json::to_writer(w, &Utc(v))
-    }
-}
+pub use super::utc::is_time_field;
 
 #[cfg(test)]
 mod time_tests {
-    use super::*;
     use crate::format::text::{human_time, iso_time};
 
     #[test]
     fn time_fields_get_their_utc_time_beside_them_at_any_depth() {
+        use crate::model::time::millis;
+        #[derive(serde::Serialize)]
+        struct Loss {
+            #[serde(serialize_with = "millis")]
+            time: i64,
+            #[serde(serialize_with = "millis")]
+            first_timestamp: Option<i64>,
+            offset: i64,
+        }
+        #[derive(serde::Serialize)]
+        struct Record {
+            #[serde(serialize_with = "millis")]
+            timestamp: i64,
+            // a time by its name only: not declared one, no twin
+            last_timestamp: i64,
+        }
+        #[derive(serde::Serialize)]
+        struct Doc {
+            #[serde(serialize_with = "millis")]
+            max_timestamp: i64,
+            timestamp_type: &'static str,
+            loss: Loss,
+            records: Vec<Record>,
+        }
         let mut out = Vec::new();
-        let doc = serde_json::json!({
-            "max_timestamp": 1_795_992_960_660i64,
-            "timestamp_type": "CreateTime",
-            "loss": {"time": -1, "first_timestamp": null, "offset": 5},
-            "records": [{"timestamp": 0}],
-        });
-        write_value(&mut out, false, &doc).unwrap_or_default();
+        let doc = Doc {
+            max_timestamp: 1_795_992_960_660,
+            timestamp_type: "CreateTime",
+            loss: Loss {
+                time: -1,
+                first_timestamp: None,
+                offset: 5,
+            },
+            records: vec![Record {
+                timestamp: 0,
+                last_timestamp: 0,
+            }],
+        };
+        crate::render::json::line(&mut out, &doc).unwrap_or_default();
         let v: serde_json::Value = serde_json::from_slice(&out).unwrap_or_default();
         assert_eq!(v["max_timestamp_utc"], "2026-11-29T22:56:00.660Z");
         assert!(v.get("timestamp_type_utc").is_none());
@@ -305,6 +320,7 @@ mod time_tests {
         assert!(v["loss"]["first_timestamp_utc"].is_null());
         assert!(v["loss"].get("offset_utc").is_none());
         assert_eq!(v["records"][0]["timestamp_utc"], "1970-01-01T00:00:00.000Z");
+        assert!(v["records"][0].get("last_timestamp_utc").is_none());
         // beside its field, in the order the fields came
         let keys: Vec<&String> = v
             .as_object()

@@ -5,19 +5,19 @@ use std::io::Write;
 
 use serde::Serialize;
 
-use crate::render::text::Utc;
+use crate::render::json;
 
 use crate::format::text::human_time;
 use crate::model::timeline::{Disagreement, EpochSpan, PartitionTimelines, Timeline};
 use crate::model::Election;
 use crate::render::style::{cell, paint, Look, Paint, Sheet};
-use crate::render::text::{sanitize, JsonSafe};
+use crate::render::text::sanitize;
 
 /// `{"partitions": [...]}`.
 #[derive(Serialize)]
 pub struct TimelineDocument<'a> {
     /// One per partition.
-    pub partitions: Vec<Utc<TimelinePartition<'a>>>,
+    pub partitions: Vec<TimelinePartition<'a>>,
 }
 
 /// One partition.
@@ -142,42 +142,32 @@ pub fn write_json(
     lines: bool,
     w: &mut impl Write,
 ) -> std::io::Result<()> {
-    let w = &mut JsonSafe(w);
-    let io = std::io::Error::from;
     if lines {
         for p in parts {
             if let Some(c) = controller(p, true) {
-                crate::render::text::write_value(&mut *w, false, &c).map_err(io)?;
-                writeln!(w)?;
+                json::line(w, &c)?;
             }
             for t in &p.replicas {
-                crate::render::text::write_value(
-                    &mut *w,
-                    false,
-                    &replica(t, Some((&p.topic, p.partition))),
-                )
-                .map_err(io)?;
-                writeln!(w)?;
+                json::line(w, &replica(t, Some((&p.topic, p.partition))))?;
             }
         }
         return Ok(());
     }
-    let doc = TimelineDocument {
-        partitions: parts
-            .iter()
-            .map(|p| {
-                Utc(TimelinePartition {
+    json::document(
+        w,
+        &TimelineDocument {
+            partitions: parts
+                .iter()
+                .map(|p| TimelinePartition {
                     topic: &p.topic,
                     partition: p.partition,
                     replicas: p.replicas.iter().map(|t| replica(t, None)).collect(),
                     controller: controller(p, false),
                     controller_missing: p.controller_missing.as_deref(),
                 })
-            })
-            .collect(),
-    };
-    serde_json::to_writer_pretty(&mut *w, &doc).map_err(io)?;
-    writeln!(w)
+                .collect(),
+        },
+    )
 }
 
 /// Rows a replica's table gives to checkpoint epochs no batch carries; the

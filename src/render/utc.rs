@@ -1,10 +1,13 @@
 //! A serializer adapter that writes a `NAME_utc` field beside every time
-//! field NAME ([`is_time_field`]) as the value is serialized, without
-//! turning it into a `serde_json::Value` first: a document of any size
-//! streams to its writer in the memory of its largest scalar, and a field
-//! whose `Serialize` reads its items as it goes (records read back from a
-//! segment) is never held.
+//! field NAME as the value is serialized: a field declared a time
+//! ([`crate::model::time::millis`]) is serialized as a newtype struct named
+//! [`MILLIS`], and the adapter writes its twin on seeing that type, never
+//! by the field's name. Nothing is turned into a `serde_json::Value`
+//! first: a document of any size streams to its writer in the memory of
+//! its largest scalar, and a field whose `Serialize` reads its items as it
+//! goes (records read back from a segment) is never held.
 
+use std::cell::Cell;
 use std::collections::HashMap;
 use std::sync::{Mutex, OnceLock};
 
@@ -14,12 +17,12 @@ use serde::ser::{
 };
 
 use crate::format::text::iso_time;
+use crate::model::time::MILLIS;
 
-/// Whether a JSON field of klf's named `key` holds a point in time as epoch
-/// milliseconds: `timestamp`, `time`, a name ending in `_timestamp`, and
-/// `delete_horizon_ms`. Each gets a `NAME_utc` field beside it: its
-/// ISO-8601 UTC time, or null when the value is not a time (null, Kafka's
-/// `-1`, out of range).
+/// Whether a key of a dump's JSON line (built as a `serde_json::Value`,
+/// which carries no types) holds a point in time as epoch milliseconds:
+/// `timestamp`, `time`, a name ending in `_timestamp`, and
+/// `delete_horizon_ms`.
 pub fn is_time_field(key: &str) -> bool {
     matches!(key, "timestamp" | "time" | "delete_horizon_ms") || key.ends_with("_timestamp")
 }
@@ -30,16 +33,21 @@ pub struct Utc<T>(pub T);
 
 impl<T: Serialize> Serialize for Utc<T> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        self.0.serialize(UtcSer(s))
+        self.0.serialize(UtcSer(s, None))
     }
 }
 
-/// A reference passed on wrapped.
-struct W<'a, T: ?Sized>(&'a T);
+/// Where a field's value, serialized, leaves its `_utc` twin when it is a
+/// time: `Some(None)` for a time field whose value is not a time.
+type Twin = Cell<Option<Option<String>>>;
+
+/// A reference passed on wrapped (with the field's twin slot, when it is
+/// a field's value).
+struct W<'a, T: ?Sized>(&'a T, Option<&'a Twin>);
 
 impl<T: Serialize + ?Sized> Serialize for W<'_, T> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        self.0.serialize(UtcSer(s))
+        self.0.serialize(UtcSer(s, self.1))
     }
 }
 
@@ -63,12 +71,12 @@ fn time_of<T: Serialize + ?Sized>(v: &T) -> Option<String> {
     v.serialize(Probe).ok().flatten().and_then(iso_time)
 }
 
-struct UtcSer<S>(S);
+struct UtcSer<'a, S>(S, Option<&'a Twin>);
 
 /// A compound being written, its elements wrapped.
 pub struct Compound<C>(C);
 
-impl<S: Serializer> Serializer for UtcSer<S> {
+impl<S: Serializer> Serializer for UtcSer<'_, S> {
     type Ok = S::Ok;
     type Error = S::Error;
     type SerializeSeq = Compound<S::SerializeSeq>;
@@ -131,7 +139,7 @@ impl<S: Serializer> Serializer for UtcSer<S> {
         self.0.serialize_none()
     }
     fn serialize_some<T: Serialize + ?Sized>(self, v: &T) -> Result<S::Ok, S::Error> {
-        self.0.serialize_some(&W(v))
+        self.0.serialize_some(&W(v, self.1))
     }
     fn serialize_unit(self) -> Result<S::Ok, S::Error> {
         self.0.serialize_unit()
@@ -152,7 +160,13 @@ impl<S: Serializer> Serializer for UtcSer<S> {
         name: &'static str,
         v: &T,
     ) -> Result<S::Ok, S::Error> {
-        self.0.serialize_newtype_struct(name, &W(v))
+        if name == MILLIS {
+            if let Some(twin) = self.1 {
+                twin.set(Some(time_of(v)));
+            }
+            return self.0.serialize_newtype_struct(name, &W(v, None));
+        }
+        self.0.serialize_newtype_struct(name, &W(v, self.1))
     }
     fn serialize_newtype_variant<T: Serialize + ?Sized>(
         self,
@@ -162,7 +176,7 @@ impl<S: Serializer> Serializer for UtcSer<S> {
         v: &T,
     ) -> Result<S::Ok, S::Error> {
         self.0
-            .serialize_newtype_variant(name, index, variant, &W(v))
+            .serialize_newtype_variant(name, index, variant, &W(v, None))
     }
     fn serialize_seq(self, len: Option<usize>) -> Result<Self::SerializeSeq, S::Error> {
         self.0.serialize_seq(len).map(Compound)
@@ -223,7 +237,7 @@ impl<C: SerializeSeq> SerializeSeq for Compound<C> {
     type Ok = C::Ok;
     type Error = C::Error;
     fn serialize_element<T: Serialize + ?Sized>(&mut self, v: &T) -> Result<(), C::Error> {
-        self.0.serialize_element(&W(v))
+        self.0.serialize_element(&W(v, None))
     }
     fn end(self) -> Result<C::Ok, C::Error> {
         self.0.end()
@@ -234,7 +248,7 @@ impl<C: SerializeTuple> SerializeTuple for Compound<C> {
     type Ok = C::Ok;
     type Error = C::Error;
     fn serialize_element<T: Serialize + ?Sized>(&mut self, v: &T) -> Result<(), C::Error> {
-        self.0.serialize_element(&W(v))
+        self.0.serialize_element(&W(v, None))
     }
     fn end(self) -> Result<C::Ok, C::Error> {
         self.0.end()
@@ -245,7 +259,7 @@ impl<C: SerializeTupleStruct> SerializeTupleStruct for Compound<C> {
     type Ok = C::Ok;
     type Error = C::Error;
     fn serialize_field<T: Serialize + ?Sized>(&mut self, v: &T) -> Result<(), C::Error> {
-        self.0.serialize_field(&W(v))
+        self.0.serialize_field(&W(v, None))
     }
     fn end(self) -> Result<C::Ok, C::Error> {
         self.0.end()
@@ -256,7 +270,7 @@ impl<C: SerializeTupleVariant> SerializeTupleVariant for Compound<C> {
     type Ok = C::Ok;
     type Error = C::Error;
     fn serialize_field<T: Serialize + ?Sized>(&mut self, v: &T) -> Result<(), C::Error> {
-        self.0.serialize_field(&W(v))
+        self.0.serialize_field(&W(v, None))
     }
     fn end(self) -> Result<C::Ok, C::Error> {
         self.0.end()
@@ -271,9 +285,10 @@ impl<C: SerializeStruct> SerializeStruct for Compound<C> {
         key: &'static str,
         v: &T,
     ) -> Result<(), C::Error> {
-        self.0.serialize_field(key, &W(v))?;
-        if is_time_field(key) {
-            self.0.serialize_field(utc_name(key), &time_of(v))?;
+        let twin = Twin::new(None);
+        self.0.serialize_field(key, &W(v, Some(&twin)))?;
+        if let Some(t) = twin.take() {
+            self.0.serialize_field(utc_name(key), &t)?;
         }
         Ok(())
     }
@@ -293,9 +308,10 @@ impl<C: SerializeStructVariant> SerializeStructVariant for Compound<C> {
         key: &'static str,
         v: &T,
     ) -> Result<(), C::Error> {
-        self.0.serialize_field(key, &W(v))?;
-        if is_time_field(key) {
-            self.0.serialize_field(utc_name(key), &time_of(v))?;
+        let twin = Twin::new(None);
+        self.0.serialize_field(key, &W(v, Some(&twin)))?;
+        if let Some(t) = twin.take() {
+            self.0.serialize_field(utc_name(key), &t)?;
         }
         Ok(())
     }
@@ -307,8 +323,8 @@ impl<C: SerializeStructVariant> SerializeStructVariant for Compound<C> {
     }
 }
 
-/// A map being written: its last key, to add the `_utc` entry after a time
-/// field's value.
+/// A map being written: its last key, to add the `_utc` entry after a
+/// value that is a time.
 pub struct MapCompound<C> {
     inner: C,
     key: Option<String>,
@@ -318,18 +334,14 @@ impl<C: SerializeMap> SerializeMap for MapCompound<C> {
     type Ok = C::Ok;
     type Error = C::Error;
     fn serialize_key<T: Serialize + ?Sized>(&mut self, k: &T) -> Result<(), C::Error> {
-        self.key = k
-            .serialize(KeyProbe)
-            .ok()
-            .flatten()
-            .filter(|k| is_time_field(k));
-        self.inner.serialize_key(&W(k))
+        self.key = k.serialize(KeyProbe).ok().flatten();
+        self.inner.serialize_key(&W(k, None))
     }
     fn serialize_value<T: Serialize + ?Sized>(&mut self, v: &T) -> Result<(), C::Error> {
-        self.inner.serialize_value(&W(v))?;
-        if let Some(k) = self.key.take() {
-            self.inner
-                .serialize_entry(&format!("{k}_utc"), &time_of(v))?;
+        let twin = Twin::new(None);
+        self.inner.serialize_value(&W(v, Some(&twin)))?;
+        if let (Some(k), Some(t)) = (self.key.take(), twin.take()) {
+            self.inner.serialize_entry(&format!("{k}_utc"), &t)?;
         }
         Ok(())
     }
@@ -499,28 +511,39 @@ probe!(KeyProbe, String, {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::time::millis;
 
     #[derive(serde::Serialize)]
     struct Inner {
+        #[serde(serialize_with = "millis")]
         time: i64,
         offset: i64,
     }
 
+    /// A time held as a value of its own (in a map, or an item of a list).
+    #[derive(serde::Serialize)]
+    struct At(#[serde(serialize_with = "millis")] i64);
+
     #[derive(serde::Serialize)]
     struct Outer {
+        #[serde(serialize_with = "millis")]
         max_timestamp: Option<i64>,
+        #[serde(serialize_with = "millis")]
         first_timestamp: Option<i64>,
         name: &'static str,
         inner: Vec<Inner>,
-        map: std::collections::BTreeMap<String, i64>,
+        map: std::collections::BTreeMap<String, At>,
+        plain: std::collections::BTreeMap<String, i64>,
+        times: Vec<At>,
         empty: std::collections::BTreeMap<String, i64>,
     }
 
     #[test]
     fn time_fields_get_their_utc_time_beside_them_as_they_stream() {
         let mut map = std::collections::BTreeMap::new();
-        map.insert("a_timestamp".to_string(), 0);
-        map.insert("b".to_string(), 1);
+        map.insert("a".to_string(), At(0));
+        let mut plain = std::collections::BTreeMap::new();
+        plain.insert("b_timestamp".to_string(), 1);
         let v = Outer {
             max_timestamp: Some(1_795_992_960_660),
             first_timestamp: None,
@@ -530,16 +553,21 @@ mod tests {
                 offset: 5,
             }],
             map,
+            plain,
+            times: vec![At(0)],
             empty: std::collections::BTreeMap::new(),
         };
         let s = serde_json::to_string(&Utc(&v)).unwrap_or_default();
         assert_eq!(
             s,
-            r#"{"max_timestamp":1795992960660,"max_timestamp_utc":"2026-11-29T22:56:00.660Z","first_timestamp":null,"first_timestamp_utc":null,"name":"x","inner":[{"time":-1,"time_utc":null,"offset":5}],"map":{"a_timestamp":0,"a_timestamp_utc":"1970-01-01T00:00:00.000Z","b":1},"empty":{}}"#
+            r#"{"max_timestamp":1795992960660,"max_timestamp_utc":"2026-11-29T22:56:00.660Z","first_timestamp":null,"first_timestamp_utc":null,"name":"x","inner":[{"time":-1,"time_utc":null,"offset":5}],"map":{"a":0,"a_utc":"1970-01-01T00:00:00.000Z"},"plain":{"b_timestamp":1},"times":[0],"empty":{}}"#
         );
         let pretty = serde_json::to_string_pretty(&Utc(&v)).unwrap_or_default();
         let back: serde_json::Value = serde_json::from_str(&pretty).unwrap_or_default();
         assert_eq!(back["inner"][0]["time_utc"], serde_json::Value::Null);
-        assert_eq!(back["map"]["a_timestamp_utc"], "1970-01-01T00:00:00.000Z");
+        assert_eq!(back["map"]["a_utc"], "1970-01-01T00:00:00.000Z");
+        // a plain writer sees the numbers only
+        let bare = serde_json::to_string(&v).unwrap_or_default();
+        assert!(!bare.contains("_utc"), "{bare}");
     }
 }

@@ -395,3 +395,70 @@ fn analysis_types_are_not_serialised() {
         found.join("\n")
     );
 }
+
+/// Every serialised field named as a time (`timestamp`, `time`, a name
+/// ending in `_timestamp`) is declared one, so that the JSON writer gives
+/// it its `NAME_utc` twin by its type: a field that only looks like a
+/// time by its name gets none.
+#[test]
+fn serialised_time_fields_are_declared_times() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut stack = vec![root.join("model"), root.join("render"), root.join("report")];
+    let mut checked = 0;
+    let mut undeclared = Vec::new();
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+                continue;
+            }
+            let text = std::fs::read_to_string(&p).unwrap();
+            // unit tests make their own documents
+            let code = text.split("#[cfg(test)]").next().unwrap_or("");
+            let lines: Vec<&str> = code.lines().collect();
+            let mut serialised = false;
+            let mut in_struct = false;
+            for (n, line) in lines.iter().enumerate() {
+                let t = line.trim();
+                if t.starts_with("#[derive(") {
+                    serialised = t.contains("Serialize");
+                } else if t.contains("struct ") && t.ends_with('{') {
+                    in_struct = serialised;
+                } else if t == "}" {
+                    in_struct = false;
+                    serialised = false;
+                } else if in_struct {
+                    let field = t
+                        .trim_start_matches("pub(crate) ")
+                        .trim_start_matches("pub ")
+                        .split(':')
+                        .next()
+                        .unwrap_or("");
+                    let time = matches!(field, "timestamp" | "time")
+                        || (field.ends_with("_timestamp") && !field.contains(' '));
+                    if time && t.contains(':') {
+                        checked += 1;
+                        let declared = lines[..n]
+                            .iter()
+                            .rev()
+                            .take_while(|l| {
+                                let l = l.trim();
+                                l.starts_with("///") || l.starts_with("#[")
+                            })
+                            .any(|l| l.contains("time::millis"));
+                        if !declared {
+                            undeclared.push(format!("{}:{}: {t}", p.display(), n + 1));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    assert!(checked > 10, "checked {checked} fields");
+    assert!(
+        undeclared.is_empty(),
+        "serialised time fields not declared with crate::model::time::millis:\n{}",
+        undeclared.join("\n")
+    );
+}
