@@ -336,3 +336,77 @@ impl Baseline {
         }
     }
 }
+
+/// What the checks of a segment's indexes keep of each of its batches
+/// (read from its `.log`, or from a digest's summaries), in file order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SegmentBatch {
+    /// Byte position of the batch in the `.log`.
+    pub position: u64,
+    /// Its base offset.
+    pub base_offset: i64,
+    /// Its last offset.
+    pub last_offset: i64,
+    /// Whether it is a control batch (a transaction marker).
+    pub is_control: bool,
+}
+
+/// Which of a segment's two indexes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IndexKind {
+    /// `.index`: offset to position.
+    Offset,
+    /// `.timeindex`: timestamp to offset.
+    Time,
+}
+
+impl IndexKind {
+    /// The size of one entry.
+    pub fn entry_size(self) -> usize {
+        match self {
+            IndexKind::Offset => crate::format::index::OFFSET_ENTRY_SIZE,
+            IndexKind::Time => crate::format::index::TIME_ENTRY_SIZE,
+        }
+    }
+
+    /// The file's extension, without the dot.
+    pub fn extension(self) -> &'static str {
+        match self {
+            IndexKind::Offset => "index",
+            IndexKind::Time => "timeindex",
+        }
+    }
+}
+
+/// One slot of a segment's `.index` or `.timeindex`, as stored (offsets
+/// relative to the segment's base offset).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IndexEntry {
+    /// A `.index` slot.
+    Offset {
+        /// Offset relative to the segment's base offset.
+        relative: i32,
+        /// Byte position in the `.log`, signed as stored.
+        position: i32,
+    },
+    /// A `.timeindex` slot.
+    Time {
+        /// Timestamp (ms).
+        timestamp: i64,
+        /// Offset relative to the segment's base offset.
+        relative: i32,
+    },
+}
+
+impl IndexEntry {
+    /// Whether every byte of the slot is zero.
+    pub fn is_zero(self) -> bool {
+        match self {
+            IndexEntry::Offset { relative, position } => relative == 0 && position == 0,
+            IndexEntry::Time {
+                timestamp,
+                relative,
+            } => timestamp == 0 && relative == 0,
+        }
+    }
+}

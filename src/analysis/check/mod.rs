@@ -3,9 +3,16 @@
 //!
 //! This module is pure: the code table ([`CHECKS`], in `codes`), the rules over
 //! what a capture holds (`rules`: discovery's diagnostics, the epoch and
-//! offset rules of one replica, the cross-replica and controller rules).
-//! Reading segments, indexes and snapshots, and running the
-//! rules over a whole capture, is the engine's (`crate::engine::check`).
+//! offset rules of one replica, the cross-replica and controller rules),
+//! the rules of one segment's batches as they are read (`segment`:
+//! [`SegmentRule`], the producer [`Snapshots`]), of its indexes against
+//! them (`index`: [`IndexRule`], [`txn_index_finding`]), of a replica's
+//! segments in log order (`replica`: [`ReplicaFold`],
+//! [`segment_overlap`]). Opening and reading segments,
+//! indexes and snapshots, feeding what was read to these rules, and
+//! running them over a whole capture, is the engine's
+//! (`crate::engine::check`); a read that fails is the reader's
+//! `file-unreadable` finding.
 //! The finding model ([`crate::model::check`]: `CheckReport`, `Finding`,
 //! `Location`) is plain data; nothing here prints: `render` turns a
 //! `CheckReport` into text.
@@ -22,16 +29,24 @@
 
 mod assemble;
 mod codes;
+mod index;
+mod replica;
 mod report;
 mod rules;
+mod segment;
 
 pub use assemble::{assemble, settle, settle_metadata, PartitionChecked, Settled};
 pub use codes::{code, finding, info, CHECKS};
-pub use report::{display, BatchKey, BatchPlace, Checked, Locator, ReplicaResult};
+pub use index::{missing_index, txn_index_finding, IndexRule, IndexedSegment, SegmentBatches};
+pub use replica::{segment_overlap, ReplicaFold};
+pub use report::{display, BatchAt, BatchKey, BatchPlace, Checked, Locator, ReplicaResult};
 pub use rules::{
     agreement_range, capture_findings, check_epochs, check_offsets, check_partition,
     controller_findings, epoch_beyond_controller, impact_findings, log_matching_at,
     not_captured_uncompared, rebuilt_on_restart, settle_unreadable, AtOffset, LogMatching,
+};
+pub use segment::{
+    Crc, Fingerprint, FoldContext, SegmentFold, SegmentRule, SegmentScan, Snapshots, TxnPart,
 };
 
 #[cfg(test)]

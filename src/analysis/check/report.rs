@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use crate::analysis::timeline::EpochSpans;
 use crate::model::check::{Finding, Location};
-use crate::model::ReplicaLog;
+use crate::model::{BatchSummary, ReplicaLog};
 
 /// `(base offset, last offset, leader epoch, crc)` of a batch.
 pub type BatchKey = (i64, i64, i32, u32);
@@ -13,6 +13,15 @@ pub type BatchKey = (i64, i64, i32, u32);
 /// Where a batch is: the index of its file in [`ReplicaResult::files`] and
 /// its byte position there.
 pub type BatchPlace = (usize, u64);
+
+/// A batch's header and where it is.
+#[derive(Debug, Clone)]
+pub struct BatchAt {
+    /// Its header.
+    pub summary: BatchSummary,
+    /// Its file and position.
+    pub place: BatchPlace,
+}
 
 /// Finds where the batch holding an offset is (or, with none holding it,
 /// the next batch), reading as little of the replica's files as that takes.

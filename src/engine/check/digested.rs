@@ -7,27 +7,27 @@
 
 use std::path::Path;
 
-use super::segment::{
-    check_indexes, Crc, FoldContext, SegBatch, SegBatches, SegmentChecks, SegmentScan,
+use super::segment::check_indexes;
+use crate::analysis::check::{
+    code, display, finding, info, Crc, FoldContext, SegmentBatches, SegmentRule, SegmentScan,
 };
-use crate::analysis::check::{code, display, finding, info};
 use crate::capture::digest::make::Walked;
 use crate::capture::digest::summary;
 use crate::format::batch::V2_HEADER_SIZE;
 use crate::format::digest::{CrcCheck, SegmentDigest, ShippedFinding, WalkEnd};
 use crate::format::ParseError;
-use crate::model::check::{Finding, Location};
+use crate::model::check::{Finding, Location, SegmentBatch};
 use crate::model::{Capture, Replica, SegmentFiles};
 
 /// What a segment's walk gives the index checks: the batches up to where
 /// reading stops, and where it stops.
-fn readable(walked: &[Walked], end: &WalkEnd) -> (Vec<SegBatch>, Option<u64>) {
+fn readable(walked: &[Walked], end: &WalkEnd) -> (Vec<SegmentBatch>, Option<u64>) {
     let mut list = Vec::with_capacity(walked.len());
     for b in walked {
         if !(0..=2).contains(&b.magic) || b.crc_bad {
             return (list, Some(b.position));
         }
-        list.push(SegBatch {
+        list.push(SegmentBatch {
             position: b.position,
             base_offset: b.base_offset,
             last_offset: b.last_offset,
@@ -91,7 +91,7 @@ pub fn node_index_findings(
             crate::analysis::check::rebuilt_on_restart(false, clean, r.recovery_point, &bases)
                 .is_some_and(|b| seg.base_offset >= b);
         let (list, stopped) = readable(walked, end);
-        let batches = SegBatches::new(list)?;
+        let batches = SegmentBatches::new(list)?;
         let log_len = seg.log_len.unwrap_or(0);
         let mut found = Vec::new();
         check_indexes(
@@ -173,7 +173,7 @@ pub(super) fn scan(
     let d = match d {
         Ok(d) => d,
         Err(e) => {
-            let mut c = SegmentChecks::new(seg, path, fidx, 0, base, cx);
+            let mut c = SegmentRule::new(seg, path, fidx, 0, base, cx);
             let at = c.at(None, None);
             c.findings.push(finding(
                 code::FILE_UNREADABLE,
@@ -183,12 +183,12 @@ pub(super) fn scan(
                     e.pos, e.reason
                 ),
             ));
-            let mut scan = c.finish(|_, _, _| {});
+            let (mut scan, _) = c.finish();
             scan.kept = None;
             return scan;
         }
     };
-    let mut c = SegmentChecks::new(seg, path, fidx, log_len, base, cx);
+    let mut c = SegmentRule::new(seg, path, fidx, log_len, base, cx);
     let mut stopped = false;
     for b in &d.batches {
         let s = summary(b);
@@ -213,20 +213,35 @@ pub(super) fn scan(
         match &d.end {
             WalkEnd::Clean => {}
             WalkEnd::Bad { pos, reason } => c.bad_entry(*pos, reason),
-            WalkEnd::Io { pos, reason } => c.unreadable(
-                pos.unwrap_or(0),
-                format!("cannot read (on the node, when the digest was made): {reason}"),
-            ),
+            WalkEnd::Io { pos, reason } => {
+                let pos = pos.unwrap_or(0);
+                let at = c.at(Some(pos), None);
+                c.read_failed(
+                    pos,
+                    finding(
+                        code::FILE_UNREADABLE,
+                        at,
+                        format!("cannot read (on the node, when the digest was made): {reason}"),
+                    ),
+                );
+            }
             WalkEnd::Tail { pos, len, declared } => c.tail(*pos, *len, *declared, is_last),
         }
     }
     let at = c.at(None, None);
-    c.finish(|_, _, findings| match &d.index_findings {
-        Some(fs) => findings.extend(fs.iter().map(|f| shipped(f, seg, path, base))),
-        None => findings.push(finding(
-            code::FILE_UNREADABLE,
-            at,
-            "the digest holds no index checks of this segment (it was made by a klf that did not run them): run klf check on the node",
-        )),
-    })
+    let (mut scan, batches) = c.finish();
+    // the index checks the node ran, where this klf would have run its own
+    if batches.is_some() {
+        match &d.index_findings {
+            Some(fs) => scan
+                .findings
+                .extend(fs.iter().map(|f| shipped(f, seg, path, base))),
+            None => scan.findings.push(finding(
+                code::FILE_UNREADABLE,
+                at,
+                "the digest holds no index checks of this segment (it was made by a klf that did not run them): run klf check on the node",
+            )),
+        }
+    }
+    scan
 }

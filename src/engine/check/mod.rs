@@ -2,9 +2,9 @@
 //! Each replica's segments are read once, in parallel: framing, checksums,
 //! indexes, and what the order-dependent rules need of them (epochs,
 //! producers, transactions), folded per segment and combined in log order
-//! (the reading is here, the rules in `analysis::check`). A small replica
-//! keeps its batches' headers; a large one keeps a fingerprint of its
-//! batches below the smallest high watermark. Then the partition's diff and
+//! (the reading is here, the rules in `analysis::check`, fed what was
+//! read). A small replica keeps its batches' headers; a large one keeps a
+//! fingerprint of its batches below the smallest high watermark. Then the partition's diff and
 //! loss as `klf diff` computes them (the reference from the metadata log,
 //! the capture's evidence; a large replica's logs read in the window where
 //! replicas can differ), and the log-matching rule: where fingerprints
@@ -25,7 +25,7 @@ use rayon::prelude::*;
 
 use crate::analysis::check::{
     agreement_range, assemble, check_partition, code, display, finding, impact_findings,
-    log_matching_at, not_captured_uncompared, settle, settle_metadata, AtOffset, Checked,
+    log_matching_at, not_captured_uncompared, settle, settle_metadata, AtOffset, BatchAt, Checked,
     LogMatching, PartitionChecked, ReplicaResult, Settled,
 };
 use crate::analysis::diff::PartitionReplicas;
@@ -40,7 +40,7 @@ use crate::model::truncation::ReplicationProtocol;
 use crate::model::{Capture, Replica, ReplicaLog};
 
 use replica::{base_location, check_replica, keeps_batches, scan_replica, Scanned};
-use stream::{BatchAt, Batches, HeldBatches, ReplicaBatches};
+use stream::{Batches, HeldBatches, ReplicaBatches};
 
 /// The partitions a check reads and reports (`--topic`, `--partition`;
 /// every one when both are `None`). The metadata log is among them when

@@ -1,26 +1,23 @@
-//! One replica's own checks, reading its files: segments (framing,
-//! checksums, offsets, torn tails), indexes against the log, producer
-//! snapshots, transaction indexes; then, over its batches streamed again in
-//! log order ([`Fold`]), the epoch, offset and producer rules of
-//! `analysis::check`. No batch list is kept: a segment's batches live while
-//! its indexes are checked, the stream holds a chunk.
+//! One replica's own checks, reading its files: each segment walked once
+//! and its batches fed to `analysis::check`'s [`SegmentRule`] (framing,
+//! checksums, offsets, torn tails), then its indexes read against them;
+//! its producer snapshots; then the segments' folds combined in log order
+//! ([`ReplicaFold`]: the epoch, offset and producer rules). The reading is
+//! here, the rules in `analysis::check`. No batch list is kept: a
+//! segment's batches live while its indexes are checked, the stream holds
+//! a chunk.
 
 use crate::analysis::check::settle_unreadable;
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use rayon::prelude::*;
 
-use super::segment::Fingerprint;
-use super::segment::{
-    check_indexes, file_name_of_path, Crc, FoldContext, SegmentChecks, SegmentFold, SegmentScan,
-    Snapshots,
-};
-use super::stream::{BatchAt, ReplicaBatches, SegmentPlan};
+use super::segment::{check_indexes, file_name_of_path, read_snapshots};
+use super::stream::{ReplicaBatches, SegmentPlan};
 use crate::analysis::check::{
-    check_epochs, check_offsets, code, display, finding, rebuilt_on_restart, BatchPlace,
-    ReplicaResult,
+    code, display, finding, rebuilt_on_restart, segment_overlap, BatchAt, BatchPlace, Crc,
+    Fingerprint, FoldContext, ReplicaFold, ReplicaResult, SegmentRule, SegmentScan,
 };
 use crate::analysis::timeline::EpochSpans;
 use crate::capture::replica::{replica_log_ends, summarize};
@@ -91,137 +88,6 @@ struct SegmentRange {
     offsets: Option<(i64, i64)>,
 }
 
-/// A replica's order-dependent facts, its segments' folds combined in log
-/// order.
-struct ReplicaFold {
-    spans: EpochSpans,
-    span_starts: Vec<BatchPlace>,
-    next_of: BTreeMap<i64, BatchAt>,
-    /// Open transactions: producer id -> its first batch's offset.
-    open: BTreeMap<i64, (i64, BatchPlace)>,
-    agree: Fingerprint,
-}
-
-impl ReplicaFold {
-    fn new() -> Self {
-        ReplicaFold {
-            spans: EpochSpans::default(),
-            span_starts: Vec::new(),
-            next_of: BTreeMap::new(),
-            open: BTreeMap::new(),
-            agree: Fingerprint::default(),
-        }
-    }
-
-    /// The next segment's fold.
-    fn add(&mut self, seg: SegmentFold) {
-        for (span, place) in seg.spans {
-            if self.spans.push_span(span) {
-                self.span_starts.push(place);
-            }
-        }
-        for (pid, b) in seg.next_of {
-            self.next_of.entry(pid).or_insert(b);
-        }
-        for (pid, t) in seg.txns {
-            let now = if t.closed {
-                t.open_after_close
-            } else {
-                self.open.get(&pid).copied().or(t.first_open)
-            };
-            match now {
-                Some(o) => {
-                    self.open.insert(pid, o);
-                }
-                None => {
-                    self.open.remove(&pid);
-                }
-            }
-        }
-        self.agree.merge(seg.agree);
-    }
-
-    /// Puts what was kept into `result` and runs the rules over it.
-    fn finish(
-        self,
-        replica: &Replica,
-        base: &Location,
-        snaps: Snapshots,
-        result: &mut ReplicaResult,
-    ) {
-        // The first batch of each epoch below one seen before it starts a
-        // span: where the epochs go backwards.
-        let mut regressions = Vec::new();
-        let mut max_epoch = -1;
-        for (span, &place) in self.spans.spans.iter().zip(&self.span_starts) {
-            let e = span.epoch;
-            if e >= 0
-                && e < max_epoch
-                && !regressions
-                    .iter()
-                    .any(|r: &(i64, i32, BatchPlace)| r.1 == e)
-            {
-                regressions.push((span.start_offset, e, place));
-            }
-            max_epoch = max_epoch.max(e);
-        }
-        result.spans = self.spans;
-        result.span_starts = self.span_starts;
-        result.regressions = regressions;
-        result.findings.extend(snaps.findings);
-        check_epochs(replica, base, result);
-        if replica.kind == ReplicaKind::Metadata {
-            return;
-        }
-        check_offsets(replica, base, result);
-        // For each producer in the latest snapshot, its next batch after the
-        // snapshot offset continues its sequence.
-        if let Some((at, entries)) = &snaps.latest {
-            for e in entries.iter().filter(|e| e.last_sequence >= 0) {
-                let Some(next) = self.next_of.get(&e.producer_id) else {
-                    continue;
-                };
-                let s = &next.summary;
-                // A new producer epoch restarts sequences at 0.
-                let expected = if s.producer_epoch == e.producer_epoch {
-                    if e.last_sequence == i32::MAX {
-                        0
-                    } else {
-                        e.last_sequence + 1
-                    }
-                } else {
-                    0
-                };
-                if s.base_sequence != expected && s.base_sequence >= 0 {
-                    let mut loc = base.clone();
-                    loc.offset = Some(s.base_offset);
-                    result.place(&mut loc, next.place);
-                    result.findings.push(finding(
-                        code::PRODUCER_SEQUENCE_GAP,
-                        loc,
-                        format!(
-                            "producer {} (epoch {}) ends at sequence {} in the snapshot at offset {at}, but its next batch at offset {} starts at sequence {} (epoch {})",
-                            e.producer_id, e.producer_epoch, e.last_sequence, s.base_offset, s.base_sequence, s.producer_epoch
-                        ),
-                    ));
-                }
-            }
-        }
-        // Transactions open at the log end: a transactional batch of a
-        // producer with no control marker after it.
-        for (pid, (first, place)) in self.open {
-            let mut loc = base.clone();
-            loc.offset = Some(first);
-            result.place(&mut loc, place);
-            result.findings.push(finding(
-                code::TRANSACTION_OPEN,
-                loc,
-                format!("producer {pid} has a transaction open since offset {first}: no commit or abort marker follows it"),
-            ));
-        }
-    }
-}
-
 /// The location every finding of a replica's own checks starts from.
 pub fn base_location(replica: &Replica, broker: i32) -> Location {
     Location {
@@ -246,7 +112,7 @@ pub fn scan_replica(
     clean_shutdown: Option<bool>,
 ) -> Scanned {
     let base = base_location(replica, broker);
-    let snapshots = Snapshots::read(replica, &base);
+    let snapshots = read_snapshots(replica, &base);
     let bases: Vec<i64> = replica.segments.iter().map(|s| s.base_offset).collect();
     let cx = FoldContext {
         snapshots: &snapshots,
@@ -280,7 +146,7 @@ pub fn scan_replica(
     let mut last_batch_end: Option<i64> = None;
     let mut prev_last: Option<(i64, usize)> = None; // last offset of the previous segment, its file
     let mut ranges = Vec::with_capacity(nseg);
-    let mut fold = ReplicaFold::new();
+    let mut fold = ReplicaFold::default();
     let mut kept: Option<Vec<BatchAt>> = cx.keep.then(Vec::new);
     for (fidx, ((seg, path), mut scan)) in logs.iter().zip(scans).enumerate() {
         match (&mut kept, scan.kept.take()) {
@@ -290,23 +156,16 @@ pub fn scan_replica(
         findings.extend(scan.findings);
         bytes_read += scan.bytes_read;
         batches += scan.batches;
-        if let (Some((pos, first)), Some((pl, pf))) = (scan.first, prev_last) {
-            if first <= pl || seg.base_offset <= pl {
-                findings.push(finding(
-                    code::SEGMENT_OVERLAP,
-                    Location {
-                        file: Some(display(path)),
-                        position: Some(pos),
-                        offset: Some(first),
-                        ..base.clone()
-                    },
-                    format!(
-                        "segment {} (first batch at offset {first}) overlaps the previous segment {} that ends at offset {pl}",
-                        seg.base_offset,
-                        files.get(pf).map(|p| file_name_of_path(p)).unwrap_or_default()
-                    ),
-                ));
-            }
+        if let (Some(first), Some((pl, pf))) = (scan.first, prev_last) {
+            let prev_name = files
+                .get(pf)
+                .map(|p| file_name_of_path(p))
+                .unwrap_or_default();
+            let at = Location {
+                file: Some(display(path)),
+                ..base.clone()
+            };
+            findings.extend(segment_overlap(seg.base_offset, first, pl, &prev_name, at));
         }
         if let Some(p) = scan.last {
             prev_last = Some((p, fidx));
@@ -327,7 +186,7 @@ pub fn scan_replica(
     let log = replica_log_ends(replica, broker, last_batch_end, last_segment_base);
     let plans: Vec<SegmentPlan> = ranges.iter().map(|r| r.plan.clone()).collect();
     let ranges = Arc::new(ranges);
-    let agree_print = fold.agree;
+    let agree_print = fold.agree();
     let mut result = ReplicaResult {
         findings,
         log,
@@ -406,20 +265,20 @@ fn scan_segment(
     let data = match SegmentFile::open(path) {
         Ok(b) => b,
         Err(e) => {
-            let mut c = SegmentChecks::new(seg, path, fidx, 0, base, cx);
+            let mut c = SegmentRule::new(seg, path, fidx, 0, base, cx);
             let at = c.at(None, None);
             c.findings.push(finding(
                 code::FILE_UNREADABLE,
                 at,
                 format!("cannot read: {e}"),
             ));
-            let mut scan = c.finish(|_, _, _| {});
+            let (mut scan, _) = c.finish();
             scan.kept = None;
             return scan;
         }
     };
     let log_len = data.len();
-    let mut c = SegmentChecks::new(seg, path, fidx, log_len, base, cx);
+    let mut c = SegmentRule::new(seg, path, fidx, log_len, base, cx);
     // every batch's checksum checked, the walk going on past one that
     // fails (the segment's checks say where Kafka's recovery would stop)
     let mut walk = Walk::new(data.entries()).checksums(Checksums::Mark);
@@ -428,7 +287,12 @@ fn scan_segment(
             Step::Batch(b) => (b, None),
             Step::BadCrc(b, e) => (b, Some(e)),
             Step::Io(e) => {
-                c.unreadable(walk.position(), format!("cannot read: {e}"));
+                let pos = walk.position();
+                let at = c.at(Some(pos), None);
+                c.read_failed(
+                    pos,
+                    finding(code::FILE_UNREADABLE, at, format!("cannot read: {e}")),
+                );
                 break;
             }
             Step::Bad(e) => {
@@ -465,9 +329,19 @@ fn scan_segment(
         }
     }
     let rebuilt = cx.rebuilt_from.is_some_and(|b| seg.base_offset >= b);
-    let mut scan = c.finish(|batches, stopped, findings| {
-        check_indexes(seg, log_len, batches, rebuilt, stopped, base, findings)
-    });
+    let (mut scan, batches) = c.finish();
+    if let Some(batches) = batches {
+        let stopped = scan.stopped;
+        check_indexes(
+            seg,
+            log_len,
+            &batches,
+            rebuilt,
+            stopped,
+            base,
+            &mut scan.findings,
+        );
+    }
     // A segment that changed while it was read: what was found in it is
     // not evidence, the change is (the machine's answer, exit 2).
     if let Err(e) = data.unchanged() {

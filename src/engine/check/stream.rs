@@ -6,11 +6,10 @@
 use std::collections::VecDeque;
 use std::path::PathBuf;
 
-use crate::analysis::check::BatchPlace;
+use crate::analysis::check::BatchAt;
 use crate::capture::replica::summarize;
 use crate::capture::segment::SegmentFile;
 use crate::format::walk::{Step, Walk};
-use crate::model::BatchSummary;
 
 /// Batches read from a segment at a time: bounds what a stream holds.
 const CHUNK: usize = 4096;
@@ -26,15 +25,6 @@ pub struct SegmentPlan {
     /// Where the readable batches end (the first damaged batch, or the
     /// file's length).
     pub end: u64,
-}
-
-/// A batch of the stream and where it is.
-#[derive(Debug, Clone)]
-pub struct BatchAt {
-    /// Its header.
-    pub summary: BatchSummary,
-    /// Its file and position.
-    pub place: BatchPlace,
 }
 
 /// Batches in log order, taken one at a time.
