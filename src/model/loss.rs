@@ -341,6 +341,12 @@ impl PartitionLoss {
     }
 }
 
+// The loss in words. These stay beside the data, not in `render`, because
+// the findings of `klf check` are worded where their rules are
+// (`analysis::check`, which cannot reach `render`) and must say the loss
+// as `klf diff`, the report and the explanations do; they move to
+// `render` when a check finding carries facts instead of its text.
+
 /// What an assigned replica missing from the capture weakens: it may hold
 /// records no captured replica holds (the loss may be larger) and may have
 /// acknowledged records to a producer (the committed bounds are wider).
