@@ -1015,20 +1015,7 @@ mod tests {
     use super::*;
 
     fn batch(base: i64, last: i64, epoch: i32, crc: u32) -> BatchSummary {
-        BatchSummary {
-            base_offset: base,
-            last_offset: last,
-            partition_leader_epoch: epoch,
-            crc,
-            record_count: i32::try_from(last - base + 1).unwrap_or(0),
-            is_control: false,
-            is_transactional: false,
-            first_timestamp: 0,
-            max_timestamp: 0,
-            producer_id: -1,
-            producer_epoch: -1,
-            base_sequence: -1,
-        }
+        BatchSummary::dense(base, last, epoch, crc)
     }
 
     fn log(

@@ -829,18 +829,12 @@ mod tests {
     /// sequence equal to the offset.
     fn batch(base: i64, last: i64, epoch: i32, crc: u32) -> BatchSummary {
         BatchSummary {
-            base_offset: base,
-            last_offset: last,
-            partition_leader_epoch: epoch,
-            crc,
-            record_count: i32::try_from(last - base + 1).unwrap_or(0),
-            is_control: false,
-            is_transactional: false,
             first_timestamp: 1000 + base,
             max_timestamp: 1000 + last,
             producer_id: 7,
             producer_epoch: 0,
             base_sequence: i32::try_from(base).unwrap_or(-1),
+            ..BatchSummary::dense(base, last, epoch, crc)
         }
     }
 
