@@ -55,13 +55,14 @@ impl SummaryBuilder {
                 last_offset: r.offset,
                 first_sequence: r.sequence,
                 last_sequence: r.sequence,
-                first_timestamp: r.timestamp,
-                last_timestamp: r.timestamp,
+                timestamps: None,
+                transactional: false,
             });
         if !p.producer_epochs.contains(&r.producer_epoch) {
             p.producer_epochs.push(r.producer_epoch);
         }
         p.records += 1;
+        p.transactional |= r.transactional;
         if r.offset < p.first_offset {
             p.first_offset = r.offset;
             p.first_sequence = r.sequence;
@@ -70,8 +71,10 @@ impl SummaryBuilder {
             p.last_offset = r.offset;
             p.last_sequence = r.sequence;
         }
-        p.first_timestamp = p.first_timestamp.min(r.timestamp);
-        p.last_timestamp = p.last_timestamp.max(r.timestamp);
+        p.timestamps = Some(match p.timestamps {
+            Some((first, last)) => (first.min(r.timestamp), last.max(r.timestamp)),
+            None => (r.timestamp, r.timestamp),
+        });
     }
 
     /// Records counted so far.

@@ -277,20 +277,7 @@ mod tests {
     use crate::model::BatchSummary;
 
     fn batch(base: i64, last: i64, epoch: i32, crc: u32) -> BatchSummary {
-        BatchSummary {
-            base_offset: base,
-            last_offset: last,
-            partition_leader_epoch: epoch,
-            crc,
-            record_count: (last - base + 1) as i32,
-            is_control: false,
-            is_transactional: false,
-            first_timestamp: 0,
-            max_timestamp: 0,
-            producer_id: -1,
-            producer_epoch: -1,
-            base_sequence: -1,
-        }
+        BatchSummary::dense(base, last, epoch, crc)
     }
 
     fn log(broker: i32, batches: Vec<BatchSummary>, hw: i64, cp: Vec<(i32, i64)>) -> ReplicaLog {

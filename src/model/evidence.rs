@@ -106,3 +106,8 @@ pub struct HighWatermarkFact {
     /// Its modification time (ms since the epoch), when the capture kept it.
     pub mtime_ms: Option<i64>,
 }
+
+/// Kafka's default `replica.high.watermark.checkpoint.interval.ms`: how
+/// often a broker writes its `replication-offset-checkpoint`, so how far
+/// behind the high watermarks it knew the file may be after a kill.
+pub const HW_CHECKPOINT_INTERVAL_DEFAULT_MS: i64 = 5000;

@@ -88,6 +88,29 @@ impl BatchSummary {
     }
 }
 
+#[cfg(test)]
+impl BatchSummary {
+    /// For tests: a batch with a record at every offset `base..=last`, of
+    /// leader epoch `epoch`, its CRC `crc` standing for its content; no
+    /// producer, no timestamps.
+    pub(crate) fn dense(base: i64, last: i64, epoch: i32, crc: u32) -> BatchSummary {
+        BatchSummary {
+            base_offset: base,
+            last_offset: last,
+            partition_leader_epoch: epoch,
+            crc,
+            record_count: i32::try_from(last - base + 1).unwrap_or(0),
+            is_control: false,
+            is_transactional: false,
+            first_timestamp: 0,
+            max_timestamp: 0,
+            producer_id: -1,
+            producer_epoch: -1,
+            base_sequence: -1,
+        }
+    }
+}
+
 /// One replica's log summary.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ReplicaLog {

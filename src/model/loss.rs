@@ -5,7 +5,7 @@
 
 use serde::Serialize;
 
-use crate::model::records::Committed;
+use crate::model::records::{Committed, ProducerLoss};
 use crate::model::BatchSummary;
 
 /// The partition's verdict, worst first.
@@ -66,27 +66,6 @@ pub struct EpochLoss {
     pub records: u64,
 }
 
-/// Lost data records of one producer, from the batch headers.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct ProducerBatchLoss {
-    /// Producer id (`-1`: written without one).
-    pub producer_id: i64,
-    /// Producer epochs seen.
-    pub producer_epochs: Vec<i16>,
-    /// Data records.
-    pub records: u64,
-    /// First lost offset.
-    pub first_offset: i64,
-    /// Last lost offset.
-    pub last_offset: i64,
-    /// Sequence of the first lost record (`-1`: not idempotent).
-    pub first_sequence: i32,
-    /// Sequence of the last lost record.
-    pub last_sequence: i32,
-    /// Whether any of its lost batches is transactional.
-    pub transactional: bool,
-}
-
 /// Kinds of evidence the bounds use.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "kebab-case")]
@@ -113,11 +92,122 @@ pub enum EvidenceKind {
     NoConsumerOffsets,
 }
 
+impl EvidenceKind {
+    /// The kebab-case name (the JSON `kind`).
+    pub fn name(self) -> &'static str {
+        match self {
+            EvidenceKind::HighWatermarkCheckpoint => "high-watermark-checkpoint",
+            EvidenceKind::ConsumerGroupCommit => "consumer-group-commit",
+            EvidenceKind::IsrState => "isr-state",
+            EvidenceKind::IsrStateRulesOut => "isr-state-rules-out",
+            EvidenceKind::NoIsrHistory => "no-isr-history",
+            EvidenceKind::IsrHistoryIncomplete => "isr-history-incomplete",
+            EvidenceKind::MetadataBehindReplicas => "metadata-behind-replicas",
+            EvidenceKind::ReplicaNotCaptured => "replica-not-captured",
+            EvidenceKind::NoConsumerOffsets => "no-consumer-offsets",
+        }
+    }
+}
+
+/// What one piece of evidence is, with the facts only that kind carries
+/// (the fields every kind may fill are [`LossEvidence`]'s). `render::loss`
+/// words it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum EvidenceFact {
+    /// A holder's `replication-offset-checkpoint` entry: the evidence's
+    /// `offset` is the value as written (`None`: the partition is not
+    /// listed), its `records` the lost data records below it.
+    HighWatermarkCheckpoint {
+        /// The high watermark the diff used (the written one clamped to
+        /// the replica's log).
+        used: Option<i64>,
+        /// How long (ms) before the newest lost batch's timestamp the file
+        /// was last written, when it was written before it.
+        written_before_newest_lost_ms: Option<i64>,
+    },
+    /// An offset a consumer group committed: the evidence's `offset`,
+    /// `leader_epoch` and `group` are the commit's, its `records` the lost
+    /// data records it proves committed.
+    ConsumerGroupCommit {
+        /// The captured replicas whose log is on the commit's lineage: it
+        /// holds the commit's leader epoch at the offset before the commit
+        /// (without an epoch: it holds that offset).
+        lineage: Vec<i32>,
+    },
+    /// An ISR state whose members all hold (or may have held) lost records:
+    /// the evidence's `records` of them may have been committed.
+    IsrState,
+    /// An ISR state with members that never held lost records.
+    IsrStateRulesOut {
+        /// The members that never held them.
+        never_held: Vec<i32>,
+        /// The lost data records they never held.
+        lost: u64,
+    },
+    /// A bound that could not be computed for some records.
+    Unbounded(BoundGap),
+    /// An assigned replica (the evidence's `broker`) whose log is not in
+    /// the capture.
+    ReplicaNotCaptured,
+    /// No `__consumer_offsets` in the capture.
+    NoConsumerOffsets,
+}
+
+impl EvidenceFact {
+    /// Its kind.
+    pub fn kind(&self) -> EvidenceKind {
+        match self {
+            EvidenceFact::HighWatermarkCheckpoint { .. } => EvidenceKind::HighWatermarkCheckpoint,
+            EvidenceFact::ConsumerGroupCommit { .. } => EvidenceKind::ConsumerGroupCommit,
+            EvidenceFact::IsrState => EvidenceKind::IsrState,
+            EvidenceFact::IsrStateRulesOut { .. } => EvidenceKind::IsrStateRulesOut,
+            EvidenceFact::Unbounded(g) => g.kind(),
+            EvidenceFact::ReplicaNotCaptured => EvidenceKind::ReplicaNotCaptured,
+            EvidenceFact::NoConsumerOffsets => EvidenceKind::NoConsumerOffsets,
+        }
+    }
+}
+
+/// Why the upper bound (`committed_possible`) is unknown for some records.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BoundGap {
+    /// The capture holds no ISR history for the partition.
+    NoIsrHistory {
+        /// Why, as the caller knows it (`None`: no `__cluster_metadata`
+        /// log with this partition).
+        why: Option<String>,
+    },
+    /// The history starts after the epochs of some lost records (its start
+    /// was deleted after a snapshot).
+    IsrHistoryIncomplete {
+        /// The leader epoch it starts at.
+        first_epoch: Option<i32>,
+    },
+    /// The history ends before epochs a replica holds.
+    MetadataBehindReplicas {
+        /// The highest leader epoch the history knows.
+        history_epoch: Option<i32>,
+        /// The highest latest epoch of a replica.
+        replica_epoch: Option<i32>,
+    },
+}
+
+impl BoundGap {
+    /// The kind of evidence noting it.
+    pub fn kind(&self) -> EvidenceKind {
+        match self {
+            BoundGap::NoIsrHistory { .. } => EvidenceKind::NoIsrHistory,
+            BoundGap::IsrHistoryIncomplete { .. } => EvidenceKind::IsrHistoryIncomplete,
+            BoundGap::MetadataBehindReplicas { .. } => EvidenceKind::MetadataBehindReplicas,
+        }
+    }
+}
+
 /// One fact the bounds use, for a reader to check the reasoning.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LossEvidence {
-    /// What kind of fact.
-    pub kind: EvidenceKind,
+    /// What the fact is.
+    pub fact: EvidenceFact,
     /// Broker it comes from (`null` when none applies).
     pub broker: Option<i32>,
     /// Consumer group (`consumer-group-commit`).
@@ -132,24 +222,44 @@ pub struct LossEvidence {
     pub metadata_offset: Option<i64>,
     /// When (ms): the checkpoint file's mtime, the commit time, the
     /// metadata record's timestamp.
-    #[serde(serialize_with = "crate::model::time::millis")]
     pub time: Option<i64>,
     /// Where the fact was read (file), when one applies.
     pub file: Option<String>,
     /// Lost data records this fact proves committed (`high-watermark-checkpoint`,
     /// `consumer-group-commit`) or admits as possibly committed (`isr-state`).
     pub records: u64,
-    /// The fact in words.
-    pub detail: String,
+}
+
+impl LossEvidence {
+    /// Its kind.
+    pub fn kind(&self) -> EvidenceKind {
+        self.fact.kind()
+    }
+
+    /// A fact with no broker, offset or file of its own.
+    pub fn note(fact: EvidenceFact) -> LossEvidence {
+        LossEvidence {
+            fact,
+            broker: None,
+            group: None,
+            offset: None,
+            leader_epoch: None,
+            isr: None,
+            metadata_offset: None,
+            time: None,
+            file: None,
+            records: 0,
+        }
+    }
 }
 
 /// A bound that could not be computed, and why.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct UnknownBound {
     /// `committed_possible` (the only bound that can be unknown).
     pub bound: &'static str,
     /// Why.
-    pub reason: String,
+    pub reason: BoundGap,
 }
 
 /// One lost batch: its header, which part of it is lost, who holds it.
@@ -178,8 +288,8 @@ impl LostBatch {
     }
 }
 
-/// What the partition loses.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+/// What the partition loses (`render::diff` writes its JSON).
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PartitionLoss {
     /// Data records lost (on no replica once all follow the reference).
     pub records: u64,
@@ -202,22 +312,19 @@ pub struct PartitionLoss {
     pub unknown: Vec<UnknownBound>,
     /// Lost data records per leader epoch.
     pub leader_epochs: Vec<EpochLoss>,
-    /// Lost data records per producer.
-    pub producers: Vec<ProducerBatchLoss>,
+    /// Lost data records per producer, from the batch headers.
+    pub producers: Vec<ProducerLoss>,
     /// Earliest batch timestamp among the lost batches (ms).
-    #[serde(serialize_with = "crate::model::time::millis")]
     pub first_timestamp: Option<i64>,
     /// Latest batch timestamp among the lost batches (ms).
-    #[serde(serialize_with = "crate::model::time::millis")]
     pub last_timestamp: Option<i64>,
     /// Assigned replicas (metadata log) whose log is not in the capture
     /// (see [`NOT_CAPTURED_WEAKENS`]).
     pub replicas_not_captured: Vec<i32>,
     /// Every fact the bounds used.
     pub evidence: Vec<LossEvidence>,
-    /// The lost batches, in offset order (not serialised: what `--records`
-    /// and salvage read records from).
-    #[serde(skip)]
+    /// The lost batches, in offset order (not in the JSON: what
+    /// `--records` and salvage read records from).
     pub batches: Vec<LostBatch>,
 }
 
@@ -233,6 +340,12 @@ impl PartitionLoss {
         self.committed_possible.unwrap_or(self.committed_proven) + self.committed_unknown
     }
 }
+
+// The loss in words. These stay beside the data, not in `render`, because
+// the findings of `klf check` are worded where their rules are
+// (`analysis::check`, which cannot reach `render`) and must say the loss
+// as `klf diff`, the report and the explanations do; they move to
+// `render` when a check finding carries facts instead of its text.
 
 /// What an assigned replica missing from the capture weakens: it may hold
 /// records no captured replica holds (the loss may be larger) and may have

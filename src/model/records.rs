@@ -151,43 +151,45 @@ pub struct SalvagedRecord {
     pub batch_base_offset: i64,
 }
 
-/// The cut records of one producer.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+/// The lost (or cut) data records of one producer, counted either from
+/// the lost batches' headers (`analysis::loss`, a partition's loss) or
+/// from the records read back (`analysis::lost`, a list of records).
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ProducerLoss {
-    /// Producer id (-1: records written without one).
+    /// Producer id (`-1`: records written without one).
     pub producer_id: i64,
-    /// Producer epochs seen.
+    /// Producer epochs seen: ascending when counted from batch headers, in
+    /// the order read when counted from records.
     pub producer_epochs: Vec<i16>,
-    /// Records.
+    /// Data records.
     pub records: u64,
-    /// First and last offset.
+    /// First offset.
     pub first_offset: i64,
     /// Last offset.
     pub last_offset: i64,
-    /// First and last sequence (-1 when the producer is not idempotent).
+    /// Sequence of the record at the first offset (`-1`: the producer is
+    /// not idempotent).
     pub first_sequence: i32,
-    /// Last sequence.
+    /// Sequence of the record at the last offset.
     pub last_sequence: i32,
-    /// Earliest timestamp.
-    #[serde(serialize_with = "crate::model::time::millis")]
-    pub first_timestamp: i64,
-    /// Latest timestamp.
-    #[serde(serialize_with = "crate::model::time::millis")]
-    pub last_timestamp: i64,
+    /// Earliest and latest record timestamp (ms); `None` when counted from
+    /// batch headers, which give a batch's first and largest timestamp, not
+    /// those of the records lost from it.
+    pub timestamps: Option<(i64, i64)>,
+    /// Whether any of its records is transactional.
+    pub transactional: bool,
 }
 
-/// Summary of the cut records.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+/// Summary of the cut records (`render::diff` writes its JSON).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct LossSummary {
     /// Records (control records included).
     pub records: u64,
     /// Control records among them.
     pub control_records: u64,
     /// Earliest timestamp, `null` when nothing is cut.
-    #[serde(serialize_with = "crate::model::time::millis")]
     pub first_timestamp: Option<i64>,
     /// Latest timestamp.
-    #[serde(serialize_with = "crate::model::time::millis")]
     pub last_timestamp: Option<i64>,
     /// Leader epochs of the cut records, with their counts.
     pub by_epoch: BTreeMap<i32, u64>,

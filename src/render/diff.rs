@@ -15,10 +15,10 @@ use crate::model::diff::{
     DiffFinding, DiffedPartition, FindingKind, PartitionDiff, ProtocolSource, ReplicaDiff, ScanInfo,
 };
 use crate::model::loss::{
-    EpochLoss, LossEvidence, LostRange, PartitionLoss, ProducerBatchLoss, UnknownBound, Verdict,
+    EpochLoss, EvidenceKind, LossEvidence, LostRange, PartitionLoss, UnknownBound, Verdict,
     NOT_CAPTURED_WEAKENS,
 };
-use crate::model::records::{Bytes, LeftOut, LossSummary, LostRecord, RecordsRead};
+use crate::model::records::{Bytes, LeftOut, LossSummary, LostRecord, ProducerLoss, RecordsRead};
 use crate::model::truncation::{EpochStart, Round};
 use crate::render::explain::{loss_story, protocol_line, story};
 use crate::render::overview::loss_words;
@@ -117,11 +117,11 @@ pub struct Loss<'a> {
     /// The verdict.
     pub verdict: Verdict,
     /// Bounds not computed, and why.
-    pub unknown: &'a [UnknownBound],
+    pub unknown: Vec<UnknownOut>,
     /// Per leader epoch.
     pub leader_epochs: &'a [EpochLoss],
     /// Per producer.
-    pub producers: &'a [ProducerBatchLoss],
+    pub producers: Vec<ProducerOut<'a>>,
     /// Earliest batch timestamp.
     #[serde(serialize_with = "crate::model::time::millis")]
     pub first_timestamp: Option<i64>,
@@ -131,7 +131,7 @@ pub struct Loss<'a> {
     /// Assigned replicas not in the capture.
     pub replicas_not_captured: &'a [i32],
     /// The evidence.
-    pub evidence: &'a [LossEvidence],
+    pub evidence: Vec<EvidenceOut<'a>>,
     /// With `--records`: the lost records, read as they are written.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub lost_records: Option<Streamed<'a>>,
@@ -142,6 +142,109 @@ pub struct Loss<'a> {
     /// and where.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub lost_records_left_out: Option<After<'a, LeftOutField>>,
+}
+
+/// A bound the loss could not compute, and why.
+#[derive(Serialize)]
+pub struct UnknownOut {
+    /// `committed_possible`.
+    pub bound: &'static str,
+    /// Why, in words.
+    pub reason: String,
+}
+
+/// The lost data records of one producer, from the batch headers.
+#[derive(Serialize)]
+pub struct ProducerOut<'a> {
+    /// Producer id (`-1`: written without one).
+    pub producer_id: i64,
+    /// Producer epochs seen.
+    pub producer_epochs: &'a [i16],
+    /// Data records.
+    pub records: u64,
+    /// First lost offset.
+    pub first_offset: i64,
+    /// Last lost offset.
+    pub last_offset: i64,
+    /// Sequence of the first lost record (`-1`: not idempotent).
+    pub first_sequence: i32,
+    /// Sequence of the last lost record.
+    pub last_sequence: i32,
+    /// Whether any of its lost batches is transactional.
+    pub transactional: bool,
+}
+
+/// One fact the loss's bounds used.
+#[derive(Serialize)]
+pub struct EvidenceOut<'a> {
+    /// What kind of fact.
+    pub kind: EvidenceKind,
+    /// Broker it comes from.
+    pub broker: Option<i32>,
+    /// Consumer group (`consumer-group-commit`).
+    pub group: Option<&'a str>,
+    /// The offset the fact is about.
+    pub offset: Option<i64>,
+    /// Leader epoch (of a commit, of an ISR state).
+    pub leader_epoch: Option<i32>,
+    /// The ISR (`isr-state`, `isr-state-rules-out`).
+    pub isr: Option<&'a [i32]>,
+    /// Offset of the record in the metadata log.
+    pub metadata_offset: Option<i64>,
+    /// When (ms).
+    #[serde(serialize_with = "crate::model::time::millis")]
+    pub time: Option<i64>,
+    /// Where the fact was read.
+    pub file: Option<&'a str>,
+    /// Lost data records it proves committed or admits as possibly
+    /// committed.
+    pub records: u64,
+    /// The fact in words.
+    pub detail: String,
+}
+
+/// `lost_summary`: every cut record read, summarised.
+#[derive(Serialize)]
+pub struct SummaryOut<'a> {
+    /// Records (control records included).
+    pub records: u64,
+    /// Control records among them.
+    pub control_records: u64,
+    /// Earliest timestamp.
+    #[serde(serialize_with = "crate::model::time::millis")]
+    pub first_timestamp: Option<i64>,
+    /// Latest timestamp.
+    #[serde(serialize_with = "crate::model::time::millis")]
+    pub last_timestamp: Option<i64>,
+    /// Records per leader epoch.
+    pub by_epoch: &'a BTreeMap<i32, u64>,
+    /// Per producer.
+    pub by_producer: Vec<SummaryProducerOut<'a>>,
+}
+
+/// The cut records of one producer, as read back.
+#[derive(Serialize)]
+pub struct SummaryProducerOut<'a> {
+    /// Producer id (`-1`: written without one).
+    pub producer_id: i64,
+    /// Producer epochs seen, in the order read.
+    pub producer_epochs: &'a [i16],
+    /// Records.
+    pub records: u64,
+    /// First offset.
+    pub first_offset: i64,
+    /// Last offset.
+    pub last_offset: i64,
+    /// Sequence of the first record (`-1`: not idempotent).
+    pub first_sequence: i32,
+    /// Sequence of the last record.
+    pub last_sequence: i32,
+    /// Earliest timestamp.
+    #[serde(serialize_with = "crate::model::time::millis")]
+    pub first_timestamp: i64,
+    /// Latest timestamp.
+    #[serde(serialize_with = "crate::model::time::millis")]
+    pub last_timestamp: i64,
 }
 
 /// One replica.
@@ -344,8 +447,8 @@ impl FromRead for Omitted {
 impl FromRead for Summary {
     fn write<S: serde::Serializer>(read: Option<&RecordsRead>, s: S) -> Result<S::Ok, S::Error> {
         match read {
-            Some(r) => serde::Serialize::serialize(&r.summary, s),
-            None => serde::Serialize::serialize(&LossSummary::default(), s),
+            Some(r) => serde::Serialize::serialize(&summary_out(&r.summary), s),
+            None => serde::Serialize::serialize(&summary_out(&LossSummary::default()), s),
         }
     }
 }
@@ -425,16 +528,78 @@ fn loss<'a>(l: &'a PartitionLoss, lost: Option<&'a ListSlot<'a>>) -> Loss<'a> {
         committed_possible: l.committed_possible,
         committed_unknown: l.committed_unknown,
         verdict: l.verdict,
-        unknown: &l.unknown,
+        unknown: l.unknown.iter().map(unknown_out).collect(),
         leader_epochs: &l.leader_epochs,
-        producers: &l.producers,
+        producers: l.producers.iter().map(producer_out).collect(),
         first_timestamp: l.first_timestamp,
         last_timestamp: l.last_timestamp,
         replicas_not_captured: &l.replicas_not_captured,
-        evidence: &l.evidence,
+        evidence: l.evidence.iter().map(evidence_out).collect(),
         lost_records: lost.map(Streamed),
         lost_records_omitted: lost.and_then(after),
         lost_records_left_out: lost.and_then(after),
+    }
+}
+
+fn unknown_out(u: &UnknownBound) -> UnknownOut {
+    UnknownOut {
+        bound: u.bound,
+        reason: crate::render::loss::gap_reason(&u.reason),
+    }
+}
+
+fn producer_out(p: &ProducerLoss) -> ProducerOut<'_> {
+    ProducerOut {
+        producer_id: p.producer_id,
+        producer_epochs: &p.producer_epochs,
+        records: p.records,
+        first_offset: p.first_offset,
+        last_offset: p.last_offset,
+        first_sequence: p.first_sequence,
+        last_sequence: p.last_sequence,
+        transactional: p.transactional,
+    }
+}
+
+fn evidence_out(e: &LossEvidence) -> EvidenceOut<'_> {
+    EvidenceOut {
+        kind: e.kind(),
+        broker: e.broker,
+        group: e.group.as_deref(),
+        offset: e.offset,
+        leader_epoch: e.leader_epoch,
+        isr: e.isr.as_deref(),
+        metadata_offset: e.metadata_offset,
+        time: e.time,
+        file: e.file.as_deref(),
+        records: e.records,
+        detail: crate::render::loss::evidence_detail(e),
+    }
+}
+
+fn summary_out(s: &LossSummary) -> SummaryOut<'_> {
+    SummaryOut {
+        records: s.records,
+        control_records: s.control_records,
+        first_timestamp: s.first_timestamp,
+        last_timestamp: s.last_timestamp,
+        by_epoch: &s.by_epoch,
+        by_producer: s
+            .by_producer
+            .iter()
+            .map(|p| SummaryProducerOut {
+                producer_id: p.producer_id,
+                producer_epochs: &p.producer_epochs,
+                records: p.records,
+                first_offset: p.first_offset,
+                last_offset: p.last_offset,
+                first_sequence: p.first_sequence,
+                last_sequence: p.last_sequence,
+                // Read back, every record has a timestamp (`-1`: none).
+                first_timestamp: p.timestamps.map_or(-1, |t| t.0),
+                last_timestamp: p.timestamps.map_or(-1, |t| t.1),
+            })
+            .collect(),
     }
 }
 

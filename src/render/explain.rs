@@ -5,8 +5,9 @@
 use std::collections::BTreeMap;
 
 use crate::model::diff::{ClusterMode, PartitionDiff, ProtocolSource};
-use crate::model::loss::{bounds_words, brokers, EvidenceKind, PartitionLoss};
+use crate::model::loss::{bounds_words, brokers, PartitionLoss};
 use crate::model::PartitionHistory;
+use crate::render::loss::{evidence_detail, gap_reason};
 
 fn opt<T: std::fmt::Display>(v: Option<T>) -> String {
     v.map(|x| x.to_string()).unwrap_or_else(|| "-".into())
@@ -219,17 +220,14 @@ pub fn loss_story(loss: &PartitionLoss) -> Vec<String> {
         ));
     }
     for u in &loss.unknown {
-        lines.push(format!("unknown {}: {}", u.bound, u.reason));
+        lines.push(format!("unknown {}: {}", u.bound, gap_reason(&u.reason)));
     }
     for e in &loss.evidence {
-        lines.push(format!("evidence ({}): {}", kind_name(e.kind), e.detail));
+        lines.push(format!(
+            "evidence ({}): {}",
+            e.kind().name(),
+            evidence_detail(e)
+        ));
     }
     lines
-}
-
-fn kind_name(k: EvidenceKind) -> String {
-    serde_json::to_value(k)
-        .ok()
-        .and_then(|v| v.as_str().map(str::to_string))
-        .unwrap_or_default()
 }

@@ -2,9 +2,10 @@
 //! JSON Lines, tables: `dump`), the tables and JSON of diff, check and
 //! timeline, JUnit XML; one sanitiser and one escaper for untrusted text
 //! (`text`), one table style (`style`), the stories told of a partition
-//! (`explain`). Nothing here reads a capture or computes a fact: every
-//! renderer takes model values the engine computed or opened, and this
-//! layer uses only `format` and `model`.
+//! (`explain`) and the words of its loss's evidence (`loss`). Nothing here
+//! reads a capture or computes a fact: every renderer takes model values
+//! the engine computed or opened, and this layer uses only `format` and
+//! `model`.
 
 pub mod check;
 pub mod diff;
@@ -13,6 +14,7 @@ pub mod elect;
 pub mod explain;
 pub mod impact;
 pub mod json;
+pub mod loss;
 pub mod overview;
 pub mod release;
 pub mod salvage;

@@ -248,6 +248,14 @@ mod tests {
     }
 
     #[test]
+    fn durations_in_the_largest_two_units() {
+        assert_eq!(human_ms(1_250), "1.2 s");
+        assert_eq!(human_ms(59_999), "59.9 s");
+        assert_eq!(human_ms(184_000), "3 min 4 s");
+        assert_eq!(human_ms(7_500_000), "2 h 5 min");
+    }
+
+    #[test]
     fn markup_escapes_entities_after_sanitising() {
         assert_eq!(
             markup("<a href='x'>&\"</a>"),
@@ -398,6 +406,18 @@ pub fn time_or_millis(ms: i64) -> String {
 /// A byte count for a person: `512 B`, `1.2 MiB`, `4.0 GiB`.
 pub fn human_bytes(n: u64) -> String {
     crate::format::text::human_bytes(n)
+}
+
+/// A duration for a person: `1.2 s`, `3 min 4 s`, `2 h 5 min`.
+pub fn human_ms(ms: i64) -> String {
+    let s = ms / 1000;
+    if s < 60 {
+        format!("{}.{} s", s, (ms % 1000) / 100)
+    } else if s < 3600 {
+        format!("{} min {} s", s / 60, s % 60)
+    } else {
+        format!("{} h {} min", s / 3600, (s % 3600) / 60)
+    }
 }
 
 /// `n` and the noun for one or for many: `1 entry`, `2 entries`.

@@ -10,9 +10,11 @@ use super::common::{captures, copy_tree};
 use klf::capture::discover::discover;
 use klf::engine::{diff_capture, DiffRequest, ReadMode};
 use klf::model::diff::{PartitionDiff, ScanMode};
+use klf::model::loss::PartitionLoss;
 
 /// The diff of every partition, through the engine as `klf diff` runs it
-/// (reference from the metadata log), with its loss as JSON.
+/// (reference from the metadata log), with its loss as the JSON shows it
+/// (the lost batches, which `--records` reads, left out).
 fn diffs(dir: &Path, mode: ReadMode) -> Vec<PartitionDiff> {
     diffs_and_loss(dir, mode)
         .into_iter()
@@ -20,7 +22,7 @@ fn diffs(dir: &Path, mode: ReadMode) -> Vec<PartitionDiff> {
         .collect()
 }
 
-fn diffs_and_loss(dir: &Path, mode: ReadMode) -> Vec<(PartitionDiff, serde_json::Value)> {
+fn diffs_and_loss(dir: &Path, mode: ReadMode) -> Vec<(PartitionDiff, PartitionLoss)> {
     let capture = discover(&[dir]);
     let req = DiffRequest {
         mode,
@@ -29,7 +31,11 @@ fn diffs_and_loss(dir: &Path, mode: ReadMode) -> Vec<(PartitionDiff, serde_json:
     diff_capture(&capture, &req, &|| {})
         .partitions
         .into_iter()
-        .map(|p| (p.diff, serde_json::to_value(&p.loss).unwrap()))
+        .map(|p| {
+            let mut loss = p.loss;
+            loss.batches.clear();
+            (p.diff, loss)
+        })
         .collect()
 }
 
@@ -43,7 +49,7 @@ fn window_and_full_read_count_the_same_loss() {
         let f = diffs_and_loss(&dir, ReadMode::Full);
         for ((wd, wl), (_, fl)) in w.iter().zip(&f) {
             assert_eq!(wl, fl, "{} {}-{}", dir.display(), wd.topic, wd.partition);
-            if wl["records"].as_u64().unwrap_or(0) > 0 {
+            if wl.records > 0 {
                 lossy += 1;
             }
         }
