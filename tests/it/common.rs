@@ -54,6 +54,26 @@ pub fn scenario_dirs() -> Vec<PathBuf> {
 /// which a test adds what it needs (arguments, environment, folder, pipes),
 /// then runs with [`finish`] (or spawns itself when it talks to klf while
 /// it runs).
+/// Every `.rs` file under `dir` of the sources (`src/model`, ...), in
+/// path order.
+pub fn rust_sources(dir: &str) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    let mut stack = vec![root().join(dir)];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|x| x == "rs") {
+                files.push(p);
+            }
+        }
+    }
+    files.sort();
+    assert!(!files.is_empty(), "no sources under {dir}");
+    files
+}
+
 pub fn klf_command() -> Command {
     let mut c = Command::new(KLF);
     c.stdin(Stdio::null());

@@ -297,42 +297,33 @@ fn every_subcommand_and_flag_leaves_the_capture_byte_identical() {
 /// --html`, which the user names (and which may not lie in the evidence).
 #[test]
 fn source_opens_nothing_for_writing() {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let mut stack = vec![src];
     let mut writes = Vec::new();
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                stack.push(p);
-                continue;
-            }
-            let text = std::fs::read_to_string(&p).unwrap();
-            // Unit tests at the end of a file may write their own temp files.
-            let code = text.split("#[cfg(test)]").next().unwrap();
-            for (n, line) in code.lines().enumerate() {
-                for needle in [
-                    "OpenOptions",
-                    ".write(true)",
-                    ".append(true)",
-                    ".create(true)",
-                    ".create_new(true)",
-                    ".truncate(true)",
-                    "File::create",
-                    "fs::write",
-                    "set_permissions",
-                    "remove_file",
-                    "remove_dir",
-                    "fs::rename",
-                    "set_len",
-                    "MmapMut",
-                    "map_mut",
-                    "set_modified",
-                    "set_times",
-                ] {
-                    if line.contains(needle) {
-                        writes.push(format!("{}:{}: {}", p.display(), n + 1, line.trim()));
-                    }
+    for p in crate::common::rust_sources("src") {
+        let text = std::fs::read_to_string(&p).unwrap();
+        // Unit tests at the end of a file may write their own temp files.
+        let code = text.split("#[cfg(test)]").next().unwrap();
+        for (n, line) in code.lines().enumerate() {
+            for needle in [
+                "OpenOptions",
+                ".write(true)",
+                ".append(true)",
+                ".create(true)",
+                ".create_new(true)",
+                ".truncate(true)",
+                "File::create",
+                "fs::write",
+                "set_permissions",
+                "remove_file",
+                "remove_dir",
+                "fs::rename",
+                "set_len",
+                "MmapMut",
+                "map_mut",
+                "set_modified",
+                "set_times",
+            ] {
+                if line.contains(needle) {
+                    writes.push(format!("{}:{}: {}", p.display(), n + 1, line.trim()));
                 }
             }
         }

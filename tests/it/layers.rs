@@ -46,49 +46,38 @@ struct Module {
 fn modules() -> Vec<Module> {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
     let mut out = Vec::new();
-    let mut stack = vec![src.clone()];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                stack.push(p);
-                continue;
-            }
-            if p.extension().is_none_or(|x| x != "rs") {
-                continue;
-            }
-            let rel = p.strip_prefix(&src).unwrap();
-            let mut path: Vec<String> = rel
-                .with_extension("")
-                .components()
-                .map(|c| c.as_os_str().to_string_lossy().into_owned())
-                .collect();
-            if path.last().is_some_and(|l| l == "mod") {
-                path.pop();
-            }
-            // The binary's root and the library's root: the binary's
-            // modules (`cli`) are read for circles among themselves.
-            if matches!(
-                path.first().map(String::as_str),
-                Some("main" | "man" | "lib")
-            ) {
-                continue;
-            }
-            let text = std::fs::read_to_string(&p).unwrap();
-            let code = text
-                .split("#[cfg(test)]")
-                .next()
-                .unwrap()
-                .lines()
-                .filter(|l| !l.trim_start().starts_with("//"))
-                .collect::<Vec<_>>()
-                .join("\n");
-            out.push(Module {
-                path,
-                file: p,
-                code,
-            });
+    for p in crate::common::rust_sources("src") {
+        let rel = p.strip_prefix(&src).unwrap();
+        let mut path: Vec<String> = rel
+            .with_extension("")
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+            .collect();
+        if path.last().is_some_and(|l| l == "mod") {
+            path.pop();
         }
+        // The binary's root and the library's root: the binary's
+        // modules (`cli`) are read for circles among themselves.
+        if matches!(
+            path.first().map(String::as_str),
+            Some("main" | "man" | "lib")
+        ) {
+            continue;
+        }
+        let text = std::fs::read_to_string(&p).unwrap();
+        let code = text
+            .split("#[cfg(test)]")
+            .next()
+            .unwrap()
+            .lines()
+            .filter(|l| !l.trim_start().starts_with("//"))
+            .collect::<Vec<_>>()
+            .join("\n");
+        out.push(Module {
+            path,
+            file: p,
+            code,
+        });
     }
     out.sort_by(|a, b| a.path.cmp(&b.path));
     out
@@ -246,19 +235,7 @@ fn layers_point_one_way_and_files_make_no_circle() {
 #[test]
 fn the_binary_uses_engine_render_report_and_model() {
     let cli = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/cli");
-    let mut files = Vec::new();
-    let mut stack = vec![cli.clone()];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                stack.push(p);
-            } else if p.extension().is_some_and(|x| x == "rs") {
-                files.push(p);
-            }
-        }
-    }
-    files.sort();
+    let files = crate::common::rust_sources("src/cli");
     assert!(files.len() > 10, "read {} files", files.len());
     let mut wrong = Vec::new();
     for f in &files {
@@ -368,27 +345,17 @@ fn no_module_re_exports_another_layers_item() {
 /// or a wire type of render, built from model values.
 #[test]
 fn analysis_types_are_not_serialised() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/analysis");
-    let mut stack = vec![dir];
-    let mut read = 0;
+    let files = crate::common::rust_sources("src/analysis");
+    assert!(files.len() > 10, "read {} files", files.len());
     let mut found = Vec::new();
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                stack.push(p);
-                continue;
-            }
-            read += 1;
-            let text = std::fs::read_to_string(&p).unwrap();
-            for (n, line) in text.lines().enumerate() {
-                if line.contains("serde") || line.contains("Serialize") {
-                    found.push(format!("{}:{}: {}", p.display(), n + 1, line.trim()));
-                }
+    for p in &files {
+        let text = std::fs::read_to_string(p).unwrap();
+        for (n, line) in text.lines().enumerate() {
+            if line.contains("serde") || line.contains("Serialize") {
+                found.push(format!("{}:{}: {}", p.display(), n + 1, line.trim()));
             }
         }
     }
-    assert!(read > 10, "read {read} files");
     assert!(
         found.is_empty(),
         "serialisation in analysis:\n{}",
@@ -402,17 +369,10 @@ fn analysis_types_are_not_serialised() {
 /// time by its name gets none.
 #[test]
 fn serialised_time_fields_are_declared_times() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let mut stack = vec![root.join("model"), root.join("render"), root.join("report")];
     let mut checked = 0;
     let mut undeclared = Vec::new();
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                stack.push(p);
-                continue;
-            }
+    for dir in ["src/model", "src/render", "src/report"] {
+        for p in crate::common::rust_sources(dir) {
             let text = std::fs::read_to_string(&p).unwrap();
             // unit tests make their own documents
             let code = text.split("#[cfg(test)]").next().unwrap_or("");
