@@ -15,13 +15,14 @@
 use std::borrow::Cow;
 use std::io::{self, Write};
 
-use crate::format::batch::{Batch, EntryError, RecordBatch, SegmentIter, SegmentSource};
+use crate::format::batch::{Batch, RecordBatch, SegmentIter, SegmentSource, Tail};
 use crate::format::index::{IndexBytes, OffsetIndex, TimeIndex};
 use crate::format::jvm::java_hash_map_order;
 use crate::format::legacy::{LegacyEntry, LegacyRecord};
 use crate::format::record::control::{self, ControlType};
 use crate::format::record::{java_utf8, Record};
 use crate::format::seek::Pick;
+use crate::format::walk::{Step, Walk};
 use crate::format::ParseError;
 
 use crate::render::release::Release;
@@ -712,39 +713,41 @@ pub fn control_record_text_of(
 
 // ------------------------------------------------------------------ dumping
 
-/// State shared by the files of one run.
-/// After an entry that could not be read: an I/O error or, without
-/// `--resync`, damage ends the dump; with it, the damage is a problem and
-/// the walk goes on after it (a second problem says how far): the position
-/// it resumes at, None when nothing plausible follows.
-fn past_bad_entry(
-    iter: &mut dyn crate::format::batch::Entries,
-    e: EntryError,
+/// After a step of a walk that is not a batch: a failed read or, without
+/// `--resync`, an entry that does not frame ends the dump; with it, the
+/// damage is a problem and the walk goes on after it, a second problem
+/// saying how far (the position it resumes at is returned). A torn tail is
+/// kept in `tail`, for the caller to report if the dump reads to the end.
+fn past_damage(
+    step: Step<'_>,
     resync: bool,
     problems: &mut dyn Problems,
+    tail: &mut Option<Tail>,
 ) -> Result<Option<u64>, DumpError> {
-    match e {
-        EntryError::Io(e) => Err(DumpError::Read(e)),
-        EntryError::Bad(e) if !resync => Err(DumpError::Abort(e)),
-        EntryError::Bad(e) => {
+    match step {
+        Step::Io(e) => Err(DumpError::Read(e)),
+        Step::Bad(e) if !resync => Err(DumpError::Abort(e)),
+        Step::Bad(e) => {
             problems.problem(e);
-            match iter.resync() {
-                Ok(Some(s)) => {
-                    problems.problem(ParseError::new(
-                        s.from,
-                        format!(
-                            "resync: skipped {} bytes, resuming at {}",
-                            s.to - s.from,
-                            s.to
-                        ),
-                    ));
-                    Ok(Some(s.to))
-                }
-                Ok(None) => Ok(None),
-                Err(EntryError::Io(e)) => Err(DumpError::Read(e)),
-                Err(EntryError::Bad(e)) => Err(DumpError::Abort(e)),
-            }
+            Ok(None)
         }
+        Step::Skipped(s) => {
+            problems.problem(ParseError::new(
+                s.from,
+                format!(
+                    "resync: skipped {} bytes, resuming at {}",
+                    s.to - s.from,
+                    s.to
+                ),
+            ));
+            Ok(Some(s.to))
+        }
+        Step::Tail(t) => {
+            *tail = Some(t);
+            Ok(None)
+        }
+        // batches are the caller's
+        Step::Batch(_) | Step::BadCrc(..) => Ok(None),
     }
 }
 
@@ -771,6 +774,7 @@ impl Problems for Counted<'_> {
     }
 }
 
+/// State shared by the files of one run.
 pub struct Dumper<'o> {
     /// Options.
     pub opts: Options,
@@ -1341,9 +1345,10 @@ impl<'o> Dumper<'o> {
         self.write_log_header(w, names)?;
         let slice_end = (self.opts.max_bytes.max(0) as u64).min(log.len());
         let full = self.opts.max_bytes == i32::MAX;
-        let mut iter = log.entries(0, slice_end);
+        let mut walk = Walk::new(log.entries(0, slice_end)).resync(self.opts.resync);
         let mut crcs = ChecksumsAhead::default();
         let mut valid_bytes: u64 = 0;
+        let mut tail = None;
         let mut offsets = OffsetGaps::file(self.opts.release.java_tool());
         // Records rendered ahead on every core, in order, when the
         // formatter's text does not depend on what came before (a shallow
@@ -1353,11 +1358,11 @@ impl<'o> Dumper<'o> {
         let mut ready: std::collections::VecDeque<Rendered> = std::collections::VecDeque::new();
         let r = (|| -> Result<(), DumpError> {
             loop {
-                if forks && ready.is_empty() && valid_bytes == iter.position() {
-                    ready = self.render_ahead(iter.ahead(), iter.page_in());
+                if forks && ready.is_empty() && valid_bytes == walk.position() {
+                    ready = self.render_ahead(walk.ahead(), walk.page_in());
                 }
                 if let Some(chunk) = ready.pop_front() {
-                    if chunk.start == iter.position() {
+                    if chunk.start == walk.position() {
                         w.write_all(&chunk.text)?;
                         if let Ok(mut spare) = self.spare.lock() {
                             spare.push((chunk.text, chunk.scratch));
@@ -1369,13 +1374,14 @@ impl<'o> Dumper<'o> {
                         if let Some(e) = chunk.error {
                             return Err(e);
                         }
+                        // the walk moves over the batches rendered
                         for _ in 0..chunk.entries {
-                            match iter.next_entry() {
-                                Some(Ok(_)) => {}
-                                Some(Err(EntryError::Io(e))) => return Err(DumpError::Read(e)),
+                            match walk.next() {
+                                Some(Step::Batch(_)) => {}
+                                Some(Step::Io(e)) => return Err(DumpError::Read(e)),
                                 _ => {
                                     return Err(abort(
-                                        iter.position(),
+                                        walk.position(),
                                         "the segment changed while it was read",
                                     ))
                                 }
@@ -1387,13 +1393,13 @@ impl<'o> Dumper<'o> {
                     ready.clear();
                 }
                 if !forks {
-                    crcs.prepare(iter.ahead(), iter.page_in());
+                    crcs.prepare(walk.ahead(), walk.page_in());
                 }
-                let batch = match iter.next_entry() {
+                let batch = match walk.next() {
                     None => break,
-                    Some(Ok(b)) => b,
-                    Some(Err(e)) => {
-                        if let Some(to) = past_bad_entry(&mut *iter, e, self.opts.resync, problems)?
+                    Some(Step::Batch(b) | Step::BadCrc(b, _)) => b,
+                    Some(step) => {
+                        if let Some(to) = past_damage(step, self.opts.resync, problems, &mut tail)?
                         {
                             valid_bytes = to;
                         }
@@ -1427,7 +1433,7 @@ impl<'o> Dumper<'o> {
             w.write_all(b"\n")?;
         }
         if full {
-            if let Some(t) = iter.tail() {
+            if let Some(t) = tail {
                 problems.problem(ParseError::new(t.position, t.describe()));
             }
         }
@@ -1493,7 +1499,14 @@ impl<'o> Dumper<'o> {
         }
         let w = &mut tracker;
         let to_the_end = self.opts.max_bytes == i32::MAX && pick.end == log.len();
-        let mut iter = log.entries(pick.start, pick.end);
+        let selects = pick.clone();
+        let mut walk = Walk::new(log.entries(pick.start, pick.end))
+            .resync(self.opts.resync)
+            .keep(move |b| match b {
+                Batch::V2(b) => selects.batch(b.base_offset(), b.last_offset()),
+                // a compressed wrapper's offset is its last message's
+                Batch::Legacy(e) => selects.batch(i64::MIN, e.offset),
+            });
         // offset gaps are a whole file's finding: not tracked for a part
         let mut offsets = OffsetGaps::file(self.opts.release.java_tool());
         let mut buffer: Vec<u8> = Vec::new();
@@ -1501,29 +1514,18 @@ impl<'o> Dumper<'o> {
             inner: problems,
             count: 0,
         };
-        let mut read_all = false;
+        let mut tail = None;
         let r = (|| -> Result<(), DumpError> {
             while !pick.done() {
-                let position = iter.position();
-                let batch = match iter.next_entry() {
-                    None => {
-                        read_all = true;
-                        break;
-                    }
-                    Some(Ok(b)) => b,
-                    Some(Err(e)) => {
-                        past_bad_entry(&mut *iter, e, self.opts.resync, &mut problems)?;
+                let batch = match walk.next() {
+                    None => break,
+                    Some(Step::Batch(b) | Step::BadCrc(b, _)) => b,
+                    Some(step) => {
+                        past_damage(step, self.opts.resync, &mut problems, &mut tail)?;
                         continue;
                     }
                 };
-                let (first, last) = match &batch {
-                    Batch::V2(b) => (b.base_offset(), b.last_offset()),
-                    // a compressed wrapper's offset is its last message's
-                    Batch::Legacy(e) => (i64::MIN, e.offset),
-                };
-                if !pick.batch(first, last) {
-                    continue;
-                }
+                let position = batch.position();
                 let valid = batch.check_crc().is_ok();
                 if !self.opts.deep && !pick.take() {
                     break;
@@ -1562,10 +1564,8 @@ impl<'o> Dumper<'o> {
         r?;
         // bytes after the last batch that frames are damage, as in a dump of
         // the whole file (its "invalid bytes" line is about the whole file)
-        if to_the_end && read_all {
-            if let Some(t) = iter.tail() {
-                problems.problem(ParseError::new(t.position, t.describe()));
-            }
+        if let (true, Some(t)) = (to_the_end, tail) {
+            problems.problem(ParseError::new(t.position, t.describe()));
         }
         Ok(())
     }
@@ -1791,17 +1791,10 @@ impl<'o> Dumper<'o> {
                 }
                 // The first batch from the slot's position holding its
                 // offset: its last offset and its greatest record timestamp.
-                let mut found = None;
-                let mut entries = log.entries(position as u64, log.len());
-                while let Some(b) = entries.next_entry() {
-                    let b = match b {
-                        Ok(b) => b,
-                        Err(EntryError::Bad(e)) => {
-                            return Err(ctx(format!("byte {}: {}", e.pos, e.reason).into()))
-                        }
-                        Err(EntryError::Io(e)) => return Err(DumpError::Read(e)),
-                    };
-                    if b.last_offset() >= entry.offset {
+                let mut walk =
+                    Walk::new(log.entries(position as u64, log.len())).from(entry.offset);
+                let found = match walk.next() {
+                    Some(Step::Batch(b) | Step::BadCrc(b, _)) => {
                         let max_ts = if b.last_offset() == entry.offset {
                             Some(
                                 max_record_timestamp(&b, &mut scratch, self.opts.decompress_cap)
@@ -1812,10 +1805,14 @@ impl<'o> Dumper<'o> {
                         } else {
                             None
                         };
-                        found = Some((b.last_offset(), max_ts));
-                        break;
+                        Some((b.last_offset(), max_ts))
                     }
-                }
+                    Some(Step::Bad(e)) => {
+                        return Err(ctx(format!("byte {}: {}", e.pos, e.reason).into()))
+                    }
+                    Some(Step::Io(e)) => return Err(DumpError::Read(e)),
+                    Some(Step::Skipped(_) | Step::Tail(_)) | None => None,
+                };
                 match found {
                     None => push_finding(
                         &mut self.findings.not_found,
@@ -2004,12 +2001,11 @@ fn first_last_offset_at(
         .into()));
     }
     let end = p.saturating_add(max_size.max(0) as u64).min(log.len());
-    let mut entries = log.entries(p, end);
-    let r = match entries.next_entry() {
-        Some(Ok(b)) => Ok(b.last_offset()),
-        Some(Err(EntryError::Bad(e))) => Err(format!("byte {}: {}", e.pos, e.reason).into()),
-        Some(Err(EntryError::Io(e))) => return Err(DumpError::Read(e)),
-        None => {
+    let r = match Walk::new(log.entries(p, end)).next() {
+        Some(Step::Batch(b) | Step::BadCrc(b, _)) => Ok(b.last_offset()),
+        Some(Step::Bad(e)) => Err(format!("byte {}: {}", e.pos, e.reason).into()),
+        Some(Step::Io(e)) => return Err(DumpError::Read(e)),
+        Some(Step::Skipped(_) | Step::Tail(_)) | None => {
             Err(format!("no complete batch at position {position} within {max_size} bytes").into())
         }
     };
