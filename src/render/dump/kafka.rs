@@ -22,7 +22,7 @@ use crate::format::legacy::{LegacyEntry, LegacyRecord};
 use crate::format::record::control::{self, ControlType};
 use crate::format::record::{java_utf8, Record};
 use crate::format::seek::Pick;
-use crate::format::walk::{Step, Walk};
+use crate::format::walk::{Checksums, Step, Walk};
 use crate::format::ParseError;
 
 use crate::render::release::Release;
@@ -885,10 +885,7 @@ fn render_chunk(
     };
     for _ in 0..entries {
         let Some(Ok(batch)) = it.next() else { break };
-        let valid = match &batch {
-            Batch::V2(v) => v.is_valid(),
-            Batch::Legacy(_) => true,
-        };
+        let valid = checksum_matches(&batch);
         let mut render = Render {
             opts,
             formatter: &mut *formatter,
@@ -912,6 +909,15 @@ fn render_chunk(
         problems,
         offsets,
         error,
+    }
+}
+
+/// Whether a v2 batch's checksum matches, as [`Render::batch`] is told
+/// (a legacy entry: `true`, it is checked where it is printed).
+fn checksum_matches(batch: &Batch<'_>) -> bool {
+    match batch {
+        Batch::V2(v) => v.is_valid(),
+        Batch::Legacy(_) => true,
     }
 }
 
@@ -1345,16 +1351,25 @@ impl<'o> Dumper<'o> {
         self.write_log_header(w, names)?;
         let slice_end = (self.opts.max_bytes.max(0) as u64).min(log.len());
         let full = self.opts.max_bytes == i32::MAX;
-        let mut walk = Walk::new(log.entries(0, slice_end)).resync(self.opts.resync);
-        let mut crcs = ChecksumsAhead::default();
+        // Records rendered ahead on every core, in order, when the
+        // formatter's text does not depend on what came before; the
+        // checksums of those batches are worked out where they are
+        // rendered. A shallow dump's lines are few: its walk checks each
+        // batch as it reads it, which streams the batch from memory once
+        // (the next header follows it, where the hardware fetches ahead).
+        let forks =
+            self.opts.deep && rayon::current_num_threads() > 1 && self.formatter.fork().is_some();
+        let checksums = if forks {
+            Checksums::Unchecked
+        } else {
+            Checksums::Mark
+        };
+        let mut walk = Walk::new(log.entries(0, slice_end))
+            .resync(self.opts.resync)
+            .checksums(checksums);
         let mut valid_bytes: u64 = 0;
         let mut tail = None;
         let mut offsets = OffsetGaps::file(self.opts.release.java_tool());
-        // Records rendered ahead on every core, in order, when the
-        // formatter's text does not depend on what came before (a shallow
-        // dump's lines are few: its checksums are worked out ahead instead).
-        let forks =
-            self.opts.deep && rayon::current_num_threads() > 1 && self.formatter.fork().is_some();
         let mut ready: std::collections::VecDeque<Rendered> = std::collections::VecDeque::new();
         let r = (|| -> Result<(), DumpError> {
             loop {
@@ -1392,12 +1407,13 @@ impl<'o> Dumper<'o> {
                     }
                     ready.clear();
                 }
-                if !forks {
-                    crcs.prepare(walk.ahead(), walk.page_in());
-                }
-                let batch = match walk.next() {
+                let (batch, valid) = match walk.next() {
                     None => break,
-                    Some(Step::Batch(b) | Step::BadCrc(b, _)) => b,
+                    Some(Step::Batch(b)) => {
+                        let valid = !forks || checksum_matches(&b);
+                        (b, valid)
+                    }
+                    Some(Step::BadCrc(b, _)) => (b, false),
                     Some(step) => {
                         if let Some(to) = past_damage(step, self.opts.resync, problems, &mut tail)?
                         {
@@ -1406,7 +1422,6 @@ impl<'o> Dumper<'o> {
                         continue;
                     }
                 };
-                let valid = crcs.valid(&batch);
                 let mut render = Render {
                     opts: &self.opts,
                     formatter: &mut *self.formatter,
@@ -2119,109 +2134,5 @@ baseOffset: 0 lastOffset: 0 count: 1 baseSequence: 0 lastSequence: 0 producerId:
         assert!(out.ends_with("Found 30 invalid bytes at the end of 00000000000000000000.log\n"));
         assert_eq!(problems.len(), 1);
         assert_eq!(problems[0].pos, seg.len() as u64);
-    }
-}
-
-/// The checksums of a segment's v2 batches, worked out a window ahead of the
-/// writer on every core (the output is still written in order, by one
-/// thread). A window is [`CHECKSUM_WINDOW`] bytes of batches.
-#[derive(Default)]
-struct ChecksumsAhead {
-    ready: std::collections::VecDeque<(u64, bool)>,
-}
-
-/// Bytes of batches whose checksums [`ChecksumsAhead`] works out at once.
-const CHECKSUM_WINDOW: u64 = 16 << 20;
-
-impl ChecksumsAhead {
-    /// Works out, on every core, the checksums of the v2 batches of `ahead`
-    /// (the entries from the next one on that are already in memory), up to
-    /// [`CHECKSUM_WINDOW`] bytes, unless the next entry's is known already.
-    fn prepare(&mut self, ahead: SegmentIter<'_>, page_in: Option<fn(&[u8])>) {
-        let pos = ahead.position();
-        while let Some(&(p, _)) = self.ready.front() {
-            if p >= pos {
-                return;
-            }
-            self.ready.pop_front();
-        }
-        let mut window = Vec::new();
-        let mut bytes = 0u64;
-        let next_window = |from: u64| ahead.bytes_at(from, CHECKSUM_WINDOW);
-        for item in ahead.clone() {
-            match item {
-                Ok(Batch::V2(n)) => {
-                    bytes += n.size_in_bytes() as u64;
-                    window.push(n);
-                }
-                Ok(l @ Batch::Legacy(_)) => bytes += l.size_in_bytes(),
-                Err(_) => break,
-            }
-            if bytes >= CHECKSUM_WINDOW {
-                break;
-            }
-        }
-        // Checksums of about a MiB of batches a task and, among those
-        // tasks, the pages of the next window mapped in a MiB a task, so
-        // that the thread that scans their headers next does not fault them
-        // in alone.
-        const PIECE: u64 = 1 << 20;
-        let after = pos + bytes;
-        let mut tasks: Vec<Task<'_>> = Vec::new();
-        let (mut from, mut size) = (0usize, 0u64);
-        for (i, b) in window.iter().enumerate() {
-            size += b.size_in_bytes() as u64;
-            if size >= PIECE || i + 1 == window.len() {
-                tasks.push(Task::Check(&window[from..=i]));
-                (from, size) = (i + 1, 0);
-            }
-        }
-        if page_in.is_some() {
-            let next = next_window(after);
-            tasks.extend(next.chunks(PIECE as usize).map(Task::PageIn));
-        }
-        enum Task<'w> {
-            Check(&'w [RecordBatch<'w>]),
-            PageIn(&'w [u8]),
-        }
-        use rayon::prelude::*;
-        let done: Vec<(u64, bool)> = tasks
-            .par_iter()
-            .flat_map_iter(|t| {
-                let mut out = Vec::new();
-                match t {
-                    Task::Check(batches) => {
-                        out.extend(batches.iter().map(|b| (b.position, b.is_valid())));
-                    }
-                    Task::PageIn(bytes) => {
-                        if let Some(page_in) = page_in {
-                            page_in(bytes);
-                        }
-                    }
-                }
-                out
-            })
-            .collect();
-        self.ready.extend(done);
-    }
-
-    /// Whether `batch`'s checksum matches (legacy entries: `true`, they are
-    /// checked where they are printed): worked out ahead by
-    /// [`Self::prepare`], or now.
-    fn valid(&mut self, batch: &Batch<'_>) -> bool {
-        let Batch::V2(b) = batch else {
-            return true;
-        };
-        let pos = batch.position();
-        while let Some(&(p, v)) = self.ready.front() {
-            if p > pos {
-                break;
-            }
-            self.ready.pop_front();
-            if p == pos {
-                return v;
-            }
-        }
-        b.is_valid()
     }
 }
