@@ -17,7 +17,8 @@
 //! - the **offsets asked for** ([`Walk::from`], [`Walk::to`]): batches
 //!   whose last offset is below `from` are passed over (counted, not
 //!   handed out), and the walk ends at the first batch whose base offset
-//!   is at or past `to`;
+//!   is at or past `to`; a reader's own choice of batches
+//!   ([`Walk::keep`]) passes over the others the same way;
 //! - **bytes that changed while read are not evidence**: a checksum that
 //!   fails in a file that changed since it was opened is a failed read
 //!   ([`Step::Io`]), never damage.
@@ -110,31 +111,51 @@ enum Got {
     BadCrc(ParseError),
     /// The entry lies at or past the end offset: the walk ends.
     PastEnd,
-    /// Passed over (below the start offset).
+    /// Passed over (below the start offset, or not kept).
     Passed,
 }
 
+/// Which batches a reader wants (see [`Walk::keep`]).
+type Keep = Box<dyn Fn(&Batch<'_>) -> bool + Send + Sync>;
+
 /// The rules applied to each entry (apart from the entries, which lend
 /// it).
-#[derive(Debug, Clone, Default)]
+#[derive(Default)]
 struct Rules {
     resync: bool,
     checksums: Checksums,
     from: Option<i64>,
     to: Option<i64>,
+    keep: Option<Keep>,
     passed: u64,
     passed_end: Option<i64>,
     reached_to: bool,
 }
 
+impl std::fmt::Debug for Rules {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Rules")
+            .field("resync", &self.resync)
+            .field("checksums", &self.checksums)
+            .field("from", &self.from)
+            .field("to", &self.to)
+            .field("keep", &self.keep.is_some())
+            .field("passed", &self.passed)
+            .field("passed_end", &self.passed_end)
+            .field("reached_to", &self.reached_to)
+            .finish()
+    }
+}
+
 impl Rules {
     fn judge(&mut self, b: &Batch<'_>) -> Got {
-        let crc = match self.checksums {
-            Checksums::Unchecked => Ok(()),
-            Checksums::Stop | Checksums::Mark => b.check_crc(),
-        };
-        if let (Err(e), Checksums::Stop) = (&crc, self.checksums) {
-            return Got::BadCrc(e.clone());
+        // A stopping walk stops at a bad checksum wherever it is, batches
+        // passed over included; a marking one checks only what it hands
+        // out.
+        if self.checksums == Checksums::Stop {
+            if let Err(e) = b.check_crc() {
+                return Got::BadCrc(e);
+            }
         }
         if self.from.is_some_and(|from| b.last_offset() < from) {
             self.passed += 1;
@@ -146,10 +167,15 @@ impl Rules {
             self.reached_to = true;
             return Got::PastEnd;
         }
-        match crc {
-            Ok(()) => Got::Batch,
-            Err(e) => Got::BadCrc(e),
+        if self.keep.as_ref().is_some_and(|keep| !keep(b)) {
+            return Got::Passed;
         }
+        if self.checksums == Checksums::Mark {
+            if let Err(e) = b.check_crc() {
+                return Got::BadCrc(e);
+            }
+        }
+        Got::Batch
     }
 }
 
@@ -198,6 +224,15 @@ impl<E: Entries> Walk<E> {
     /// legacy message's offset) is at or past `offset`.
     pub fn to(mut self, offset: i64) -> Self {
         self.rules.to = Some(offset);
+        self
+    }
+
+    /// Only the batches `keep` says yes to are handed out; the others are
+    /// passed over (after [`Walk::from`] and [`Walk::to`] had their say;
+    /// not counted in [`Walk::passed`]). Under [`Checksums::Stop`] their
+    /// checksums are checked too, as those below `from`.
+    pub fn keep(mut self, keep: impl Fn(&Batch<'_>) -> bool + Send + Sync + 'static) -> Self {
+        self.rules.keep = Some(Box::new(keep));
         self
     }
 
@@ -524,6 +559,51 @@ mod tests {
             ),
             [("batch", 4)]
         );
+    }
+
+    #[test]
+    fn keep_passes_over_what_it_does_not_want() {
+        let (seg, _) = three();
+        let walk = || Walk::new(SegmentIter::new(&seg));
+        assert_eq!(
+            steps(walk().keep(|b| b.offset_field() != 2)),
+            [("batch", 0), ("batch", 4)]
+        );
+        // after `from`, and not counted with the batches below it
+        let mut w = walk().from(2).keep(|b| b.offset_field() != 2);
+        assert!(matches!(w.next(), Some(Step::Batch(b)) if b.offset_field() == 4));
+        assert!(w.next().is_none());
+        assert_eq!((w.passed(), w.passed_end()), (1, Some(2)));
+        // `to` ends the walk first
+        assert_eq!(steps(walk().to(2).keep(|b| b.offset_field() >= 2)), []);
+        // a torn tail is still the last step when nothing is kept
+        let (mut torn, _) = three();
+        let len = torn.len();
+        torn.extend_from_slice(&[0; 9]);
+        assert_eq!(
+            steps(Walk::new(SegmentIter::new(&torn)).keep(|_| false)),
+            [("tail", len as i64)]
+        );
+    }
+
+    #[test]
+    fn keep_and_checksums() {
+        let (seg, _) = bad_crc();
+        let walk = || Walk::new(SegmentIter::new(&seg)).keep(|b| b.offset_field() != 2);
+        // a stopping walk stops at the bad batch it would pass over
+        assert_eq!(
+            steps(walk().checksums(Checksums::Stop)),
+            [("batch", 0), ("crc", 2)]
+        );
+        // a marking one checks only what it hands out
+        assert_eq!(
+            steps(walk().checksums(Checksums::Mark)),
+            [("batch", 0), ("batch", 4)]
+        );
+        let w = Walk::new(SegmentIter::new(&seg))
+            .checksums(Checksums::Mark)
+            .keep(|b| b.offset_field() == 2);
+        assert_eq!(steps(w), [("crc", 2)]);
     }
 
     /// Entries that fail the read after `ok` entries, or say the bytes

@@ -126,6 +126,7 @@ mod tests {
 
     use super::*;
     use crate::capture::segment::SegmentFile;
+    use crate::format::walk::{Step, Walk};
 
     /// A bar that is only a position.
     struct Bar(Cell<u64>);
@@ -154,9 +155,9 @@ mod tests {
         };
         // the bar stands at the files before, then at each batch read
         let mut positions = Vec::new();
-        let mut it = metered.entries(0, metered.len());
+        let mut walk = Walk::new(metered.entries(0, metered.len()));
         let mut starts = Vec::new();
-        while let Some(Ok(b)) = it.next_entry() {
+        while let Some(Step::Batch(b)) = walk.next() {
             starts.push(b.position());
             positions.push(bar.position());
         }
@@ -166,6 +167,6 @@ mod tests {
             .collect();
         assert_eq!(positions, want);
         // the position after the last batch is where the next read starts
-        assert_eq!(it.position(), log.len());
+        assert_eq!(walk.position(), log.len());
     }
 }

@@ -33,6 +33,8 @@ use crate::format::txnindex::{parse_txn_index, CURRENT_VERSION, ENTRY_SIZE};
 use crate::format::ParseError;
 use crate::model::dump::{Kind, Opened, Reread, TextKind};
 
+use super::kafka::FileNames;
+
 /// Problems of a checkpoint held from its first reading; with more, the
 /// file is read once more for them.
 pub const PROBLEMS_HELD: usize = 1000;
@@ -115,6 +117,22 @@ impl Objects<'_, '_> {
 
     fn props_problem(&mut self, p: &PropsError) -> Result<(), Stop> {
         self.problem(&p.error, p.line)
+    }
+}
+
+/// Hands the [`objects`] of the file `names` names to `sink`: a failed
+/// read of the file, which ends them, is returned; a failed write is the
+/// error.
+pub fn write_objects(
+    names: &FileNames,
+    input: &mut Opened<'_>,
+    sanity_is_problem: bool,
+    sink: &mut Sink<'_>,
+) -> io::Result<Option<io::Error>> {
+    match objects(&names.display, &names.name, input, sanity_is_problem, sink) {
+        Ok(()) => Ok(None),
+        Err(Stop::Write(e)) => Err(e),
+        Err(Stop::Read(e)) => Ok(Some(e)),
     }
 }
 

@@ -9,17 +9,18 @@ use std::io::Write;
 
 use serde_json::{json, Map, Value};
 
-use crate::format::batch::{Batch, EntryError, SegmentSource, TailKind};
+use crate::format::batch::{Batch, SegmentSource, TailKind};
 use crate::format::index::{IndexBytes, OffsetIndex, TimeIndex};
 use crate::format::names::base_offset_of;
 use crate::format::seek::Pick;
+use crate::format::walk::{Checksums, Step};
 use crate::format::ParseError;
 use crate::model::dump::{DecoderKind, Item, Kind, Opened};
 use crate::render::release::Release;
 
 use super::kafka::{base64_std, control_record_text, hex, Encoding, FileNames, Options};
 use super::kafka_aux::AuxDecoder;
-use super::{files, kind_name, Outcome};
+use super::{files, index_rest, kind_name, log_pick, Outcome, Part};
 
 /// A byte string as JSON: `{"text"}` (where valid UTF-8, else
 /// `{"base64"}`), `{"hex"}` or `{"base64"}` as `encoding` says.
@@ -143,14 +144,15 @@ fn problem(
     Ok(())
 }
 
-fn batch_json(file: &str, b: &Batch<'_>) -> Value {
+/// The `batch` object of `b`; `crc_valid`: whether its checksum matches.
+fn batch_json(file: &str, b: &Batch<'_>, crc_valid: bool) -> Value {
     let mut m = Map::with_capacity(24);
     m.insert("type".into(), json!("batch"));
     m.insert("file".into(), json!(file));
     m.insert("position".into(), json!(b.position()));
     m.insert("size".into(), json!(b.size_in_bytes()));
     m.insert("magic".into(), json!(b.magic()));
-    m.insert("crc_valid".into(), json!(b.check_crc().is_ok()));
+    m.insert("crc_valid".into(), json!(crc_valid));
     match b {
         Batch::V2(v) => {
             m.insert("base_offset".into(), json!(v.base_offset()));
@@ -311,11 +313,10 @@ fn records_json(
     Ok(())
 }
 
-/// A compressed v0/v1 wrapper: only its last offset is in its header.
-fn is_legacy_wrapper(b: &Batch<'_>) -> bool {
-    matches!(b, Batch::Legacy(e) if e.record().attributes() & 0x07 != 0)
-}
-
+/// The batches and records of the part of a `.log` that `pick` selects
+/// (with `--deep-iteration`, each batch followed by its picked records),
+/// the damage met (`problem` and, with `--resync`, `skipped` objects) and a
+/// torn tail the file ends on. A failed read ends them in `read_error`.
 fn dump_log(
     ctx: &mut Ctx<'_>,
     w: &mut impl Write,
@@ -324,51 +325,49 @@ fn dump_log(
     errs: &mut Vec<ParseError>,
     read_error: &mut Option<std::io::Error>,
 ) -> std::io::Result<()> {
-    let mut iter = log.entries(pick.start, pick.end);
-    loop {
-        if pick.done() {
-            break;
-        }
-        let b = match iter.next_entry() {
-            None => break,
-            Some(Ok(b)) => b,
-            Some(Err(EntryError::Io(e))) => {
+    let Part { walk, to_the_end } = Part::of(log, ctx.opts, pick);
+    let mut walk = walk.checksums(Checksums::Mark);
+    while !pick.done() {
+        let Some(step) = walk.next() else { break };
+        let (b, crc) = match step {
+            Step::Batch(b) => (b, None),
+            Step::BadCrc(b, e) => (b, Some(e)),
+            // without --resync the walk ends after it
+            Step::Bad(e) => {
+                problem(ctx, w, errs, e)?;
+                continue;
+            }
+            Step::Skipped(s) => {
+                emit(
+                    w,
+                    &json!({"type": "skipped", "file": ctx.file, "from": s.from, "to": s.to, "bytes": s.to - s.from}),
+                )?;
+                continue;
+            }
+            Step::Tail(t) => {
+                if to_the_end {
+                    let (kind, declared) = match t.kind {
+                        TailKind::Short => ("short", None),
+                        TailKind::Truncated { declared } => ("truncated", Some(declared)),
+                    };
+                    emit(
+                        w,
+                        &json!({"type": "tail", "file": ctx.file, "position": t.position, "length": t.len, "kind": kind, "declared_size": declared}),
+                    )?;
+                    problem(ctx, w, errs, ParseError::new(t.position, t.describe()))?;
+                }
+                continue;
+            }
+            Step::Io(e) => {
                 *read_error = Some(e);
                 return Ok(());
             }
-            Some(Err(EntryError::Bad(e))) => {
-                problem(ctx, w, errs, e)?;
-                if ctx.opts.resync {
-                    match iter.resync() {
-                        Ok(Some(s)) => emit(
-                            w,
-                            &json!({"type": "skipped", "file": ctx.file, "from": s.from, "to": s.to, "bytes": s.to - s.from}),
-                        )?,
-                        Ok(None) => {}
-                        Err(EntryError::Io(e)) => {
-                            *read_error = Some(e);
-                            return Ok(());
-                        }
-                        Err(EntryError::Bad(e)) => {
-                            problem(ctx, w, errs, e)?;
-                            break;
-                        }
-                    }
-                    continue;
-                }
-                break;
-            }
         };
-        if !pick.batch(b.offset_field().min(b.last_offset()), b.last_offset())
-            && !is_legacy_wrapper(&b)
-        {
-            continue;
-        }
         if !ctx.opts.deep && !pick.take() {
             break;
         }
-        emit(w, &batch_json(ctx.file, &b))?;
-        if let Err(e) = b.check_crc() {
+        emit(w, &batch_json(ctx.file, &b, crc.is_none()))?;
+        if let Some(e) = crc {
             problem(ctx, w, errs, e)?;
         }
         if ctx.opts.deep {
@@ -382,19 +381,6 @@ fn dump_log(
                 }
                 Err(Err(io)) => return Err(io),
             }
-        }
-    }
-    if ctx.opts.max_bytes == i32::MAX && pick.end == log.len() && !pick.done() {
-        if let Some(t) = iter.tail() {
-            let (kind, declared) = match t.kind {
-                TailKind::Short => ("short", None),
-                TailKind::Truncated { declared } => ("truncated", Some(declared)),
-            };
-            emit(
-                w,
-                &json!({"type": "tail", "file": ctx.file, "position": t.position, "length": t.len, "kind": kind, "declared_size": declared}),
-            )?;
-            problem(ctx, w, errs, ParseError::new(t.position, t.describe()))?;
         }
     }
     Ok(())
@@ -430,16 +416,13 @@ fn rest(
     valid: usize,
     entry: usize,
 ) -> std::io::Result<()> {
-    let slots = data.len / entry;
-    if valid >= slots && data.len.is_multiple_of(entry) {
+    let Some(r) = index_rest(data, valid, entry) else {
         return Ok(());
-    }
-    // past the bytes held, the file is a hole: zeros
-    let tail = data.data.get(valid * entry..).unwrap_or(&[]);
+    };
     emit(
         w,
-        &json!({"type": "index_rest", "file": names.display, "first_slot": valid, "slots": slots - valid.min(slots),
-                "partial_bytes": data.len % entry, "all_zero": tail.iter().all(|&b| b == 0)}),
+        &json!({"type": "index_rest", "file": names.display, "first_slot": r.first_slot, "slots": r.slots,
+                "partial_bytes": r.partial_bytes, "all_zero": r.all_zero}),
     )
 }
 
@@ -486,8 +469,7 @@ pub fn write_file<W: Write>(
     match kind {
         Kind::Log => {
             let log = input.log();
-            let end = (opts.max_bytes.max(0) as u64).min(log.len());
-            let mut pick = pick.unwrap_or_else(|| Pick::new(None, end, None, None));
+            let mut pick = log_pick(log, opts, pick);
             dump_log(&mut ctx, w, log, &mut pick, &mut errs, &mut read_error)?
         }
         Kind::Index => {
@@ -527,18 +509,8 @@ pub fn write_file<W: Write>(
                 }
                 emit(w, &v)
             };
-            let made = files::objects(
-                &names.display,
-                &names.name,
-                &mut input,
-                opts.index_sanity_only,
-                &mut sink,
-            );
-            match made {
-                Ok(()) => {}
-                Err(files::Stop::Write(e)) => return Err(e),
-                Err(files::Stop::Read(e)) => read_error = Some(e),
-            }
+            read_error =
+                files::write_objects(names, &mut input, opts.index_sanity_only, &mut sink)?;
         }
     }
     let corrupt = ctx.problems > 0;

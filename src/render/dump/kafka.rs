@@ -15,13 +15,14 @@
 use std::borrow::Cow;
 use std::io::{self, Write};
 
-use crate::format::batch::{Batch, EntryError, RecordBatch, SegmentIter, SegmentSource};
+use crate::format::batch::{Batch, RecordBatch, SegmentIter, SegmentSource, Tail};
 use crate::format::index::{IndexBytes, OffsetIndex, TimeIndex};
 use crate::format::jvm::java_hash_map_order;
 use crate::format::legacy::{LegacyEntry, LegacyRecord};
 use crate::format::record::control::{self, ControlType};
 use crate::format::record::{java_utf8, Record};
 use crate::format::seek::Pick;
+use crate::format::walk::{Checksums, Step, Walk};
 use crate::format::ParseError;
 
 use crate::render::release::Release;
@@ -712,39 +713,41 @@ pub fn control_record_text_of(
 
 // ------------------------------------------------------------------ dumping
 
-/// State shared by the files of one run.
-/// After an entry that could not be read: an I/O error or, without
-/// `--resync`, damage ends the dump; with it, the damage is a problem and
-/// the walk goes on after it (a second problem says how far): the position
-/// it resumes at, None when nothing plausible follows.
-fn past_bad_entry(
-    iter: &mut dyn crate::format::batch::Entries,
-    e: EntryError,
+/// After a step of a walk that is not a batch: a failed read or, without
+/// `--resync`, an entry that does not frame ends the dump; with it, the
+/// damage is a problem and the walk goes on after it, a second problem
+/// saying how far (the position it resumes at is returned). A torn tail is
+/// kept in `tail`, for the caller to report if the dump reads to the end.
+fn past_damage(
+    step: Step<'_>,
     resync: bool,
     problems: &mut dyn Problems,
+    tail: &mut Option<Tail>,
 ) -> Result<Option<u64>, DumpError> {
-    match e {
-        EntryError::Io(e) => Err(DumpError::Read(e)),
-        EntryError::Bad(e) if !resync => Err(DumpError::Abort(e)),
-        EntryError::Bad(e) => {
+    match step {
+        Step::Io(e) => Err(DumpError::Read(e)),
+        Step::Bad(e) if !resync => Err(DumpError::Abort(e)),
+        Step::Bad(e) => {
             problems.problem(e);
-            match iter.resync() {
-                Ok(Some(s)) => {
-                    problems.problem(ParseError::new(
-                        s.from,
-                        format!(
-                            "resync: skipped {} bytes, resuming at {}",
-                            s.to - s.from,
-                            s.to
-                        ),
-                    ));
-                    Ok(Some(s.to))
-                }
-                Ok(None) => Ok(None),
-                Err(EntryError::Io(e)) => Err(DumpError::Read(e)),
-                Err(EntryError::Bad(e)) => Err(DumpError::Abort(e)),
-            }
+            Ok(None)
         }
+        Step::Skipped(s) => {
+            problems.problem(ParseError::new(
+                s.from,
+                format!(
+                    "resync: skipped {} bytes, resuming at {}",
+                    s.to - s.from,
+                    s.to
+                ),
+            ));
+            Ok(Some(s.to))
+        }
+        Step::Tail(t) => {
+            *tail = Some(t);
+            Ok(None)
+        }
+        // batches are the caller's
+        Step::Batch(_) | Step::BadCrc(..) => Ok(None),
     }
 }
 
@@ -771,6 +774,7 @@ impl Problems for Counted<'_> {
     }
 }
 
+/// State shared by the files of one run.
 pub struct Dumper<'o> {
     /// Options.
     pub opts: Options,
@@ -881,10 +885,7 @@ fn render_chunk(
     };
     for _ in 0..entries {
         let Some(Ok(batch)) = it.next() else { break };
-        let valid = match &batch {
-            Batch::V2(v) => v.is_valid(),
-            Batch::Legacy(_) => true,
-        };
+        let valid = checksum_matches(&batch);
         let mut render = Render {
             opts,
             formatter: &mut *formatter,
@@ -908,6 +909,15 @@ fn render_chunk(
         problems,
         offsets,
         error,
+    }
+}
+
+/// Whether a v2 batch's checksum matches, as [`Render::batch`] is told
+/// (a legacy entry: `true`, it is checked where it is printed).
+fn checksum_matches(batch: &Batch<'_>) -> bool {
+    match batch {
+        Batch::V2(v) => v.is_valid(),
+        Batch::Legacy(_) => true,
     }
 }
 
@@ -1341,23 +1351,33 @@ impl<'o> Dumper<'o> {
         self.write_log_header(w, names)?;
         let slice_end = (self.opts.max_bytes.max(0) as u64).min(log.len());
         let full = self.opts.max_bytes == i32::MAX;
-        let mut iter = log.entries(0, slice_end);
-        let mut crcs = ChecksumsAhead::default();
-        let mut valid_bytes: u64 = 0;
-        let mut offsets = OffsetGaps::file(self.opts.release.java_tool());
         // Records rendered ahead on every core, in order, when the
-        // formatter's text does not depend on what came before (a shallow
-        // dump's lines are few: its checksums are worked out ahead instead).
+        // formatter's text does not depend on what came before; the
+        // checksums of those batches are worked out where they are
+        // rendered. A shallow dump's lines are few: its walk checks each
+        // batch as it reads it, which streams the batch from memory once
+        // (the next header follows it, where the hardware fetches ahead).
         let forks =
             self.opts.deep && rayon::current_num_threads() > 1 && self.formatter.fork().is_some();
+        let checksums = if forks {
+            Checksums::Unchecked
+        } else {
+            Checksums::Mark
+        };
+        let mut walk = Walk::new(log.entries(0, slice_end))
+            .resync(self.opts.resync)
+            .checksums(checksums);
+        let mut valid_bytes: u64 = 0;
+        let mut tail = None;
+        let mut offsets = OffsetGaps::file(self.opts.release.java_tool());
         let mut ready: std::collections::VecDeque<Rendered> = std::collections::VecDeque::new();
         let r = (|| -> Result<(), DumpError> {
             loop {
-                if forks && ready.is_empty() && valid_bytes == iter.position() {
-                    ready = self.render_ahead(iter.ahead(), iter.page_in());
+                if forks && ready.is_empty() && valid_bytes == walk.position() {
+                    ready = self.render_ahead(walk.ahead(), walk.page_in());
                 }
                 if let Some(chunk) = ready.pop_front() {
-                    if chunk.start == iter.position() {
+                    if chunk.start == walk.position() {
                         w.write_all(&chunk.text)?;
                         if let Ok(mut spare) = self.spare.lock() {
                             spare.push((chunk.text, chunk.scratch));
@@ -1369,13 +1389,14 @@ impl<'o> Dumper<'o> {
                         if let Some(e) = chunk.error {
                             return Err(e);
                         }
+                        // the walk moves over the batches rendered
                         for _ in 0..chunk.entries {
-                            match iter.next_entry() {
-                                Some(Ok(_)) => {}
-                                Some(Err(EntryError::Io(e))) => return Err(DumpError::Read(e)),
+                            match walk.next() {
+                                Some(Step::Batch(_)) => {}
+                                Some(Step::Io(e)) => return Err(DumpError::Read(e)),
                                 _ => {
                                     return Err(abort(
-                                        iter.position(),
+                                        walk.position(),
                                         "the segment changed while it was read",
                                     ))
                                 }
@@ -1386,21 +1407,21 @@ impl<'o> Dumper<'o> {
                     }
                     ready.clear();
                 }
-                if !forks {
-                    crcs.prepare(iter.ahead(), iter.page_in());
-                }
-                let batch = match iter.next_entry() {
+                let (batch, valid) = match walk.next() {
                     None => break,
-                    Some(Ok(b)) => b,
-                    Some(Err(e)) => {
-                        if let Some(to) = past_bad_entry(&mut *iter, e, self.opts.resync, problems)?
+                    Some(Step::Batch(b)) => {
+                        let valid = !forks || checksum_matches(&b);
+                        (b, valid)
+                    }
+                    Some(Step::BadCrc(b, _)) => (b, false),
+                    Some(step) => {
+                        if let Some(to) = past_damage(step, self.opts.resync, problems, &mut tail)?
                         {
                             valid_bytes = to;
                         }
                         continue;
                     }
                 };
-                let valid = crcs.valid(&batch);
                 let mut render = Render {
                     opts: &self.opts,
                     formatter: &mut *self.formatter,
@@ -1427,7 +1448,7 @@ impl<'o> Dumper<'o> {
             w.write_all(b"\n")?;
         }
         if full {
-            if let Some(t) = iter.tail() {
+            if let Some(t) = tail {
                 problems.problem(ParseError::new(t.position, t.describe()));
             }
         }
@@ -1493,7 +1514,14 @@ impl<'o> Dumper<'o> {
         }
         let w = &mut tracker;
         let to_the_end = self.opts.max_bytes == i32::MAX && pick.end == log.len();
-        let mut iter = log.entries(pick.start, pick.end);
+        let selects = pick.clone();
+        let mut walk = Walk::new(log.entries(pick.start, pick.end))
+            .resync(self.opts.resync)
+            .keep(move |b| match b {
+                Batch::V2(b) => selects.batch(b.base_offset(), b.last_offset()),
+                // a compressed wrapper's offset is its last message's
+                Batch::Legacy(e) => selects.batch(i64::MIN, e.offset),
+            });
         // offset gaps are a whole file's finding: not tracked for a part
         let mut offsets = OffsetGaps::file(self.opts.release.java_tool());
         let mut buffer: Vec<u8> = Vec::new();
@@ -1501,29 +1529,18 @@ impl<'o> Dumper<'o> {
             inner: problems,
             count: 0,
         };
-        let mut read_all = false;
+        let mut tail = None;
         let r = (|| -> Result<(), DumpError> {
             while !pick.done() {
-                let position = iter.position();
-                let batch = match iter.next_entry() {
-                    None => {
-                        read_all = true;
-                        break;
-                    }
-                    Some(Ok(b)) => b,
-                    Some(Err(e)) => {
-                        past_bad_entry(&mut *iter, e, self.opts.resync, &mut problems)?;
+                let batch = match walk.next() {
+                    None => break,
+                    Some(Step::Batch(b) | Step::BadCrc(b, _)) => b,
+                    Some(step) => {
+                        past_damage(step, self.opts.resync, &mut problems, &mut tail)?;
                         continue;
                     }
                 };
-                let (first, last) = match &batch {
-                    Batch::V2(b) => (b.base_offset(), b.last_offset()),
-                    // a compressed wrapper's offset is its last message's
-                    Batch::Legacy(e) => (i64::MIN, e.offset),
-                };
-                if !pick.batch(first, last) {
-                    continue;
-                }
+                let position = batch.position();
                 let valid = batch.check_crc().is_ok();
                 if !self.opts.deep && !pick.take() {
                     break;
@@ -1562,10 +1579,8 @@ impl<'o> Dumper<'o> {
         r?;
         // bytes after the last batch that frames are damage, as in a dump of
         // the whole file (its "invalid bytes" line is about the whole file)
-        if to_the_end && read_all {
-            if let Some(t) = iter.tail() {
-                problems.problem(ParseError::new(t.position, t.describe()));
-            }
+        if let (true, Some(t)) = (to_the_end, tail) {
+            problems.problem(ParseError::new(t.position, t.describe()));
         }
         Ok(())
     }
@@ -1791,17 +1806,10 @@ impl<'o> Dumper<'o> {
                 }
                 // The first batch from the slot's position holding its
                 // offset: its last offset and its greatest record timestamp.
-                let mut found = None;
-                let mut entries = log.entries(position as u64, log.len());
-                while let Some(b) = entries.next_entry() {
-                    let b = match b {
-                        Ok(b) => b,
-                        Err(EntryError::Bad(e)) => {
-                            return Err(ctx(format!("byte {}: {}", e.pos, e.reason).into()))
-                        }
-                        Err(EntryError::Io(e)) => return Err(DumpError::Read(e)),
-                    };
-                    if b.last_offset() >= entry.offset {
+                let mut walk =
+                    Walk::new(log.entries(position as u64, log.len())).from(entry.offset);
+                let found = match walk.next() {
+                    Some(Step::Batch(b) | Step::BadCrc(b, _)) => {
                         let max_ts = if b.last_offset() == entry.offset {
                             Some(
                                 max_record_timestamp(&b, &mut scratch, self.opts.decompress_cap)
@@ -1812,10 +1820,14 @@ impl<'o> Dumper<'o> {
                         } else {
                             None
                         };
-                        found = Some((b.last_offset(), max_ts));
-                        break;
+                        Some((b.last_offset(), max_ts))
                     }
-                }
+                    Some(Step::Bad(e)) => {
+                        return Err(ctx(format!("byte {}: {}", e.pos, e.reason).into()))
+                    }
+                    Some(Step::Io(e)) => return Err(DumpError::Read(e)),
+                    Some(Step::Skipped(_) | Step::Tail(_)) | None => None,
+                };
                 match found {
                     None => push_finding(
                         &mut self.findings.not_found,
@@ -2004,12 +2016,11 @@ fn first_last_offset_at(
         .into()));
     }
     let end = p.saturating_add(max_size.max(0) as u64).min(log.len());
-    let mut entries = log.entries(p, end);
-    let r = match entries.next_entry() {
-        Some(Ok(b)) => Ok(b.last_offset()),
-        Some(Err(EntryError::Bad(e))) => Err(format!("byte {}: {}", e.pos, e.reason).into()),
-        Some(Err(EntryError::Io(e))) => return Err(DumpError::Read(e)),
-        None => {
+    let r = match Walk::new(log.entries(p, end)).next() {
+        Some(Step::Batch(b) | Step::BadCrc(b, _)) => Ok(b.last_offset()),
+        Some(Step::Bad(e)) => Err(format!("byte {}: {}", e.pos, e.reason).into()),
+        Some(Step::Io(e)) => return Err(DumpError::Read(e)),
+        Some(Step::Skipped(_) | Step::Tail(_)) | None => {
             Err(format!("no complete batch at position {position} within {max_size} bytes").into())
         }
     };
@@ -2123,109 +2134,5 @@ baseOffset: 0 lastOffset: 0 count: 1 baseSequence: 0 lastSequence: 0 producerId:
         assert!(out.ends_with("Found 30 invalid bytes at the end of 00000000000000000000.log\n"));
         assert_eq!(problems.len(), 1);
         assert_eq!(problems[0].pos, seg.len() as u64);
-    }
-}
-
-/// The checksums of a segment's v2 batches, worked out a window ahead of the
-/// writer on every core (the output is still written in order, by one
-/// thread). A window is [`CHECKSUM_WINDOW`] bytes of batches.
-#[derive(Default)]
-struct ChecksumsAhead {
-    ready: std::collections::VecDeque<(u64, bool)>,
-}
-
-/// Bytes of batches whose checksums [`ChecksumsAhead`] works out at once.
-const CHECKSUM_WINDOW: u64 = 16 << 20;
-
-impl ChecksumsAhead {
-    /// Works out, on every core, the checksums of the v2 batches of `ahead`
-    /// (the entries from the next one on that are already in memory), up to
-    /// [`CHECKSUM_WINDOW`] bytes, unless the next entry's is known already.
-    fn prepare(&mut self, ahead: SegmentIter<'_>, page_in: Option<fn(&[u8])>) {
-        let pos = ahead.position();
-        while let Some(&(p, _)) = self.ready.front() {
-            if p >= pos {
-                return;
-            }
-            self.ready.pop_front();
-        }
-        let mut window = Vec::new();
-        let mut bytes = 0u64;
-        let next_window = |from: u64| ahead.bytes_at(from, CHECKSUM_WINDOW);
-        for item in ahead.clone() {
-            match item {
-                Ok(Batch::V2(n)) => {
-                    bytes += n.size_in_bytes() as u64;
-                    window.push(n);
-                }
-                Ok(l @ Batch::Legacy(_)) => bytes += l.size_in_bytes(),
-                Err(_) => break,
-            }
-            if bytes >= CHECKSUM_WINDOW {
-                break;
-            }
-        }
-        // Checksums of about a MiB of batches a task and, among those
-        // tasks, the pages of the next window mapped in a MiB a task, so
-        // that the thread that scans their headers next does not fault them
-        // in alone.
-        const PIECE: u64 = 1 << 20;
-        let after = pos + bytes;
-        let mut tasks: Vec<Task<'_>> = Vec::new();
-        let (mut from, mut size) = (0usize, 0u64);
-        for (i, b) in window.iter().enumerate() {
-            size += b.size_in_bytes() as u64;
-            if size >= PIECE || i + 1 == window.len() {
-                tasks.push(Task::Check(&window[from..=i]));
-                (from, size) = (i + 1, 0);
-            }
-        }
-        if page_in.is_some() {
-            let next = next_window(after);
-            tasks.extend(next.chunks(PIECE as usize).map(Task::PageIn));
-        }
-        enum Task<'w> {
-            Check(&'w [RecordBatch<'w>]),
-            PageIn(&'w [u8]),
-        }
-        use rayon::prelude::*;
-        let done: Vec<(u64, bool)> = tasks
-            .par_iter()
-            .flat_map_iter(|t| {
-                let mut out = Vec::new();
-                match t {
-                    Task::Check(batches) => {
-                        out.extend(batches.iter().map(|b| (b.position, b.is_valid())));
-                    }
-                    Task::PageIn(bytes) => {
-                        if let Some(page_in) = page_in {
-                            page_in(bytes);
-                        }
-                    }
-                }
-                out
-            })
-            .collect();
-        self.ready.extend(done);
-    }
-
-    /// Whether `batch`'s checksum matches (legacy entries: `true`, they are
-    /// checked where they are printed): worked out ahead by
-    /// [`Self::prepare`], or now.
-    fn valid(&mut self, batch: &Batch<'_>) -> bool {
-        let Batch::V2(b) = batch else {
-            return true;
-        };
-        let pos = batch.position();
-        while let Some(&(p, v)) = self.ready.front() {
-            if p > pos {
-                break;
-            }
-            self.ready.pop_front();
-            if p == pos {
-                return v;
-            }
-        }
-        b.is_valid()
     }
 }

@@ -7,18 +7,19 @@ use std::io::Write;
 
 use serde_json::{Map, Value};
 
-use crate::format::batch::{Batch, EntryError, SegmentSource};
+use crate::format::batch::{Batch, SegmentSource};
 use crate::format::index::{IndexBytes, OffsetIndex, TimeIndex};
 use crate::format::names::base_offset_of;
 use crate::format::seek::Pick;
 use crate::format::text::human_time;
+use crate::format::walk::{Checksums, Step};
 use crate::format::ParseError;
 use crate::model::dump::{DecoderKind, Item, Kind, Opened};
 use crate::render::style::StreamTable;
 
 use super::kafka::{Encoding, FileNames, Options};
 use super::kafka_aux::AuxDecoder;
-use super::{files, kind_name, Outcome};
+use super::{files, index_rest, kind_name, log_pick, Outcome, Part};
 
 /// A table's header and rows, written by [`write_object_table`].
 type ObjectTable = (Vec<String>, Vec<Vec<String>>);
@@ -123,57 +124,50 @@ fn key_value_cells(
     )
 }
 
-/// Walks the entries of the segment as the table dump reads them (up to
-/// `--max-bytes`, resyncing after damage with `--skip-record-metadata`'s
-/// rule), calling `each` for every batch. With `framing`, damage to the
-/// framing and a short tail are recorded there (the first walk does; the
+/// Walks the part of the segment `pick` selects as the table dump reads
+/// it (see [`Part`]), calling `each` for every batch with, under
+/// `checksums`, why its checksum fails. With `framing`, damage to the
+/// framing and a torn tail are recorded there (the first walk does; the
 /// second, for the records, walks the same entries again).
 fn walk_batches(
     log: &dyn SegmentSource,
     opts: &Options,
     pick: &Pick,
+    checksums: Checksums,
     mut framing: Option<&mut Vec<ParseError>>,
     read_error: &mut Option<std::io::Error>,
-    each: &mut dyn FnMut(&Batch<'_>) -> std::io::Result<bool>,
+    each: &mut dyn FnMut(&Batch<'_>, Option<ParseError>) -> std::io::Result<bool>,
 ) -> std::io::Result<()> {
-    let mut iter = log.entries(pick.start, pick.end);
-    let bad = |e: ParseError, framing: &mut Option<&mut Vec<ParseError>>| {
+    let Part { walk, to_the_end } = Part::of(log, opts, pick);
+    let mut walk = walk.checksums(checksums);
+    let mut bad = |e: ParseError| {
         if let Some(f) = framing.as_deref_mut() {
             f.push(e);
         }
     };
-    loop {
-        let b = match iter.next_entry() {
-            None => break,
-            Some(Ok(b)) => b,
-            Some(Err(EntryError::Io(e))) => {
-                *read_error = Some(e);
-                break;
+    while let Some(step) = walk.next() {
+        let more = match step {
+            Step::Batch(b) => each(&b, None)?,
+            Step::BadCrc(b, e) => each(&b, Some(e))?,
+            // without --resync the walk ends after it
+            Step::Bad(e) => {
+                bad(e);
+                true
             }
-            Some(Err(EntryError::Bad(e))) => {
-                bad(e, &mut framing);
-                if opts.resync {
-                    match iter.resync() {
-                        Ok(Some(_)) => continue,
-                        Ok(None) => {}
-                        Err(EntryError::Io(e)) => *read_error = Some(e),
-                        Err(EntryError::Bad(e)) => bad(e, &mut framing),
-                    }
+            Step::Skipped(_) => true,
+            Step::Tail(t) => {
+                if to_the_end {
+                    bad(ParseError::new(t.position, t.describe()));
                 }
-                break;
+                true
+            }
+            Step::Io(e) => {
+                *read_error = Some(e);
+                false
             }
         };
-        let wrapper = matches!(&b, Batch::Legacy(e) if e.record().attributes() & 0x07 != 0);
-        if !wrapper && !pick.batch(b.offset_field().min(b.last_offset()), b.last_offset()) {
-            continue;
-        }
-        if !each(&b)? {
-            return Ok(());
-        }
-    }
-    if opts.max_bytes == i32::MAX && pick.end == log.len() {
-        if let Some(t) = iter.tail() {
-            bad(ParseError::new(t.position, t.describe()), &mut framing);
+        if !more {
+            break;
         }
     }
     Ok(())
@@ -256,27 +250,35 @@ fn widths(log: &dyn SegmentSource, opts: &Options, pick: &Pick) -> Widths {
     let mut ignored = None;
     let mut pick = pick.clone();
     let shallow = !opts.deep;
-    let _ = walk_batches(log, opts, &pick.clone(), None, &mut ignored, &mut |b| {
-        if shallow && !pick.take() {
-            return Ok(false);
-        }
-        for (m, c) in w.batches.iter_mut().zip(batch_row(b, "BAD")) {
-            *m = (*m).max(c.len());
-        }
-        let (first, last, ts) = match b {
-            Batch::V2(v) => (
-                v.base_offset(),
-                v.last_offset(),
-                [v.base_timestamp(), v.max_timestamp()],
-            ),
-            Batch::Legacy(e) => (e.offset, e.offset, [e.record().timestamp(), -1]),
-        };
-        w.record_offset = w.record_offset.max(digits(first)).max(digits(last));
-        w.record_timestamp = ts
-            .iter()
-            .fold(w.record_timestamp, |m, &t| m.max(human_time(t).len()));
-        Ok(true)
-    });
+    let _ = walk_batches(
+        log,
+        opts,
+        &pick.clone(),
+        Checksums::Unchecked,
+        None,
+        &mut ignored,
+        &mut |b, _| {
+            if shallow && !pick.take() {
+                return Ok(false);
+            }
+            for (m, c) in w.batches.iter_mut().zip(batch_row(b, "BAD")) {
+                *m = (*m).max(c.len());
+            }
+            let (first, last, ts) = match b {
+                Batch::V2(v) => (
+                    v.base_offset(),
+                    v.last_offset(),
+                    [v.base_timestamp(), v.max_timestamp()],
+                ),
+                Batch::Legacy(e) => (e.offset, e.offset, [e.record().timestamp(), -1]),
+            };
+            w.record_offset = w.record_offset.max(digits(first)).max(digits(last));
+            w.record_timestamp = ts
+                .iter()
+                .fold(w.record_timestamp, |m, &t| m.max(human_time(t).len()));
+            Ok(true)
+        },
+    );
     w
 }
 
@@ -321,15 +323,16 @@ fn write_log_tables(
         log,
         opts,
         pick,
+        Checksums::Mark,
         Some(&mut batch_errs),
         read_error,
-        &mut |b| {
+        &mut |b, bad_crc| {
             if shallow && !counted.take() {
                 return Ok(false);
             }
-            let crc = match b.check_crc() {
-                Ok(()) => "ok",
-                Err(e) => {
+            let crc = match bad_crc {
+                None => "ok",
+                Some(e) => {
                     crc_errs.push(e);
                     "BAD"
                 }
@@ -367,79 +370,97 @@ fn write_log_tables(
     let mut scratch = Vec::new();
     let mut record_errs = Vec::new();
     let mut shown = pick.clone();
-    walk_batches(log, opts, pick, None, read_error, &mut |b| {
-        if shown.done() {
-            return Ok(false);
-        }
-        match b {
-            Batch::V2(v) => match v.records(&mut scratch, opts.decompress_cap) {
-                Ok(rs) => {
-                    for r in rs {
-                        match r {
-                            Ok(r) if !shown.record(r.offset, r.key) => {}
-                            Ok(_) if !shown.take() => break,
-                            Ok(r) => {
-                                let hk = headers_cell(opts, r.headers().map(|h| (h.key, h.value)));
-                                let d = decoder.filter(|_| !v.is_control());
-                                let (k, val) = if v.is_control() {
-                                    // a control record by name, in every format
-                                    let text = super::kafka::control_record_text(r.key, r.value)
-                                        .map_or_else(
-                                            |e| format!("(control record: {e})"),
-                                            |t| t.trim().to_string(),
-                                        );
-                                    (text, String::new())
-                                } else {
-                                    key_value_cells(opts, d, r.offset, r.key, r.value)
-                                };
-                                records.row(
-                                    w,
-                                    vec![r.offset.to_string(), human_time(r.timestamp), k, val, hk],
-                                )?;
-                            }
-                            Err(e) => {
-                                record_errs.push(e);
-                                break;
-                            }
-                        }
-                    }
-                }
-                Err(e) => record_errs.push(e),
-            },
-            Batch::Legacy(e) => match e.records(&mut scratch, opts.decompress_cap) {
-                Ok(msgs) => {
-                    for m in msgs {
-                        match m {
-                            Ok(m) if !shown.record(m.offset, m.record.key().ok().flatten()) => {}
-                            Ok(_) if !shown.take() => break,
-                            Ok(m) => {
-                                let r = m.record;
-                                let (key, value) =
-                                    (r.key().ok().flatten(), r.value().ok().flatten());
-                                let (k, val) = key_value_cells(opts, decoder, m.offset, key, value);
-                                records.row(
-                                    w,
-                                    vec![
-                                        m.offset.to_string(),
-                                        human_time(r.timestamp()),
-                                        k,
-                                        val,
-                                        String::new(),
-                                    ],
-                                )?;
-                            }
-                            Err(e) => {
-                                record_errs.push(e);
-                                break;
+    walk_batches(
+        log,
+        opts,
+        pick,
+        Checksums::Unchecked,
+        None,
+        read_error,
+        &mut |b, _| {
+            if shown.done() {
+                return Ok(false);
+            }
+            match b {
+                Batch::V2(v) => match v.records(&mut scratch, opts.decompress_cap) {
+                    Ok(rs) => {
+                        for r in rs {
+                            match r {
+                                Ok(r) if !shown.record(r.offset, r.key) => {}
+                                Ok(_) if !shown.take() => break,
+                                Ok(r) => {
+                                    let hk =
+                                        headers_cell(opts, r.headers().map(|h| (h.key, h.value)));
+                                    let d = decoder.filter(|_| !v.is_control());
+                                    let (k, val) = if v.is_control() {
+                                        // a control record by name, in every format
+                                        let text =
+                                            super::kafka::control_record_text(r.key, r.value)
+                                                .map_or_else(
+                                                    |e| format!("(control record: {e})"),
+                                                    |t| t.trim().to_string(),
+                                                );
+                                        (text, String::new())
+                                    } else {
+                                        key_value_cells(opts, d, r.offset, r.key, r.value)
+                                    };
+                                    records.row(
+                                        w,
+                                        vec![
+                                            r.offset.to_string(),
+                                            human_time(r.timestamp),
+                                            k,
+                                            val,
+                                            hk,
+                                        ],
+                                    )?;
+                                }
+                                Err(e) => {
+                                    record_errs.push(e);
+                                    break;
+                                }
                             }
                         }
                     }
-                }
-                Err(e) => record_errs.push(e),
-            },
-        }
-        Ok(true)
-    })?;
+                    Err(e) => record_errs.push(e),
+                },
+                Batch::Legacy(e) => match e.records(&mut scratch, opts.decompress_cap) {
+                    Ok(msgs) => {
+                        for m in msgs {
+                            match m {
+                                Ok(m) if !shown.record(m.offset, m.record.key().ok().flatten()) => {
+                                }
+                                Ok(_) if !shown.take() => break,
+                                Ok(m) => {
+                                    let r = m.record;
+                                    let (key, value) =
+                                        (r.key().ok().flatten(), r.value().ok().flatten());
+                                    let (k, val) =
+                                        key_value_cells(opts, decoder, m.offset, key, value);
+                                    records.row(
+                                        w,
+                                        vec![
+                                            m.offset.to_string(),
+                                            human_time(r.timestamp()),
+                                            k,
+                                            val,
+                                            String::new(),
+                                        ],
+                                    )?;
+                                }
+                                Err(e) => {
+                                    record_errs.push(e);
+                                    break;
+                                }
+                            }
+                        }
+                    }
+                    Err(e) => record_errs.push(e),
+                },
+            }
+            Ok(true)
+        },
+    )?;
     records.finish(w)?;
     errs.extend(record_errs);
     errs.sort_by_key(|e| e.pos);
@@ -482,13 +503,10 @@ fn rest_row(
     valid: usize,
     entry: usize,
 ) -> std::io::Result<()> {
-    let slots = data.len / entry;
-    if valid >= slots && data.len.is_multiple_of(entry) {
+    let Some(r) = index_rest(data, valid, entry) else {
         return Ok(());
-    }
-    // past the bytes held, the file is a hole: zeros
-    let tail = data.data.get(valid * entry..).unwrap_or(&[]);
-    let what = if tail.iter().all(|&b| b == 0) {
+    };
+    let what = if r.all_zero {
         "zero padding"
     } else {
         "not a valid entry"
@@ -496,8 +514,8 @@ fn rest_row(
     t.row(
         w,
         vec![
-            format!("{valid}.."),
-            format!("{} slots", slots.saturating_sub(valid)),
+            format!("{}..", r.first_slot),
+            format!("{} slots", r.slots),
             what.to_string(),
         ],
     )
@@ -657,8 +675,7 @@ pub fn write_file(
     match kind {
         Kind::Log => {
             let log = input.log();
-            let end = (opts.max_bytes.max(0) as u64).min(log.len());
-            let pick = pick.unwrap_or_else(|| Pick::new(None, end, None, None));
+            let pick = log_pick(log, opts, pick);
             write_log_tables(
                 w,
                 log,
@@ -725,18 +742,8 @@ pub fn write_file(
                 }
                 None => tables.add(w, &v),
             };
-            let made = files::objects(
-                &names.display,
-                &names.name,
-                &mut input,
-                opts.index_sanity_only,
-                &mut sink,
-            );
-            match made {
-                Ok(()) => {}
-                Err(files::Stop::Write(e)) => return Err(e),
-                Err(files::Stop::Read(e)) => read_error = Some(e),
-            }
+            read_error =
+                files::write_objects(names, &mut input, opts.index_sanity_only, &mut sink)?;
             tables.finish(w)?
         }
     }
