@@ -1,10 +1,10 @@
 //! The one JSON writer of every command's `--format json` and `jsonl`
 //! (dump's lines apart, which keep Kafka's field order as they are read):
 //! a value written as one pretty document or as one compact line, with
-//! the `NAME_utc` twin of every time field ([`crate::render::utc`]) and
-//! every character that could drive a terminal escaped
-//! ([`crate::render::text::JsonSafe`]). Values stream to the writer as
-//! they are serialised; none is held whole.
+//! the `NAME_utc` twin of every time field (a field declared with
+//! [`crate::model::time::millis`]) and every character that could drive a
+//! terminal escaped ([`crate::render::text::JsonSafe`]). Values stream to
+//! the writer as they are serialised; none is held whole.
 
 use std::io::{self, Write};
 
