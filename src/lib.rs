@@ -30,11 +30,11 @@
 //! values: discovery, mapping files read-only, archives, the metadata log,
 //! consumer group commits) and [`analysis`] (pure functions over the
 //! model: diff, truncation, loss, timeline, check rules), [`engine`] (every
-//! pipeline: what the commands run). [`render`] and [`report`] (facts to
-//! text, JSON, JUnit and HTML) read only `format` and `model`: they print
+//! pipeline: what the commands run). [`render`] (facts to text, JSON,
+//! JUnit and the report's HTML) reads only `format` and `model`: it prints
 //! what the engine computed. Each item has one home, the module that
 //! defines it (no re-exports across layers). The binary (`src/cli`) uses
-//! only `engine`, `render`, `report` and `model`: opening what the user
+//! only `engine`, `render` and `model`: opening what the user
 //! named is [`engine::input`], writing files [`engine::output`].
 //! `tests/it/layers.rs` keeps it so.
 
@@ -44,4 +44,3 @@ pub mod engine;
 pub mod format;
 pub mod model;
 pub mod render;
-pub mod report;

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use super::common::{Output, Status};
 use klf::engine::report::build;
 use klf::engine::ReadMode;
-use klf::report::html;
+use klf::render::report::html;
 
 /// `--help` and man page text after the options.
 pub const AFTER_HELP: &str = "\

@@ -347,12 +347,12 @@ mod tests {
             (15, None)
         );
         assert!(p.replicas[0].lost.is_empty());
-        let (a, b) = crate::report::svg::zoom_window(&p).expect("a zoomed panel");
+        let (a, b) = crate::render::report::svg::zoom_window(&p).expect("a zoomed panel");
         assert!(
             a <= 1_000_000 && b >= 1_000_020 && b - a < 100,
             "zoom [{a}, {b}]"
         );
-        let picture = crate::report::svg::partition_svg(&p, "t");
+        let picture = crate::render::report::svg::partition_svg(&p, "t");
         assert!(picture.contains(r#"data-panel="zoom""#));
         assert_eq!(
             picture.matches(r#"data-kind="lost""#).count(),

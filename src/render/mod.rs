@@ -2,7 +2,8 @@
 //! JSON Lines, tables: `dump`), the tables and JSON of diff, check and
 //! timeline, JUnit XML; one sanitiser and one escaper for untrusted text
 //! (`text`), one table style (`style`), the stories told of a partition
-//! (`explain`) and the words of its loss's evidence (`loss`). Nothing here
+//! (`explain`), the words of its loss's evidence (`loss`), and the HTML
+//! page of `klf report` (`report`). Nothing here
 //! reads a capture or computes a fact: every renderer takes model values
 //! the engine computed or opened, and this layer uses only `format` and
 //! `model`.
@@ -17,6 +18,7 @@ pub mod json;
 pub mod loss;
 pub mod overview;
 pub mod release;
+pub mod report;
 pub mod salvage;
 pub mod style;
 pub mod text;

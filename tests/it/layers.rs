@@ -1,13 +1,13 @@
 //! The library's layers point one way, and no two files import each other
 //! (directly or round a circle): format (pure parsers) <- model (plain data)
 //! <- capture (paths to model values) and analysis (pure functions over the
-//! model) <- engine (every pipeline) <- render and report (facts to text)
-//! <- the binary. Read from the source's own `crate::` and `super::` paths,
-//! leaving out comments and unit tests; a new arrow that runs back up, or a
-//! new circle, fails here with the files and lines that make it. Render
-//! and report read only format and model, so what they print is what the
-//! engine computed or opened. The binary (`src/cli`) uses the library
-//! through engine, render, report and model only. Each item has one home:
+//! model) <- engine (every pipeline) <- render (facts to text, JSON and
+//! the report's HTML) <- the binary. Read from the source's own `crate::`
+//! and `super::` paths, leaving out comments and unit tests; a new arrow
+//! that runs back up, or a new circle, fails here with the files and lines
+//! that make it. Render reads only format and model, so what it prints is
+//! what the engine computed or opened. The binary (`src/cli`) uses the
+//! library through engine, render and model only. Each item has one home:
 //! no module re-exports (`pub use`) another layer's item.
 
 // A test asserts by panicking: unwrap is how it says "this must hold".
@@ -25,10 +25,9 @@ fn allowed(layer: &str) -> &'static [&'static str] {
         "analysis" => &["format", "model", "analysis"],
         "engine" => &["format", "model", "capture", "analysis", "engine"],
         "render" => &["format", "model", "render"],
-        "report" => &["format", "model", "render", "report"],
         // the binary's modules name each other as `crate::cli::` and
         // `super::`; the library they reach as `klf::` (see
-        // `the_binary_uses_engine_render_report_and_model`)
+        // `the_binary_uses_engine_render_and_model`)
         "cli" => &["cli"],
         _ => &[],
     }
@@ -233,7 +232,7 @@ fn layers_point_one_way_and_files_make_no_circle() {
 }
 
 #[test]
-fn the_binary_uses_engine_render_report_and_model() {
+fn the_binary_uses_engine_render_and_model() {
     let cli = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/cli");
     let files = crate::common::rust_sources("src/cli");
     assert!(files.len() > 10, "read {} files", files.len());
@@ -266,7 +265,7 @@ fn the_binary_uses_engine_render_report_and_model() {
                     ));
                     continue;
                 }
-                if ["engine", "render", "report", "model"].contains(&layer.as_str()) {
+                if ["engine", "render", "model"].contains(&layer.as_str()) {
                     continue;
                 }
                 wrong.push(format!("src/cli/{rel}:{}: klf::{layer}", n + 1));
@@ -275,7 +274,7 @@ fn the_binary_uses_engine_render_report_and_model() {
     }
     assert!(
         wrong.is_empty(),
-        "the binary uses the library through engine, render, report and model:\n{}",
+        "the binary uses the library through engine, render and model:\n{}",
         wrong.join("\n")
     );
 }
@@ -371,7 +370,7 @@ fn analysis_types_are_not_serialised() {
 fn serialised_time_fields_are_declared_times() {
     let mut checked = 0;
     let mut undeclared = Vec::new();
-    for dir in ["src/model", "src/render", "src/report"] {
+    for dir in ["src/model", "src/render"] {
         for p in crate::common::rust_sources(dir) {
             let text = std::fs::read_to_string(&p).unwrap();
             // unit tests make their own documents
