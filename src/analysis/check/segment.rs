@@ -500,20 +500,7 @@ mod tests {
     }
 
     fn summary(base_offset: i64, last_offset: i64) -> BatchSummary {
-        BatchSummary {
-            base_offset,
-            last_offset,
-            partition_leader_epoch: 1,
-            crc: 0,
-            record_count: (last_offset - base_offset + 1) as i32,
-            is_control: false,
-            is_transactional: false,
-            first_timestamp: 0,
-            max_timestamp: 0,
-            producer_id: -1,
-            producer_epoch: -1,
-            base_sequence: -1,
-        }
+        BatchSummary::dense(base_offset, last_offset, 1, 0)
     }
 
     /// The findings of a segment of 1000 bytes at base offset 100 whose
