@@ -16,7 +16,7 @@ secs=${1:?usage: fuzz/run.sh SECONDS [TARGET...]}
 shift
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
-  targets=(segment_v2 legacy codec indexes snapshot checkpoints records tree archive windows digest)
+  targets=(segment_v2 legacy codec indexes snapshot checkpoints records tree archive windows digest kafka_log)
 fi
 
 if rustup toolchain list 2>/dev/null | grep -q '^nightly'; then
@@ -40,6 +40,7 @@ done
 summary=()
 for t in "${targets[@]}"; do
   echo "== fuzz $t for ${secs}s" >&2
+  mkdir -p "corpus/$t"
   log=$(mktemp)
   set +e
   "${cargo[@]}" fuzz run -O "$t" "corpus/$t" -- \

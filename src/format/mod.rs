@@ -32,3 +32,5 @@ pub mod checkpoint;
 // What `klf digest` ships.
 pub mod digest;
 pub mod props;
+// Kafka's own log files (server.log, controller.log, state-change.log).
+pub mod kafka_log;
