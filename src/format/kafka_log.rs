@@ -1130,9 +1130,9 @@ mod tests {
             "\n",
             r#"[2026-12-06 04:32:32,986] INFO The cleaning for partition orders-0 is aborted and paused (org.apache.kafka.storage.internals.log.LogManager)"#,
             "\n",
-            r#"[2026-12-06 04:32:32,989] WARN [UnifiedLog partition=orders-0, dir=/tmp/ci-clone/tests/kafka-oracle/.work/impact/node-1/data] Truncating orders-0 to offset 142 below high watermark 228 (org.apache.kafka.storage.internals.log.UnifiedLog)"#,
+            r#"[2026-12-06 04:32:32,989] WARN [UnifiedLog partition=orders-0, dir=/var/lib/kafka/data] Truncating orders-0 to offset 142 below high watermark 228 (org.apache.kafka.storage.internals.log.UnifiedLog)"#,
             "\n",
-            r#"[2026-12-06 04:32:32,989] INFO [UnifiedLog partition=orders-0, dir=/tmp/ci-clone/tests/kafka-oracle/.work/impact/node-1/data] Truncating to offset 142 (org.apache.kafka.storage.internals.log.UnifiedLog)"#,
+            r#"[2026-12-06 04:32:32,989] INFO [UnifiedLog partition=orders-0, dir=/var/lib/kafka/data] Truncating to offset 142 (org.apache.kafka.storage.internals.log.UnifiedLog)"#,
             "\n",
         ));
         let evs: Vec<Option<Event>> = items
@@ -1184,7 +1184,7 @@ mod tests {
             }) => {
                 assert_eq!(partition, &p("orders", 0));
                 assert_eq!(*offset, 142);
-                assert!(dir.as_deref().unwrap().ends_with("/impact/node-1/data"));
+                assert_eq!(dir.as_deref(), Some("/var/lib/kafka/data"));
             }
             other => panic!("{other:?}"),
         }
@@ -1547,7 +1547,7 @@ mod tests {
             "\n",
             r#"[2026-12-06 04:41:50,915] INFO The cleaning for partition unclean-0 is aborted and paused (kafka.log.LogManager)"#,
             "\n",
-            r#"[2026-12-06 04:41:50,916] INFO [UnifiedLog partition=unclean-0, dir=/tmp/ci-clone/tests/kafka-oracle/.work/unclean/node-1/data] Truncating to offset 100 (kafka.log.UnifiedLog)"#,
+            r#"[2026-12-06 04:41:50,916] INFO [UnifiedLog partition=unclean-0, dir=/var/lib/kafka/data] Truncating to offset 100 (kafka.log.UnifiedLog)"#,
             "\n",
         ));
         let evs: Vec<Event> = items
@@ -1624,7 +1624,7 @@ mod tests {
             }
         );
         match ev(
-            r#"[2026-12-06 01:04:00,859] INFO [Log partition=unclean-0, dir=/tmp/ci.asGT/klf/tests/kafka-oracle/.work/unclean/node-1/data] Truncating to offset 100 (kafka.log.Log)"#,
+            r#"[2026-12-06 01:04:00,859] INFO [Log partition=unclean-0, dir=/var/lib/kafka/data] Truncating to offset 100 (kafka.log.Log)"#,
         ) {
             Event::LogTruncation {
                 partition, offset, ..
@@ -1635,7 +1635,7 @@ mod tests {
         }
         // 2.8.2, scenario unclean-stale-hw, node-1
         match ev(
-            r#"[2026-12-06 01:05:45,253] INFO [Log partition=stale-group-0, dir=/tmp/ci.asGT/klf/tests/kafka-oracle/.work/unclean-stale-hw/node-1/data] Truncating to offset 100 (kafka.log.Log)"#,
+            r#"[2026-12-06 01:05:45,253] INFO [Log partition=stale-group-0, dir=/var/lib/kafka/data] Truncating to offset 100 (kafka.log.Log)"#,
         ) {
             Event::LogTruncation {
                 partition, offset, ..
@@ -1648,7 +1648,7 @@ mod tests {
         let items = all(concat!(
             r#"[2026-12-06 01:01:45,372] INFO [ReplicaFetcher replicaId=2, leaderId=1, fetcherId=0] Truncating partition diverge-0 to local high watermark 0 (kafka.server.ReplicaFetcherThread)"#,
             "\n",
-            r#"[2026-12-06 01:01:45,373] INFO [Log partition=diverge-0, dir=/tmp/ci.asGT/klf/tests/kafka-oracle/.work/divergence/node-2/data] Truncating to 0 has no effect as the largest offset in the log is -1 (kafka.log.Log)"#,
+            r#"[2026-12-06 01:01:45,373] INFO [Log partition=diverge-0, dir=/var/lib/kafka/data] Truncating to 0 has no effect as the largest offset in the log is -1 (kafka.log.Log)"#,
             "\n",
         ));
         let evs: Vec<Event> = items
@@ -1789,7 +1789,7 @@ mod tests {
     fn torn_last_line() {
         // 4.4.0, scenario impact, node-1: the second line cut mid-way, as a
         // copy taken while Kafka writes leaves it
-        let whole = r#"[2026-12-06 04:32:32,989] WARN [UnifiedLog partition=orders-0, dir=/tmp/ci-clone/tests/kafka-oracle/.work/impact/node-1/data] Truncating orders-0 to offset 142 below high watermark 228 (org.apache.kafka.storage.internals.log.UnifiedLog)"#;
+        let whole = r#"[2026-12-06 04:32:32,989] WARN [UnifiedLog partition=orders-0, dir=/var/lib/kafka/data] Truncating orders-0 to offset 142 below high watermark 228 (org.apache.kafka.storage.internals.log.UnifiedLog)"#;
         let torn = &whole[..whole.find(" below high").unwrap()];
         let text = format!(
             "{}\n{torn}",
@@ -1806,7 +1806,7 @@ mod tests {
         // the statement is incomplete: no event claimed from it, even
         // where the cut leaves a well-formed but shorter number
         assert_eq!(event(e), None);
-        let whole = r#"[2026-12-06 04:32:32,989] INFO [UnifiedLog partition=orders-0, dir=/tmp/ci-clone/tests/kafka-oracle/.work/impact/node-1/data] Truncating to offset 142 (org.apache.kafka.storage.internals.log.UnifiedLog)"#;
+        let whole = r#"[2026-12-06 04:32:32,989] INFO [UnifiedLog partition=orders-0, dir=/var/lib/kafka/data] Truncating to offset 142 (org.apache.kafka.storage.internals.log.UnifiedLog)"#;
         let cut = &whole[..whole.find("142").unwrap() + 2];
         let e = only(cut);
         assert!(e.torn && e.message.ends_with("Truncating to offset 14"));
