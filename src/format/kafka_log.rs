@@ -1683,27 +1683,30 @@ mod tests {
         );
     }
 
+    /// 3.9.2, scenario unclean, node-1: eight consecutive lines, a warning
+    /// with its stack trace between two entries.
+    const STACK_TRACE: &str = concat!(
+        r#"[2026-12-06 04:41:16,780] INFO [Controller id=1] Skipping preferred replica election for partitions due to topic deletion:  (kafka.controller.KafkaController)"#,
+        "\n",
+        r#"[2026-12-06 04:41:16,780] WARN [RequestSendThread controllerId=1] Controller 1's connection to broker 127.0.0.1:38055 (id: 1 rack: null) was unsuccessful (kafka.controller.RequestSendThread)"#,
+        "\n",
+        r#"java.io.IOException: Connection to 127.0.0.1:38055 (id: 1 rack: null) failed."#,
+        "\n",
+        r#"	at org.apache.kafka.clients.NetworkClientUtils.awaitReady(NetworkClientUtils.java:71)"#,
+        "\n",
+        r#"	at kafka.controller.RequestSendThread.brokerReady(ControllerChannelManager.scala:299)"#,
+        "\n",
+        r#"	at kafka.controller.RequestSendThread.doWork(ControllerChannelManager.scala:252)"#,
+        "\n",
+        r#"	at org.apache.kafka.server.util.ShutdownableThread.run(ShutdownableThread.java:136)"#,
+        "\n",
+        r#"[2026-12-06 04:41:16,780] INFO [Controller id=1] Resuming preferred replica election for partitions:  (kafka.controller.KafkaController)"#,
+        "\n",
+    );
+
     #[test]
     fn stack_trace_is_continuation() {
-        // 3.9.2, scenario unclean, node-1, eight consecutive lines
-        let items = all(concat!(
-            r#"[2026-12-06 04:41:16,780] INFO [Controller id=1] Skipping preferred replica election for partitions due to topic deletion:  (kafka.controller.KafkaController)"#,
-            "\n",
-            r#"[2026-12-06 04:41:16,780] WARN [RequestSendThread controllerId=1] Controller 1's connection to broker 127.0.0.1:38055 (id: 1 rack: null) was unsuccessful (kafka.controller.RequestSendThread)"#,
-            "\n",
-            r#"java.io.IOException: Connection to 127.0.0.1:38055 (id: 1 rack: null) failed."#,
-            "\n",
-            r#"	at org.apache.kafka.clients.NetworkClientUtils.awaitReady(NetworkClientUtils.java:71)"#,
-            "\n",
-            r#"	at kafka.controller.RequestSendThread.brokerReady(ControllerChannelManager.scala:299)"#,
-            "\n",
-            r#"	at kafka.controller.RequestSendThread.doWork(ControllerChannelManager.scala:252)"#,
-            "\n",
-            r#"	at org.apache.kafka.server.util.ShutdownableThread.run(ShutdownableThread.java:136)"#,
-            "\n",
-            r#"[2026-12-06 04:41:16,780] INFO [Controller id=1] Resuming preferred replica election for partitions:  (kafka.controller.KafkaController)"#,
-            "\n",
-        ));
+        let items = all(STACK_TRACE);
         assert_eq!(items.len(), 3);
         let Item::Entry(e) = &items[1] else {
             panic!("{items:?}")
@@ -1721,24 +1724,7 @@ mod tests {
             .starts_with("\tat org.apache.kafka.server.util.ShutdownableThread.run("));
         assert!(matches!(&items[2], Item::Entry(e) if e.line == 8));
         // the cap: two extra lines kept, three counted
-        let capped: Vec<Item> = entries_with(concat!(
-            r#"[2026-12-06 04:41:16,780] INFO [Controller id=1] Skipping preferred replica election for partitions due to topic deletion:  (kafka.controller.KafkaController)"#,
-            "\n",
-            r#"[2026-12-06 04:41:16,780] WARN [RequestSendThread controllerId=1] Controller 1's connection to broker 127.0.0.1:38055 (id: 1 rack: null) was unsuccessful (kafka.controller.RequestSendThread)"#,
-            "\n",
-            r#"java.io.IOException: Connection to 127.0.0.1:38055 (id: 1 rack: null) failed."#,
-            "\n",
-            r#"	at org.apache.kafka.clients.NetworkClientUtils.awaitReady(NetworkClientUtils.java:71)"#,
-            "\n",
-            r#"	at kafka.controller.RequestSendThread.brokerReady(ControllerChannelManager.scala:299)"#,
-            "\n",
-            r#"	at kafka.controller.RequestSendThread.doWork(ControllerChannelManager.scala:252)"#,
-            "\n",
-            r#"	at org.apache.kafka.server.util.ShutdownableThread.run(ShutdownableThread.java:136)"#,
-            "\n",
-            r#"[2026-12-06 04:41:16,780] INFO [Controller id=1] Resuming preferred replica election for partitions:  (kafka.controller.KafkaController)"#,
-            "\n",
-        ).as_bytes(), 2).collect();
+        let capped: Vec<Item> = entries_with(STACK_TRACE.as_bytes(), 2).collect();
         let Item::Entry(e) = &capped[1] else {
             panic!("{capped:?}")
         };
