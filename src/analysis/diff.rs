@@ -564,6 +564,7 @@ fn partition_diff(
         findings,
         protocol: *options,
         scan: None,
+        broker_log: Vec::new(),
     }
 }
 

@@ -1,6 +1,7 @@
 //! Facts from parsed data: epoch timelines, replica divergence and the
 //! truncation Kafka performs, consistency findings.
 
+pub mod broker_log;
 pub mod check;
 pub mod diff;
 pub mod epochs;

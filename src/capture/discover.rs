@@ -31,6 +31,7 @@ use crate::format::checkpoint::{
     CleanShutdown, Limits, OffsetCheckpointKind, ReadError, CLEAN_SHUTDOWN_FILE,
     LEADER_EPOCH_CHECKPOINT_FILE,
 };
+use crate::format::kafka_log::{log_file_kind, LogFileKind};
 use crate::format::names::{
     node_id_from_folder_name, parse_partition_dir_name, parse_segment_file_name, PartitionDirName,
     PendingState, ReplicaKind, SegmentFileKind,
@@ -42,8 +43,35 @@ use crate::format::props::{
 use crate::format::ParseError;
 use crate::model::capture::{
     Broker, BrokerCheckpoints, Capture, CheckpointFile, Diagnostic, KraftSnapshotFile, Level,
-    NodeIdSource, PendingFile, Replica, SegmentFiles, SnapshotFile,
+    LogFile, NodeIdSource, PendingFile, Replica, SegmentFiles, SnapshotFile,
 };
+
+/// A folder of Kafka's own logs beside a node's data (`broker-1/logs/`).
+pub const LOGS_FOLDER: &str = "logs";
+
+/// Kafka's own log files directly in `dir` and in its `logs/` folder, by
+/// name (`server.log`, `controller.log.2026-12-06-04.gz`, ...), sorted.
+pub fn log_files_in(dir: &Path) -> Vec<(PathBuf, LogFileKind, bool)> {
+    let mut out = Vec::new();
+    for d in [dir.to_path_buf(), dir.join(LOGS_FOLDER)] {
+        let Ok(rd) = fs::read_dir(&d) else {
+            continue;
+        };
+        for e in rd.flatten() {
+            let Some(name) = e.file_name().to_str().map(str::to_owned) else {
+                continue;
+            };
+            if let Some((kind, gzip)) = log_file_kind(&name) {
+                if e.file_type().is_ok_and(|t| t.is_file() || t.is_symlink()) && is_file(&e.path())
+                {
+                    out.push((e.path(), kind, gzip));
+                }
+            }
+        }
+    }
+    out.sort();
+    out
+}
 
 /// Tiered storage's index cache directory in a log directory root; not a partition.
 pub const REMOTE_INDEX_CACHE_DIR: &str = "remote-log-index-cache";
@@ -87,6 +115,8 @@ struct Discovery {
     unreadable: BTreeSet<PathBuf>,
     /// Files over a cap, not read (see [`Capture::refused`]).
     refused: BTreeSet<PathBuf>,
+    /// Kafka's own logs found (see [`Capture::logs`]).
+    logs: Vec<LogFile>,
 }
 
 impl Discovery {
@@ -200,7 +230,7 @@ impl Discovery {
                 }
             }
             for o in others {
-                self.note(&o, "not a broker log directory; ignored");
+                self.logs_only_folder(&o);
             }
             return;
         }
@@ -389,6 +419,83 @@ impl Discovery {
         }
     }
 
+    /// Kafka logs found, of `node`.
+    fn add_logs(&mut self, found: Vec<(PathBuf, LogFileKind, bool)>, node: Option<i32>) {
+        for (path, kind, gzip) in found {
+            self.logs.push(LogFile {
+                node_id: node,
+                path,
+                kind,
+                gzip,
+                given: false,
+            });
+        }
+    }
+
+    /// A folder of a capture that is not a log directory: a node's Kafka
+    /// logs when it holds some and its name says the node
+    /// (`controller-100/server.log`), else noted and ignored.
+    fn logs_only_folder(&mut self, o: &Path) {
+        let found = log_files_in(o);
+        let node = o
+            .file_name()
+            .and_then(|n| n.to_str())
+            .and_then(node_id_from_folder_name);
+        match node {
+            Some(n) if !found.is_empty() => {
+                self.note(
+                    o,
+                    format!("no log directory; Kafka's own logs, read as node {n}'s (from the folder's name)"),
+                );
+                self.add_logs(found, Some(n));
+            }
+            _ if !found.is_empty() => self.warn(
+                o,
+                "Kafka's own logs in a folder whose name gives no node id; not read (name the folder like broker-3, or pass --logs NODE=PATH)",
+            ),
+            _ => self.note(o, "not a broker log directory; ignored"),
+        }
+    }
+
+    /// The Kafka logs of node folders: a folder that holds log
+    /// directories of one node only (`broker-1/` holding `d1` and `d2`),
+    /// inside the path given, holds that node's logs beside them
+    /// (`broker-1/server.log`, `broker-1/logs/`).
+    fn node_folder_logs(&mut self, brokers: &[Broker], roots: &BTreeMap<PathBuf, PathBuf>) {
+        let mut folders: BTreeMap<PathBuf, BTreeSet<Option<i32>>> = BTreeMap::new();
+        for b in brokers {
+            if let Some(parent) = parent_dir(&b.path) {
+                folders.entry(parent).or_default().insert(b.node_id);
+            }
+        }
+        // every log directory directly in a folder, of any node
+        for (folder, nodes) in folders {
+            let [Some(node)] = nodes.iter().copied().collect::<Vec<_>>()[..] else {
+                continue;
+            };
+            let inside = brokers.iter().any(|b| {
+                parent_dir(&b.path).as_deref() == Some(folder.as_path())
+                    && roots
+                        .get(&b.path)
+                        .is_some_and(|root| canonical_or_self(&folder).starts_with(root))
+            });
+            let others_here = fs::read_dir(&folder).is_ok_and(|rd| {
+                rd.flatten().any(|e| {
+                    let p = e.path();
+                    is_dir(&p)
+                        && looks_like_log_dir(&p)
+                        && !brokers
+                            .iter()
+                            .any(|b| b.path == p && b.node_id == Some(node))
+                })
+            });
+            if inside && !others_here {
+                let found = log_files_in(&folder);
+                self.add_logs(found, Some(node));
+            }
+        }
+    }
+
     /// A folder holding another capture: noted, not read.
     fn other_capture(&mut self, n: PathBuf) {
         let names = capture_folder_names(&n);
@@ -490,6 +597,10 @@ impl Discovery {
     fn run(mut self) -> Capture {
         let mut cap = Capture::default();
         let log_dirs = std::mem::take(&mut self.log_dirs);
+        let roots: BTreeMap<PathBuf, PathBuf> = log_dirs
+            .iter()
+            .map(|(path, (root, _))| (path.clone(), root.clone()))
+            .collect();
         let mut seen_partition_dirs: BTreeSet<PathBuf> = BTreeSet::new();
         for (path, (root, want)) in log_dirs {
             let (broker, replicas) =
@@ -535,6 +646,11 @@ impl Discovery {
             self.place(&mut cap, r);
         }
         self.cross_check_brokers(&cap.brokers);
+        self.node_folder_logs(&cap.brokers, &roots);
+        let mut logs = std::mem::take(&mut self.logs);
+        logs.sort();
+        logs.dedup_by(|a, b| a.path == b.path);
+        cap.logs = logs;
         cap.brokers.sort_by(|a, b| {
             (a.node_id.is_none(), a.node_id, &a.path).cmp(&(
                 b.node_id.is_none(),
@@ -673,6 +789,8 @@ impl Discovery {
         // (directory, parsed name, reached through a symlink)
         let mut partition_dirs: Vec<(PathBuf, PartitionDirName, bool)> = Vec::new();
         let mut saw_meta = false;
+        // Kafka's own logs copied beside the data (`server.log`, ...)
+        let mut root_logs: Vec<(PathBuf, LogFileKind, bool)> = Vec::new();
         for entry in entries {
             let child = path.join(entry.file_name());
             let Some(name) = entry.file_name().to_str().map(str::to_owned) else {
@@ -687,6 +805,17 @@ impl Discovery {
                 continue;
             };
             if kind == EntryKind::Dir {
+                if name == LOGS_FOLDER {
+                    let found = log_files_in(&child);
+                    if !found.is_empty() {
+                        self.note(
+                            &child,
+                            "Kafka's own logs beside the data, read as the node's logs (Kafka itself would refuse to start with a folder that is not a partition here)",
+                        );
+                        root_logs.extend(found);
+                        continue;
+                    }
+                }
                 if name == REMOTE_INDEX_CACHE_DIR {
                     self.note(
                         &child,
@@ -761,6 +890,8 @@ impl Discovery {
                      the broker stopped, or the capture was taken, mid-write; Kafka ignores it",
                 );
                 broker.temp_files.push(child);
+            } else if let Some((kind, gzip)) = log_file_kind(&name) {
+                root_logs.push((child, kind, gzip));
             } else {
                 self.warn(&child, "unrecognised file in a log directory root");
             }
@@ -772,6 +903,7 @@ impl Discovery {
             );
         }
         self.settle_node_id(&mut broker);
+        self.add_logs(root_logs, broker.node_id);
         // A partition directory that is not a symlink is its log
         // directory's canonical path and its own name: one canonicalisation
         // for the log directory, not one per partition.

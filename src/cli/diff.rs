@@ -20,8 +20,8 @@ use klf::model::records::{LostRecord, RecordsRead};
 use klf::model::Capture;
 use klf::render::diff::RecordLists;
 use klf::render::diff::{
-    next_line, severity, why_lines, write_json, write_json_each, write_table, Overview,
-    TableOptions,
+    broker_log_lines, next_line, severity, why_lines, write_json, write_json_each, write_table,
+    Overview, TableOptions,
 };
 use klf::render::explain::epoch_leaders;
 use klf::render::text::shell_word;
@@ -334,15 +334,16 @@ fn notes(
     evidence: &klf::engine::evidence::Evidence,
     p: &PartitionResult,
 ) -> Vec<String> {
-    if !p.loss.any() {
-        return Vec::new();
-    }
     let d = &p.diff;
+    if !p.loss.any() {
+        return broker_log_lines(d);
+    }
     let mut lines = why_lines(
         d,
         evidence.history(&d.topic, d.partition),
         evidence.controller.as_ref().map(|c| c.configs.as_slice()),
     );
+    lines.extend(broker_log_lines(d));
     let paths: Vec<String> = args
         .paths
         .iter()

@@ -371,10 +371,7 @@ pub fn diff_partition_adjusted(
     };
     let finish = |input: PartitionReplicas, mut diff: PartitionDiff, scan: ScanInfo, problems| {
         diff.scan = Some(scan);
-        let loss = evidence.loss(&diff, &input, replicas);
-        crate::analysis::loss::share_loss(&mut diff, &loss);
-        diff.findings
-            .extend(crate::analysis::loss::not_captured_finding(&loss));
+        let loss = evidence.complete(&mut diff, &input, replicas);
         PartitionResult {
             diff,
             loss,

@@ -5,14 +5,17 @@
 //! commits of `__consumer_offsets` (read on first need: only when some
 //! partition loses records).
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 use std::sync::OnceLock;
 
+use crate::analysis::broker_log::check_truncations;
 use crate::analysis::diff::{diff_partition, PartitionReplicas, ReferenceHint};
 use crate::analysis::loss::{partition_loss, LossContext};
 use crate::capture::controller::controller_view;
 use crate::capture::groups::{group_commits, GroupCommits, CONSUMER_OFFSETS};
+use crate::capture::logs::read_logs;
 use crate::capture::replica::high_watermark_fact;
+use crate::model::broker_log::{BrokerLogs, LoggedEvent};
 use crate::model::diff::{ClusterMode, DiffOptions, PartitionDiff, ProtocolSource};
 use crate::model::loss::PartitionLoss;
 use crate::model::truncation::ReplicationProtocol;
@@ -28,6 +31,38 @@ pub struct Evidence<'c> {
     /// Whether the capture holds a `__consumer_offsets` replica (asked
     /// once per partition: found once).
     consumer_offsets: bool,
+    /// The nodes' own logs, read when the capture holds some.
+    logs: Option<NodeLogs>,
+}
+
+/// The statements read from the nodes' logs, found by partition.
+pub struct NodeLogs {
+    /// What was read.
+    pub read: BrokerLogs,
+    by_partition: HashMap<(String, i32), Vec<usize>>,
+}
+
+impl NodeLogs {
+    fn new(read: BrokerLogs) -> NodeLogs {
+        let mut by_partition: HashMap<(String, i32), Vec<usize>> = HashMap::new();
+        for (i, e) in read.events.iter().enumerate() {
+            if let Some(p) = e.event.partition() {
+                by_partition
+                    .entry((p.topic.clone(), p.partition))
+                    .or_default()
+                    .push(i);
+            }
+        }
+        NodeLogs { read, by_partition }
+    }
+
+    /// The statements about one partition, per node in the order logged.
+    pub fn for_partition(&self, topic: &str, partition: i32) -> Vec<&LoggedEvent> {
+        self.by_partition
+            .get(&(topic.to_string(), partition))
+            .map(|v| v.iter().map(|&i| &self.read.events[i]).collect())
+            .unwrap_or_default()
+    }
 }
 
 /// Broker ids of the replicas of a partition: the node id discovery found,
@@ -53,8 +88,14 @@ impl<'c> Evidence<'c> {
                 .range((CONSUMER_OFFSETS.to_string(), i32::MIN)..)
                 .next()
                 .is_some_and(|((t, _), _)| t == CONSUMER_OFFSETS),
+            logs: (!capture.logs.is_empty()).then(|| NodeLogs::new(read_logs(&capture.logs))),
             no_metadata: "the capture holds no __cluster_metadata log (a ZooKeeper-mode cluster, or the metadata log was not captured)".to_string(),
         }
+    }
+
+    /// The nodes' own logs, when the capture holds some.
+    pub fn logs(&self) -> Option<&NodeLogs> {
+        self.logs.as_ref()
     }
 
     /// The capture.
@@ -189,11 +230,30 @@ impl<'c> Evidence<'c> {
         options: &DiffOptions,
     ) -> (PartitionDiff, PartitionLoss) {
         let mut diff = diff_partition(input, options);
-        let loss = self.loss(&diff, input, replicas);
-        crate::analysis::loss::share_loss(&mut diff, &loss);
+        let loss = self.complete(&mut diff, input, replicas);
+        (diff, loss)
+    }
+
+    /// Completes a partition's diff with this evidence: what it loses
+    /// (each replica's share, a replica not captured), and what the
+    /// brokers' logs say of its truncations.
+    pub fn complete(
+        &self,
+        diff: &mut PartitionDiff,
+        input: &PartitionReplicas,
+        replicas: &[Replica],
+    ) -> PartitionLoss {
+        let loss = self.loss(diff, input, replicas);
+        crate::analysis::loss::share_loss(diff, &loss);
         diff.findings
             .extend(crate::analysis::loss::not_captured_finding(&loss));
-        (diff, loss)
+        if let Some(logs) = &self.logs {
+            let events = logs.for_partition(&input.topic, input.partition);
+            diff.broker_log = check_truncations(diff, &events);
+            diff.findings
+                .extend(crate::analysis::broker_log::disagreements(&diff.broker_log));
+        }
+        loss
     }
 
     /// What a diffed partition loses, with this evidence.

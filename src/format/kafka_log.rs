@@ -391,6 +391,53 @@ pub struct Partition {
     pub partition: i32,
 }
 
+/// Which of Kafka's own log files a file name is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum LogFileKind {
+    /// `server.log`: the broker's (and a ZooKeeper-mode controller's) log.
+    Server,
+    /// `controller.log`: the controller's own log (KRaft from 3.4, and the
+    /// ZooKeeper-mode controller).
+    Controller,
+    /// `state-change.log`: leader and follower transitions.
+    StateChange,
+    /// `kafkaServer.out`, `controller.out`: the console of a broker or
+    /// controller started with `-daemon`, the same lines as its logs.
+    Console,
+}
+
+/// The kind of Kafka log a file name is, and whether it is gzip
+/// compressed: `server.log`, `controller.log`, `state-change.log`,
+/// `kafkaServer.out`, each possibly rotated (`server.log.2026-12-06-04`,
+/// `server.log.1`) and possibly compressed (`….gz`).
+pub fn log_file_kind(name: &str) -> Option<(LogFileKind, bool)> {
+    const BASES: [(&str, LogFileKind); 5] = [
+        ("server.log", LogFileKind::Server),
+        ("controller.log", LogFileKind::Controller),
+        ("state-change.log", LogFileKind::StateChange),
+        ("kafkaServer.out", LogFileKind::Console),
+        ("controller.out", LogFileKind::Console),
+    ];
+    let (rest, gz) = match name.strip_suffix(".gz") {
+        Some(r) => (r, true),
+        None => (name, false),
+    };
+    for (base, kind) in BASES {
+        let Some(suffix) = rest.strip_prefix(base) else {
+            continue;
+        };
+        let rotated = |s: &str| {
+            !s.is_empty()
+                && s.bytes()
+                    .all(|b| b.is_ascii_digit() || b == b'-' || b == b'.')
+        };
+        if suffix.is_empty() || suffix.strip_prefix('.').is_some_and(rotated) {
+            return Some((kind, gz));
+        }
+    }
+    None
+}
+
 /// `topic-partition` (the last `-` splits), or the 4.1+ `topicId:topic-partition`
 /// form with its topic id.
 pub fn partition_name(s: &str) -> Option<(Option<&str>, Partition)> {
@@ -476,6 +523,8 @@ pub enum Event {
         completed: Option<bool>,
         /// Why.
         reason: TruncationReason,
+        /// The leader fetched from (`leaderId=L` of the fetcher's prefix).
+        leader: Option<i32>,
     },
     /// The log itself truncates (`[Log|UnifiedLog partition=T-P, dir=D]
     /// Truncating to offset O`).
@@ -486,6 +535,20 @@ pub enum Event {
         dir: Option<String>,
         /// The offset truncated to.
         offset: i64,
+    },
+    /// A broker loaded a partition's log at start-up (`Completed load of
+    /// Log(dir=…, topic=T, partition=P, highWatermark=H, …,
+    /// logStartOffset=S, logEndOffset=E) with N segments …`): the state
+    /// it starts from, which a capture of the stopped broker holds.
+    LogLoaded {
+        /// The partition.
+        partition: Partition,
+        /// `logStartOffset`.
+        log_start_offset: i64,
+        /// `logEndOffset`.
+        log_end_offset: i64,
+        /// `highWatermark` as loaded.
+        high_watermark: i64,
     },
     /// `Truncating to O has no effect as the largest offset in the log is N`.
     LogTruncationNoEffect {
@@ -650,6 +713,30 @@ pub enum Event {
     },
 }
 
+impl Event {
+    /// The partition the statement is about, when it names one.
+    pub fn partition(&self) -> Option<&Partition> {
+        match self {
+            Event::FetcherTruncation { partition, .. }
+            | Event::LogTruncation { partition, .. }
+            | Event::LogLoaded { partition, .. }
+            | Event::LogTruncationNoEffect { partition, .. }
+            | Event::TruncationBelowHighWatermark { partition, .. }
+            | Event::IsrShrink { partition, .. }
+            | Event::IsrReplicaRemoved { partition, .. }
+            | Event::IsrUpdated { partition, .. }
+            | Event::BecameLeader { partition, .. }
+            | Event::BecameFollower { partition, .. }
+            | Event::UncleanPartitionChange { partition, .. }
+            | Event::ProducerAppendError { partition, .. } => Some(partition),
+            Event::UncleanElection { .. }
+            | Event::BrokerFencing { .. }
+            | Event::SessionExpired { .. }
+            | Event::ControlledShutdown { .. } => None,
+        }
+    }
+}
+
 /// The event an entry states, if it is one [`Event`] knows. An entry whose
 /// message no line closed with ` (logger)` ([`Entry::logger`] is `None`: a
 /// torn or cut record) states none: its numbers may be cut short.
@@ -658,6 +745,9 @@ pub fn event(entry: &Entry) -> Option<Event> {
     let (prefix, msg) = split_prefix(&entry.message);
     if let Some(rest) = msg.strip_prefix("Truncating ") {
         return truncation(prefix, rest);
+    }
+    if let Some(rest) = msg.strip_prefix("Completed load of Log(") {
+        return loaded(rest);
     }
     if let Some(e) = isr(prefix, msg) {
         return Some(e);
@@ -822,7 +912,8 @@ fn log_prefix(prefix: Option<&str>) -> Option<(Partition, Option<String>)> {
 
 fn truncation(prefix: Option<&str>, rest: &str) -> Option<Event> {
     if let Some(r) = rest.strip_prefix("partition ") {
-        // fetcher
+        // fetcher: `[ReplicaFetcher replicaId=R, leaderId=L, fetcherId=F]`
+        let leader = prefix.and_then(|p| num32_after(p, "leaderId="));
         let (name, r) = r.split_once(' ')?;
         let partition = partition_name(name)?.1;
         if let Some(hw) = r.strip_prefix("to local high watermark ") {
@@ -832,6 +923,7 @@ fn truncation(prefix: Option<&str>, rest: &str) -> Option<Event> {
                 offset: hw,
                 completed: None,
                 reason: TruncationReason::LocalHighWatermark(hw),
+                leader,
             });
         }
         let offset = num_after(r, "TruncationState(offset=")?;
@@ -857,6 +949,7 @@ fn truncation(prefix: Option<&str>, rest: &str) -> Option<Event> {
             offset,
             completed,
             reason,
+            leader,
         });
     }
     if let Some(r) = rest.strip_prefix("to offset ") {
@@ -886,6 +979,27 @@ fn truncation(prefix: Option<&str>, rest: &str) -> Option<Event> {
         partition,
         offset: leading_num(r)?,
         high_watermark: num_after(r, " below high watermark ")?,
+    })
+}
+
+/// `dir=D/T-P, [topicId=ID, ]topic=T, partition=P, highWatermark=H,
+/// lastStableOffset=L, logStartOffset=S, logEndOffset=E) with …`
+fn loaded(rest: &str) -> Option<Event> {
+    let (fields, _) = rest.split_once(") with ")?;
+    let topic_at = fields.rfind(", topic=")? + ", topic=".len();
+    let (topic, after) = fields[topic_at..].split_once(", partition=")?;
+    let partition = i32::try_from(leading_num(after)?).ok()?;
+    if topic.is_empty() || partition < 0 {
+        return None;
+    }
+    Some(Event::LogLoaded {
+        partition: Partition {
+            topic: topic.to_string(),
+            partition,
+        },
+        log_start_offset: num_after(after, "logStartOffset=")?,
+        log_end_offset: num_after(after, "logEndOffset=")?,
+        high_watermark: num_after(after, "highWatermark=")?,
     })
 }
 
@@ -1083,6 +1197,69 @@ mod tests {
         event(&only(s)).unwrap()
     }
 
+    #[test]
+    fn log_loaded_at_start_up() {
+        // 4.4.0, scenario unclean, node-1: the restart after the capture
+        assert_eq!(
+            ev(
+                r#"[2026-12-06 02:28:55,005] INFO Completed load of Log(dir=/var/lib/kafka/data/unclean-0, topicId=masD5675SF6pMztuWz5hvw, topic=unclean, partition=0, highWatermark=0, lastStableOffset=0, logStartOffset=0, logEndOffset=250) with 2 segments, local-log-start-offset 0 and log-end-offset 250 in 18ms (1/1 completed in /var/lib/kafka/data) (kafka.log.LogManager)"#
+            ),
+            Event::LogLoaded {
+                partition: p("unclean", 0),
+                log_start_offset: 0,
+                log_end_offset: 250,
+                high_watermark: 0,
+            }
+        );
+        // 2.8's wording, built from its template (no topic id, no local
+        // log start)
+        assert_eq!(
+            ev(
+                r#"[2026-12-06 01:04:00,801] INFO Completed load of Log(dir=/var/lib/kafka/data/my.topic-name-12, topic=my.topic-name, partition=12, highWatermark=90, lastStableOffset=90, logStartOffset=10, logEndOffset=120) with 1 segments in 4ms (1/3 loaded in /var/lib/kafka/data) (kafka.log.LogManager)"#
+            ),
+            Event::LogLoaded {
+                partition: p("my.topic-name", 12),
+                log_start_offset: 10,
+                log_end_offset: 120,
+                high_watermark: 90,
+            }
+        );
+        // a directory path that names another topic does not mislead it
+        assert_eq!(
+            ev(
+                r#"[2026-12-06 01:04:00,801] INFO Completed load of Log(dir=/d/x, topic=evil, partition=1/a-0, topic=real, partition=3, highWatermark=1, lastStableOffset=1, logStartOffset=0, logEndOffset=2) with 1 segments in 4ms (kafka.log.LogManager)"#
+            ),
+            Event::LogLoaded {
+                partition: p("real", 3),
+                log_start_offset: 0,
+                log_end_offset: 2,
+                high_watermark: 1,
+            }
+        );
+    }
+
+    #[test]
+    fn log_file_names() {
+        use LogFileKind::*;
+        for (name, want) in [
+            ("server.log", Some((Server, false))),
+            ("server.log.2026-12-06-04", Some((Server, false))),
+            ("server.log.2026-12-06-04.gz", Some((Server, true))),
+            ("server.log.1", Some((Server, false))),
+            ("server.log.gz", Some((Server, true))),
+            ("controller.log.2026-12-06-04", Some((Controller, false))),
+            ("state-change.log", Some((StateChange, false))),
+            ("kafkaServer.out", Some((Console, false))),
+            ("server.log.swp", None),
+            ("server.logs", None),
+            ("log-cleaner.log", None),
+            ("00000000000000000000.log", None),
+            ("server.log.", None),
+        ] {
+            assert_eq!(log_file_kind(name), want, "{name}");
+        }
+    }
+
     fn p(topic: &str, partition: i32) -> Partition {
         Partition {
             topic: topic.to_string(),
@@ -1165,6 +1342,7 @@ mod tests {
                     leader_epoch: 0,
                     end_offset: 142
                 },
+                leader: Some(3),
             })
         );
         assert_eq!(evs[2], None);
@@ -1581,6 +1759,7 @@ mod tests {
                 offset: 0,
                 completed: Some(true),
                 reason: TruncationReason::LocalHighWatermark(0),
+                leader: Some(1),
             }
         );
         // 3.9.2, scenario unclean, node-2
@@ -1666,6 +1845,7 @@ mod tests {
                     offset: 0,
                     completed: None,
                     reason: TruncationReason::LocalHighWatermark(0),
+                    leader: Some(1),
                 },
                 Event::LogTruncationNoEffect {
                     partition: p("diverge", 0),

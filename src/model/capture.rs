@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use crate::format::checkpoint::{
     Checkpoint, CleanShutdown, EpochEntry, OffsetCheckpointKind, OffsetEntry,
 };
+use crate::format::kafka_log::LogFileKind;
 use crate::format::names::{PendingState, ReplicaKind, SegmentFileKind};
 use crate::format::props::{MetaProperties, PartitionMetadata, Properties, PropsError};
 
@@ -264,6 +265,27 @@ pub struct Capture {
     /// entries or a longer line than klf reads): each is a warning, and
     /// read as a file whose content Kafka could not use.
     pub refused: Vec<PathBuf>,
+    /// Kafka's own log files (`server.log`, `controller.log`,
+    /// `state-change.log`, rotated and gzip ones too) found beside the
+    /// nodes' log directories or given with `--logs`, sorted by node and
+    /// path.
+    pub logs: Vec<LogFile>,
+}
+
+/// One of a node's Kafka log files.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct LogFile {
+    /// The node that wrote it, when known (a log directory's node, a node
+    /// folder's, or the one given with `--logs NODE=PATH`).
+    pub node_id: Option<i32>,
+    /// The file.
+    pub path: PathBuf,
+    /// Which log it is.
+    pub kind: LogFileKind,
+    /// gzip compressed (`….gz`).
+    pub gzip: bool,
+    /// Given with `--logs`, not found by discovery.
+    pub given: bool,
 }
 
 impl Capture {

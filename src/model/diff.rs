@@ -197,6 +197,9 @@ pub enum FindingKind {
     DisjointLogs,
     /// An assigned replica (metadata log) is not in the capture.
     ReplicaNotCaptured,
+    /// A broker's own log says it truncated, after starting from the
+    /// captured state, at another offset than klf predicts.
+    PredictionDisagreesWithBrokerLog,
 }
 
 impl FindingKind {
@@ -231,6 +234,7 @@ impl FindingKind {
             FindingKind::TruncationDependsOnProtocol => "truncation-depends-on-protocol",
             FindingKind::DisjointLogs => "replicas-disjoint",
             FindingKind::ReplicaNotCaptured => "replica-not-captured",
+            FindingKind::PredictionDisagreesWithBrokerLog => "prediction-disagrees-with-broker-log",
         }
     }
 }
@@ -337,6 +341,10 @@ pub struct PartitionDiff {
     /// How the replicas were read, when the caller read them from disk.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scan: Option<ScanInfo>,
+    /// The truncations the brokers logged, held against klf's prediction
+    /// (only when the capture holds the brokers' logs).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub broker_log: Vec<crate::model::broker_log::TruncationCheck>,
 }
 
 /// How much of the replicas' logs a diff read.

@@ -7,6 +7,7 @@
 //! fills the first in, `analysis` and `engine` compute the rest, `render`
 //! and `report` print them.
 
+pub mod broker_log;
 pub mod capture;
 pub mod check;
 pub mod diff;

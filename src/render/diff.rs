@@ -57,6 +57,10 @@ pub struct DiffPartition<'a> {
     /// Brokers whose replica could not be read, left out of the diff and
     /// the loss (`[]` when none).
     pub left_out: &'a [i32],
+    /// The truncations the brokers logged against klf's prediction: only
+    /// when the capture holds the brokers' own logs.
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    pub broker_log: &'a [crate::model::broker_log::TruncationCheck],
 }
 
 /// The truncation protocol a diff modelled, where it comes from, and the
@@ -661,6 +665,7 @@ pub fn partition<'a>(
         },
         scan: d.scan.as_ref(),
         left_out: p.left_out,
+        broker_log: &d.broker_log,
     }
 }
 
@@ -881,7 +886,13 @@ impl Overview {
     /// Whether a partition is written in full without `--all`: it loses
     /// data, a replica was left out, or an assigned replica is missing.
     pub fn shown(p: DiffedPartition<'_>) -> bool {
-        p.loss.any() || !p.left_out.is_empty() || !p.loss.replicas_not_captured.is_empty()
+        p.loss.any()
+            || !p.left_out.is_empty()
+            || !p.loss.replicas_not_captured.is_empty()
+            || p.diff
+                .broker_log
+                .iter()
+                .any(|c| c.verdict == crate::model::broker_log::Verdict::Disagrees)
     }
 
     /// Counts one partition; `shown`: whether it is written in full.
@@ -1091,6 +1102,89 @@ pub fn why_lines(
         ));
     }
     lines
+}
+
+/// What the brokers' own logs say of the partition's truncations, a line
+/// per broker: the truncation logged after the broker started from the
+/// captured state, held against klf's prediction, with its file and line.
+pub fn broker_log_lines(p: &PartitionDiff) -> Vec<String> {
+    use crate::model::broker_log::{NotCompared, Verdict};
+    let mut out = Vec::new();
+    for c in &p.broker_log {
+        let at = |l: &crate::model::broker_log::LoggedTruncation| {
+            format!("{}:{}, {}", l.source.file.display(), l.source.line, l.time)
+        };
+        let history = match c.logged_before_capture {
+            0 => String::new(),
+            n => format!(
+                "; {} logged before it started from the captured state",
+                crate::format::text::count(n, "earlier truncation", "earlier truncations")
+            ),
+        };
+        let line = match (&c.logged, c.verdict) {
+            (Some(l), Verdict::Agrees) => format!(
+                "Kafka's log: broker {} truncated to {} after starting from the captured state ({}): agrees with klf{history}",
+                c.broker,
+                l.offset,
+                at(l)
+            ),
+            (Some(l), Verdict::AgreesWithAlternative) => format!(
+                "Kafka's log: broker {} truncated to {} after starting from the captured state ({}): what the alternative protocol predicts, so the cluster runs it (klf's first prediction: {}){history}",
+                c.broker,
+                l.offset,
+                at(l),
+                c.predicted
+            ),
+            (Some(l), Verdict::Disagrees) => format!(
+                "Kafka's log DISAGREES: broker {} truncated to {} after starting from the captured state ({}); klf predicts {} [prediction-disagrees-with-broker-log]{history}",
+                c.broker,
+                l.offset,
+                at(l),
+                c.predicted
+            ),
+            (logged, _) => {
+                let why = match &c.why_not_compared {
+                    Some(NotCompared::NoLoadOfCapturedState) => {
+                        "its log holds no start-up from the captured state, so it cannot tell whether that came before or after the capture".to_string()
+                    }
+                    Some(NotCompared::OtherLeader { logged, reference }) => format!(
+                        "it followed broker {logged} then, klf's prediction follows broker {reference}"
+                    ),
+                    Some(NotCompared::LedInCapturedEpoch { epoch, source }) => format!(
+                        "it became leader in epoch {epoch} ({}:{}), whose records the capture holds",
+                        source.file.display(),
+                        source.line
+                    ),
+                    Some(NotCompared::NoPrediction) => {
+                        "klf's prediction did not converge".to_string()
+                    }
+                    Some(NotCompared::NothingLoggedAfterStartUp) | None => {
+                        "it logged no truncation after starting from the captured state".to_string()
+                    }
+                };
+                match logged {
+                    Some(l) => format!(
+                        "Kafka's log: broker {} truncated to {} ({}); not compared: {why}{history}",
+                        c.broker,
+                        l.logged_offset,
+                        at(l)
+                    ),
+                    None if c.logged_before_capture > 0 => format!(
+                        "Kafka's log: broker {}: {} before the capture ({why})",
+                        c.broker,
+                        crate::format::text::count(
+                            c.logged_before_capture,
+                            "truncation",
+                            "truncations"
+                        )
+                    ),
+                    None => format!("Kafka's log: broker {}: not compared: {why}", c.broker),
+                }
+            }
+        };
+        out.push(line);
+    }
+    out
 }
 
 /// The commands to run next on a partition that loses data, with the

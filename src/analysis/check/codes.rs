@@ -183,6 +183,9 @@ checks! {
     REPLICA_NOT_CAPTURED = "replica-not-captured", Warning, Replication,
         "A replica the metadata log assigns to the partition is not in the capture: its log may hold records no captured replica holds, and it may have acknowledged records.",
         "The loss may be larger and the committed bounds wider than shown; capture that broker's log directories too.";
+    PREDICTION_DISAGREES_WITH_BROKER_LOG = "prediction-disagrees-with-broker-log", Error, Replication,
+        "A broker's own log (server.log in the capture, or --logs) says it truncated a partition, after starting from the state the capture holds, at another offset than klf predicts.",
+        "klf's answer for this partition is not what Kafka did: the log's line is the evidence (`klf diff` shows both); or the capture is not what the broker restarted from. Please report it with the two lines.";
     REPLICAS_DISJOINT = "replicas-disjoint", Warning, Replication,
         "The offset ranges of two replicas do not overlap.",
         "Nothing can be compared; the follower will be reset to the leader's log start.";

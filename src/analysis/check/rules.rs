@@ -603,6 +603,17 @@ pub fn check_partition(
             f.detail,
         ));
     }
+    for f in crate::analysis::broker_log::disagreements(&diff.broker_log) {
+        out.push(finding(
+            code::PREDICTION_DISAGREES_WITH_BROKER_LOG,
+            Location {
+                topic: Some(topic.to_string()),
+                partition: Some(partition),
+                ..Location::default()
+            },
+            f.detail,
+        ));
+    }
     if let Some(alt) = diff.protocol.alternative {
         for rd in &diff.replicas {
             let Some(at) = rd
