@@ -1112,7 +1112,12 @@ pub fn broker_log_lines(p: &PartitionDiff) -> Vec<String> {
     let mut out = Vec::new();
     for c in &p.broker_log {
         let at = |l: &crate::model::broker_log::LoggedTruncation| {
-            format!("{}:{}, {}", l.source.file.display(), l.source.line, l.time)
+            format!(
+                "{}:{}, {}",
+                l.source.file.display(),
+                l.source.line,
+                l.logged_at
+            )
         };
         let history = match c.logged_before_capture {
             0 => String::new(),
