@@ -156,7 +156,10 @@ pub fn run(args: Args, out: &mut Output) -> Status {
         Ok(p) => p,
         Err(s) => return s,
     };
-    let capture = out.discover(&paths);
+    let capture = match out.discover(&paths) {
+        Ok(c) => c,
+        Err(s) => return s,
+    };
     super::common::note_unverified_digests(out);
     // Broker directories found under the inputs (symlinked ones included).
     if let Some(t) = &write_to {

@@ -98,6 +98,29 @@ pub struct GlobalArgs {
     /// its file and byte, its records counted but not read (exit 1)
     #[arg(long, value_name = "BYTES", default_value = "64M", value_parser = parse_usize_bytes, global = true, help_heading = "Global options")]
     pub max_decompressed_bytes: usize,
+    /// A node's own Kafka logs (server.log, controller.log,
+    /// state-change.log, rotated or .gz; a file, or a folder of them),
+    /// read beside the capture by the commands that take one; NODE may be
+    /// left out when the capture holds one node. Logs in a node's folder
+    /// are found without it. Repeat for more nodes or files
+    #[arg(long = "logs", value_name = "[NODE=]PATH", value_parser = parse_logs, global = true, help_heading = "Global options")]
+    pub logs: Vec<(Option<i32>, PathBuf)>,
+}
+
+/// `--logs [NODE=]PATH`.
+fn parse_logs(s: &str) -> Result<(Option<i32>, PathBuf), String> {
+    if let Some((node, path)) = s.split_once('=') {
+        if let Ok(n) = node.trim().parse::<i32>() {
+            if path.is_empty() {
+                return Err("a path after NODE= is needed".to_string());
+            }
+            return Ok((Some(n), PathBuf::from(path)));
+        }
+    }
+    if s.is_empty() {
+        return Err("a path is needed".to_string());
+    }
+    Ok((None, PathBuf::from(s)))
 }
 
 fn parse_usize_bytes(s: &str) -> Result<usize, String> {
@@ -159,6 +182,8 @@ pub struct Output {
     pub color: bool,
     /// `--archive-limit`.
     pub archive_limit: u64,
+    /// `--logs`: the nodes' own logs given.
+    pub logs: Vec<(Option<i32>, PathBuf)>,
     /// The display columns of the terminal stdout is, else None.
     pub width: Option<usize>,
     /// The progress bar on stderr, if one is showing: diagnostics are
@@ -192,6 +217,7 @@ impl Output {
                 .color
                 .enabled(io::stdout().is_terminal(), no_color.as_deref()),
             archive_limit: g.archive_limit,
+            logs: g.logs.clone(),
             width: klf::render::style::terminal_width(),
             bar: None,
             repeated: BTreeMap::new(),
@@ -329,7 +355,7 @@ impl Output {
     /// under them and notes its warnings on stderr.
     pub fn open_capture(&mut self, paths: &[PathBuf]) -> Result<klf::model::Capture, Status> {
         let paths = self.resolve_inputs(paths)?;
-        let capture = self.discover(&paths);
+        let capture = self.discover(&paths)?;
         for w in &capture.warnings {
             if w.level == klf::model::Level::Warning {
                 self.note(format_args!(
@@ -344,13 +370,17 @@ impl Output {
 
     /// Discovers the capture under `paths` (resolved), with a spinner on a
     /// terminal while it lists the folders.
-    pub fn discover(&mut self, paths: &[PathBuf]) -> klf::model::Capture {
+    pub fn discover(&mut self, paths: &[PathBuf]) -> Result<klf::model::Capture, Status> {
         let spin = self.spinner("finding the log directories, partitions and segments");
-        let capture = klf::engine::input::discover(paths);
+        let mut capture = klf::engine::input::discover(paths);
         if let Some(b) = spin {
             b.finish_and_clear();
         }
-        capture
+        if let Err(e) = klf::engine::input::add_given_logs(&mut capture, &self.logs) {
+            self.diag(format_args!("klf: --logs: {e}"));
+            return Err(Status::Failure);
+        }
+        Ok(capture)
     }
 
     /// Checks a file klf is asked to write against the inputs (the one

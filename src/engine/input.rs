@@ -149,6 +149,36 @@ pub fn discover<P: AsRef<Path>>(paths: &[P]) -> Capture {
     discover::discover(paths)
 }
 
+/// Adds the nodes' logs given with `--logs [NODE=]PATH` to `capture`: a
+/// path without a node is the node's when the capture holds one node.
+pub fn add_given_logs(
+    capture: &mut Capture,
+    given: &[(Option<i32>, std::path::PathBuf)],
+) -> Result<(), String> {
+    for (node, path) in given {
+        let node = match node {
+            Some(n) => *n,
+            None => match capture.node_ids()[..] {
+                [one] => one,
+                ref ids => {
+                    return Err(format!(
+                        "{}: the capture holds {} nodes; say whose logs these are: --logs NODE={}",
+                        path.display(),
+                        ids.len(),
+                        path.display()
+                    ))
+                }
+            },
+        };
+        capture
+            .logs
+            .extend(crate::capture::logs::given_logs(node, path)?);
+    }
+    capture.logs.sort();
+    capture.logs.dedup_by(|a, b| a.path == b.path);
+    Ok(())
+}
+
 /// Whether a digest has been mounted in this run.
 pub fn digests_mounted() -> bool {
     digest::any_mounted()
