@@ -23,8 +23,7 @@ use crate::model::LogFile;
 /// The most text read from one log file (after inflating a gzip one).
 pub const MAX_LOG_BYTES: u64 = 4 << 30;
 
-/// The most statements kept from all the logs of a capture.
-pub const MAX_EVENTS: usize = 1_000_000;
+pub use crate::model::broker_log::MAX_EVENTS;
 
 /// Bytes read at a time.
 const CHUNK: usize = 4 << 20;

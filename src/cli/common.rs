@@ -107,6 +107,21 @@ pub struct GlobalArgs {
     pub logs: Vec<(Option<i32>, PathBuf)>,
 }
 
+/// Says on stderr what reading the nodes' own logs met (files not read
+/// whole, lines skipped, the time zone).
+pub fn broker_log_notes(out: &mut Output, evidence: &klf::engine::evidence::Evidence) {
+    let Some(logs) = evidence.logs() else {
+        return;
+    };
+    for (warning, text) in klf::render::broker_log::file_notes(&logs.read) {
+        if warning {
+            out.diag(format_args!("klf: warning: {text}"));
+        } else {
+            out.note(format_args!("klf: note: {text}"));
+        }
+    }
+}
+
 /// `--logs [NODE=]PATH`.
 fn parse_logs(s: &str) -> Result<(Option<i32>, PathBuf), String> {
     if let Some((node, path)) = s.split_once('=') {

@@ -216,6 +216,7 @@ fn run_with(args: &Args, out: &mut Output, capture: &Capture) -> Status {
         out,
         super::common::controller_problems(run.evidence.controller.as_ref()),
     );
+    super::common::broker_log_notes(out, &run.evidence);
     let mut problems = metadata == Status::Corruption;
     // A read that failed (the machine, not the data): exit 2.
     let mut unreadable = not_compared || metadata == Status::Failure;
@@ -374,6 +375,7 @@ fn run_each(
         out,
         super::common::controller_problems(plan.evidence.controller.as_ref()),
     );
+    super::common::broker_log_notes(out, &plan.evidence);
     // A table is written with the bar put aside; JSON written to the
     // terminal the bar is drawn on has none.
     let bar =

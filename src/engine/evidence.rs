@@ -79,6 +79,14 @@ impl<'c> Evidence<'c> {
     /// Reads the controller's view of `capture` (the rest is read when
     /// needed).
     pub fn gather(capture: &'c Capture) -> Evidence<'c> {
+        let mut e = Evidence::gather_without_logs(capture);
+        e.logs = (!capture.logs.is_empty()).then(|| NodeLogs::new(read_logs(&capture.logs)));
+        e
+    }
+
+    /// [`Evidence::gather`] without reading the nodes' logs (for what
+    /// does not use them).
+    pub fn gather_without_logs(capture: &'c Capture) -> Evidence<'c> {
         Evidence {
             capture,
             controller: controller_view(capture),
@@ -88,7 +96,7 @@ impl<'c> Evidence<'c> {
                 .range((CONSUMER_OFFSETS.to_string(), i32::MIN)..)
                 .next()
                 .is_some_and(|((t, _), _)| t == CONSUMER_OFFSETS),
-            logs: (!capture.logs.is_empty()).then(|| NodeLogs::new(read_logs(&capture.logs))),
+            logs: None,
             no_metadata: "the capture holds no __cluster_metadata log (a ZooKeeper-mode cluster, or the metadata log was not captured)".to_string(),
         }
     }

@@ -21,7 +21,7 @@ pub fn timelines(
     partition: Option<i32>,
     progress: &(dyn Fn() + Sync),
 ) -> Timelines {
-    let evidence = Evidence::gather(capture);
+    let evidence = Evidence::gather_without_logs(capture);
     let wanted = selection(capture, topic, partition);
     let read: Vec<(PartitionTimelines, Vec<ReplicaProblem>)> = wanted
         .par_iter()

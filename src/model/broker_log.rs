@@ -9,6 +9,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::format::kafka_log::{Event, Level};
 
+/// The most statements of the nodes' logs klf keeps from one capture.
+pub const MAX_EVENTS: usize = 1_000_000;
+
 /// Where a statement was logged: the file and its 1-based line.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub struct LogSource {

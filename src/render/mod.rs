@@ -8,6 +8,7 @@
 //! the engine computed or opened, and this layer uses only `format` and
 //! `model`.
 
+pub mod broker_log;
 pub mod check;
 pub mod diff;
 pub mod dump;

@@ -13,6 +13,7 @@ mod common;
 mod archive_bounds;
 mod archives;
 mod aux_golden;
+mod broker_log;
 mod caps;
 mod capture_discovery;
 mod check;

@@ -100,12 +100,16 @@ pub fn assemble(
     capture: &Capture,
     settled: Vec<Settled>,
     view: Option<&ControllerView>,
+    logs: Option<&crate::model::broker_log::BrokerLogs>,
 ) -> CheckReport {
     // sized once: a capture's findings can be most of a run's memory
     let mut findings = Vec::with_capacity(
         capture.warnings.len() + settled.iter().map(|s| s.findings.len()).sum::<usize>() + 1,
     );
     capture_findings(capture, &mut findings);
+    if let Some(logs) = logs {
+        crate::analysis::check::rules::broker_log_findings(logs, &mut findings);
+    }
     let mut summary = Summary::default();
     let mut subjects = Vec::with_capacity(
         settled

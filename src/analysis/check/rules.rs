@@ -573,6 +573,35 @@ pub fn log_matching_at(
     }
 }
 
+/// Findings about the nodes' own logs: a file not read whole (a gzip
+/// stream cut short, a cap reached) is a capture warning, one whose read
+/// failed is unreadable; a file holding no record in Kafka's layout is a
+/// capture warning.
+pub fn broker_log_findings(logs: &crate::model::broker_log::BrokerLogs, out: &mut Vec<Finding>) {
+    for f in &logs.files {
+        let loc = Location {
+            file: Some(display(&f.path)),
+            broker: f.node,
+            ..Location::default()
+        };
+        if let Some(why) = &f.stopped {
+            let c = if f.io_error {
+                code::FILE_UNREADABLE
+            } else {
+                code::CAPTURE_WARNING
+            };
+            out.push(finding(c, loc, format!("Kafka log: {why}")));
+        } else if f.entries == 0 && f.lines > 0 {
+            out.push(finding(
+                code::CAPTURE_WARNING,
+                loc,
+                "Kafka log with no record in Kafka's layout ([%d] %p %m (%c)): nothing read from it"
+                    .to_string(),
+            ));
+        }
+    }
+}
+
 /// Cross-replica checks of one partition over the engine's diff and loss:
 /// the predicted truncation, divergence and loss. `reported`: the brokers
 /// the log-matching check ([`log_matching_at`]) already reported.

@@ -269,7 +269,7 @@ pub fn check(
         })
         .collect();
     checked.extend(metadata);
-    let mut report = assemble(capture, checked, view);
+    let mut report = assemble(capture, checked, view, evidence.logs().map(|l| &l.read));
     let impacts = impacts.into_inner().unwrap_or_default();
     if !impacts.is_empty() {
         for i in &impacts {
