@@ -642,6 +642,10 @@ pub fn resolve_format(args: &Args) -> Format {
 
 /// Runs `klf dump`.
 pub fn run(args: Args, out: &mut Output) -> Status {
+    if !out.logs.is_empty() {
+        out.diag("klf dump: --logs is read by the commands that take a capture (diff, check, impact, elect, report, salvage); dump prints the files it is given and takes no logs");
+        return Status::Failure;
+    }
     let paths = file_list(&args);
     if paths.is_empty() {
         out.diag("klf dump: no files given (pass PATHs or --files)");
