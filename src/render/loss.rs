@@ -23,6 +23,13 @@ pub fn evidence_detail(e: &LossEvidence) -> String {
             written_before_newest_lost_ms,
         } => {
             let mut s = match e.offset {
+                Some(v) if e.records == 0 => format!(
+                    "broker {broker}'s replication-offset-checkpoint says {v}{}: no lost record lies below it, so it proves none of them committed (it does not show they were not)",
+                    match used {
+                        Some(u) if *u != v => format!(" (used as {u})"),
+                        _ => String::new(),
+                    },
+                ),
                 Some(v) => format!(
                     "broker {broker}'s replication-offset-checkpoint says {v}{}: {} lost records below it are committed",
                     match used {
@@ -146,6 +153,18 @@ mod tests {
              Kafka writes that file every replica.high.watermark.checkpoint.interval.ms (default 5 s), so it may miss \
              the last writes before a kill; it was last written 1 min 5 s before the newest lost batch's timestamp"
         );
+        let below_none = LossEvidence {
+            broker: Some(1),
+            offset: Some(100),
+            records: 0,
+            ..evidence(EvidenceFact::HighWatermarkCheckpoint {
+                used: None,
+                written_before_newest_lost_ms: None,
+            })
+        };
+        assert!(evidence_detail(&below_none).starts_with(
+            "broker 1's replication-offset-checkpoint says 100: no lost record lies below it, so it proves none of them committed (it does not show they were not)"
+        ));
         let unlisted = LossEvidence {
             broker: Some(2),
             ..evidence(EvidenceFact::HighWatermarkCheckpoint {

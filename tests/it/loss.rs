@@ -650,7 +650,7 @@ fn no_view_says_nothing_committed_was_lost_where_records_may_have_been() {
 
 /// Whether `s` states a committed count of 0 ("0 committed", "committed:
 /// 0" not followed by "proven", "committed cut 0", "0 of them committed",
-/// "0 below a high watermark").
+/// "0 below a high watermark", "0 lost records below it are committed").
 fn regex_lite_zero_committed(s: &str) -> bool {
     let flat = s.replace(['│', '┆'], " ");
     let words: Vec<&str> = flat.split_whitespace().collect();
@@ -669,6 +669,10 @@ fn regex_lite_zero_committed(s: &str) -> bool {
             return true;
         }
         if w == "0" && next(1) == "of" && next(2) == "them" && next(3) == "committed" {
+            return true;
+        }
+        // "0 lost records below it are committed"
+        if w == "0" && next(1) == "lost" && (2..7).any(|k| next(k) == "committed") {
             return true;
         }
     }
