@@ -35,6 +35,64 @@ fn unread(path: &std::path::Path, batch: &RecordBatch<'_>, what: String) -> Read
     }
 }
 
+/// The quorum's changes a control batch of the metadata log states: its
+/// `LeaderChangeMessage` and `VotersRecord` records (a record that does not
+/// decode says nothing).
+fn quorum_changes(
+    batch: &crate::format::batch::RecordBatch<'_>,
+    scratch: &mut Vec<u8>,
+    out: &mut Vec<crate::model::history::QuorumChange>,
+) {
+    use crate::format::metadata::{decode_kraft_control, KraftControlType};
+    use crate::format::record::control::parse_type_id;
+    use crate::model::history::{QuorumChange, QuorumChangeKind};
+    let Ok(records) = batch.records(scratch, crate::format::codec::decompressed_cap()) else {
+        return;
+    };
+    for rec in records.flatten() {
+        let Ok(id) = parse_type_id(rec.key) else {
+            continue;
+        };
+        let (kind, ctype) = match KraftControlType::from_type_id(id) {
+            Some(KraftControlType::LeaderChange) => (
+                QuorumChangeKind::LeaderChange,
+                KraftControlType::LeaderChange,
+            ),
+            Some(KraftControlType::KRaftVoters) => {
+                (QuorumChangeKind::Voters, KraftControlType::KRaftVoters)
+            }
+            _ => continue,
+        };
+        let Some(value) = rec.value else { continue };
+        let Ok(msg) = decode_kraft_control(ctype, value) else {
+            continue;
+        };
+        let ids = |name: &str| -> Vec<i32> {
+            msg.structs(name)
+                .iter()
+                .filter_map(|v| v.int("voterId").and_then(|i| i32::try_from(i).ok()))
+                .collect()
+        };
+        out.push(QuorumChange {
+            metadata_offset: rec.offset,
+            epoch: batch.partition_leader_epoch(),
+            timestamp: batch.max_timestamp(),
+            kind,
+            leader: match kind {
+                QuorumChangeKind::LeaderChange => {
+                    msg.int("leaderId").and_then(|i| i32::try_from(i).ok())
+                }
+                QuorumChangeKind::Voters => None,
+            },
+            voters: ids("voters"),
+            granting_voters: match kind {
+                QuorumChangeKind::LeaderChange => ids("grantingVoters"),
+                QuorumChangeKind::Voters => Vec::new(),
+            },
+        });
+    }
+}
+
 /// Reads the most complete `__cluster_metadata` replica of the capture.
 /// Returns `None` when the capture holds no metadata log.
 pub fn controller_view(capture: &Capture) -> Option<ControllerView> {
@@ -98,6 +156,7 @@ pub fn controller_view(capture: &Capture) -> Option<ControllerView> {
                 }
             };
             if batch.is_control() {
+                quorum_changes(&batch, &mut scratch, &mut view.quorum);
                 continue;
             }
             let records = match batch

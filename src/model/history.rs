@@ -83,6 +83,41 @@ pub struct ControllerView {
     /// The settings that decide whether a loss can happen
     /// ([`IMPACT_CONFIGS`]) and every feature level, in log order.
     pub configs: Vec<crate::model::impact::ConfigFact>,
+    /// The quorum's own history: each controller leader elected
+    /// (`LeaderChangeMessage`) and each voter set written
+    /// (`KRaftVoters`, KIP-853), in log order.
+    pub quorum: Vec<QuorumChange>,
+}
+
+/// What a KRaft control record of the metadata log says of the quorum.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct QuorumChange {
+    /// Offset of the record in the metadata log.
+    pub metadata_offset: i64,
+    /// The quorum's epoch (the batch's leader epoch).
+    pub epoch: i32,
+    /// The batch's timestamp (ms).
+    #[serde(serialize_with = "crate::model::time::millis")]
+    pub timestamp: i64,
+    /// `leader-change` or `voters`.
+    pub kind: QuorumChangeKind,
+    /// The controller elected (leader-change), else `null`.
+    pub leader: Option<i32>,
+    /// The voters: the set the leader was elected by, or the voter set
+    /// written.
+    pub voters: Vec<i32>,
+    /// The voters that granted the leader its votes (leader-change).
+    pub granting_voters: Vec<i32>,
+}
+
+/// Which control record a [`QuorumChange`] is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum QuorumChangeKind {
+    /// `LeaderChangeMessage`: a controller won an election.
+    LeaderChange,
+    /// `VotersRecord`: the voter set (KIP-853 dynamic quorums).
+    Voters,
 }
 
 /// The configuration names the metadata log is searched for: the ones that
