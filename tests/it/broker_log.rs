@@ -120,7 +120,7 @@ fn every_truncation_logged_after_the_capture_agrees_with_the_prediction() {
         let scenario: Value =
             serde_json::from_slice(&std::fs::read(dir.join("scenario.json")).unwrap()).unwrap();
         let wanted = truncations_after_capture(&scenario);
-        for (broker, topic, partition, offset) in &wanted {
+        for (broker, topic, partition, offset, line) in &wanted {
             let hit = all.iter().find(|(t, p, c)| {
                 t == topic && p == partition && c["broker"].as_i64() == Some(*broker)
             });
@@ -134,6 +134,12 @@ fn every_truncation_logged_after_the_capture_agrees_with_the_prediction() {
                 c["logged"]["offset"].as_i64(),
                 Some(*offset),
                 "{}: {topic}-{partition} broker {broker}: {c}",
+                dir.display()
+            );
+            assert_eq!(
+                c["logged"]["source"]["line"].as_u64(),
+                Some(*line),
+                "{}: {topic}-{partition} broker {broker}: the harness read line {line}: {c}",
                 dir.display()
             );
             assert!(
@@ -152,26 +158,37 @@ fn every_truncation_logged_after_the_capture_agrees_with_the_prediction() {
 }
 
 /// The truncations the harness recorded in scenario.json as logged after
-/// the capture: `(broker, topic, partition, offset)`, the offset the log
-/// ended at (the last effective one of a broker's rounds).
-fn truncations_after_capture(scenario: &Value) -> Vec<(i64, String, i64, i64)> {
+/// the capture (`logged_truncations_after_capture`: per broker, per
+/// `topic-partition`, the lines it read from the broker's log after it
+/// restarted from the captured state): `(broker, topic, partition, offset,
+/// line)` of each broker's first one, the fetcher's decision when logged.
+fn truncations_after_capture(scenario: &Value) -> Vec<(i64, String, i64, i64, u64)> {
     let mut out = Vec::new();
-    let Some(m) = scenario.get("logged_truncations_after_capture") else {
+    let Some(m) = scenario
+        .get("logged_truncations_after_capture")
+        .and_then(Value::as_object)
+    else {
         return out;
     };
-    let Some(list) = m.as_array() else {
-        return out;
-    };
-    for t in list {
-        let (Some(b), Some(topic), Some(p), Some(off)) = (
-            t["broker"].as_i64(),
-            t["topic"].as_str(),
-            t["partition"].as_i64(),
-            t["offset"].as_i64(),
-        ) else {
-            continue;
-        };
-        out.push((b, topic.to_string(), p, off));
+    for (broker, parts) in m {
+        let broker: i64 = broker.parse().unwrap();
+        for (name, lines) in parts.as_object().unwrap() {
+            let (topic, partition) = name.rsplit_once('-').unwrap();
+            let lines = lines.as_array().unwrap();
+            let first = lines
+                .iter()
+                .find(|l| l["reason"] != "UnifiedLog.truncateTo" && l["reason"] != "no effect")
+                .or_else(|| lines.first());
+            if let Some(l) = first {
+                out.push((
+                    broker,
+                    topic.to_string(),
+                    partition.parse().unwrap(),
+                    l["offset"].as_i64().unwrap(),
+                    l["line"].as_u64().unwrap(),
+                ));
+            }
+        }
     }
     out
 }
@@ -316,6 +333,7 @@ fn hostile_logs_are_read_with_a_note_within_bounded_memory() {
     // every log of the copy replaced by hostile ones
     let logs = log_files(&copy);
     let first = logs[0].clone();
+    let real = read_log(&first);
     for l in &logs {
         std::fs::remove_file(l).unwrap();
     }
@@ -334,7 +352,7 @@ fn hostile_logs_are_read_with_a_note_within_bounded_memory() {
     std::fs::write(node_dir.join("server.log"), &hostile).unwrap();
     // a gzip stream cut short
     let mut enc = flate2::write::GzEncoder::new(Vec::new(), Default::default());
-    enc.write_all(&read_log(&first)).unwrap();
+    enc.write_all(&real).unwrap();
     let gz = enc.finish().unwrap();
     std::fs::write(node_dir.join("server.log.1.gz"), &gz[..gz.len() / 2]).unwrap();
 

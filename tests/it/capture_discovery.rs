@@ -158,7 +158,14 @@ fn broker_folders(capture: &Path) -> BTreeMap<i32, PathBuf> {
                 .or_else(|| name.strip_prefix("controller-"))?
                 .parse()
                 .ok()?;
-            Some((n, e.path()))
+            // a folder holding only a node's Kafka logs is not a broker
+            let p = e.path();
+            let holds_data = p.join("meta.properties").is_file()
+                || fs::read_dir(&p)
+                    .unwrap()
+                    .flatten()
+                    .any(|c| c.path().join("meta.properties").is_file());
+            holds_data.then_some((n, p))
         })
         .collect()
 }

@@ -5,7 +5,8 @@ Starts real Kafka brokers (one KRaft controller and three brokers, all on
 127.0.0.1), puts them through the incidents klf analyses, and copies their log
 directories into testdata/kafka/<scenario>/ together with what Kafka itself
 reported: scenario.json (leaders, epochs, ISR, offsets, what producers were
-told, the truncation the brokers logged) and kafka-dump-log golden output.
+told, the truncation the brokers logged), each node's own log (server.log,
+machine names replaced) and kafka-dump-log golden output.
 
     python3 tests/kafka-oracle/oracle.py setup              # jars + driver
     python3 tests/kafka-oracle/oracle.py run [SCENARIO...]  # all when none given
@@ -256,6 +257,9 @@ class Node:
         self.proc = None
         self.paused = False
         self.logfile = os.path.join(self.dir, "server.log")
+        # where the log file stood when the node's folder was last captured
+        # (capture_node): what it logged after is what it did after the capture
+        self.capture_mark = None
 
     def write_config(self, extra):
         c = self.cluster
@@ -685,17 +689,8 @@ class Cluster:
 
     def truncations(self, node, topic, partition=0, since_start=True):
         """Truncation lines the broker logged for the partition since it last started."""
-        text = self.brokers[node].log_text(since_start=since_start)
-        tp = re.escape(f"{topic}-{partition}")
-        out = []
-        for m in re.finditer(r"Truncating partition " + tp + r" with TruncationState\(offset=(\d+), completed=(\w+)\) due to (.*?) \(", text):
-            out.append({"offset": int(m.group(1)), "completed": m.group(2) == "true", "reason": m.group(3)})
-        # the log's own line (UnifiedLog from 3.0, Log in 2.8)
-        for m in re.finditer(r"\[(?:Unified)?Log partition=" + tp + r", dir=[^\]]*\] Truncating to offset (\d+)", text):
-            out.append({"offset": int(m.group(1)), "completed": True, "reason": "UnifiedLog.truncateTo"})
-        for m in re.finditer(r"\[(?:Unified)?Log partition=" + tp + r", dir=[^\]]*\] Truncating to (\d+) has no effect", text):
-            out.append({"offset": int(m.group(1)), "completed": True, "reason": "no effect"})
-        return out
+        return [t for _, t in truncation_lines(self.brokers[node].log_text(since_start=since_start),
+                                               topic, partition)]
 
     def loaded_state(self, node, topic, partition=0):
         """LEO / log start the broker reported when it loaded the log on its last start."""
@@ -716,6 +711,24 @@ class Cluster:
             return {"segments": int(segs), "log_start_offset": int(start), "log_end_offset": int(leo),
                     "high_watermark": int(hw)}
         return None
+
+
+def truncation_lines(text, topic, partition):
+    """The truncations a broker's log text records for a partition, each as
+    (where its line starts in text, {offset, completed, reason}): Kafka's
+    "Truncating partition T-P with TruncationState(offset=N, ...) due to ..."
+    lines first, then the log's own "Truncating to offset N" (UnifiedLog from
+    3.0, Log in 2.8) and "Truncating to N has no effect", each kind in the
+    order logged."""
+    tp = re.escape(f"{topic}-{partition}")
+    out = []
+    for m in re.finditer(r"Truncating partition " + tp + r" with TruncationState\(offset=(\d+), completed=(\w+)\) due to (.*?) \(", text):
+        out.append((m.start(), {"offset": int(m.group(1)), "completed": m.group(2) == "true", "reason": m.group(3)}))
+    for m in re.finditer(r"\[(?:Unified)?Log partition=" + tp + r", dir=[^\]]*\] Truncating to offset (\d+)", text):
+        out.append((m.start(), {"offset": int(m.group(1)), "completed": True, "reason": "UnifiedLog.truncateTo"}))
+    for m in re.finditer(r"\[(?:Unified)?Log partition=" + tp + r", dir=[^\]]*\] Truncating to (\d+) has no effect", text):
+        out.append((m.start(), {"offset": int(m.group(1)), "completed": True, "reason": "no effect"}))
+    return out
 
 
 # ---------------------------------------------------------------- capture
@@ -767,7 +780,11 @@ def capture_node(node, dst):
     directory is that folder itself (broker-1/); a node with several (JBOD)
     gets one folder in it per log directory, named as the log directory is
     (broker-1/d1, broker-1/d2), each a Kafka log directory with its own
-    meta.properties."""
+    meta.properties. A capture's own node folder (not after/'s) marks where
+    the node's log file stands (capture_mark): what the node logs after it,
+    it logged after the capture (truncations_after_capture)."""
+    if os.path.dirname(os.path.abspath(dst)) == os.path.abspath(CAPTURE_ROOT[0]) and os.path.exists(node.logfile):
+        node.capture_mark = os.path.getsize(node.logfile)
     dirs = [d.strip() for d in str(node.properties["log.dirs"]).split(",") if d.strip()]
     if len(dirs) == 1:
         copy_dir(dirs[0], dst)
@@ -1016,6 +1033,254 @@ def add_truth(d):
             f.write("\n")
 
 
+# ---------------------------------------------------------------- node logs
+
+# Each node's own log (its stdout: log4j's `[%d] %p %m (%c)` lines, see
+# log4j2.properties / log4j-broker.properties) is copied whole into the
+# capture when the scenario ends: it spans the incident, the capture and the
+# restart after it in which brokers truncate, so klf can set the
+# truncations Kafka logged beside the ones it predicts from the bytes.
+NODE_LOG = "server.log"
+NODE_LOG_NAMES = (NODE_LOG, NODE_LOG + ".gz")
+
+# What stands in the copied text for the names of the machine that ran it.
+NEUTRAL_WORK = "/var/lib/kafka"       # the scenario's work folder, .work/<scenario>
+NEUTRAL_REPO = "/opt/klf"             # the repository
+NEUTRAL_HOME = "/home/kafka"          # the user's home directory
+NEUTRAL_JDK = "/usr/lib/jvm/java"     # the JDK's home (java.home)
+NEUTRAL_HOST = "kafka-host"           # the host name, and its FQDN
+NEUTRAL_USER = "kafka"                # the user name (user.name=)
+
+
+def jdk_home():
+    """The home of the JDK the harness runs (`java` on the PATH, links
+    resolved): its bin/java's grandparent."""
+    java = shutil.which("java")
+    if not java:
+        return None
+    home = os.path.dirname(os.path.dirname(os.path.realpath(java)))
+    # a JDK 8 layout keeps the JVM in jre/
+    return os.path.dirname(home) if os.path.basename(home) == "jre" else home
+
+
+def machine_names(work_dir):
+    """(path substitutions, host names, user name) that name the machine a
+    node log was written on: each path with the neutral root it becomes
+    and what it stands for, longest first (a work folder inside the
+    repository inside the home directory goes to the most specific root)."""
+    paths = []
+
+    def add(path, neutral, what):
+        if not path:
+            return
+        for p in {os.path.abspath(path), os.path.realpath(path)}:
+            if p not in ("/", neutral) and not any(p == q for q, _, _ in paths):
+                paths.append((p, neutral, what))
+    add(work_dir, NEUTRAL_WORK, "the scenario's work folder (tests/kafka-oracle/.work/<scenario>)")
+    add(REPO, NEUTRAL_REPO, "the repository")
+    add(os.path.expanduser("~"), NEUTRAL_HOME, "the home directory of the user who ran the harness")
+    add(jdk_home(), NEUTRAL_JDK, "the home of the JDK (java.home)")
+    paths.sort(key=lambda x: -len(x[0]))
+    hosts = []
+    for h in (socket.gethostname(), socket.getfqdn()):
+        if h and h not in hosts and h not in ("localhost", "localhost.localdomain") and not h.startswith("127."):
+            hosts.append(h)
+    hosts.sort(key=lambda h: -len(h))
+    try:
+        import pwd
+        user = pwd.getpwuid(os.getuid()).pw_name
+    except (ImportError, KeyError):
+        user = os.environ.get("USER")
+    return paths, hosts, user
+
+
+def path_pattern(path):
+    """A path as a prefix of paths: not inside a longer name (`/root` is not
+    in `/rootfs` or `/root.d`; a sentence's full stop may follow it)."""
+    return re.escape(path) + r"(?![\w+-]|\.[\w.])"
+
+
+def host_pattern(host):
+    """A host name as a whole name: not part of another word, path or
+    dotted name (a logger's `vm.x`)."""
+    return r"(?<![\w./-])" + re.escape(host) + r"(?![\w/-]|\.\w)"
+
+
+def sanitise_log(text, work_dir):
+    """A node log's text with the names of the machine that wrote it
+    replaced by neutral ones (machine_names): the scenario's work folder by
+    /var/lib/kafka, the repository by /opt/klf, the home directory by
+    /home/kafka, the JDK's home by /usr/lib/jvm/java (each as a path
+    prefix: `/root` is not replaced in `/rootfs`), the host name and its
+    FQDN by kafka-host (as a whole name, not inside another word or a
+    dotted name such as a logger's), and the user name after `user.name=`
+    by kafka. Nothing else changes: every line stays, in its order, so
+    line numbers are Kafka's own. Returns (text, {neutral name: {for,
+    occurrences}}) for those that occurred."""
+    paths, hosts, user = machine_names(work_dir)
+    used = {}
+
+    def count(neutral, what, n):
+        if n:
+            e = used.setdefault(neutral, {"for": what, "occurrences": 0})
+            e["occurrences"] += n
+    lines = text.count("\n")
+    for path, neutral, what in paths:
+        text, n = re.subn(path_pattern(path), neutral, text)
+        count(neutral, what, n)
+    for h in hosts:
+        text, n = re.subn(host_pattern(h), NEUTRAL_HOST, text)
+        count(NEUTRAL_HOST, "the host name (socket.gethostname() and its FQDN)", n)
+    if user and user != NEUTRAL_USER:
+        text, n = re.subn(r"(?<=\buser\.name=)" + re.escape(user) + r"(?![\w.-])", NEUTRAL_USER, text)
+        count(NEUTRAL_USER, "the user name (user.name=)", n)
+    if text.count("\n") != lines:
+        raise RuntimeError("sanitising a node log changed its line count")
+    left = [p for p, _, _ in paths if re.search(path_pattern(p), text)]
+    if left:
+        raise RuntimeError(f"a node log still names {left}")
+    return text, used
+
+
+# Absolute paths a sanitised log may hold: the neutral roots and the
+# system's own, which name no particular machine (java.io.tmpdir /tmp,
+# kinit, the JDK's library path).
+GENERIC_ROOTS = (NEUTRAL_WORK, NEUTRAL_REPO, NEUTRAL_HOME, NEUTRAL_JDK, "/tmp", "/usr", "/lib", "/lib64",
+                 "/dev", "/proc", "/sys", "/etc", "/bin", "/sbin")
+# ZooKeeper's paths (znodes) a ZooKeeper-mode broker logs: no files
+ZNODE_ROOTS = ("/brokers", "/config", "/controller", "/controller_epoch", "/feature", "/admin",
+               "/isr_change_notification", "/log_dir_event_notification", "/latest_producer_id_block",
+               "/cluster", "/consumers")
+# (a path's first name starts with a letter: `/127.0.0.1:9092` is an address)
+ABSOLUTE_PATH = re.compile(r"(?<![\w.:/-])(/[A-Za-z_][\w.+-]*(?:/[\w.+-]*)*)")
+
+
+def other_paths(text):
+    """The absolute paths of a sanitised log outside GENERIC_ROOTS, each
+    with its count: what may still name the machine (the harness logs them;
+    a person decides)."""
+    out = {}
+    for m in ABSOLUTE_PATH.finditer(text):
+        p = m.group(1)
+        if p == "/" or any(p == r or p.startswith(r + "/") for r in GENERIC_ROOTS + ZNODE_ROOTS):
+            continue
+        out[p] = out.get(p, 0) + 1
+    return out
+
+
+def write_node_log(text, dst_dir, compressed):
+    """Writes a sanitised node log into dst_dir and returns its file name.
+    A fresh run (`run --no-golden`, as CI makes its captures) writes it as
+    it is, `server.log`, to be read beside the data it was written with. A
+    run that makes goldens makes captures to commit under testdata/, where
+    a broker's log of a few minutes (thousands of lines, mostly the same
+    config dumps and metadata lines) would outweigh its log directory:
+    there it is `server.log.gz`, gzip with the mtime field 0 and no file
+    name in the header, so the same text always gives the same bytes."""
+    os.makedirs(dst_dir, exist_ok=True)
+    data = text.encode("utf-8", errors="surrogateescape")
+    if not compressed:
+        name = NODE_LOG
+        with open(os.path.join(dst_dir, name), "wb") as f:
+            f.write(data)
+        return name
+    import gzip
+    name = NODE_LOG + ".gz"
+    with open(os.path.join(dst_dir, name), "wb") as raw:
+        with gzip.GzipFile(filename="", mode="wb", fileobj=raw, compresslevel=9, mtime=0) as gz:
+            gz.write(data)
+    return name
+
+
+def copy_node_log(logfile, out, folder, work_dir, compressed, node_id, roles):
+    """Copies a node's whole log file, sanitised (sanitise_log), into
+    out/folder/ and returns its scenario.json `logs` entry."""
+    with open(logfile, "rb") as f:
+        text = f.read().decode("utf-8", errors="surrogateescape")
+    text, used = sanitise_log(text, work_dir)
+    name = write_node_log(text, os.path.join(out, folder), compressed)
+    rest = other_paths(text)
+    if rest:
+        log(f"{folder}/{name}: absolute paths left as they are: {sorted(rest)[:20]}")
+    return {"path": f"{folder}/{name}", "node": node_id, "roles": roles,
+            "lines": text.count("\n") + (0 if text.endswith("\n") or not text else 1),
+            "substituted": used}
+
+
+def is_node_log_folder(d):
+    """A folder that holds node logs (NODE_LOG_NAMES) and nothing else: a
+    node whose data the capture does not hold, only its logs."""
+    try:
+        names = os.listdir(d)
+    except OSError:
+        return False
+    return bool(names) and all(n in NODE_LOG_NAMES for n in names)
+
+
+def truncations_after_capture(node, topics):
+    """{"T-P": [{offset, completed, reason, line}]} for each partition in
+    topics ((topic, partition) pairs): the truncations the node logged after
+    its folder was captured (capture_mark), each with the number of its line
+    in the node's log file (1-based, the same in the copy)."""
+    with open(node.logfile, "rb") as f:
+        data = f.read()
+    mark = min(node.capture_mark, len(data))
+    # from the start of the line the mark fell in
+    mark = data.rfind(b"\n", 0, mark) + 1
+    before = data[:mark].count(b"\n")
+    text = data[mark:].decode("utf-8", errors="replace")
+    out = {}
+    for topic, partition in topics:
+        found = truncation_lines(text, topic, partition)
+        found.sort(key=lambda x: x[0])
+        out[f"{topic}-{partition}"] = [dict(t, line=before + text.count("\n", 0, pos) + 1) for pos, t in found]
+    return out
+
+
+def add_legacy_log(out, legacy, compressed):
+    """add_node_logs for legacy-formats (legacy.py: one broker, stopped
+    before its capture, no restart after it): its log into broker-<id>/."""
+    logfile = os.path.join(legacy.WORK, f"broker-{legacy.BROKER_ID}", NODE_LOG)
+    sj = os.path.join(out, "scenario.json")
+    facts = json.load(open(sj))
+    facts["logs"] = [copy_node_log(logfile, out, f"broker-{legacy.BROKER_ID}", legacy.WORK, compressed,
+                                   legacy.BROKER_ID, "broker")]
+    with open(sj, "w") as f:
+        json.dump(facts, f, indent=2, sort_keys=True)
+        f.write("\n")
+
+
+def add_node_logs(cluster, out, compressed):
+    """At the end of a scenario (every node stopped): copies each node's log
+    into the capture (copy_node_log) -- a broker's into its broker-<id>/
+    (a broker not captured is skipped), the KRaft controller's into
+    controller-<id>/ (made for it when the capture has none) -- and adds to
+    scenario.json `logs` and `logged_truncations_after_capture`: per captured
+    broker and partition of scenario.json's partitions, what the broker
+    logged truncating after its capture. after/ gets no logs."""
+    entries = []
+    nodes = list(cluster.brokers.values()) + ([cluster.controller] if cluster.controller is not None else [])
+    sj = os.path.join(out, "scenario.json")
+    facts = json.load(open(sj))
+    topics = sorted({(p["topic"], p["partition"]) for p in facts.get("partitions", [])})
+    after = {}
+    for n in nodes:
+        if not os.path.exists(n.logfile):
+            continue
+        folder = f"controller-{n.id}" if n.roles == "controller" else f"broker-{n.id}"
+        if n.roles != "controller" and not os.path.isdir(os.path.join(out, folder)):
+            continue
+        entries.append(copy_node_log(n.logfile, out, folder, cluster.dir, compressed, n.id, n.roles))
+        if n.roles != "controller" and n.capture_mark is not None:
+            after[str(n.id)] = truncations_after_capture(n, topics)
+    facts["logs"] = entries
+    facts["logged_truncations_after_capture"] = after
+    with open(sj, "w") as f:
+        json.dump(facts, f, indent=2, sort_keys=True)
+        f.write("\n")
+    log(f"node logs: {', '.join(e['path'] + ' (' + str(e['lines']) + ' lines)' for e in entries)}")
+
+
 # ---------------------------------------------------------------- healthy nodes
 
 # Omissions that leave a node's files as Kafka wrote them: Kafka rebuilds a
@@ -1025,13 +1290,16 @@ NODE_FOLDER = re.compile(r"^(?:broker|controller)-(\d+)$")
 
 
 def captured_nodes(d):
-    """The node ids of a capture's broker-<id>/ and controller-<id>/ folders."""
+    """The node ids of a capture's broker-<id>/ and controller-<id>/ folders
+    (but a folder that holds only the node's logs, is_node_log_folder: it
+    has no files of Kafka's data to be healthy or not)."""
     try:
         names = os.listdir(d)
     except OSError:
         return []
     return sorted(int(m.group(1)) for m in map(NODE_FOLDER.match, names)
-                  if m and os.path.isdir(os.path.join(d, m.group(0))))
+                  if m and os.path.isdir(os.path.join(d, m.group(0)))
+                  and not is_node_log_folder(os.path.join(d, m.group(0))))
 
 
 def cut_by_rejoin(p, node, truncation):
@@ -1129,7 +1397,8 @@ def dumpable_files(scenario_dir):
         if os.path.relpath(root, scenario_dir).split(os.sep)[0].startswith("golden"):
             continue
         for f in sorted(files):
-            if f.endswith((".log", ".index", ".timeindex", ".txnindex", ".snapshot")):
+            # a node's own log (server.log) is no segment
+            if f.endswith((".log", ".index", ".timeindex", ".txnindex", ".snapshot")) and f not in NODE_LOG_NAMES:
                 out.append(os.path.join(root, f))
     return out
 
@@ -2849,6 +3118,7 @@ def run_scenario(name, out_root, retries=2, make_golden=True):
         for attempt in range(1, retries + 2):
             try:
                 legacy.run_legacy(out)
+                add_legacy_log(out, legacy, compressed=make_golden)
                 add_healthy_file(out)
                 break
             except Exception as e:
@@ -2883,6 +3153,7 @@ def run_scenario(name, out_root, retries=2, make_golden=True):
             c.start()
             fn(c, out)
             c.stop_all()
+            add_node_logs(c, out, compressed=make_golden)
             add_truth(out)
             if make_golden:
                 golden(out)
@@ -3011,8 +3282,67 @@ def validate(d, need_golden=True):
         for ld in node_log_dirs(b) if os.path.isdir(b) else []:
             if not os.path.exists(os.path.join(ld, "meta.properties")):
                 problems.append(f"{ld}: no meta.properties")
+    problems += validate_logs(d, s)
     if need_golden and not os.path.isdir(os.path.join(d, "golden")):
         problems.append(f"{d}: no golden/")
+    return problems
+
+
+def read_node_log(path):
+    """A copied node log's text (server.log, or server.log.gz)."""
+    if path.endswith(".gz"):
+        import gzip
+        with gzip.open(path, "rb") as f:
+            data = f.read()
+    else:
+        with open(path, "rb") as f:
+            data = f.read()
+    return data.decode("utf-8", errors="surrogateescape")
+
+
+def validate_logs(d, s):
+    """The node logs scenario.json lists (`logs`): each in a node's folder,
+    with as many lines as it says, naming none of this machine's paths,
+    host or user (sanitise_log); and each line logged_truncations_after_capture
+    points at is that truncation."""
+    problems = []
+    texts = {}
+    paths, hosts, user = machine_names(WORK)
+    for e in s.get("logs", []):
+        path = os.path.join(d, e.get("path", ""))
+        folder, name = os.path.split(e.get("path", ""))
+        if not NODE_FOLDER.match(folder) or name not in NODE_LOG_NAMES:
+            problems.append(f"{d}: log {e.get('path')} is not a node folder's {NODE_LOG}[.gz]")
+            continue
+        try:
+            text = read_node_log(path)
+        except (OSError, EOFError) as ex:
+            problems.append(f"{path}: {ex}")
+            continue
+        lines = text.split("\n")
+        if lines and lines[-1] == "":
+            lines.pop()
+        texts[int(NODE_FOLDER.match(folder).group(1))] = lines
+        if len(lines) != e.get("lines"):
+            problems.append(f"{path}: {len(lines)} lines, scenario.json says {e.get('lines')}")
+        for p, _, _ in paths:
+            if re.search(path_pattern(p), text):
+                problems.append(f"{path}: names {p}")
+        for h in hosts:
+            if re.search(host_pattern(h), text):
+                problems.append(f"{path}: names the host {h}")
+        if user and user != NEUTRAL_USER and re.search(r"\buser\.name=" + re.escape(user) + r"(?![\w.-])", text):
+            problems.append(f"{path}: names the user {user}")
+    for n, parts in (s.get("logged_truncations_after_capture") or {}).items():
+        lines = texts.get(int(n))
+        if lines is None:
+            problems.append(f"{d}: truncations of broker {n} but no log of it")
+            continue
+        for tp, found in parts.items():
+            for t in found:
+                i = t.get("line", 0)
+                if not (1 <= i <= len(lines)) or tp not in lines[i - 1] or "Truncating" not in lines[i - 1]:
+                    problems.append(f"{d}: broker {n} {tp}: line {i} is not the truncation {t}")
     return problems
 
 
