@@ -251,6 +251,23 @@ data; the output is incomplete\n";
             libc::sigemptyset(&mut sa.sa_mask);
             libc::sigaction(libc::SIGABRT, &sa, std::ptr::null_mut());
         }
+        // A thread the machine will not give its signal stack (the
+        // runtime panics in it as it starts, under a memory limit) is a
+        // refused allocation too: klf's line, exit 2, never Rust's.
+        let default = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if info
+                .payload_as_str()
+                .is_some_and(|m| m.contains("failed to allocate an alternative stack"))
+            {
+                // SAFETY: write(2) and _exit(2) need no allocation.
+                unsafe {
+                    libc::write(2, OOM.as_ptr().cast(), OOM.len());
+                    libc::_exit(2);
+                }
+            }
+            default(info)
+        }));
     }
 }
 

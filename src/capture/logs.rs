@@ -23,7 +23,7 @@ use crate::model::LogFile;
 /// The most text read from one log file (after inflating a gzip one).
 pub const MAX_LOG_BYTES: u64 = 4 << 30;
 
-pub use crate::model::broker_log::MAX_EVENTS;
+use crate::model::broker_log::MAX_EVENTS;
 
 /// Bytes read at a time.
 const CHUNK: usize = 4 << 20;
