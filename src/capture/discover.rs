@@ -242,6 +242,13 @@ impl Discovery {
             self.add_nested(path, &root, nested);
             return;
         }
+        // a node's digest made of its folder of Kafka logs alone
+        // (`controller-100.klfd` of `controller-100/server.log`): read as
+        // that folder is in a capture
+        if digest_root_stem(path).is_some() && !log_files_in(path).is_empty() {
+            self.logs_only_folder(path);
+            return;
+        }
         // what is here instead, and what would read it
         let mut names: Vec<String> = Vec::new();
         let mut segments = None;
@@ -437,9 +444,8 @@ impl Discovery {
     /// (`controller-100/server.log`), else noted and ignored.
     fn logs_only_folder(&mut self, o: &Path) {
         let found = log_files_in(o);
-        let node = o
-            .file_name()
-            .and_then(|n| n.to_str())
+        let node = digest_root_stem(o)
+            .or_else(|| o.file_name().and_then(|n| n.to_str()))
             .and_then(node_id_from_folder_name);
         match node {
             Some(n) if !found.is_empty() => {
@@ -1502,6 +1508,19 @@ fn pending_phrase(state: PendingState) -> &'static str {
 }
 
 /// The parent of `p`, `.` for a bare relative name.
+/// The name of the node folder a digest was made of, for the root of a
+/// mounted digest (`controller-100.klfd!` → `controller-100`).
+fn digest_root_stem(p: &Path) -> Option<&str> {
+    if !fs::is_virtual(p) {
+        return None;
+    }
+    let name = p.file_name()?.to_str()?.strip_suffix('!')?;
+    let cut = name.len().checked_sub(".klfd".len())?;
+    name.get(cut..)?
+        .eq_ignore_ascii_case(".klfd")
+        .then(|| &name[..cut])
+}
+
 fn parent_dir(p: &Path) -> Option<PathBuf> {
     p.parent().map(|q| {
         if q.as_os_str().is_empty() {

@@ -25,7 +25,13 @@ What it holds:
   epoch, CRC, record count, timestamps, producer id, epoch and sequence,
   control and transactional flags, a marker's type), and how the segment
   ends. No record of a data topic is in a digest. Listed (length and time
-  only): indexes, and files over --max-file.
+  only): indexes, and files over --max-file. Reduced: the node's Kafka logs
+  (server.log, controller.log, state-change.log, kafkaServer.out, rotated
+  or .gz) in its log directories' roots, their logs/ folders and its node
+  folder, and those given with --logs [NODE=]PATH (NODE, if given, is the
+  node's id; shipped in the logs/ folder of the node's first log
+  directory): the lines of the records that state an event klf reads,
+  every other line left empty, so that file:line evidence is the same.
 
 What it reads:
   Batch headers, not records: about 61 bytes a batch. Whole batches, to
@@ -98,7 +104,10 @@ pub fn run(args: Args, out: &mut Output) -> Status {
     let target = if to_stdout {
         None
     } else {
-        match out.output_target(&args.output, &args.paths) {
+        // never written inside a path read, the logs given included
+        let mut read = args.paths.clone();
+        read.extend(out.logs.iter().map(|(_, p)| p.clone()));
+        match out.output_target(&args.output, &read) {
             Ok(t) => Some(t),
             Err(s) => return s,
         }
@@ -107,6 +116,7 @@ pub fn run(args: Args, out: &mut Output) -> Status {
     let opts = Options {
         verify: args.verify,
         max_file: args.max_file,
+        logs: out.logs.clone(),
         ..Options::default()
     };
     let pool = match rayon::ThreadPoolBuilder::new()
@@ -152,8 +162,18 @@ pub fn run(args: Args, out: &mut Output) -> Status {
                     klf::render::text::sanitize(m)
                 ));
             }
+            let logs = if made.logs == 0 {
+                String::new()
+            } else {
+                format!(
+                    ", {} reduced ({} of {} lines kept)",
+                    klf::render::text::counted(made.logs, "Kafka log"),
+                    made.log_lines_kept,
+                    made.log_lines
+                )
+            };
             out.note(format_args!(
-                "klf: digest of {} ({}, {}), {} shipped whole and {} listed: {} ({} read, {} of it dropped from the page cache again)",
+                "klf: digest of {} ({}, {}), {} shipped whole{logs} and {} listed: {} ({} read, {} of it dropped from the page cache again)",
                 klf::render::text::counted(made.segments, "segment"),
                 klf::render::text::counted(made.batches, "batch"),
                 klf::render::text::human_bytes(made.segment_bytes),
@@ -166,6 +186,11 @@ pub fn run(args: Args, out: &mut Output) -> Status {
             Status::Clean
         }
         Err(e) if super::common::is_broken_pipe(&e) => Status::BrokenPipe,
+        // a refusal of what was asked (`--logs`), before anything was written
+        Err(e) if e.kind() == std::io::ErrorKind::InvalidInput => {
+            out.diag(format_args!("klf: {e}"));
+            Status::Failure
+        }
         Err(e) => {
             out.diag(format_args!(
                 "klf: cannot write the digest{}: {e}",

@@ -21,9 +21,47 @@ pub fn make(
     out: &mut dyn Write,
     progress: &(dyn Fn(u64, u64) + Sync),
 ) -> io::Result<Made> {
-    let capture = crate::capture::discover::discover(inputs);
+    let mut capture = crate::capture::discover::discover(inputs);
+    add_given_logs(&mut capture, &opts.logs)?;
     let segments = crate::engine::check::digested::SegmentsOf::new(&capture);
     crate::capture::digest::make::make(&capture, inputs, opts, out, progress, &|p, w, e| {
         crate::engine::check::digested::node_index_findings(&capture, &segments, p, w, e)
     })
+}
+
+/// Adds the logs given with `--logs [NODE=]PATH` to the node's capture: a
+/// digest is one node's, and NODE, when given, must be its id. A refusal
+/// is an [`io::ErrorKind::InvalidInput`] error, before anything is written.
+fn add_given_logs(
+    capture: &mut crate::model::Capture,
+    given: &[(Option<i32>, PathBuf)],
+) -> io::Result<()> {
+    if given.is_empty() {
+        return Ok(());
+    }
+    let refuse = |m: String| io::Error::new(io::ErrorKind::InvalidInput, format!("--logs: {m}"));
+    let node = match capture.node_ids()[..] {
+        [one] => one,
+        [] => {
+            return Err(refuse(
+                "no node id in the log directories given (no meta.properties read): the logs would be no node's in the digest".to_string(),
+            ))
+        }
+        ref ids => {
+            return Err(refuse(format!(
+                "the paths given hold {} nodes ({}); a digest is one node's",
+                ids.len(),
+                ids.iter().map(i32::to_string).collect::<Vec<_>>().join(", ")
+            )))
+        }
+    };
+    for (n, p) in given {
+        if let Some(n) = n.filter(|&n| n != node) {
+            return Err(refuse(format!(
+                "{n}={}: node {n} is not the node digested (node {node})",
+                p.display()
+            )));
+        }
+    }
+    crate::engine::input::add_given_logs(capture, given).map_err(refuse)
 }

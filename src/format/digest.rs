@@ -217,6 +217,59 @@ pub fn file_body(
     Ok(v)
 }
 
+/// A shipped file's content compressed as it is written (a Kafka log's
+/// reduced copy, made a chunk at a time: what is held is the compressed
+/// content); [`FileEncoder::finish`] makes the file entry's body, of a file
+/// whose length is the content's.
+pub struct FileEncoder {
+    z: zstd::stream::write::Encoder<'static, Vec<u8>>,
+    raw_len: u64,
+}
+
+impl FileEncoder {
+    /// A new encoder.
+    pub fn new() -> std::io::Result<Self> {
+        Ok(FileEncoder {
+            z: zstd::stream::write::Encoder::new(Vec::new(), 3)?,
+            raw_len: 0,
+        })
+    }
+
+    /// Bytes written so far.
+    pub fn len(&self) -> u64 {
+        self.raw_len
+    }
+
+    /// Whether nothing was written.
+    pub fn is_empty(&self) -> bool {
+        self.raw_len == 0
+    }
+
+    /// The body of the file entry of `path`: its length and content are
+    /// what was written.
+    pub fn finish(self, path: &Path, mtime_ms: Option<i64>) -> std::io::Result<Vec<u8>> {
+        let raw_len = self.raw_len;
+        let z = self.z.finish()?;
+        let mut v = Vec::with_capacity(z.len() + 64);
+        file_head(&mut v, path, mtime_ms, raw_len);
+        put_uvar(&mut v, raw_len);
+        v.extend_from_slice(&z);
+        Ok(v)
+    }
+}
+
+impl std::io::Write for FileEncoder {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let n = self.z.write(buf)?;
+        self.raw_len += n as u64;
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.z.flush()
+    }
+}
+
 /// Body of a listed file.
 pub fn listed_body(path: &Path, mtime_ms: Option<i64>, len: u64) -> Vec<u8> {
     let mut v = Vec::new();
@@ -1084,6 +1137,51 @@ mod tests {
             },
             control_type: None,
             crc: CrcCheck::Unchecked,
+        }
+    }
+
+    /// A file written a piece at a time reads back as one file entry of
+    /// its length, its content whole.
+    #[test]
+    fn a_file_encoded_as_it_is_written_reads_back() {
+        use std::io::Write;
+        let mut e = FileEncoder::new().unwrap();
+        assert!(e.is_empty());
+        let mut want = Vec::new();
+        for i in 0..5000u32 {
+            let line = if i % 100 == 0 {
+                format!(
+                    "[2026-12-06 02:28:55,{:03}] INFO line {i} (x.Y)\n",
+                    i % 1000
+                )
+            } else {
+                "\n".to_string()
+            };
+            e.write_all(line.as_bytes()).unwrap();
+            want.extend_from_slice(line.as_bytes());
+        }
+        assert_eq!(e.len(), want.len() as u64);
+        let body = e
+            .finish(Path::new("b/logs/server.log"), Some(1_700_000_000_000))
+            .unwrap();
+        assert!(body.len() < want.len() / 4, "{} bytes", body.len());
+        let framed = frame(tag::FILE, &body);
+        let mut digest = header();
+        digest.extend_from_slice(&framed);
+        match read_entry(&digest, HEADER_LEN, 0).unwrap().0 {
+            Some(Entry::File {
+                path,
+                mtime_ms,
+                len,
+                raw_len,
+                content,
+            }) => {
+                assert_eq!(path, Path::new("b/logs/server.log"));
+                assert_eq!(mtime_ms, Some(1_700_000_000_000));
+                assert_eq!((len, raw_len), (want.len() as u64, want.len() as u64));
+                assert_eq!(inflate(content, raw_len, MAX_CONTENT, 0).unwrap(), want);
+            }
+            other => panic!("{other:?}"),
         }
     }
 

@@ -814,7 +814,10 @@ pub fn event(entry: &Entry) -> Option<Event> {
     }
     if let Some(rest) = msg.strip_prefix("Error processing append operation on partition ") {
         let (topic_id, partition) = partition_name(rest.trim_end())?;
-        let exception = entry.continuation.first();
+        // the exception is the line after the message; an empty line is
+        // none (nor is it in a digest's reduced copy, where the lines of
+        // the records after are left empty)
+        let exception = entry.continuation.first().filter(|x| !x.trim().is_empty());
         let (producer_id, offset, kind) = match exception {
             Some(x) => producer_error(x),
             None => (None, None, ProducerErrorKind::Other),
@@ -1518,6 +1521,27 @@ mod tests {
             }
             other => panic!("{other:?}"),
         }
+    }
+
+    #[test]
+    fn an_empty_line_after_a_producer_error_is_no_exception() {
+        // built from the 4.4.0 line above, without its exception: the
+        // empty lines after it (a digest's reduced copy leaves the lines
+        // of other records empty) change nothing
+        let head = "[2026-12-06 04:32:29,508] ERROR [ReplicaManager broker=3] Error processing append operation on partition orders-0 (kafka.server.ReplicaManager)\n";
+        let alone = ev(head);
+        assert_eq!(ev(&format!("{head}\n\n")), alone);
+        assert!(
+            matches!(
+                &alone,
+                Event::ProducerAppendError {
+                    exception: None,
+                    kind: ProducerErrorKind::Other,
+                    ..
+                }
+            ),
+            "{alone:?}"
+        );
     }
 
     #[test]

@@ -11,6 +11,9 @@ pub struct Options {
     /// Largest internal topic segment shipped whole; a larger one is
     /// summarised.
     pub max_internal: u64,
+    /// The node's Kafka logs given with `--logs [NODE=]PATH` (a file, or a
+    /// folder of them), shipped beside those found in its folders.
+    pub logs: Vec<(Option<i32>, std::path::PathBuf)>,
 }
 
 impl Default for Options {
@@ -19,6 +22,7 @@ impl Default for Options {
             verify: false,
             max_file: 64 << 20,
             max_internal: 1 << 30,
+            logs: Vec::new(),
         }
     }
 }
@@ -30,6 +34,12 @@ pub struct Made {
     pub files_shipped: u64,
     /// Files listed without their bytes.
     pub files_listed: u64,
+    /// Kafka logs shipped as their reduced copies.
+    pub logs: u64,
+    /// Lines of those logs.
+    pub log_lines: u64,
+    /// Lines of them kept (the records that state an event klf reads).
+    pub log_lines_kept: u64,
     /// Data segments summarised.
     pub segments: u64,
     /// Batches summarised.

@@ -545,3 +545,246 @@ fn an_archive_of_a_node_digests_as_its_folder() {
     };
     assert_eq!(json(&from_tar), json(&from_dir));
 }
+
+/// A broker's `server.log` of the `unclean-4.4` capture's restart, in the
+/// shape Kafka 4.4 writes it (its lines from a real run of the scenario,
+/// the data directory written `/d`): `filler` other records before the
+/// replica's load (at the log end `end` the capture holds) and the
+/// truncation it logged after; the lines of the load and the truncation.
+fn restart_log(broker: i32, end: i64, filler: usize) -> (String, u64, u64) {
+    let other = "[2026-12-06 02:28:54,993] INFO [LogLoader partition=unclean-0, dir=/d] Producer state recovery took 1ms for snapshot load and 0ms for segment recovery from offset 0 (org.apache.kafka.storage.internals.log.UnifiedLog)\n";
+    let mut s = String::from(
+        "[2026-12-06 02:28:16,850] INFO KafkaConfig values: \n\tadvertised.listeners = PLAINTEXT://localhost:9092\n\tbroker.id = 1\n (org.apache.kafka.common.config.AbstractConfig)\n",
+    );
+    for _ in 0..filler {
+        s.push_str(other);
+    }
+    let loaded = s.lines().count() as u64 + 1;
+    s.push_str(&format!("[2026-12-06 02:28:55,005] INFO Completed load of Log(dir=/d/unclean-0, topicId=A8jRRQ29QF2oglntnNoEKA, topic=unclean, partition=0, highWatermark=0, lastStableOffset=0, logStartOffset=0, logEndOffset={end}) with 2 segments, local-log-start-offset 0 and log-end-offset {end} in 18ms (1/1 completed in /d) (org.apache.kafka.storage.internals.log.LogManager)\n"));
+    for _ in 0..filler / 2 {
+        s.push_str(other);
+    }
+    let truncated = s.lines().count() as u64 + 1;
+    s.push_str(&format!("[2026-12-06 02:28:55,116] INFO [ReplicaFetcher replicaId={broker}, leaderId=3, fetcherId=0] Truncating partition unclean-0 with TruncationState(offset=100, completed=true) due to leader epoch and offset EpochEndOffset(errorCode=0, partition=0, leaderEpoch=0, endOffset=100) (kafka.server.ReplicaFetcherThread)\n"));
+    s.push_str("[2026-12-06 02:28:55,118] INFO [UnifiedLog partition=unclean-0, dir=/d] Truncating to offset 100 (org.apache.kafka.storage.internals.log.UnifiedLog)\n");
+    for _ in 0..filler {
+        s.push_str(other);
+    }
+    (s, loaded, truncated)
+}
+
+fn gzipped(text: &[u8]) -> Vec<u8> {
+    use std::io::Write;
+    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    e.write_all(text).unwrap();
+    e.finish().unwrap()
+}
+
+/// Digests `cap`'s nodes into `out` and compares diff, timeline and check
+/// over them with the directories: the JSON of diff over the digests.
+fn compare_over_digests(cap: &Path, out: &Path) -> Vec<Value> {
+    let digests = digest_nodes(cap, out);
+    let d: Vec<&str> = digests.iter().map(|p| p.to_str().unwrap()).collect();
+    let mut diff = Vec::new();
+    for cmd in ["diff", "timeline", "check"] {
+        let on_dirs = klf(&[cmd, cap.to_str().unwrap(), "--format", "json"]);
+        let mut args = vec![cmd];
+        args.extend(&d);
+        args.extend(["--format", "json"]);
+        let on_digests = klf(&args);
+        assert_eq!(
+            on_dirs.status.code(),
+            on_digests.status.code(),
+            "klf {cmd}\n{}\n{}",
+            text(&on_dirs.stderr),
+            text(&on_digests.stderr)
+        );
+        let a = normalised(&on_dirs.stdout, cap, out);
+        let b = normalised(&on_digests.stdout, cap, out);
+        assert_eq!(
+            a, b,
+            "klf {cmd} on the digests differs from the directories"
+        );
+        if cmd == "diff" {
+            diff = b;
+        }
+    }
+    diff
+}
+
+/// The node's Kafka logs ride in its digest, reduced to the records klf
+/// reads and their lines, every other line empty: diff over the digests
+/// gives the same broker_log, on the same lines of the same files (a plain
+/// `server.log` and a `server.log.gz`), and the logs cost the digest next
+/// to nothing.
+#[test]
+fn kafka_logs_ride_in_the_digest_on_their_lines() {
+    let work = scratch("digest-logs");
+    let cap = work.join("unclean-4.4");
+    copy_tree(&kafka("unclean-4.4"), &cap);
+    let (log1, loaded1, truncated1) = restart_log(1, 250, 3000);
+    let (log2, loaded2, truncated2) = restart_log(2, 200, 2000);
+    std::fs::write(cap.join("broker-1/server.log"), &log1).unwrap();
+    std::fs::write(cap.join("broker-2/server.log.gz"), gzipped(log2.as_bytes())).unwrap();
+    // a controller's folder of logs alone, read as node 100's by its name
+    // (4.4's line, broker 2's registration changed to fenced)
+    std::fs::create_dir_all(cap.join("controller-100")).unwrap();
+    std::fs::write(
+        cap.join("controller-100/server.log"),
+        "[2026-12-06 02:28:16,292] INFO Registered `kafka:type=kafka.Log4jController` MBean (org.apache.kafka.server.logger.Log4jControllerRegistration)\n\
+         [2026-12-06 02:28:18,789] INFO [QuorumController id=100] Replayed BrokerRegistrationChangeRecord modifying the registration for broker 2: BrokerRegistrationChangeRecord(brokerId=2, brokerEpoch=22, fenced=1, inControlledShutdown=0, logDirs=[], cordonedLogDirs=[]) (org.apache.kafka.controller.ClusterControlManager)\n",
+    )
+    .unwrap();
+    let out = work.join("digests");
+    let diff = compare_over_digests(&cap, &out);
+    assert!(out.join("controller-100.klfd").is_file());
+    let logged: Vec<(i64, u64, u64, String)> = diff[0]["partitions"][0]["broker_log"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no broker_log: {}", diff[0]["partitions"][0]))
+        .iter()
+        .map(|b| {
+            (
+                b["broker"].as_i64().unwrap(),
+                b["loaded_at"]["line"].as_u64().unwrap(),
+                b["logged"]["source"]["line"].as_u64().unwrap(),
+                b["verdict"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        logged,
+        [
+            (1, loaded1, truncated1, "agrees".to_string()),
+            (2, loaded2, truncated2, "agrees".to_string())
+        ]
+    );
+    let s = serde_json::to_string(&diff).unwrap();
+    assert!(s.contains("<broker-2/server.log.gz"), "{s}");
+    // 1.6 MB of log (7,500 lines), and 1.1 MB of text in a 5 KB .gz, add
+    // less than 2 KB to each digest (measured: about 700 bytes)
+    let bare = work.join("bare");
+    let before = digest_nodes(&kafka("unclean-4.4"), &bare);
+    for (n, log) in [(1, log1.len()), (2, log2.len())] {
+        let with = std::fs::metadata(out.join(format!("broker-{n}.klfd")))
+            .unwrap()
+            .len();
+        let without = std::fs::metadata(&before[n - 1]).unwrap().len();
+        assert!(log > 250_000, "{log}");
+        assert!(
+            with < without + 2048,
+            "broker-{n}: {with} bytes with its log, {without} without"
+        );
+    }
+}
+
+/// Logs given with `--logs [NODE=]PATH` ride in the digest too, in the
+/// `logs/` folder of the node's log directory, under a Kafka log's name,
+/// and read there as the node's, on the same lines as the file given; a
+/// NODE that is not the node digested is refused.
+#[test]
+fn logs_given_to_digest_are_the_nodes() {
+    let work = scratch("digest-given-logs");
+    let cap = kafka("unclean-4.4");
+    let (log1, loaded1, _) = restart_log(1, 250, 500);
+    let given = work.join("var-log-kafka.txt");
+    std::fs::write(&given, &log1).unwrap();
+    let on_dirs = klf(&[
+        "diff",
+        cap.to_str().unwrap(),
+        "--logs",
+        &format!("1={}", given.display()),
+        "--format",
+        "json",
+    ]);
+    let mut digests = Vec::new();
+    for (name, node) in node_folders(&cap) {
+        let d = work.join(format!("{name}.klfd"));
+        let mut a = vec![
+            "digest",
+            "-q",
+            node.to_str().unwrap(),
+            "-o",
+            d.to_str().unwrap(),
+        ];
+        let logs = format!("{}", given.display());
+        if name == "broker-1" {
+            a.extend(["--logs", &logs]);
+        }
+        let o = klf(&a);
+        assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+        digests.push(d.display().to_string());
+    }
+    let mut a = vec!["diff", "--format", "json"];
+    a.extend(digests.iter().map(String::as_str));
+    let on_digests = klf(&a);
+    assert_eq!(on_dirs.status.code(), on_digests.status.code());
+    let broker_log = |o: &std::process::Output| -> Value {
+        let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+        v["partitions"][0]["broker_log"][0].clone()
+    };
+    let (x, y) = (broker_log(&on_dirs), broker_log(&on_digests));
+    assert_eq!(x["loaded_at"]["line"], loaded1);
+    assert_eq!(x["loaded_at"]["line"], y["loaded_at"]["line"]);
+    assert_eq!(x["logged"]["source"]["line"], y["logged"]["source"]["line"]);
+    assert_eq!(x["verdict"], y["verdict"]);
+    assert_eq!(
+        y["loaded_at"]["file"],
+        format!("{}!/logs/server.log", digests[0])
+    );
+    let o = klf(&[
+        "digest",
+        cap.join("broker-1").to_str().unwrap(),
+        "--logs",
+        &format!("2={}", given.display()),
+        "-o",
+        work.join("x.klfd").to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        text(&o.stderr).contains("node 2 is not the node digested"),
+        "{}",
+        text(&o.stderr)
+    );
+    assert!(!work.join("x.klfd").exists());
+}
+
+/// A hostile log digests without failing, with a note where the copy ends
+/// early, and reads over the digest as over the directory: a 10 MB line,
+/// bytes that are not UTF-8, a `.gz` cut short.
+#[test]
+fn a_hostile_log_digests_with_a_note() {
+    let work = scratch("digest-hostile-log");
+    let cap = work.join("unclean-4.4");
+    copy_tree(&kafka("unclean-4.4"), &cap);
+    let (log1, ..) = restart_log(1, 250, 2000);
+    let mut bytes = b"[2026-12-06 02:28:16,001] INFO ".to_vec();
+    bytes.resize(10_000_000, b'x');
+    bytes.extend_from_slice(b" (x.Y)\n\xff\xfe\xc3\x28 not UTF-8\n");
+    bytes.extend_from_slice(log1.as_bytes());
+    std::fs::write(cap.join("broker-1/server.log"), &bytes).unwrap();
+    let (log3, ..) = restart_log(3, 120, 4000);
+    let gz = gzipped(log3.as_bytes());
+    std::fs::create_dir_all(cap.join("broker-3/logs")).unwrap();
+    std::fs::write(
+        cap.join("broker-3/logs/server.log.1.gz"),
+        &gz[..gz.len() / 2],
+    )
+    .unwrap();
+    let out = work.join("digests");
+    std::fs::create_dir_all(&out).unwrap();
+    let o = klf(&[
+        "digest",
+        cap.join("broker-3").to_str().unwrap(),
+        "-o",
+        out.join("b3.klfd").to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let err = text(&o.stderr);
+    assert!(
+        err.contains("logs/server.log.1.gz: gzip stream damaged or cut short"),
+        "{err}"
+    );
+    compare_over_digests(&cap, &out);
+    let size = std::fs::metadata(out.join("broker-1.klfd")).unwrap().len();
+    assert!(size < 64 * 1024, "{size} bytes");
+}

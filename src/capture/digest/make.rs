@@ -17,7 +17,14 @@
 //!   shutdown marker and that no broker holds now, from its recovery point
 //!   (what Kafka's recovery re-reads); `--verify` checks every batch;
 //! - **listed**: length and time only: indexes, files of a segment being
-//!   deleted, cleaned or swapped, and files over the cap.
+//!   deleted, cleaned or swapped, and files over the cap;
+//! - **reduced**: the node's Kafka logs (`server.log`, `controller.log`,
+//!   `state-change.log`, `kafkaServer.out`, rotated, gzip), found as
+//!   discovery finds them, and those given with `--logs` (in the `logs/`
+//!   folder of the node's first log directory): the lines of the records
+//!   that state an event klf reads, every other line left empty
+//!   ([`crate::capture::logs::reduce`]), so that file and line stay those
+//!   of the node's file.
 //!
 //! Entries are made a chunk of files at a time in parallel and written in
 //! file order as each chunk is done: memory does not grow with the node.
@@ -34,6 +41,7 @@ use crate::format::batch::{
     Batch, RecordBatch, HEADER_SIZE_UP_TO_MAGIC, MIN_SIZE_FIELD, V2_HEADER_SIZE,
 };
 use crate::format::digest::{self as fmt, CrcCheck, DigestBatch, WalkEnd};
+use crate::format::kafka_log::log_file_kind;
 use crate::format::legacy::LegacyEntry;
 use crate::format::names::SegmentFileKind;
 use crate::format::names::{parse_partition_dir_name, parse_segment_file_name};
@@ -65,6 +73,16 @@ struct Crc {
 struct Item {
     abs: PathBuf,
     rel: PathBuf,
+    /// A Kafka log, shipped reduced: whether it is gzip compressed, and
+    /// whether it was given with `--logs`.
+    log: Option<LogItem>,
+}
+
+/// How a Kafka log is shipped.
+#[derive(Debug, Clone, Copy)]
+struct LogItem {
+    gzip: bool,
+    given: bool,
 }
 
 /// A sink counting what goes through it.
@@ -137,6 +155,8 @@ pub fn make(
         }
         walk(input, &prefix, 0, &mut items, &mut dirs, &mut notes)?;
     }
+    mark_logs(capture, inputs, &mut items);
+    given_logs(capture, inputs, &unders, &mut items, &mut dirs)?;
     let mut sink = Counted { out, n: 0 };
     sink.put(&fmt::header())?;
     let mut count = 0u64;
@@ -149,6 +169,7 @@ pub fn make(
     }
     let total = items.len() as u64;
     let mut done = 0u64;
+    let mut logs = Vec::new();
     for chunk in items.chunks(256) {
         let made_chunk: Vec<(Vec<u8>, Outcome)> = chunk
             .par_iter()
@@ -165,6 +186,12 @@ pub fn make(
                     made.segments += 1;
                     made.batches += batches;
                     made.segment_bytes += o.len;
+                }
+                Kind::Log(log) => {
+                    made.logs += 1;
+                    made.log_lines += log["lines"].as_u64().unwrap_or(0);
+                    made.log_lines_kept += log["lines_kept"].as_u64().unwrap_or(0);
+                    logs.push(log);
                 }
             }
             if let Some(n) = o.note {
@@ -198,9 +225,13 @@ pub fn make(
         "inputs": inputs.iter().map(|p| p.display().to_string()).collect::<Vec<_>>(),
         "under": unders,
         "verify": opts.verify,
+        "logs": logs,
         "made": {
             "files_shipped": made.files_shipped,
             "files_listed": made.files_listed,
+            "logs": made.logs,
+            "log_lines": made.log_lines,
+            "log_lines_kept": made.log_lines_kept,
             "segments": made.segments,
             "batches": made.batches,
             "bytes_on_node": made.bytes_on_node,
@@ -362,7 +393,11 @@ fn walk(
                     walk(&abs, &rel, depth + 1, items, dirs, notes)?;
                 }
             }
-            Ok(m) if m.is_file() => items.push(Item { abs, rel }),
+            Ok(m) if m.is_file() => items.push(Item {
+                abs,
+                rel,
+                log: None,
+            }),
             Ok(_) => notes.push((rel, "not a regular file; not read".to_string())),
             Err(e) => notes.push((rel, format!("cannot read: {e}"))),
         }
@@ -374,6 +409,8 @@ enum Kind {
     Shipped,
     Listed,
     Segment(u64),
+    /// A Kafka log's reduced copy: what the node entry says of it.
+    Log(serde_json::Value),
 }
 
 struct Outcome {
@@ -407,6 +444,9 @@ fn entry_of(
     let seg = parse_segment_file_name(&name);
     let mtime = modified_ms(&it.abs);
     let len = vfs::metadata(&it.abs).map(|m| m.len()).unwrap_or(0);
+    if let Some(log) = it.log {
+        return log_entry(it, log, mtime, len);
+    }
     let listed = |note: Option<String>| -> io::Result<(Vec<u8>, Outcome)> {
         Ok((
             fmt::frame(fmt::tag::LISTED, &fmt::listed_body(&it.rel, mtime, len)),
@@ -514,6 +554,228 @@ fn entry_of(
             note: None,
         },
     ))
+}
+
+/// Marks the Kafka logs among `items`: those discovery found as the
+/// node's (in a log directory's root and its `logs/` folder, in a node
+/// folder), and those in the root of a path given and its `logs/`.
+fn mark_logs(capture: &crate::model::Capture, inputs: &[PathBuf], items: &mut [Item]) {
+    let mut found: BTreeMap<PathBuf, bool> = capture
+        .logs
+        .iter()
+        .filter(|l| !l.given)
+        .map(|l| (l.path.clone(), l.gzip))
+        .collect();
+    for input in inputs {
+        for (path, _, gzip) in crate::capture::discover::log_files_in(input) {
+            found.insert(path, gzip);
+        }
+    }
+    // the same file reached by another spelling of its path
+    let canonical: BTreeMap<PathBuf, bool> = found
+        .iter()
+        .filter_map(|(p, &gz)| vfs::canonicalize(p).ok().map(|c| (c, gz)))
+        .collect();
+    for it in items.iter_mut() {
+        let is_log_name = it
+            .abs
+            .file_name()
+            .and_then(|n| n.to_str())
+            .is_some_and(|n| log_file_kind(n).is_some());
+        if !is_log_name {
+            continue;
+        }
+        let gzip = found.get(&it.abs).copied().or_else(|| {
+            vfs::canonicalize(&it.abs)
+                .ok()
+                .and_then(|c| canonical.get(&c).copied())
+        });
+        if let Some(gzip) = gzip {
+            it.log = Some(LogItem { gzip, given: false });
+        }
+    }
+}
+
+/// Adds the logs given with `--logs` (in `capture.logs`, marked given) to
+/// `items`: in the `logs/` folder of the node's first log directory in the
+/// digest, where discovery reads a node's logs, each under its own name
+/// (a name that is no Kafka log's is named for its kind, `server.log`; a
+/// name taken gets `.1`, `.2`, ... before its `.gz`). A file the digest
+/// ships already as one of the node's logs is not shipped twice.
+fn given_logs(
+    capture: &crate::model::Capture,
+    inputs: &[PathBuf],
+    unders: &[String],
+    items: &mut Vec<Item>,
+    dirs: &mut Vec<PathBuf>,
+) -> io::Result<()> {
+    let given: Vec<&crate::model::LogFile> = capture.logs.iter().filter(|l| l.given).collect();
+    if given.is_empty() {
+        return Ok(());
+    }
+    let first = capture.brokers.iter().find_map(|b| {
+        inputs.iter().zip(unders).find_map(|(input, under)| {
+            b.path
+                .strip_prefix(input)
+                .ok()
+                .map(|rest| Path::new(under).join(rest))
+        })
+    });
+    let Some(first) = first else {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "--logs: no log directory among the paths given: a digest carries a node's logs in the logs/ folder of one of its log directories",
+        ));
+    };
+    let folder = first.join(crate::capture::discover::LOGS_FOLDER);
+    let shipped: std::collections::BTreeSet<PathBuf> = items
+        .iter()
+        .filter(|it| it.log.is_some())
+        .filter_map(|it| vfs::canonicalize(&it.abs).ok())
+        .collect();
+    let mut taken: std::collections::BTreeSet<PathBuf> = items
+        .iter()
+        .map(|it| it.rel.clone())
+        .chain(dirs.iter().cloned())
+        .collect();
+    if !taken.contains(&folder) {
+        dirs.push(folder.clone());
+        taken.insert(folder.clone());
+    }
+    for l in given {
+        if vfs::canonicalize(&l.path).is_ok_and(|c| shipped.contains(&c)) {
+            continue;
+        }
+        let rel = folder.join(given_name(l, &folder, &taken));
+        taken.insert(rel.clone());
+        items.push(Item {
+            abs: l.path.clone(),
+            rel,
+            log: Some(LogItem {
+                gzip: l.gzip,
+                given: true,
+            }),
+        });
+    }
+    Ok(())
+}
+
+/// The name a log given with `--logs` has in the digest: its own, when it
+/// is a Kafka log's name and free in `folder`.
+fn given_name(
+    l: &crate::model::LogFile,
+    folder: &Path,
+    taken: &std::collections::BTreeSet<PathBuf>,
+) -> String {
+    use crate::format::kafka_log::LogFileKind;
+    let own = l
+        .path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .filter(|n| log_file_kind(n).is_some() && !n.chars().any(char::is_control));
+    let gz = if l.gzip { ".gz" } else { "" };
+    let name = match own {
+        Some(n) => n.to_string(),
+        None => {
+            let base = match l.kind {
+                LogFileKind::Server => "server.log",
+                LogFileKind::Controller => "controller.log",
+                LogFileKind::StateChange => "state-change.log",
+                LogFileKind::Console => "kafkaServer.out",
+            };
+            format!("{base}{gz}")
+        }
+    };
+    if !taken.contains(&folder.join(&name)) {
+        return name;
+    }
+    let stem = name.strip_suffix(".gz").unwrap_or(&name).to_string();
+    let gz = if name.ends_with(".gz") { ".gz" } else { "" };
+    (1u64..)
+        .map(|n| format!("{stem}.{n}{gz}"))
+        .find(|n| !taken.contains(&folder.join(n)))
+        .unwrap_or(name)
+}
+
+/// The entry of a Kafka log: its reduced copy ([`crate::capture::logs::reduce`]),
+/// read carefully on the node; listed, with a note, where it cannot be read.
+fn log_entry(
+    it: &Item,
+    log: LogItem,
+    mtime: Option<i64>,
+    len: u64,
+) -> io::Result<(Vec<u8>, Outcome)> {
+    let listed = |why: String| -> io::Result<(Vec<u8>, Outcome)> {
+        Ok((
+            fmt::frame(fmt::tag::LISTED, &fmt::listed_body(&it.rel, mtime, len)),
+            Outcome {
+                kind: Kind::Listed,
+                len,
+                note: Some((it.rel.clone(), why)),
+            },
+        ))
+    };
+    let mut src: Box<dyn io::Read> = if vfs::is_virtual(&it.abs) {
+        match vfs::open_file(&it.abs) {
+            Ok((f, _)) => Box::new(f),
+            Err(e) => return listed(format!("cannot read: {e}")),
+        }
+    } else {
+        match Careful::open(&it.abs) {
+            Ok(c) => Box::new(CarefulReader { file: c, pos: 0 }),
+            Err(e) => return listed(format!("cannot read: {e}")),
+        }
+    };
+    let mut enc = fmt::FileEncoder::new()?;
+    let reduced = match crate::capture::logs::reduce(&mut src, log.gzip, &mut enc) {
+        Ok(r) => r,
+        Err(e) => return listed(format!("cannot read: {e}")),
+    };
+    drop(src);
+    let shipped = enc.len();
+    let body = enc.finish(&it.rel, mtime)?;
+    let info = serde_json::json!({
+        "path": it.rel.to_string_lossy(),
+        "on_node": it.abs.to_string_lossy(),
+        "given": log.given,
+        "bytes_on_node": len,
+        "bytes_shipped": shipped,
+        "lines": reduced.lines,
+        "lines_kept": reduced.kept,
+    });
+    Ok((
+        fmt::frame(fmt::tag::FILE, &body),
+        Outcome {
+            kind: Kind::Log(info),
+            len,
+            note: reduced.stopped.map(|s| (it.rel.clone(), s)),
+        },
+    ))
+}
+
+/// A file read front to back with [`Careful`] reads.
+struct CarefulReader {
+    file: Careful,
+    pos: u64,
+}
+
+impl io::Read for CarefulReader {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        // up to the length the file had when opened (a live log grows
+        // while it is read), at most 1 MiB a read: the ranges brought
+        // into the cache are dropped again when the file is closed
+        let left = self.file.len().saturating_sub(self.pos);
+        let n = buf
+            .len()
+            .min(1 << 20)
+            .min(usize::try_from(left).unwrap_or(usize::MAX));
+        if n == 0 {
+            return Ok(0);
+        }
+        let got = self.file.read_at(&mut buf[..n], self.pos)?;
+        self.pos += got as u64;
+        Ok(got)
+    }
 }
 
 /// A file's bytes, read carefully (or from memory for a file of an archive).
