@@ -150,9 +150,11 @@ fn read_file(f: &LogFile) -> (LogFileRead, Vec<LoggedEvent>) {
                 let content = f.gzip && gzip_damage(&e);
                 read.io_error = !content;
                 read.stopped = Some(if content {
+                    // the line, not the byte: a digest's reduced copy of
+                    // the log is cut at the same line
                     format!(
-                        "gzip stream damaged or cut short after {} bytes of text ({e}); what came before is read",
-                        chunks.consumed
+                        "gzip stream damaged or cut short after line {}; the lines before it are read",
+                        chunks.line_base
                     )
                 } else {
                     format!("read failed after {} bytes: {e}", chunks.consumed)

@@ -573,6 +573,25 @@ fn restart_log(broker: i32, end: i64, filler: usize) -> (String, u64, u64) {
     (s, loaded, truncated)
 }
 
+/// A copy of a capture without the Kafka logs the harness copied in
+/// (`server.log*` beside the data, a controller's folder of logs alone):
+/// the tests here write their own.
+fn copy_without_logs(src: &Path, dst: &Path) {
+    copy_tree(src, dst);
+    for (_, folder) in node_folders(dst) {
+        if !folder.join("meta.properties").exists() {
+            // a folder of the node's logs alone
+            std::fs::remove_dir_all(&folder).unwrap();
+            continue;
+        }
+        for e in std::fs::read_dir(&folder).unwrap().flatten() {
+            if e.file_name().to_string_lossy().starts_with("server.log") {
+                std::fs::remove_file(e.path()).unwrap();
+            }
+        }
+    }
+}
+
 fn gzipped(text: &[u8]) -> Vec<u8> {
     use std::io::Write;
     let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
@@ -621,7 +640,7 @@ fn compare_over_digests(cap: &Path, out: &Path) -> Vec<Value> {
 fn kafka_logs_ride_in_the_digest_on_their_lines() {
     let work = scratch("digest-logs");
     let cap = work.join("unclean-4.4");
-    copy_tree(&kafka("unclean-4.4"), &cap);
+    copy_without_logs(&kafka("unclean-4.4"), &cap);
     let (log1, loaded1, truncated1) = restart_log(1, 250, 3000);
     let (log2, loaded2, truncated2) = restart_log(2, 200, 2000);
     std::fs::write(cap.join("broker-1/server.log"), &log1).unwrap();
@@ -663,7 +682,9 @@ fn kafka_logs_ride_in_the_digest_on_their_lines() {
     // 1.6 MB of log (7,500 lines), and 1.1 MB of text in a 5 KB .gz, add
     // less than 2 KB to each digest (measured: about 700 bytes)
     let bare = work.join("bare");
-    let before = digest_nodes(&kafka("unclean-4.4"), &bare);
+    let no_logs = work.join("no-logs");
+    copy_without_logs(&kafka("unclean-4.4"), &no_logs);
+    let before = digest_nodes(&no_logs, &bare);
     for (n, log) in [(1, log1.len()), (2, log2.len())] {
         let with = std::fs::metadata(out.join(format!("broker-{n}.klfd")))
             .unwrap()
@@ -684,7 +705,8 @@ fn kafka_logs_ride_in_the_digest_on_their_lines() {
 #[test]
 fn logs_given_to_digest_are_the_nodes() {
     let work = scratch("digest-given-logs");
-    let cap = kafka("unclean-4.4");
+    let cap = work.join("unclean-4.4");
+    copy_without_logs(&kafka("unclean-4.4"), &cap);
     let (log1, loaded1, _) = restart_log(1, 250, 500);
     let given = work.join("var-log-kafka.txt");
     std::fs::write(&given, &log1).unwrap();
@@ -755,7 +777,7 @@ fn logs_given_to_digest_are_the_nodes() {
 fn a_hostile_log_digests_with_a_note() {
     let work = scratch("digest-hostile-log");
     let cap = work.join("unclean-4.4");
-    copy_tree(&kafka("unclean-4.4"), &cap);
+    copy_without_logs(&kafka("unclean-4.4"), &cap);
     let (log1, ..) = restart_log(1, 250, 2000);
     let mut bytes = b"[2026-12-06 02:28:16,001] INFO ".to_vec();
     bytes.resize(10_000_000, b'x');
