@@ -256,10 +256,12 @@ data; the output is incomplete\n";
         // refused allocation too: klf's line, exit 2, never Rust's.
         let default = std::panic::take_hook();
         std::panic::set_hook(Box::new(move |info| {
-            if info
-                .payload_as_str()
-                .is_some_and(|m| m.contains("failed to allocate an alternative stack"))
-            {
+            let payload = info.payload();
+            let message = payload
+                .downcast_ref::<&str>()
+                .copied()
+                .or_else(|| payload.downcast_ref::<String>().map(String::as_str));
+            if message.is_some_and(|m| m.contains("failed to allocate an alternative stack")) {
                 // SAFETY: write(2) and _exit(2) need no allocation.
                 unsafe {
                     libc::write(2, OOM.as_ptr().cast(), OOM.len());
