@@ -464,41 +464,50 @@ impl Discovery {
     }
 
     /// The Kafka logs of node folders: a folder that holds log
-    /// directories of one node only (`broker-1/` holding `d1` and `d2`),
-    /// inside the path given, holds that node's logs beside them
-    /// (`broker-1/server.log`, `broker-1/logs/`).
+    /// directories of one node only (`broker-1/` holding `d1` and `d2`,
+    /// `pod-1/` holding `data-0/kafka-log0`), inside the path given, holds
+    /// that node's logs beside them (`broker-1/server.log`, `pod-1/logs/`);
+    /// so does each folder above it up to the first that holds another
+    /// node's, or the path given.
     fn node_folder_logs(&mut self, brokers: &[Broker], roots: &BTreeMap<PathBuf, PathBuf>) {
-        let mut folders: BTreeMap<PathBuf, BTreeSet<Option<i32>>> = BTreeMap::new();
+        let mut folders: BTreeMap<PathBuf, i32> = BTreeMap::new();
         for b in brokers {
-            if let Some(parent) = parent_dir(&b.path) {
-                folders.entry(parent).or_default().insert(b.node_id);
-            }
-        }
-        // every log directory directly in a folder, of any node
-        for (folder, nodes) in folders {
-            let [Some(node)] = nodes.iter().copied().collect::<Vec<_>>()[..] else {
+            let Some(node) = b.node_id else { continue };
+            let Some(root) = roots.get(&b.path) else {
                 continue;
             };
-            let inside = brokers.iter().any(|b| {
-                parent_dir(&b.path).as_deref() == Some(folder.as_path())
-                    && roots
-                        .get(&b.path)
-                        .is_some_and(|root| canonical_or_self(&folder).starts_with(root))
-            });
-            let others_here = fs::read_dir(&folder).is_ok_and(|rd| {
-                rd.flatten().any(|e| {
-                    let p = e.path();
-                    is_dir(&p)
-                        && looks_like_log_dir(&p)
-                        && !brokers
-                            .iter()
-                            .any(|b| b.path == p && b.node_id == Some(node))
-                })
-            });
-            if inside && !others_here {
-                let found = log_files_in(&folder);
-                self.add_logs(found, Some(node));
+            for folder in b.path.ancestors().skip(1) {
+                if folder.as_os_str().is_empty()
+                    || !canonical_or_self(folder).starts_with(root)
+                    || folders.contains_key(folder)
+                {
+                    break;
+                }
+                // every log directory under it is this node's
+                let under: BTreeSet<Option<i32>> = brokers
+                    .iter()
+                    .filter(|o| o.path.starts_with(folder))
+                    .map(|o| o.node_id)
+                    .collect();
+                let others_here = fs::read_dir(folder).is_ok_and(|rd| {
+                    rd.flatten().any(|e| {
+                        let p = e.path();
+                        is_dir(&p)
+                            && looks_like_log_dir(&p)
+                            && !brokers
+                                .iter()
+                                .any(|o| o.path == p && o.node_id == Some(node))
+                    })
+                });
+                if under.len() != 1 || others_here {
+                    break;
+                }
+                folders.insert(folder.to_path_buf(), node);
             }
+        }
+        for (folder, node) in folders {
+            let found = log_files_in(&folder);
+            self.add_logs(found, Some(node));
         }
     }
 

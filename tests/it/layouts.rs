@@ -128,6 +128,16 @@ fn lay_out(cap: &Path, root: &Path, place: impl Fn(&str, u32, usize) -> PathBuf)
             let rel = place(&name, id, i);
             copy_tree(dir, &root.join(&rel));
             nodes.insert(root.join(rel.components().next().unwrap()));
+            // the node's Kafka logs beside its log directories go to its
+            // new folder
+            if i == 0 && *dir != node {
+                let top = root.join(rel.components().next().unwrap());
+                for e in std::fs::read_dir(&node).unwrap().flatten() {
+                    if e.path().is_file() {
+                        std::fs::copy(e.path(), top.join(e.file_name())).unwrap();
+                    }
+                }
+            }
         }
     }
     nodes.into_iter().collect()
