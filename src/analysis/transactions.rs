@@ -4,8 +4,9 @@
 //! it (records, bytes, duration from the first data batch's timestamp to
 //! the marker's), data with no marker after it is open and holds the last
 //! stable offset back. Nothing is kept per batch: what a fold holds is
-//! bounded by the producers (and, per producer, by [`SAMPLES_KEPT`] values
-//! of each spread and the epochs of its markers). The partitions' folds
+//! bounded by the producers (per producer, [`SAMPLES_KEPT`] values of each
+//! spread, then a histogram, and a bit per epoch of its markers: a few
+//! KiB). The partitions' folds
 //! are merged ([`Folded::merge`]) and set beside the coordinator's log
 //! ([`report`]).
 
@@ -20,7 +21,7 @@ use crate::model::BatchSummary;
 
 /// Values of a spread kept exactly per producer; past it the median comes
 /// from a histogram of 1% buckets.
-pub const SAMPLES_KEPT: usize = 1024;
+pub const SAMPLES_KEPT: usize = 256;
 
 /// Values below this are their own histogram bucket.
 const EXACT_BELOW: i64 = 100;
@@ -173,6 +174,38 @@ enum Outcome {
     Open = 2,
 }
 
+/// A set of producer epochs (0 to 32767), one bit each: at most 4 KiB
+/// however many transactions a producer made.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+struct EpochSet {
+    words: Vec<u64>,
+}
+
+impl EpochSet {
+    /// Adds `e` (a negative epoch, no producer's, is left out).
+    fn insert(&mut self, e: i16) {
+        let Ok(e) = usize::try_from(e) else { return };
+        let w = e / 64;
+        if self.words.len() <= w {
+            self.words.resize(w + 1, 0);
+        }
+        self.words[w] |= 1 << (e % 64);
+    }
+
+    fn len(&self) -> u64 {
+        self.words.iter().map(|w| u64::from(w.count_ones())).sum()
+    }
+
+    fn union(&mut self, o: &EpochSet) {
+        if self.words.len() < o.words.len() {
+            self.words.resize(o.words.len(), 0);
+        }
+        for (a, b) in self.words.iter_mut().zip(&o.words) {
+            *a |= b;
+        }
+    }
+}
+
 /// One outcome's data, summed.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 struct OutcomeAcc {
@@ -182,7 +215,7 @@ struct OutcomeAcc {
     bytes: u64,
     /// The epochs that identify its transactions: a closing marker's, an
     /// open transaction's data's.
-    epochs: BTreeSet<i16>,
+    epochs: EpochSet,
 }
 
 impl OutcomeAcc {
@@ -191,7 +224,7 @@ impl OutcomeAcc {
         self.batches += o.batches;
         self.records += o.records;
         self.bytes += o.bytes;
-        self.epochs.extend(o.epochs);
+        self.epochs.union(&o.epochs);
     }
 }
 
@@ -670,8 +703,8 @@ fn producer(
             "one-partition" => Some(o.partition_transactions),
             // one open transaction per producer epoch at a time, whatever
             // the transaction version
-            _ if open => Some(o.epochs.len() as u64),
-            "epoch-per-transaction" => Some(o.epochs.len() as u64),
+            _ if open => Some(o.epochs.len()),
+            "epoch-per-transaction" => Some(o.epochs.len()),
             _ => None,
         },
         partition_transactions: o.partition_transactions,
