@@ -62,6 +62,8 @@ subcommands! {
     Elect => elect,
     /// Leader-epoch timeline of every replica, from batch headers and leader-epoch-checkpoint
     Timeline => timeline,
+    /// Transactions as a whole: per producer and transactional id committed, aborted, open and empty transactions, their sizes and durations; per partition the last stable offset
+    Transactions => transactions,
     /// Check captured log directories: framing, checksums, indexes, epochs, checkpoints, replicas
     Check => check,
     /// Write a self-contained HTML post-mortem page: summary, replica timelines as SVG, the diff story

@@ -10,4 +10,5 @@ pub mod kraft;
 pub mod loss;
 pub mod lost;
 pub mod timeline;
+pub mod transactions;
 pub mod truncation;

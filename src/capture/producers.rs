@@ -26,7 +26,7 @@ pub fn scan_batches(
     to: i64,
     visit: &mut dyn FnMut(&BatchSummary, Option<ControlType>) -> bool,
 ) -> Vec<ReplicaProblem> {
-    if let Some(problems) = scan_digest(replica, from, to, visit) {
+    if let Some(problems) = scan_digest(replica, from, to, &mut |s, control, _| visit(s, control)) {
         return problems;
     }
     let mut scratch = Vec::new();
@@ -40,6 +40,85 @@ pub fn scan_batches(
     })
 }
 
+/// Every batch of `replica` from the one holding `from` to its log end, as
+/// [`scan_batches`] gives them, with each batch's size on disk in bytes;
+/// what ends a segment early is a problem, as when a replica is loaded for
+/// a diff: a batch whose checksum fails (the rest of the segment is not
+/// used, as Kafka's recovery truncates there), an entry that does not
+/// frame, a torn tail, a failed read. `visit` returns `false` to stop.
+pub fn scan_sized(
+    replica: &Replica,
+    from: i64,
+    visit: &mut dyn FnMut(&BatchSummary, Option<ControlType>, u64) -> bool,
+) -> Vec<ReplicaProblem> {
+    use crate::format::walk::{Checksums, Step};
+    if let Some(problems) = scan_digest(replica, from, i64::MAX, visit) {
+        return problems;
+    }
+    let mut problems = Vec::new();
+    let mut scratch = Vec::new();
+    for seg in SegmentsFrom::new(replica, Some(from), None) {
+        let path = seg.log;
+        let file = match seg.open() {
+            Ok(f) => f,
+            Err(e) => {
+                problems.push(ReplicaProblem::unreadable(path, None, &e));
+                continue;
+            }
+        };
+        let len = file.len();
+        let mut walk = seg.walk(&file).checksums(Checksums::Stop);
+        while let Some(step) = walk.next() {
+            match step {
+                Step::Batch(batch) => {
+                    if batch.last_offset() < from {
+                        continue;
+                    }
+                    let summary = summarize(&batch);
+                    let control = match &batch {
+                        Batch::V2(b) if b.is_control() => Some(control_type(b, &mut scratch)),
+                        _ => None,
+                    };
+                    if !visit(&summary, control, batch.size_in_bytes()) {
+                        return problems;
+                    }
+                }
+                Step::BadCrc(batch, e) => problems.push(ReplicaProblem {
+                    path: path.to_path_buf(),
+                    position: Some(e.pos),
+                    message: format!(
+                        "{}; the rest of the segment ({} bytes) is not used, as Kafka's recovery would truncate here",
+                        e.reason,
+                        len.saturating_sub(batch.position())
+                    ),
+                    io: false,
+                }),
+                Step::Bad(e) => problems.push(ReplicaProblem {
+                    path: path.to_path_buf(),
+                    position: Some(e.pos),
+                    message: format!(
+                        "{}; the rest of the segment ({} bytes) is not used",
+                        e.reason,
+                        len.saturating_sub(e.pos)
+                    ),
+                    io: false,
+                }),
+                Step::Io(e) => {
+                    problems.push(ReplicaProblem::unreadable(path, Some(walk.position()), &e))
+                }
+                Step::Tail(tail) => problems.push(ReplicaProblem {
+                    path: path.to_path_buf(),
+                    position: Some(tail.position),
+                    message: format!("torn tail: {}", tail.describe()),
+                    io: false,
+                }),
+                Step::Skipped(_) => {}
+            }
+        }
+    }
+    problems
+}
+
 /// [`scan_batches`] of a replica a digest summarises (`None`: its
 /// segments are not a digest's): the segments and batches the reading
 /// from the offset index would reach, stopping where it stops.
@@ -47,7 +126,7 @@ fn scan_digest(
     replica: &Replica,
     from: i64,
     to: i64,
-    visit: &mut dyn FnMut(&BatchSummary, Option<ControlType>) -> bool,
+    visit: &mut dyn FnMut(&BatchSummary, Option<ControlType>, u64) -> bool,
 ) -> Option<Vec<ReplicaProblem>> {
     use crate::format::digest::{CrcCheck, WalkEnd};
     let first = replica.segments.iter().find_map(|s| s.log.as_ref())?;
@@ -101,7 +180,7 @@ fn scan_digest(
                 b.control_type
                     .map_or(ControlType::Unknown, ControlType::from_id)
             });
-            if !visit(&s, control) {
+            if !visit(&s, control, b.size) {
                 return Some(problems);
             }
         }

@@ -79,12 +79,16 @@ Output:
   are written an entry at a time, never held whole. With stdout not a
   terminal and stderr one, a bar on stderr counts the bytes dumped.
 
-Selections (--offsets, --since, --until, --key, --count):
+Selections (--offsets, --since, --until, --key, --producer-id, --count):
   Only the batches and records picked are dumped: the other files of a
   directory (indexes, snapshots, checkpoints, partition.metadata) are left
   out, and counted on stderr; a file named as a PATH is dumped. A log the
   selection matches nothing of is named on stderr with the offsets it
-  holds (exit status 0).
+  holds (exit status 0). --producer-id picks the batches (data and
+  markers) of a producer; --transactional-id those of the producer ids
+  the __transaction_state of the segments' capture gives it (their log
+  directory, or the folder of broker directories holding it), and is
+  refused (exit 2) for a file with no such capture around it.
 
 Inputs:
   PATH may be a segment, index, snapshot or checkpoint file, a partition
@@ -102,6 +106,7 @@ Examples:
   klf dump broker-1/orders-0 --print-data-log --offsets -100..
   klf dump broker-1/orders-0 --since '2026-12-01 18:15:47,655' --count 5
   klf dump broker-1/orders-0 --format table --show key,headers --since 2026-12-01T18:15:47Z
+  klf dump broker-1/orders-0 --transactional-id klf-impact-hanging --deep-iteration
 ";
 
 /// Arguments of `klf dump`.
@@ -231,6 +236,19 @@ pub struct Args {
     /// key is these UTF-8 bytes.
     #[arg(long, value_name = "K")]
     pub key: Option<String>,
+
+    /// klf only: only the batches of this producer id (repeat for more),
+    /// in every format. Like the options above, a selection.
+    #[arg(long, value_name = "ID", value_parser = super::transactions::parse_producer_id)]
+    pub producer_id: Vec<i64>,
+
+    /// klf only: only the batches of the producer ids this transactional
+    /// id used, from the __transaction_state of the capture the segments
+    /// are in (their log directory, or the folder of broker directories
+    /// holding it); refused when there is none (a file given alone: give
+    /// --producer-id). With --producer-id, the batches of both.
+    #[arg(long, value_name = "TID")]
+    pub transactional_id: Option<String>,
 
     /// klf only: at most N records per file (batches without
     /// --deep-iteration). Like the options above, a selection: a
@@ -365,6 +383,7 @@ fn selection(args: &Args) -> Selection {
         .map_or((i64::MIN, i64::MAX), |o| o.resolve(0));
     let mut sel = Selection {
         key: args.key.as_ref().map(|k| k.as_bytes().to_vec()),
+        producers: (!args.producer_id.is_empty()).then(|| args.producer_id.clone()),
         count: args.count,
         max_bytes: args.max_bytes,
         ..Selection::default()
@@ -488,6 +507,15 @@ fn selection_text(args: &Args, resolved: Option<(i64, i64, i64)>) -> String {
     }
     if let Some(k) = &args.key {
         parts.push(format!("--key {k}"));
+    }
+    for p in &args.producer_id {
+        parts.push(format!("--producer-id {p}"));
+    }
+    if let Some(t) = &args.transactional_id {
+        parts.push(format!(
+            "--transactional-id {}",
+            klf::render::text::sanitize(t)
+        ));
     }
     if let Some(n) = args.count {
         parts.push(format!("--count {n}"));
@@ -678,6 +706,39 @@ pub fn run(args: Args, out: &mut Output) -> Status {
         match out.resolve_input(p) {
             Ok(root) => expanded.push(walk::expand(&root.to_string_lossy())),
             Err(s) => status = status.worst(s),
+        }
+    }
+    // --transactional-id: the producer ids the capture's coordinator gave it
+    if let Some(tid) = &args.transactional_id {
+        let logs: Vec<&str> = expanded
+            .iter()
+            .flat_map(|e| &e.items)
+            .filter(|i| i.kind == Kind::Log)
+            .map(|i| i.path.as_str())
+            .collect();
+        match select::producers_of_transactional_id(&logs, tid) {
+            Ok(ids) => {
+                out.note(format_args!(
+                    "klf dump: --transactional-id {}: producer {} {}",
+                    klf::render::text::sanitize(tid),
+                    if ids.len() == 1 { "id" } else { "ids" },
+                    ids.iter()
+                        .map(i64::to_string)
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ));
+                sel.producers = Some(match sel.producers.take() {
+                    Some(given) => ids.into_iter().filter(|i| given.contains(i)).collect(),
+                    None => ids,
+                });
+            }
+            Err(why) => {
+                out.diag(format_args!(
+                    "klf dump: --transactional-id {}: {why}",
+                    klf::render::text::sanitize(tid)
+                ));
+                return Status::Failure;
+            }
         }
     }
     // With a selection only the batches and records of logs are dumped:

@@ -15,3 +15,4 @@ pub mod man;
 pub mod report;
 pub mod salvage;
 pub mod timeline;
+pub mod transactions;

@@ -19,6 +19,7 @@ pub mod records;
 pub mod report;
 pub mod salvage;
 pub mod timeline;
+pub mod transactions;
 
 pub use diff::{
     diff_capture, diff_partition_replicas, DiffRequest, DiffRun, PartitionResult, ReadMode,

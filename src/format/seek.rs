@@ -226,7 +226,8 @@ pub fn span(
 
 /// The part of a segment a dump reads, and the records it shows there:
 /// byte positions `[start, end)` (from [`span`]), offsets `[first,
-/// end_offset)`, records of one key, at most a count of items.
+/// end_offset)`, records of one key, batches of some producers, at most a
+/// count of items.
 #[derive(Clone, Debug)]
 pub struct Pick {
     /// Byte positions `[start, end)`.
@@ -236,6 +237,8 @@ pub struct Pick {
     first: i64,
     end_offset: i64,
     key: Option<Vec<u8>>,
+    /// Only batches of these producer ids, sorted (`None`: any).
+    producers: Option<Arc<[i64]>>,
     left: Option<u64>,
     /// Items shown, counted by every clone (see [`Pick::tallied`]).
     tally: Option<Arc<AtomicU64>>,
@@ -251,6 +254,7 @@ impl Pick {
             first: i64::MIN,
             end_offset: i64::MAX,
             key,
+            producers: None,
             left: count,
             tally: None,
         };
@@ -266,6 +270,36 @@ impl Pick {
     /// Whether a batch of offsets `[first, last]` holds any record asked for.
     pub fn batch(&self, first: i64, last: i64) -> bool {
         last >= self.first && first < self.end_offset
+    }
+
+    /// The same pick, of the batches of `producers` only (v2 batches whose
+    /// producer id is one of them; a v0/v1 entry has none).
+    pub fn of_producers(mut self, producers: &[i64]) -> Pick {
+        let mut ids = producers.to_vec();
+        ids.sort_unstable();
+        ids.dedup();
+        self.producers = Some(ids.into());
+        self
+    }
+
+    /// Whether it picks only some producers' batches.
+    pub fn by_producer(&self) -> bool {
+        self.producers.is_some()
+    }
+
+    /// Whether `batch` holds a record asked for: its offsets (a compressed
+    /// v0/v1 wrapper names only its last), and its producer.
+    pub fn holds(&self, batch: &Batch<'_>) -> bool {
+        match batch {
+            Batch::V2(b) => {
+                self.batch(b.base_offset(), b.last_offset())
+                    && self
+                        .producers
+                        .as_ref()
+                        .is_none_or(|p| p.binary_search(&b.producer_id()).is_ok())
+            }
+            Batch::Legacy(e) => self.producers.is_none() && self.batch(i64::MIN, e.offset),
+        }
     }
 
     /// Whether the record at `offset` with `key` is shown.

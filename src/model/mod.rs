@@ -23,6 +23,7 @@ pub mod records;
 pub mod report;
 pub mod time;
 pub mod timeline;
+pub mod transactions;
 pub mod truncation;
 
 pub use capture::*;

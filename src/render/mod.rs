@@ -24,4 +24,5 @@ pub mod salvage;
 pub mod style;
 pub mod text;
 pub mod timeline;
+pub mod transactions;
 mod utc;

@@ -48,5 +48,6 @@ mod terminal_layout;
 mod terminal_safety;
 mod tiered;
 mod timeline;
+mod transactions_summary;
 mod truncation_vectors;
 mod unread_records;

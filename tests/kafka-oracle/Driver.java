@@ -318,7 +318,8 @@ public class Driver {
         p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
         p.put(ProducerConfig.ACKS_CONFIG, "all");
         p.put(ProducerConfig.RETRIES_CONFIG, "5");
-        int committed = 0, aborted = 0;
+        // records per outcome, and the transactions themselves
+        int committed = 0, aborted = 0, commits = 0, aborts = 0;
         long i = 0;
         try (KafkaProducer<byte[], byte[]> prod = new KafkaProducer<>(p)) {
             prod.initTransactions();
@@ -332,9 +333,11 @@ public class Driver {
                 if (s[0].equals("commit")) {
                     prod.commitTransaction();
                     committed += n;
+                    commits++;
                 } else {
                     prod.abortTransaction();
                     aborted += n;
+                    aborts++;
                 }
             }
             if (Boolean.parseBoolean(arg("leave_open", "false"))) {
@@ -343,12 +346,14 @@ public class Driver {
                     prod.send(new ProducerRecord<>(topic, partition, ("open-" + i).getBytes(StandardCharsets.UTF_8), value(20, i)));
                 prod.flush();
                 // exit without commit or abort: the transaction stays open until it times out
-                System.out.println("{\"committed\":" + committed + ",\"aborted\":" + aborted + ",\"open\":3}");
+                System.out.println("{\"committed\":" + committed + ",\"aborted\":" + aborted + ",\"open\":3"
+                        + ",\"transactions\":{\"committed\":" + commits + ",\"aborted\":" + aborts + ",\"open\":1}}");
                 System.out.flush();
                 Runtime.getRuntime().halt(0);
             }
         }
-        return "{\"committed\":" + committed + ",\"aborted\":" + aborted + ",\"open\":0}";
+        return "{\"committed\":" + committed + ",\"aborted\":" + aborted + ",\"open\":0"
+                + ",\"transactions\":{\"committed\":" + commits + ",\"aborted\":" + aborts + ",\"open\":0}}";
     }
 
     // Transactions over many partitions of several topics (topics=T:N,U:M):

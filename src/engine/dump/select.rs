@@ -1,16 +1,17 @@
 //! Selections of `klf dump` (`--offsets`, `--since`, `--until`, `--key`,
-//! `--count`): what is asked for, resolved against each log (offsets
+//! `--producer-id`, `--transactional-id`, `--count`): what is asked for, resolved against each log (offsets
 //! counted back from its end), found in each segment with its indexes
 //! ([`pick_of`]), and counted so that a log the selection matches nothing
 //! of can be named with what it holds ([`Logs`]).
 
+use std::collections::BTreeSet;
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use crate::capture::segment::SegmentFile;
 use crate::capture::vfs;
-use crate::format::names::base_offset_of;
+use crate::format::names::{base_offset_of, parse_partition_dir_name};
 use crate::format::seek::{Extent, Pick, Wanted};
 use crate::model::dump::{Item, Kind};
 
@@ -115,6 +116,9 @@ pub struct Selection {
     pub want: Wanted,
     /// Only records with this key (`--key`).
     pub key: Option<Vec<u8>>,
+    /// Only batches of these producer ids (`--producer-id`, and those
+    /// `--transactional-id` resolves to).
+    pub producers: Option<Vec<i64>>,
     /// At most this many records (batches without `--deep-iteration`) per
     /// file (`--count`).
     pub count: Option<u64>,
@@ -127,6 +131,7 @@ impl Default for Selection {
         Selection {
             want: Wanted::default(),
             key: None,
+            producers: None,
             count: None,
             max_bytes: i32::MAX,
         }
@@ -135,9 +140,12 @@ impl Default for Selection {
 
 impl Selection {
     /// Whether it asks for a part of each segment (`--offsets`,
-    /// `--since`, `--until`, `--key`, `--count`).
+    /// `--since`, `--until`, `--key`, `--producer-id`, `--count`).
     pub fn selects(&self) -> bool {
-        !self.want.is_all() || self.key.is_some() || self.count.is_some()
+        !self.want.is_all()
+            || self.key.is_some()
+            || self.producers.is_some()
+            || self.count.is_some()
     }
 }
 
@@ -156,11 +164,120 @@ pub fn pick_of(inputs: &Inputs, sel: &Selection, tally: Option<&Arc<AtomicU64>>)
             &sel.want,
         )
     });
-    let pick = Pick::new(span, end, sel.key.clone(), sel.count);
+    let mut pick = Pick::new(span, end, sel.key.clone(), sel.count);
+    if let Some(p) = &sel.producers {
+        pick = pick.of_producers(p);
+    }
     match tally {
         Some(t) => pick.tallied(t.clone()),
         None => pick,
     }
+}
+
+/// The producer ids `transactional_id` used, from the `__transaction_state`
+/// of the capture each of `logs` (segment paths) lies in: the log
+/// directory holding its partition directory, else the folder of broker
+/// directories holding that (the id's coordinator partition may be on
+/// another broker). `Err` says why there are none: no
+/// `__transaction_state` there (a file given alone), or none of its
+/// records names the id.
+pub fn producers_of_transactional_id(
+    logs: &[&str],
+    transactional_id: &str,
+) -> Result<Vec<i64>, String> {
+    use crate::capture::discover::{discover, holds_log_directories};
+    use crate::capture::transactions::transaction_log;
+    let mut roots: Vec<(std::path::PathBuf, Option<std::path::PathBuf>)> = Vec::new();
+    for l in logs {
+        // only a segment in a partition directory of a log directory: a
+        // file elsewhere is alone (no folder above it is searched)
+        let Some(part_dir) = Path::new(l).parent() else {
+            continue;
+        };
+        let named_like_partition = part_dir
+            .file_name()
+            .is_some_and(|n| parse_partition_dir_name(&n.to_string_lossy()).is_ok());
+        let Some(log_dir) = part_dir.parent() else {
+            continue;
+        };
+        let log_dir = if log_dir.as_os_str().is_empty() {
+            Path::new(".")
+        } else {
+            log_dir
+        };
+        if !named_like_partition || !holds_log_directories(log_dir) {
+            continue;
+        }
+        let above = log_dir
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty() && holds_log_directories(p))
+            .map(Path::to_path_buf);
+        let r = (log_dir.to_path_buf(), above);
+        if !roots.contains(&r) {
+            roots.push(r);
+        }
+    }
+    let mut found: Vec<i64> = Vec::new();
+    let mut looked: Vec<String> = Vec::new();
+    let mut held: Vec<String> = Vec::new();
+    let mut present = false;
+    let mut read: BTreeSet<std::path::PathBuf> = BTreeSet::new();
+    for (log_dir, above) in &roots {
+        let mut here = Vec::new();
+        for root in std::iter::once(log_dir).chain(above) {
+            if !here.is_empty() || !read.insert(root.clone()) {
+                continue;
+            }
+            looked.push(root.display().to_string());
+            let capture = discover(&[root]);
+            let view = transaction_log(&capture, &|_| None);
+            if !view.topic_present {
+                continue;
+            }
+            present = true;
+            here = view.producers_of(transactional_id);
+            if here.is_empty() {
+                held.extend(view.ids.iter().map(|t| t.transactional_id.clone()));
+            }
+        }
+        found.extend(here);
+    }
+    found.sort_unstable();
+    found.dedup();
+    if !found.is_empty() {
+        return Ok(found);
+    }
+    if looked.is_empty() {
+        return Err("no segment given lies in a partition directory of a broker log directory: a file given alone cannot be told by transactional id (its capture's __transaction_state is not known); give its --producer-id".to_string());
+    }
+    held.sort();
+    held.dedup();
+    if !present {
+        return Err(format!(
+            "no __transaction_state partition in the capture the segments are in (looked in {}): a file given alone cannot be told by transactional id; give its --producer-id",
+            looked.join(", ")
+        ));
+    }
+    const SHOWN: usize = 20;
+    let more = held.len().saturating_sub(SHOWN);
+    held.truncate(SHOWN);
+    Err(format!(
+        "the __transaction_state of the capture (looked in {}) holds no record of it{}",
+        looked.join(", "),
+        if held.is_empty() {
+            String::new()
+        } else {
+            format!(
+                "; it holds {}{}",
+                held.join(", "),
+                if more > 0 {
+                    format!(" and {more} more")
+                } else {
+                    String::new()
+                }
+            )
+        }
+    ))
 }
 
 /// One log of a run under a selection: the `.log` files of one folder (a

@@ -490,6 +490,9 @@ pub struct TransactionMetadata {
     pub partitions: Vec<(String, Vec<i32>)>,
     pub last_update_timestamp_ms: i64,
     pub start_timestamp_ms: i64,
+    /// `clientTransactionVersion` (a tagged field of Kafka 4.0 on; `None`
+    /// when the record does not carry it).
+    pub client_transaction_version: Option<i16>,
 }
 
 impl CoordinatorRecord {
@@ -526,6 +529,9 @@ impl CoordinatorRecord {
                         .collect(),
                     last_update_timestamp_ms: m.int("transactionLastUpdateTimestampMs")?,
                     start_timestamp_ms: m.int("transactionStartTimestampMs")?,
+                    client_transaction_version: m
+                        .int("clientTransactionVersion")
+                        .and_then(|v| i16::try_from(v).ok()),
                 })
             }
         };
@@ -666,5 +672,6 @@ mod tests {
         let st = entry.state.expect("value");
         assert_eq!(st.state, TxnState::Ongoing);
         assert_eq!(st.partitions, vec![("t".to_string(), vec![0])]);
+        assert_eq!(st.client_transaction_version, Some(2));
     }
 }

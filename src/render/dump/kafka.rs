@@ -1517,11 +1517,8 @@ impl<'o> Dumper<'o> {
         let selects = pick.clone();
         let mut walk = Walk::new(log.entries(pick.start, pick.end))
             .resync(self.opts.resync)
-            .keep(move |b| match b {
-                Batch::V2(b) => selects.batch(b.base_offset(), b.last_offset()),
-                // a compressed wrapper's offset is its last message's
-                Batch::Legacy(e) => selects.batch(i64::MIN, e.offset),
-            });
+            // a compressed wrapper's offset is its last message's
+            .keep(move |b| selects.holds(b));
         // offset gaps are a whole file's finding: not tracked for a part
         let mut offsets = OffsetGaps::file(self.opts.release.java_tool());
         let mut buffer: Vec<u8> = Vec::new();

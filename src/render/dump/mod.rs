@@ -65,8 +65,9 @@ impl<'s> Part<'s> {
         let walk = Walk::new(log.entries(pick.start, pick.end))
             .resync(opts.resync)
             .keep(move |b| {
-                is_legacy_wrapper(b)
-                    || selects.batch(b.offset_field().min(b.last_offset()), b.last_offset())
+                (is_legacy_wrapper(b) && !selects.by_producer())
+                    || (selects.holds(b)
+                        && selects.batch(b.offset_field().min(b.last_offset()), b.last_offset()))
             });
         Part {
             walk,
