@@ -160,13 +160,16 @@ fn every_truncation_logged_after_the_capture_agrees_with_the_prediction() {
     assert!(total_agreed > 0, "no logged truncation agrees anywhere");
 }
 
+/// (broker, topic, partition) and the `(line, offset)` pairs logged for it.
+type LoggedAfterCapture = ((i64, String, i64), Vec<(u64, i64)>);
+
 /// The truncations the harness recorded in scenario.json as logged after
 /// the capture (`logged_truncations_after_capture`: per broker, per
 /// `topic-partition`, the lines it read from the broker's log after it
 /// restarted from the captured state): per (broker, topic, partition), the
 /// `(line, offset)` of the fetcher's decisions (each start-up from the
 /// captured state makes one; the log's own line follows each).
-fn truncations_after_capture(scenario: &Value) -> Vec<((i64, String, i64), Vec<(u64, i64)>)> {
+fn truncations_after_capture(scenario: &Value) -> Vec<LoggedAfterCapture> {
     let mut out = Vec::new();
     let Some(m) = scenario
         .get("logged_truncations_after_capture")
