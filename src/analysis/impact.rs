@@ -620,9 +620,8 @@ fn share_group_impact(
     if eff > end {
         out.state = ShareGroupState::PastLogEnd;
         out.detail = format!(
-            "{start_text}, past the new log end {end}: a share fetch there is answered OFFSET_OUT_OF_RANGE and Kafka moves a share-partition start offset only forward to the log start, so the group is given nothing until the log reaches {eff}{then}; it never delivers the new leader's {} from the divergence, nor {} of those written next; {given}{lag_text}",
+            "{start_text}, past the new log end {end}: a share fetch there is answered OFFSET_OUT_OF_RANGE and Kafka moves a share-partition start offset only forward to the log start, so the group is given nothing until the log reaches {eff}{then}; it never delivers the new leader's {} from the divergence, nor, of the records written next, the {future} that take offsets below {eff} or that it had finished; {given}{lag_text}",
             records_text(out.records_skipped),
-            records_text(u64::try_from(future).unwrap_or(0)),
         );
     } else if !out.skipped_offsets.is_empty() {
         out.state = ShareGroupState::Skips;
@@ -630,7 +629,7 @@ fn share_group_impact(
             "{start_text}, inside the new log past the divergence: it is given the new log from {next} and never delivers the new leader's {} below its start offset and in the batches it had finished{}; {given}{lag_text}",
             records_text(out.records_skipped),
             if future > 0 {
-                format!(", nor {} of the next records written", records_text(u64::try_from(future).unwrap_or(0)))
+                format!(", nor, of the records written next, the {future} that take offsets it had finished")
             } else {
                 String::new()
             },

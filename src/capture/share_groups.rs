@@ -30,6 +30,7 @@ use rayon::prelude::*;
 use crate::capture::replica::{for_each_data_batch, for_each_record};
 use crate::format::internal::decode_share_state_record;
 use crate::format::metadata::schema::Msg;
+use crate::format::names::ReplicaKind;
 use crate::model::impact::{DeliveryState, ShareBatch, SharePartitionState};
 use crate::model::{Capture, Replica, ReplicaProblem};
 
@@ -107,7 +108,8 @@ pub fn share_states(
             if topic != t {
                 break;
             }
-            for r in reps {
+            // live replicas: a deleted incarnation of the topic had another id
+            for r in reps.iter().filter(|r| r.kind == ReplicaKind::Live) {
                 if let Some(Ok(m)) = r.partition_metadata.as_deref() {
                     ids.insert(m.topic_id.0, (*t).to_string());
                     found = true;
