@@ -30,7 +30,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use crate::analysis::epochs::EpochCache;
 use crate::format::record::control::ControlType;
 use crate::model::impact::{
-    ConfigImpact, GroupImpact, GroupState, PartitionImpact, PerReset, ProducerImpact, TxnImpact,
+    ConfigImpact, DeliveryState, GroupImpact, GroupState, PartitionImpact, PerReset,
+    ProducerImpact, ShareGroupImpact, ShareGroupState, ShareLost, SharePartitionState, TxnImpact,
     TxnOutcome,
 };
 use crate::model::loss::PartitionLoss;
@@ -56,6 +57,9 @@ pub struct ImpactContext<'a> {
     pub commits: Result<&'a [LatestCommit], String>,
     /// Group kinds by group id.
     pub protocols: &'a BTreeMap<String, String>,
+    /// The share groups' states for the partition (`Err`: why they cannot
+    /// be read).
+    pub shares: Result<&'a [SharePartitionState], String>,
     /// The new leader's producer state (`Err`: why it is unknown).
     pub producers: Result<&'a ProducerStateView, String>,
     /// The coordinator's latest state per producer id (`Err`: why unknown).
@@ -96,6 +100,8 @@ pub fn partition_impact(
         last_stable_offset: None,
         groups: Vec::new(),
         groups_unknown: None,
+        share_groups: Vec::new(),
+        share_groups_unknown: None,
         transactions: Vec::new(),
         transactions_unknown: None,
         producers: Vec::new(),
@@ -112,6 +118,15 @@ pub fn partition_impact(
         }
         Err(why) => out.groups_unknown = Some(why.clone()),
     }
+    match &ctx.shares {
+        Ok(shares) => {
+            for s in *shares {
+                out.share_groups
+                    .push(share_group_impact(s, loss, first_lost, ctx));
+            }
+        }
+        Err(why) => out.share_groups_unknown = Some(why.clone()),
+    }
     transactions(&mut out, loss, ctx);
     producers(&mut out, loss, first_lost, ctx);
     out.config = config(topic, partition, loss, ctx);
@@ -123,6 +138,11 @@ pub fn partition_impact(
                 | GroupState::SilentSkip
                 | GroupState::EpochUnknown
         )
+    }) || out.share_groups.iter().any(|g| {
+        matches!(
+            g.state,
+            ShareGroupState::PastLogEnd | ShareGroupState::Skips | ShareGroupState::InFlightLost
+        )
     }) || out
         .transactions
         .iter()
@@ -131,7 +151,12 @@ pub fn partition_impact(
     // What the capture cannot show is never "nothing affected".
     let unknown = out.groups_unknown.is_some()
         || out.producers_unknown.is_some()
+        || out.share_groups_unknown.is_some()
         || out.groups.iter().any(|g| g.state == GroupState::Unreadable)
+        || out
+            .share_groups
+            .iter()
+            .any(|g| g.state == ShareGroupState::Unreadable)
         || out
             .transactions
             .iter()
@@ -390,6 +415,236 @@ fn group_impact(
         phantom_last_timestamp: t1,
         detail,
     }
+}
+
+/// Where an offset stands in a share group's state.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum ShareCat {
+    /// Below the start offset: finished.
+    Done,
+    /// In a batch of this state.
+    In(DeliveryState),
+    /// At or past the start offset, in no batch.
+    Gap,
+}
+
+/// `[lo, hi)` cut by what the share group's state says of each offset.
+fn share_pieces(s: &SharePartitionState, lo: i64, hi: i64) -> Vec<(i64, i64, ShareCat)> {
+    let mut out = Vec::new();
+    let mut at = lo;
+    if at < s.start_offset {
+        let to = s.start_offset.min(hi);
+        out.push((at, to, ShareCat::Done));
+        at = to;
+    }
+    for b in &s.batches {
+        if at >= hi {
+            break;
+        }
+        if b.last_offset < at {
+            continue;
+        }
+        if b.first_offset >= hi {
+            break;
+        }
+        if b.first_offset > at {
+            out.push((at, b.first_offset, ShareCat::Gap));
+            at = b.first_offset;
+        }
+        let to = b.last_offset.saturating_add(1).min(hi);
+        out.push((at, to, ShareCat::In(b.state)));
+        at = to;
+    }
+    if at < hi {
+        out.push((at, hi, ShareCat::Gap));
+    }
+    out
+}
+
+fn push_range(ranges: &mut Vec<(i64, i64)>, a: i64, b: i64) {
+    match ranges.last_mut() {
+        Some(r) if r.1 >= a => r.1 = r.1.max(b),
+        _ => ranges.push((a, b)),
+    }
+}
+
+fn share_group_impact(
+    s: &SharePartitionState,
+    loss: &PartitionLoss,
+    first_lost: Option<i64>,
+    ctx: &ImpactContext<'_>,
+) -> ShareGroupImpact {
+    let end = ctx.log_end;
+    let effective = s.effective_start();
+    let lag = match (s.start_offset, s.delivery_complete_count) {
+        (start, Some(dcc)) if start >= 0 => {
+            Some(end.saturating_sub(start).saturating_sub(i64::from(dcc)))
+        }
+        _ => None,
+    };
+    let mut out = ShareGroupImpact {
+        group: s.group.clone(),
+        topic_id: crate::format::metadata::schema::uuid_string(&s.topic_id),
+        coordinator_broker: s.coordinator_broker,
+        state_partition: s.state_partition,
+        state_log_offset: s.log_offset,
+        state_epoch: s.state_epoch,
+        leader_epoch: s.leader_epoch,
+        start_offset: s.start_offset,
+        effective_start_offset: effective,
+        next_delivered_offset: s.next_delivered(),
+        delivery_complete_count: s.delivery_complete_count,
+        lag,
+        state: ShareGroupState::Unaffected,
+        lost: ShareLost::default(),
+        lost_offsets: ShareLost::default(),
+        records_skipped: 0,
+        skipped_offsets: Vec::new(),
+        in_flight: s.batches.clone(),
+        detail: String::new(),
+    };
+    let where_ = format!(
+        "__share_group_state-{} offset {}",
+        s.state_partition, s.log_offset
+    );
+    if let Some(why) = &s.unreadable {
+        out.state = ShareGroupState::Unreadable;
+        out.detail =
+            format!("the group's state does not read ({why}): where it resumes is unknown");
+        return out;
+    }
+    let Some(eff) = effective else {
+        out.state = ShareGroupState::Uninitialized;
+        out.detail = format!(
+            "the group's state has no start offset ({where_}): it starts by share.auto.offset.reset"
+        );
+        return out;
+    };
+    // a state a leader wrote after the lost records' epochs is about the new log
+    let newest_lost = loss
+        .batches
+        .iter()
+        .map(|b| b.batch.partition_leader_epoch)
+        .max();
+    if newest_lost.is_some_and(|e| s.leader_epoch > e) {
+        out.detail = format!(
+            "its state ({where_}) was written by the leader of epoch {}, after the lost records' epochs: it is about the new log; unaffected",
+            s.leader_epoch
+        );
+        return out;
+    }
+    // the lost records by what the group had done with them
+    for lb in loss.batches.iter().filter(|b| lost_data(&b.batch)) {
+        let b = &lb.batch;
+        let hi = b.last_offset.saturating_add(1);
+        for (a, z, cat) in share_pieces(s, lb.from, hi) {
+            let n = b.records_in(a, z).max(0) as u64;
+            if n == 0 {
+                continue;
+            }
+            let (count, ranges) = match cat {
+                ShareCat::Done | ShareCat::In(DeliveryState::Acknowledged) => (
+                    &mut out.lost.acknowledged,
+                    &mut out.lost_offsets.acknowledged,
+                ),
+                ShareCat::In(DeliveryState::Archived) => {
+                    (&mut out.lost.archived, &mut out.lost_offsets.archived)
+                }
+                ShareCat::In(DeliveryState::Acquired) => {
+                    (&mut out.lost.acquired, &mut out.lost_offsets.acquired)
+                }
+                ShareCat::In(DeliveryState::Available) => {
+                    (&mut out.lost.available, &mut out.lost_offsets.available)
+                }
+                ShareCat::Gap => (
+                    &mut out.lost.not_delivered,
+                    &mut out.lost_offsets.not_delivered,
+                ),
+                ShareCat::In(DeliveryState::Unknown) => {
+                    (&mut out.lost.other, &mut out.lost_offsets.other)
+                }
+            };
+            *count += n;
+            push_range(ranges, a, z);
+        }
+    }
+    // what of the new lineage it will never deliver: below its effective
+    // start, and the batches it had finished past it
+    if let Some(f) = first_lost {
+        if eff > f {
+            push_range(&mut out.skipped_offsets, f, eff);
+        }
+        for b in s.batches.iter().filter(|b| b.state.terminal()) {
+            let a = b.first_offset.max(f).max(eff);
+            let z = b.last_offset.saturating_add(1);
+            if a < z {
+                push_range(&mut out.skipped_offsets, a, z);
+            }
+        }
+    }
+    out.records_skipped = out
+        .skipped_offsets
+        .iter()
+        .filter(|(a, _)| *a < end)
+        .map(|&(a, z)| (ctx.count)(a, z.min(end)))
+        .sum();
+    let future: i64 = out
+        .skipped_offsets
+        .iter()
+        .map(|&(a, z)| z.saturating_sub(a.max(end)).max(0))
+        .sum();
+    let l = &out.lost;
+    let delivered = l.acknowledged + l.archived + l.acquired + l.available + l.other;
+    let given = format!(
+        "of the lost records it had acknowledged {}, archived {}, acquired {}, released or timed out {}, never been given {}",
+        l.acknowledged, l.archived, l.acquired, l.available, l.not_delivered
+    );
+    let start_text = if eff == s.start_offset {
+        format!("start offset {}", s.start_offset)
+    } else {
+        format!(
+            "start offset {} (Kafka starts at {eff} once it loads the state: the batches between are finished)",
+            s.start_offset
+        )
+    };
+    let lag_text = match lag {
+        Some(x) if x < 0 => format!("; Kafka's lag {x} is negative, so its tools show none"),
+        _ => String::new(),
+    };
+    let next = out.next_delivered_offset.unwrap_or(eff);
+    let then = if next == eff {
+        String::new()
+    } else {
+        format!(", then from {next}")
+    };
+    if eff > end {
+        out.state = ShareGroupState::PastLogEnd;
+        out.detail = format!(
+            "{start_text}, past the new log end {end}: a share fetch there is answered OFFSET_OUT_OF_RANGE and Kafka moves a share-partition start offset only forward to the log start, so the group is given nothing until the log reaches {eff}{then}; it never delivers the new leader's {} from the divergence, nor, of the records written next, the {future} that take offsets below {eff} or that it had finished; {given}{lag_text}",
+            records_text(out.records_skipped),
+        );
+    } else if !out.skipped_offsets.is_empty() {
+        out.state = ShareGroupState::Skips;
+        out.detail = format!(
+            "{start_text}, inside the new log past the divergence: it is given the new log from {next} and never delivers the new leader's {} below its start offset and in the batches it had finished{}; {given}{lag_text}",
+            records_text(out.records_skipped),
+            if future > 0 {
+                format!(", nor, of the records written next, the {future} that take offsets it had finished")
+            } else {
+                String::new()
+            },
+        );
+    } else if delivered > 0 {
+        out.state = ShareGroupState::InFlightLost;
+        out.detail = format!(
+            "{start_text}: the lost records it had been given and not finished are gone; the new leader's records at those offsets are delivered in their place, with the old delivery counts; {given}"
+        );
+    } else {
+        out.detail = format!(
+            "{start_text}, at or before the first lost offset, and none of the lost records given to it: unaffected"
+        );
+    }
+    out
 }
 
 fn at(f: Fetch) -> Option<i64> {
@@ -845,6 +1100,7 @@ mod tests {
     //! The rules on small hand-made facts, one per case Kafka's code
     //! distinguishes (the real-Kafka checks are in tests/it/kafka_impact.rs).
     use super::*;
+    use crate::model::impact::ShareBatch;
     use crate::model::loss::{LostBatch, LostRange, Verdict};
     use crate::model::records::Committed;
     use crate::model::{GroupCommit, ProducerView};
@@ -947,6 +1203,17 @@ mod tests {
         coord: Result<&BTreeMap<i64, CoordinatorTxn>, String>,
         markers: &BTreeMap<i64, ControlType>,
     ) -> PartitionImpact {
+        run_shares(loss, commits, state, coord, markers, &[])
+    }
+
+    fn run_shares(
+        loss: &PartitionLoss,
+        commits: &[LatestCommit],
+        state: &ProducerStateView,
+        coord: Result<&BTreeMap<i64, CoordinatorTxn>, String>,
+        markers: &BTreeMap<i64, ControlType>,
+        shares: &[SharePartitionState],
+    ) -> PartitionImpact {
         let epochs = [EpochStart::new(0, 0), EpochStart::new(1, 100)];
         let protocols = BTreeMap::new();
         let count = |a: i64, b: i64| (b - a).max(0) as u64;
@@ -959,6 +1226,7 @@ mod tests {
             logs: &[],
             commits: Ok(commits),
             protocols: &protocols,
+            shares: Ok(shares),
             producers: Ok(state),
             coordinator: coord,
             markers,
@@ -1145,5 +1413,107 @@ mod tests {
                 .state,
             "sent-again"
         );
+    }
+
+    fn share(group: &str, start: i64, batches: &[(i64, i64, i8, i16)]) -> SharePartitionState {
+        SharePartitionState {
+            group: group.into(),
+            topic_id: [7; 16],
+            partition: 0,
+            start_offset: start,
+            state_epoch: Some(1),
+            leader_epoch: 0,
+            snapshot_epoch: 0,
+            delivery_complete_count: Some(2),
+            batches: batches
+                .iter()
+                .map(|&(first, last, state, count)| ShareBatch {
+                    first_offset: first,
+                    last_offset: last,
+                    state: DeliveryState::from_id(i64::from(state)),
+                    state_id: state,
+                    delivery_count: count,
+                })
+                .collect(),
+            coordinator_broker: 2,
+            state_partition: 0,
+            log_offset: 4,
+            unreadable: None,
+        }
+    }
+
+    #[test]
+    fn share_groups_follow_the_share_partition() {
+        // [100, 120) lost (epoch 0); the new leader ends at 110
+        let l = loss(vec![batch(100, 119, 0, -1, -1, false, false)]);
+        let mut newer = share("new-lineage", 115, &[]);
+        newer.leader_epoch = 1;
+        let mut broken = share("unreadable", 90, &[]);
+        broken.unreadable = Some("f:0: no".into());
+        let shares = [
+            // acknowledged to 114, then 115..116 released, 117 rejected
+            share("past", 115, &[(115, 116, 0, 1), (117, 117, 4, 1)]),
+            share("behind", 90, &[]),
+            share("inside", 105, &[(105, 106, 2, 1), (107, 108, 0, 1)]),
+            share("in-flight", 100, &[(100, 101, 0, 2), (102, 102, 1, 1)]),
+            share("fresh", -1, &[]),
+            newer,
+            broken,
+        ];
+        let i = run_shares(
+            &l,
+            &[],
+            &ProducerStateView::default(),
+            Err("none".into()),
+            &BTreeMap::new(),
+            &shares,
+        );
+        let g = |n: &str| i.share_groups.iter().find(|g| g.group == n).unwrap();
+        let p = g("past");
+        assert_eq!(p.state, ShareGroupState::PastLogEnd);
+        assert_eq!(
+            (
+                p.lost.acknowledged,
+                p.lost.available,
+                p.lost.archived,
+                p.lost.not_delivered
+            ),
+            (15, 2, 1, 2)
+        );
+        assert_eq!(p.lost_offsets.acknowledged, vec![(100, 115)]);
+        assert_eq!(p.lost_offsets.not_delivered, vec![(118, 120)]);
+        // the new records 100..110 and the offsets 110..115 and 117 to come
+        assert_eq!(p.skipped_offsets, vec![(100, 115), (117, 118)]);
+        assert_eq!(p.records_skipped, 10);
+        assert_eq!(p.next_delivered_offset, Some(115));
+        // Kafka's lag against the new log end: 110 - 115 - 2
+        assert_eq!(p.lag, Some(-7));
+        assert_eq!(g("behind").state, ShareGroupState::Unaffected);
+        let s = g("inside");
+        // 105..106 acknowledged: the start moves to 107, an AVAILABLE batch
+        assert_eq!(
+            (s.state, s.effective_start_offset, s.next_delivered_offset),
+            (ShareGroupState::Skips, Some(107), Some(107))
+        );
+        assert_eq!(s.skipped_offsets, vec![(100, 107)]);
+        assert_eq!(s.records_skipped, 7);
+        let f = g("in-flight");
+        assert_eq!(f.state, ShareGroupState::InFlightLost);
+        assert_eq!((f.lost.available, f.lost.acquired), (2, 1));
+        assert!(f.skipped_offsets.is_empty());
+        assert_eq!(g("fresh").state, ShareGroupState::Uninitialized);
+        assert_eq!(g("new-lineage").state, ShareGroupState::Unaffected);
+        assert_eq!(g("unreadable").state, ShareGroupState::Unreadable);
+        assert_eq!(i.affected, Some(true));
+        // an unreadable state alone leaves the partition unknown
+        let i = run_shares(
+            &l,
+            &[],
+            &ProducerStateView::default(),
+            Err("none".into()),
+            &BTreeMap::new(),
+            &shares[6..],
+        );
+        assert_eq!(i.affected, None);
     }
 }

@@ -11,5 +11,6 @@ pub mod producers;
 pub mod replica;
 pub mod scan;
 pub mod segment;
+pub mod share_groups;
 pub mod transactions;
 pub mod vfs;

@@ -53,7 +53,8 @@ impl FailOn {
 pub const AFTER_HELP: &str = concat!(
     "\
 Exit status:
-  0  no consumer group, transaction or producer is affected (--fail-on)
+  0  no consumer group, share group, transaction or producer is affected
+     (--fail-on)
   1  one is, or whether one is cannot be told (\"affected\": null: no
      __consumer_offsets, an unreadable commit, an open transaction whose
      fate is unknown) (default --fail-on affected), or a damaged segment or
@@ -77,7 +78,15 @@ What it tells:
     divergence: fetched as is, skipping records), epoch-unknown, no-offset,
     unreadable (the latest commit record does not decode);
     with next_fetch_offset, records_skipped and records_reread under each
-    policy, and phantom_records (consumed, kept by no replica);
+    policy, and phantom_records (consumed, kept by no replica); protocol
+    classic, consumer, streams (KIP-1071) or share;
+  - share groups (KIP-932), from __share_group_state as the share
+    coordinator folds it: the lost records each had acknowledged, archived,
+    acquired or released, its start offset and where Kafka starts it once it
+    loads the state, and what it meets: past-log-end (a share fetch there is
+    answered OFFSET_OUT_OF_RANGE and Kafka moves the start offset only
+    forward: the group is given nothing until the log reaches it, and never
+    the new leader's records below it), skips, in-flight-lost, unaffected;
   - transactions open on the new leader whose marker is cut or whose
     coordinator has finished with them (hanging: read_committed consumers
     stop at the last stable offset until it is aborted; the remedy is
@@ -98,6 +107,13 @@ JSON output:
   \"none\"},\"error\":{...},\"records_skipped\":{...},\"records_reread\":{...},
   \"phantom_records\",\"phantom_offsets\",\"phantom_first_timestamp\",
   \"phantom_last_timestamp\",\"detail\"}],\"groups_unknown\",
+  \"share_groups\":[{\"group\",\"topic_id\",\"coordinator_broker\",
+  \"state_partition\",\"state_log_offset\",\"state_epoch\",\"leader_epoch\",
+  \"start_offset\",\"effective_start_offset\",\"next_delivered_offset\",
+  \"delivery_complete_count\",\"lag\",\"state\",\"lost\":{\"acknowledged\",
+  \"archived\",\"acquired\",\"available\",\"not_delivered\",\"other\"},
+  \"lost_offsets\":{...},\"records_skipped\",\"skipped_offsets\",\"in_flight\",
+  \"detail\"}],\"share_groups_unknown\",
   \"transactions\":[{\"producer_id\",\"producer_epoch\",\"transactional_id\",
   \"first_offset\",\"state\",\"lso\",\"marker_cut\",\"marker_cut_offset\",
   \"coordinator_state\",\"records\",\"abort_hides_committed\",\"remedy\",

@@ -5,13 +5,14 @@
 //! producer snapshots and batches, and the metadata log.
 
 use crate::model::ReplicaProblem;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use crate::analysis::impact::{partition_impact, ImpactContext};
 use crate::capture::groups::CONSUMER_OFFSETS;
 use crate::capture::producers::{count_data_records, marker_at, producer_state, scan_batches};
+use crate::capture::share_groups::{share_states, ShareStates, SHARE_GROUP_STATE};
 use crate::capture::transactions::{coordinator_view, CoordinatorView, TRANSACTION_STATE};
-use crate::engine::diff::{diff_capture, DiffRequest, DiffRun, PartitionResult};
+use crate::engine::diff::{diff_capture, DiffRequest, DiffRun};
 use crate::engine::evidence::{broker_ids, Evidence};
 use crate::model::diff::PartitionDiff;
 use crate::model::impact::PartitionImpact;
@@ -48,12 +49,25 @@ pub fn impact_capture<'c>(
 }
 
 /// The impact of every loss of a diff run, with the problems met reading
-/// `__transaction_state` and the new leaders' producer state (those of
-/// `__consumer_offsets` are the evidence's, `Evidence::groups_read`).
+/// `__transaction_state`, `__share_group_state` and the new leaders'
+/// producer state (those of `__consumer_offsets` are the evidence's,
+/// `Evidence::groups_read`).
 pub fn impacts_of(diff: &DiffRun<'_>) -> (Vec<PartitionImpact>, Vec<ReplicaProblem>) {
     let mut problems = Vec::new();
     let mut coord_view: Option<CoordinatorView> = None;
     let mut partitions = Vec::new();
+    let lost: BTreeSet<(String, i32)> = diff
+        .partitions
+        .iter()
+        .filter(|p| p.loss.any())
+        .map(|p| (p.diff.topic.clone(), p.diff.partition))
+        .collect();
+    // every lost partition's share groups, in one read of __share_group_state
+    let shares = (!lost.is_empty()).then(|| {
+        let s = share_groups(&diff.evidence, &lost);
+        problems.extend(s.problems.iter().cloned());
+        s
+    });
     for p in &diff.partitions {
         if !p.loss.any() {
             continue;
@@ -63,11 +77,30 @@ pub fn impacts_of(diff: &DiffRun<'_>) -> (Vec<PartitionImpact>, Vec<ReplicaProbl
             problems.extend(v.problems.iter().cloned());
             v
         });
-        if let Some(i) = partition(diff, p, coord, &mut problems) {
+        let Some(shares) = &shares else { continue };
+        if let Some(i) = impact_with_shares(
+            &diff.evidence,
+            diff.replicas(p),
+            &p.diff,
+            &p.loss,
+            &p.logs,
+            coord,
+            shares,
+            &mut problems,
+        ) {
             partitions.push(i);
         }
     }
     (partitions, problems)
+}
+
+/// The share groups' states of the partitions in `wanted`, each
+/// `__share_group_state` partition read from its leader at capture time
+/// when the metadata log names one.
+pub fn share_groups(evidence: &Evidence<'_>, wanted: &BTreeSet<(String, i32)>) -> ShareStates {
+    share_states(evidence.capture(), wanted, &|part| {
+        leader_of(evidence, SHARE_GROUP_STATE, part)
+    })
 }
 
 /// The capture's `__transaction_state` view, each partition read from
@@ -86,27 +119,11 @@ fn leader_of(evidence: &Evidence<'_>, topic: &str, partition: i32) -> Option<i32
         .filter(|l| *l >= 0)
 }
 
-fn partition(
-    run: &DiffRun<'_>,
-    p: &PartitionResult,
-    coord: &CoordinatorView,
-    problems: &mut Vec<ReplicaProblem>,
-) -> Option<PartitionImpact> {
-    impact_of(
-        &run.evidence,
-        run.replicas(p),
-        &p.diff,
-        &p.loss,
-        &p.logs,
-        coord,
-        problems,
-    )
-}
-
 /// The impact of one partition's loss, from its diff, loss and replica
 /// logs; `replicas` are the partition's replicas in the capture, `coord`
 /// the coordinator's view. `None` when the reference replica is not among
-/// them.
+/// them. The partition's share groups are read from `__share_group_state`
+/// for it alone ([`impact_with_shares`] takes them read for many).
 pub fn impact_of(
     evidence: &Evidence<'_>,
     replicas: &[Replica],
@@ -114,6 +131,27 @@ pub fn impact_of(
     loss: &PartitionLoss,
     logs: &[ReplicaLog],
     coord: &CoordinatorView,
+    problems: &mut Vec<ReplicaProblem>,
+) -> Option<PartitionImpact> {
+    let wanted = BTreeSet::from([(diff.topic.clone(), diff.partition)]);
+    let shares = share_groups(evidence, &wanted);
+    problems.extend(shares.problems.iter().cloned());
+    impact_with_shares(
+        evidence, replicas, diff, loss, logs, coord, &shares, problems,
+    )
+}
+
+/// [`impact_of`] with the share groups' states already read (`shares`
+/// holds the partition's, [`share_groups`]).
+#[allow(clippy::too_many_arguments)]
+pub fn impact_with_shares(
+    evidence: &Evidence<'_>,
+    replicas: &[Replica],
+    diff: &PartitionDiff,
+    loss: &PartitionLoss,
+    logs: &[ReplicaLog],
+    coord: &CoordinatorView,
+    shares: &ShareStates,
     problems: &mut Vec<ReplicaProblem>,
 ) -> Option<PartitionImpact> {
     let ids = broker_ids(replicas);
@@ -141,6 +179,30 @@ pub fn impact_of(
     };
     let empty = BTreeMap::new();
     let protocols = evidence.groups_read().map_or(&empty, |g| &g.protocols);
+    let share_state = if shares.unknown_ids.contains(&diff.topic) && shares.topic_present {
+        Err(format!(
+            "no replica of {} holds a partition.metadata: the share groups' states, kept by topic id, cannot be matched to it",
+            diff.topic
+        ))
+    } else if !shares.topic_present {
+        // Kafka creates __share_group_state with the first share group's
+        // state: without it, a share group __consumer_offsets names is unknown
+        let named: Vec<&str> = protocols
+            .iter()
+            .filter(|(_, k)| k.as_str() == "share")
+            .map(|(g, _)| g.as_str())
+            .collect();
+        if named.is_empty() {
+            Ok(&[][..])
+        } else {
+            Err(format!(
+                "the capture holds no __share_group_state replica: the state of the share groups __consumer_offsets names ({}) cannot be read",
+                named.join(", ")
+            ))
+        }
+    } else {
+        Ok(shares.for_partition(&diff.topic, diff.partition))
+    };
     let coordinator = if coord.topic_present {
         Ok(&coord.by_producer)
     } else {
@@ -194,6 +256,7 @@ pub fn impact_of(
         logs,
         commits,
         protocols,
+        shares: share_state,
         producers: Ok(&state),
         coordinator,
         markers: &markers,

@@ -299,6 +299,12 @@ pub struct PartitionImpact {
     pub groups: Vec<GroupImpact>,
     /// Why the groups could not be computed (`None`: they were).
     pub groups_unknown: Option<String>,
+    /// Share groups (KIP-932) with a state for the partition in
+    /// `__share_group_state`.
+    pub share_groups: Vec<ShareGroupImpact>,
+    /// Why the share groups could not be computed (`None`: they were, or
+    /// the capture shows no share group at all).
+    pub share_groups_unknown: Option<String>,
     /// Transactions touched.
     pub transactions: Vec<TxnImpact>,
     /// What part of the transactions could not be computed, and why.
@@ -309,9 +315,235 @@ pub struct PartitionImpact {
     pub producers_unknown: Option<String>,
     /// The settings behind the incident.
     pub config: Vec<ConfigImpact>,
-    /// Whether any group, transaction or producer is affected: `None` when
+    /// Whether any group, share group, transaction or producer is affected: `None` when
     /// none is found affected but part of the impact is unknown (no
     /// `__consumer_offsets`, an unreadable commit, an open transaction whose
     /// fate cannot be told).
     pub affected: Option<bool>,
+}
+
+/// A record's delivery state in a share group (KIP-932, Kafka's
+/// `RecordState`), as `__share_group_state` batches carry it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum DeliveryState {
+    /// 0: may be delivered (again).
+    Available,
+    /// 1: delivered to a consumer and not yet acknowledged.
+    Acquired,
+    /// 2: acknowledged (ACCEPT): done.
+    Acknowledged,
+    /// 4: rejected, or delivered too often: done, never delivered again.
+    Archived,
+    /// Any other value.
+    Unknown,
+}
+
+impl DeliveryState {
+    /// The state of a `deliveryState` byte.
+    pub fn from_id(id: i64) -> DeliveryState {
+        match id {
+            0 => DeliveryState::Available,
+            1 => DeliveryState::Acquired,
+            2 => DeliveryState::Acknowledged,
+            4 => DeliveryState::Archived,
+            _ => DeliveryState::Unknown,
+        }
+    }
+
+    /// Whether the group is done with the record (acknowledged or archived).
+    pub fn terminal(self) -> bool {
+        matches!(self, DeliveryState::Acknowledged | DeliveryState::Archived)
+    }
+}
+
+/// A range of offsets of a share partition in one delivery state.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct ShareBatch {
+    /// First offset.
+    pub first_offset: i64,
+    /// Last offset (inclusive).
+    pub last_offset: i64,
+    /// Delivery state.
+    pub state: DeliveryState,
+    /// The `deliveryState` byte as written.
+    pub state_id: i8,
+    /// Times delivered.
+    pub delivery_count: i16,
+}
+
+/// A share group's state for one partition, as the share coordinator
+/// rebuilds it from `__share_group_state` (its latest `ShareSnapshot`, then
+/// the `ShareUpdate`s after it).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SharePartitionState {
+    /// The share group.
+    pub group: String,
+    /// Topic id the state is keyed by.
+    pub topic_id: [u8; 16],
+    /// Partition.
+    pub partition: i32,
+    /// The share-partition start offset as persisted (`-1`: not
+    /// initialized). Below it the group is done with every record.
+    pub start_offset: i64,
+    /// State epoch of the latest snapshot (`None`: no snapshot read).
+    pub state_epoch: Option<i32>,
+    /// Leader epoch of the partition leader that wrote it last.
+    pub leader_epoch: i32,
+    /// Snapshot epoch.
+    pub snapshot_epoch: i32,
+    /// Records at or past the start offset the group is done with, as the
+    /// latest record says (`None`: not written, before Kafka 4.2).
+    pub delivery_complete_count: Option<i32>,
+    /// In-flight batches at or past the start offset, ascending and
+    /// disjoint.
+    pub batches: Vec<ShareBatch>,
+    /// Broker of the `__share_group_state` replica read.
+    pub coordinator_broker: i32,
+    /// The `__share_group_state` partition.
+    pub state_partition: i32,
+    /// Offset of the last record applied.
+    pub log_offset: i64,
+    /// Why the state cannot be told (a record that does not decode, more
+    /// batches than klf keeps); the other fields are then what was read
+    /// before it.
+    pub unreadable: Option<String>,
+}
+
+impl SharePartitionState {
+    /// Where Kafka's share partition starts once it loads this state
+    /// (`SharePartition.maybeInitialize`, then
+    /// `maybeUpdateCachedStateAndOffsets`): past the batches the group is
+    /// done with that follow the start offset without a gap. `None` when
+    /// the state is not initialized.
+    pub fn effective_start(&self) -> Option<i64> {
+        if self.start_offset < 0 {
+            return None;
+        }
+        let mut at = self.start_offset;
+        for b in &self.batches {
+            if b.first_offset != at || !b.state.terminal() {
+                break;
+            }
+            at = b.last_offset.saturating_add(1);
+        }
+        Some(at)
+    }
+
+    /// The first offset at or past the effective start the group delivers:
+    /// the first one in no batch or in an AVAILABLE batch.
+    pub fn next_delivered(&self) -> Option<i64> {
+        let mut at = self.effective_start()?;
+        for b in &self.batches {
+            if b.last_offset < at {
+                continue;
+            }
+            if b.first_offset > at || b.state == DeliveryState::Available {
+                return Some(at);
+            }
+            at = b.last_offset.saturating_add(1);
+        }
+        Some(at)
+    }
+
+    /// The delivery state of `offset` (`None`: in no batch).
+    pub fn state_of(&self, offset: i64) -> Option<&ShareBatch> {
+        let i = self.batches.partition_point(|b| b.last_offset < offset);
+        self.batches.get(i).filter(|b| b.first_offset <= offset)
+    }
+}
+
+/// What a share group meets once every replica follows the new leader.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ShareGroupState {
+    /// It had been given none of the lost records, and its start offset is
+    /// at or before the first lost offset.
+    Unaffected,
+    /// Its start offset lies past the new log end: share fetches there are
+    /// answered OFFSET_OUT_OF_RANGE and Kafka moves a share-partition start
+    /// offset only forward (to the log start), so the group is given
+    /// nothing until the log reaches it, and never the new leader's records
+    /// below it.
+    PastLogEnd,
+    /// Its start offset, or batches it had finished past it, lie inside the
+    /// new log past the divergence: the new leader's records there are never
+    /// delivered.
+    Skips,
+    /// It had been given lost records it had not finished (available again,
+    /// or acquired): they are gone, and the new leader's records at those
+    /// offsets are delivered in their place with the old delivery counts.
+    InFlightLost,
+    /// Its state has no start offset (`-1`): it starts by
+    /// `share.auto.offset.reset`.
+    Uninitialized,
+    /// Its state cannot be read: where it resumes is unknown.
+    Unreadable,
+}
+
+/// Lost records by what the share group had done with them.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct ShareLost<T> {
+    /// Below its start offset (Kafka keeps no state there: the group had
+    /// finished them) or in ACKNOWLEDGED batches.
+    pub acknowledged: T,
+    /// In ARCHIVED batches (rejected, or delivered too often).
+    pub archived: T,
+    /// In ACQUIRED batches (given to a consumer, not acknowledged).
+    pub acquired: T,
+    /// In AVAILABLE batches (given before and released, or timed out).
+    pub available: T,
+    /// At or past the start offset in no batch: never given to the group.
+    pub not_delivered: T,
+    /// In batches of a state Kafka does not define.
+    pub other: T,
+}
+
+/// One share group's impact on a partition.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ShareGroupImpact {
+    /// Group id.
+    pub group: String,
+    /// The topic id its state is keyed by (base64, as Kafka prints it).
+    pub topic_id: String,
+    /// Broker of the `__share_group_state` replica read.
+    pub coordinator_broker: i32,
+    /// The `__share_group_state` partition.
+    pub state_partition: i32,
+    /// Offset of the last record of the state in it.
+    pub state_log_offset: i64,
+    /// State epoch (`None`: no snapshot read).
+    pub state_epoch: Option<i32>,
+    /// Leader epoch of the partition leader that wrote the state last.
+    pub leader_epoch: i32,
+    /// The share-partition start offset as persisted (what
+    /// `kafka-share-groups --describe --offsets` prints as START-OFFSET).
+    pub start_offset: i64,
+    /// Where Kafka's share partition starts once it loads the state: past
+    /// the finished batches that follow the start offset.
+    pub effective_start_offset: Option<i64>,
+    /// The first offset the group is given next.
+    pub next_delivered_offset: Option<i64>,
+    /// Records past the start offset it had finished, as the state says.
+    pub delivery_complete_count: Option<i32>,
+    /// The lag Kafka's group coordinator computes against the new log end
+    /// (log end - start offset - delivery-complete count); a negative one
+    /// Kafka's Admin API and tools report as none (`-`).
+    pub lag: Option<i64>,
+    /// What the group meets.
+    pub state: ShareGroupState,
+    /// Lost records by what the group had done with them.
+    pub lost: ShareLost<u64>,
+    /// Their offsets, half-open ranges.
+    pub lost_offsets: ShareLost<Vec<(i64, i64)>>,
+    /// Records on the new log the group will never be given.
+    pub records_skipped: u64,
+    /// The offsets of the new lineage, from the first lost offset, the
+    /// group will never deliver (half-open ranges; past the new log end,
+    /// the offsets the next records written take).
+    pub skipped_offsets: Vec<(i64, i64)>,
+    /// The in-flight batches of its state.
+    pub in_flight: Vec<ShareBatch>,
+    /// The story in a sentence.
+    pub detail: String,
 }

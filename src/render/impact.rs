@@ -7,7 +7,10 @@ use serde::Serialize;
 
 use crate::render::json;
 
-use crate::model::impact::{GroupState, PartitionImpact, TxnOutcome};
+use crate::model::impact::{
+    DeliveryState, GroupState, PartitionImpact, ShareGroupImpact, ShareGroupState, ShareLost,
+    TxnOutcome,
+};
 use crate::render::overview::{folded, Overview};
 use crate::render::style::{cell, paint, Look, Paint, Sheet};
 use crate::render::text::sanitize;
@@ -27,6 +30,8 @@ struct Partition<'a> {
     last_stable_offset: Option<i64>,
     groups: Vec<Group<'a>>,
     groups_unknown: Option<&'a str>,
+    share_groups: Vec<ShareGroup<'a>>,
+    share_groups_unknown: Option<&'a str>,
     transactions: Vec<Txn<'a>>,
     transactions_unknown: Option<&'a str>,
     producers: Vec<Producer<'a>>,
@@ -81,6 +86,84 @@ struct Group<'a> {
     #[serde(serialize_with = "crate::model::time::millis")]
     phantom_last_timestamp: Option<i64>,
     detail: &'a str,
+}
+
+#[derive(Serialize)]
+struct Batch {
+    first_offset: i64,
+    last_offset: i64,
+    state: DeliveryState,
+    delivery_state: i8,
+    delivery_count: i16,
+}
+
+#[derive(Serialize)]
+struct ShareGroup<'a> {
+    group: &'a str,
+    topic_id: &'a str,
+    coordinator_broker: i32,
+    state_partition: i32,
+    state_log_offset: i64,
+    state_epoch: Option<i32>,
+    leader_epoch: i32,
+    start_offset: i64,
+    effective_start_offset: Option<i64>,
+    next_delivered_offset: Option<i64>,
+    delivery_complete_count: Option<i32>,
+    lag: Option<i64>,
+    state: ShareGroupState,
+    lost: &'a ShareLost<u64>,
+    lost_offsets: ShareLost<Vec<Range>>,
+    records_skipped: u64,
+    skipped_offsets: Vec<Range>,
+    in_flight: Vec<Batch>,
+    detail: &'a str,
+}
+
+fn ranges(v: &[(i64, i64)]) -> Vec<Range> {
+    v.iter().map(|&(start, end)| Range { start, end }).collect()
+}
+
+fn share_wire(g: &ShareGroupImpact) -> ShareGroup<'_> {
+    let o = &g.lost_offsets;
+    ShareGroup {
+        group: &g.group,
+        topic_id: &g.topic_id,
+        coordinator_broker: g.coordinator_broker,
+        state_partition: g.state_partition,
+        state_log_offset: g.state_log_offset,
+        state_epoch: g.state_epoch,
+        leader_epoch: g.leader_epoch,
+        start_offset: g.start_offset,
+        effective_start_offset: g.effective_start_offset,
+        next_delivered_offset: g.next_delivered_offset,
+        delivery_complete_count: g.delivery_complete_count,
+        lag: g.lag,
+        state: g.state,
+        lost: &g.lost,
+        lost_offsets: ShareLost {
+            acknowledged: ranges(&o.acknowledged),
+            archived: ranges(&o.archived),
+            acquired: ranges(&o.acquired),
+            available: ranges(&o.available),
+            not_delivered: ranges(&o.not_delivered),
+            other: ranges(&o.other),
+        },
+        records_skipped: g.records_skipped,
+        skipped_offsets: ranges(&g.skipped_offsets),
+        in_flight: g
+            .in_flight
+            .iter()
+            .map(|b| Batch {
+                first_offset: b.first_offset,
+                last_offset: b.last_offset,
+                state: b.state,
+                delivery_state: b.state_id,
+                delivery_count: b.delivery_count,
+            })
+            .collect(),
+        detail: &g.detail,
+    }
 }
 
 #[derive(Serialize)]
@@ -161,6 +244,8 @@ fn wire<'a>(p: &'a PartitionImpact, kind: Option<&'static str>) -> Partition<'a>
             })
             .collect(),
         groups_unknown: p.groups_unknown.as_deref(),
+        share_groups: p.share_groups.iter().map(share_wire).collect(),
+        share_groups_unknown: p.share_groups_unknown.as_deref(),
         transactions: p
             .transactions
             .iter()
@@ -375,6 +460,76 @@ pub fn write_table(
     Ok(())
 }
 
+/// The share groups of a partition, when it has any (or they cannot be
+/// read): nothing at all otherwise.
+fn write_share_groups(p: &PartitionImpact, look: Look, w: &mut impl Write) -> std::io::Result<()> {
+    let color = look.color;
+    if p.share_groups.is_empty() && p.share_groups_unknown.is_none() {
+        return Ok(());
+    }
+    writeln!(w, "Share groups")?;
+    if let Some(why) = &p.share_groups_unknown {
+        writeln!(w, "  unknown: {}", sanitize(why))?;
+        return Ok(());
+    }
+    let mut t = Sheet::new(look);
+    t.set_header([
+        "group",
+        "start offset",
+        "starts at",
+        "next given",
+        "state",
+        "lost: acked",
+        "archived",
+        "acquired",
+        "available",
+        "never given",
+        "skipped",
+        "lag",
+    ]);
+    for g in &p.share_groups {
+        let paint_state = match g.state {
+            ShareGroupState::Unaffected => Some(Paint::Good),
+            ShareGroupState::Uninitialized | ShareGroupState::Unreadable => None,
+            _ => Some(Paint::Bad),
+        };
+        t.add_row(vec![
+            cell(color, sanitize(&g.group).into_owned(), None),
+            cell(color, g.start_offset.to_string(), None),
+            cell(color, opt(g.effective_start_offset), None),
+            cell(color, opt(g.next_delivered_offset), None),
+            cell(
+                color,
+                serde_json::to_value(g.state)
+                    .ok()
+                    .and_then(|v| v.as_str().map(str::to_string))
+                    .unwrap_or_default(),
+                paint_state,
+            ),
+            cell(color, g.lost.acknowledged.to_string(), None),
+            cell(color, g.lost.archived.to_string(), None),
+            cell(color, g.lost.acquired.to_string(), None),
+            cell(color, g.lost.available.to_string(), None),
+            cell(color, g.lost.not_delivered.to_string(), None),
+            cell(
+                color,
+                g.records_skipped.to_string(),
+                (g.records_skipped > 0).then_some(Paint::Bad),
+            ),
+            cell(color, opt(g.lag), None),
+        ]);
+    }
+    writeln!(w, "{t}")?;
+    for g in p
+        .share_groups
+        .iter()
+        .filter(|g| g.state != ShareGroupState::Unaffected)
+    {
+        writeln!(w, "  {}: {}", sanitize(&g.group), sanitize(&g.detail))?;
+    }
+    Ok(())
+}
+
 /// One partition's impact: the headline, then groups, transactions,
 /// producers and the settings behind it.
 fn write_partition(p: &PartitionImpact, look: Look, w: &mut impl Write) -> std::io::Result<()> {
@@ -470,6 +625,7 @@ fn write_partition(p: &PartitionImpact, look: Look, w: &mut impl Write) -> std::
             writeln!(w, "  {}: {}", sanitize(&g.group), sanitize(&g.detail))?;
         }
     }
+    write_share_groups(p, look, w)?;
     writeln!(w, "Transactions")?;
     if let Some(why) = &p.transactions_unknown {
         writeln!(w, "  note: {}", sanitize(why))?;

@@ -44,6 +44,7 @@ mod read_paths;
 mod readme_examples;
 mod report;
 mod salvage;
+mod share_groups;
 mod terminal_layout;
 mod terminal_safety;
 mod tiered;

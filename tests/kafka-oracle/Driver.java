@@ -57,6 +57,7 @@ public class Driver {
             case "elect": out = elect(); break;
             case "alter-config": out = alterConfig(); break;
             case "share-consume": out = shareConsume(); break;
+            case "share-group-offsets": out = shareGroupOffsets(); break;
             case "group-offsets": out = groupOffsets(); break;
             case "alter-offsets": out = alterOffsets(); break;
             case "resume": out = resume(); break;
@@ -639,24 +640,107 @@ public class Driver {
     // them (commitSync after each poll): the share coordinator writes the
     // group's state into __share_group_state, the group coordinator its
     // metadata into __consumer_offsets.
+    //
+    // explicit=true acknowledges each record itself (share.acknowledgement.mode
+    // explicit, share.acquire.mode record_limit with max.poll.records
+    // `max_poll`): every record is accepted, but in the poll that brings a
+    // record at or past `until_offset` the first `release_last` records are
+    // released (AVAILABLE again) and the next `reject_last` rejected
+    // (ARCHIVED), and the consumer stops there. count=-1 reads until nothing
+    // comes for `idle_ms`. Reports the offsets accepted, rejected and
+    // released (runs), those delivered more than once, and any error a
+    // commit returned.
     static String shareConsume() throws Exception {
         Properties p = new Properties();
         p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, arg("bootstrap"));
         p.put(ConsumerConfig.GROUP_ID_CONFIG, arg("group"));
         p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
         p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        boolean explicit = arg("explicit", "false").equals("true");
+        if (explicit) {
+            p.put(ConsumerConfig.SHARE_ACKNOWLEDGEMENT_MODE_CONFIG, "explicit");
+            p.put("share.acquire.mode", "record_limit");   // 4.2 on
+            p.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, arg("max_poll", "10"));
+        }
         int want = iarg("count", 10);
+        long until = Long.parseLong(arg("until_offset", "-1"));
+        int release = iarg("release_last", 0), reject = iarg("reject_last", 0);
+        long idle = Long.parseLong(arg("idle_ms", "10000"));
         int got = 0;
-        long deadline = System.currentTimeMillis() + 60000;
+        SortedSet<Long> accepted = new TreeSet<>(), rejected = new TreeSet<>(), released = new TreeSet<>();
+        SortedSet<Long> redelivered = new TreeSet<>();
+        List<String> errors = new ArrayList<>();
+        long deadline = System.currentTimeMillis() + iarg("timeout_ms", 60000);
+        long lastSeen = System.currentTimeMillis();
         try (KafkaShareConsumer<byte[], byte[]> c = new KafkaShareConsumer<>(p)) {
             c.subscribe(List.of(arg("topic")));
-            while (got < want && System.currentTimeMillis() < deadline) {
+            boolean done = false;
+            while (!done && (want < 0 || got < want) && System.currentTimeMillis() < deadline) {
                 ConsumerRecords<byte[], byte[]> rs = c.poll(Duration.ofMillis(500));
+                if (rs.count() == 0) {
+                    if (want < 0 && System.currentTimeMillis() - lastSeen > idle) break;
+                    continue;
+                }
+                lastSeen = System.currentTimeMillis();
                 got += rs.count();
-                if (rs.count() > 0) c.commitSync();
+                if (explicit) {
+                    List<ConsumerRecord<byte[], byte[]>> sorted = new ArrayList<>();
+                    rs.forEach(sorted::add);
+                    sorted.sort(Comparator.comparingLong(ConsumerRecord::offset));
+                    boolean last = until >= 0 && sorted.get(sorted.size() - 1).offset() >= until;
+                    int i = 0;
+                    for (ConsumerRecord<byte[], byte[]> r : sorted) {
+                        if (r.deliveryCount().orElse((short) 1) > 1) redelivered.add(r.offset());
+                        AcknowledgeType t = AcknowledgeType.ACCEPT;
+                        if (last && i < release) t = AcknowledgeType.RELEASE;
+                        else if (last && i < release + reject) t = AcknowledgeType.REJECT;
+                        c.acknowledge(r, t);
+                        (t == AcknowledgeType.ACCEPT ? accepted : t == AcknowledgeType.REJECT ? rejected : released).add(r.offset());
+                        i++;
+                    }
+                    done = last;
+                }
+                for (Map.Entry<TopicIdPartition, Optional<KafkaException>> e : c.commitSync().entrySet()) {
+                    e.getValue().ifPresent(x -> errors.add(e.getKey() + ": " + x));
+                }
             }
         }
-        return "{\"consumed\":" + got + "}";
+        StringJoiner ej = new StringJoiner(",", "[", "]");
+        for (String e : errors) ej.add(q(e));
+        return "{\"consumed\":" + got + (explicit ? ",\"accepted\":" + runs(accepted) + ",\"rejected\":" + runs(rejected)
+                + ",\"released\":" + runs(released) + ",\"redelivered\":" + runs(redelivered) : "")
+                + ",\"commit_errors\":" + ej + "}";
+    }
+
+    // A share group's offsets as Kafka reports them after the incident
+    // (Admin listShareGroupOffsets: what kafka-share-groups --describe
+    // --offsets prints): start offset, leader epoch and lag per partition.
+    static String shareGroupOffsets() throws Exception {
+        String group = arg("group");
+        try (Admin a = admin()) {
+            // SharePartitionOffsetInfo (start offset, leader epoch, lag) from
+            // 4.2, OffsetAndMetadata before: read either by name
+            Map<TopicPartition, ?> m = a.listShareGroupOffsets(Map.of(group, new ListShareGroupOffsetsSpec()))
+                    .all().get(30, TimeUnit.SECONDS).get(group);
+            StringJoiner j = new StringJoiner(",", "[", "]");
+            for (Map.Entry<TopicPartition, ?> e : m.entrySet()) {
+                Object v = e.getValue();
+                if (v == null) continue;
+                Object start, epoch, lag = Optional.empty();
+                try {
+                    start = v.getClass().getMethod("startOffset").invoke(v);
+                    lag = v.getClass().getMethod("lag").invoke(v);
+                } catch (NoSuchMethodException x) {
+                    start = v.getClass().getMethod("offset").invoke(v);
+                }
+                epoch = v.getClass().getMethod("leaderEpoch").invoke(v);
+                j.add("{\"topic\":" + q(e.getKey().topic()) + ",\"partition\":" + e.getKey().partition()
+                        + ",\"start_offset\":" + start
+                        + ",\"leader_epoch\":" + ((Optional<?>) epoch).map(String::valueOf).orElse("null")
+                        + ",\"lag\":" + ((Optional<?>) lag).map(String::valueOf).orElse("null") + "}");
+            }
+            return "{\"group\":" + q(group) + ",\"offsets\":" + j + "}";
+        }
     }
 
     // What a group has committed (Admin listConsumerGroupOffsets, as

@@ -1889,6 +1889,10 @@ ZK_SCENARIOS = ("follower-returns", "divergence", "double-divergence", "unclean"
                 "lag-window", "paused-follower")
 
 
+# scenarios of share groups (KIP-932): Kafka 4.2 on
+SHARE_SCENARIOS = ("share-unclean",)
+
+
 def scenario(name):
     def reg(fn):
         SCENARIOS[name] = fn
@@ -2939,6 +2943,136 @@ def s_impact(c, out):
         "partitions": [p] + internal})
 
 
+def share_groups_describe(c, group):
+    """kafka-share-groups.sh --describe --offsets, Kafka's own tool: its
+    text and its rows (GROUP TOPIC PARTITION START-OFFSET LAG ...)."""
+    r = subprocess.run(["java", "-Xmx128m", "-XX:TieredStopAtLevel=1",
+                        f"-Dlog4j2.configurationFile={HERE}/log4j2-client.properties",
+                        "-cp", classpath(), "org.apache.kafka.tools.consumer.group.ShareGroupCommand",
+                        "--bootstrap-server", c.bootstrap, "--describe", "--group", group, "--offsets"],
+                       capture_output=True, text=True, timeout=120)
+    lines = [l for l in r.stdout.splitlines() if l.strip()]
+    rows = []
+    head = None
+    for l in lines:
+        cols = l.split()
+        if cols and cols[0] == "GROUP":
+            head = cols
+        elif head is not None:
+            rows.append(dict(zip(head, cols)))
+    return {"exit": r.returncode, "stdout": r.stdout, "stderr": r.stderr[-1000:], "rows": rows}
+
+
+def start_offset_refusals(text):
+    """The share partition's refusals to move its start offset back to the
+    log start, which Kafka logs each time a share fetch past the log end is
+    answered OFFSET_OUT_OF_RANGE (SharePartition.updateCacheAndOffsets): each
+    distinct one, with how often it was logged."""
+    seen = {}
+    for m in re.finditer(r"The log start offset: (-?\d+) is not greater than the start offset: (-?\d+) "
+                         r"for the share partition: (\S+)", text):
+        k = (int(m.group(1)), int(m.group(2)), m.group(3))
+        seen[k] = seen.get(k, 0) + 1
+    return [{"log_start_offset": a, "start_offset": b, "share_partition": sp, "times": n}
+            for (a, b, sp), n in seen.items()]
+
+
+@scenario("share-unclean")
+def s_share_unclean(c, out):
+    """A share group (KIP-932) across an unclean election. `shared` has
+    replicas [1, 3]; the coordinators' topics (__consumer_offsets,
+    __share_group_state) have 1, 2, 3, so they keep the group's state when
+    1 dies: broker 2 leads them then. The group acknowledges on leader 1
+    records that only 1 holds; 3 is elected uncleanly. share_truth is
+    Kafka's own view after 1 rejoined and truncated: the group's offsets
+    (Admin listShareGroupOffsets and kafka-share-groups --describe
+    --offsets), what a share consumer of the group got then (nothing while
+    the start offset lies past the log end), and once more records were
+    written, which offsets of the new log it was given."""
+    t, g = "shared", "klf-share-unclean"
+    c.driver("create", topic=t, assignment="1,3",
+             config=topic_config({"min.insync.replicas": 1, "unclean.leader.election.enable": "true"}))
+    c.driver("alter-config", resource="group", group=g, config="share.auto.offset.reset=earliest")
+    r1 = c.driver("produce", topic=t, count=100, acks="all")
+    # every replica in sync: the group acknowledges them all (the
+    # coordinators' topics are created now, on 1, 2 and 3)
+    s1 = c.driver("share-consume", topic=t, group=g, explicit="true", until_offset=r1["max_offset"],
+                  count=-1, max_poll=25, idle_ms=30000, timeout_ms=120000)
+    c.brokers[3].stop()
+    c.wait_leader(t, 1, isr=[1])
+    # written while 3 is down: lost when 3 is elected
+    r_lost = c.driver("produce", topic=t, count=150, base=100, acks="all")
+    # the group reads on from leader 1 and acknowledges most of them; in its
+    # last poll it releases some records and rejects others, and stops
+    s2 = c.driver("share-consume", topic=t, group=g, explicit="true", until_offset=r1["max_offset"] + 121,
+                  release_last=5, reject_last=2, count=-1, max_poll=10, idle_ms=30000, timeout_ms=120000)
+    end_before = c.driver("offsets", topic=t)
+    share_before = c.driver("share-group-offsets", group=g)
+    c.brokers[1].kill9()
+    for it in ("__consumer_offsets", "__share_group_state"):
+        c.wait_leader(it, 2)
+    c.brokers[3].start(); c.brokers[3].wait_port()
+
+    def elected():
+        c.driver("elect", topic=t, type="unclean", check=False)
+        d = c.describe(t)
+        return d if d["leader"] == 3 else None
+    c.wait_until("unclean election of 3", elected, timeout=90, interval=2)
+    for it in ("__consumer_offsets", "__share_group_state"):
+        c.wait_leader(it, 2, isr=[2, 3])
+    r_new = c.driver("produce", topic=t, count=20, base=1000, acks="all")
+    time.sleep(1)
+    capture(c, out)
+    p = partition_facts(c, t, 0, [1, 3], 3, acked_summary(r1, r_lost, r_new), nodes=(3,), captured_dir=out)
+    p["replica_state"]["1"] = {"source": "killed (SIGKILL) before capture",
+                               "high_watermark_before_kill": end_before["high_watermark"],
+                               "high_watermark_checkpoint": hw_from_checkpoint(os.path.join(out, "broker-1"), t, 0)}
+    p["acked_by_phase"] = phases(isr_13=(r1, 1), isr_1=(r_lost, 1), unclean_leader_3=(r_new, 3))
+    p["share_groups"] = {g: {"isr_13": s1, "isr_1": s2}}
+    # Kafka's own view once the old leader has rejoined and truncated
+    c.brokers[1].start(); c.brokers[1].wait_port()
+    c.wait_leader(t, 3, isr=[1, 3])
+    p["kafka_truncation"] = rejoin_facts(c, t, 0, [1])
+    p["after_rejoin"] = c.driver("offsets", topic=t)
+    capture(c, out, sub="after")
+    truth = {"offsets_leader_1_before_kill": end_before, "share_group_offsets_before_kill": share_before}
+    truth["share_group_offsets_after"] = c.driver("share-group-offsets", group=g)
+    truth["describe_after"] = share_groups_describe(c, g)
+    # a share consumer of the group now: the new leader loads the group's
+    # state; its start offset lies past the log end
+    mark = os.path.getsize(c.brokers[3].logfile)
+    truth["consume_after"] = c.driver("share-consume", topic=t, group=g, explicit="true", count=-1,
+                                      max_poll=50, idle_ms=10000, timeout_ms=60000)
+    with open(c.brokers[3].logfile, errors="replace") as f:
+        f.seek(mark)
+        truth["leader_start_offset_refusals"] = start_offset_refusals(f.read())
+    # more records, past the old lineage's end: what the group is given of the new log
+    truth["produced_after"] = c.driver("produce", topic=t, count=200, base=2000, acks="all")
+    truth["consume_after_more"] = c.driver("share-consume", topic=t, group=g, explicit="true", count=-1,
+                                           max_poll=50, idle_ms=10000, timeout_ms=120000)
+    truth["offsets_after_more"] = c.driver("offsets", topic=t)
+    truth["share_group_offsets_after_more"] = c.driver("share-group-offsets", group=g)
+    p["share_truth"] = truth
+    internal = []
+    for it in ("__consumer_offsets", "__share_group_state"):
+        d = c.describe(it)
+        internal.append({"topic": it, "partition": 0, "replicas": d["replicas"], "leader_at_capture": 2,
+                         "isr_at_capture": [2, 3], "internal": True,
+                         "leader_epoch_at_capture": (c.leader_epoch(it, 0, 2) or {}).get("leader_epoch"),
+                         "replica_state": {}, "acked": {"count": 0, "max_offset": -1}})
+    write_scenario(out, {
+        "description": "shared has replicas [1,3], unclean.leader.election.enable=true, min.insync.replicas=1; "
+                       "the coordinators' topics have 1, 2, 3 (share.coordinator.state.topic.replication.factor=3). "
+                       "A share group (share.auto.offset.reset=earliest) acknowledges the first 100 records with "
+                       "both replicas in sync; 3 stops cleanly; 150 records are written with ISR {1} and the group "
+                       "acknowledges most of them on 1, releasing and rejecting a few in its last poll; 1 is killed; "
+                       "3 returns and is elected uncleanly and takes 20 writes. broker-*/ is captured then; after/ "
+                       "once 1 rejoined and truncated. share_truth is Kafka's own view after that: the group's "
+                       "offsets (listShareGroupOffsets, kafka-share-groups --describe --offsets), what a share "
+                       "consumer of the group was given then, and after 200 more records.",
+        "partitions": [p] + internal})
+
+
 def lost_by(before, after_ids):
     """Record numbers on any captured replica that the recovered partition
     no longer has."""
@@ -3168,6 +3302,10 @@ def run_scenario(name, out_root, retries=2, make_golden=True):
 
 
 BROKER_EXTRA = {"unclean-stale-hw": BROKER_EXTRA_STALE,
+                # the share group's state on every broker, writable while
+                # one replica is left (the group acknowledges while 3 is down)
+                "share-unclean": {"share.coordinator.state.topic.replication.factor": 3,
+                                  "share.coordinator.state.topic.min.isr": 1},
                 # replica.lag.time.max.ms: Kafka's default, stated (the pause
                 # stays below it); replica.fetch.max.bytes: a follower's fetch
                 # brings one batch, so the fetch the paused follower had
@@ -3591,6 +3729,12 @@ def main():
         for n in names:
             if n not in SCENARIOS and n != "legacy-formats":
                 sys.exit(f"unknown scenario {n}; known: {', '.join(SCENARIOS)}")
+        # share groups (KIP-932) are on by default from 4.2
+        if not zookeeper_mode() and release_tuple() < (4, 2):
+            if a.scenarios and any(n in SHARE_SCENARIOS for n in names):
+                sys.exit(f"{', '.join(n for n in names if n in SHARE_SCENARIOS)} needs Kafka 4.2 or later "
+                         "(share groups), not " + kafka_version())
+            names = [n for n in names if n not in SHARE_SCENARIOS]
         for n in names:
             t0 = time.time()
             log(f"scenario {n}")
