@@ -32,6 +32,11 @@ use crate::model::timeline::{
 };
 use crate::model::{ControllerView, Election, PartitionHistory};
 
+/// The most log lines one partition's timeline takes (each node's first
+/// in the order logged, an equal share each); the rest are counted. A
+/// hostile log may hold a million statements of one partition.
+pub const MAX_LOG_LINES: usize = 100_000;
+
 /// Offsets from UTC are whole quarter hours (every zone in use is).
 pub const ZONE_STEP_MS: i64 = 15 * 60 * 1000;
 
@@ -187,7 +192,7 @@ pub fn infer_zones(
                     how: ZoneSource::Given,
                     max_residual_ms: found
                         .iter()
-                        .map(|d| (d - i64::from(minutes) * 60_000).abs())
+                        .map(|d| distance(*d, i64::from(minutes) * 60_000))
                         .max(),
                     text: format!(
                         "times read as UTC{}, as given (--log-utc-offset)",
@@ -231,15 +236,18 @@ fn zone_of(node: i32, found: &[i64], metadata: bool) -> NodeZone {
                 .to_string(),
         );
     }
-    let step = |d: i64| (d as f64 / ZONE_STEP_MS as f64).round() as i64 * ZONE_STEP_MS;
+    // the nearest quarter hour (a float's cast saturates; so does the
+    // product)
+    let step =
+        |d: i64| ((d as f64 / ZONE_STEP_MS as f64).round() as i64).saturating_mul(ZONE_STEP_MS);
     let candidate = step(found[0]);
     let agree = found
         .iter()
-        .all(|&d| step(d) == candidate && (d - candidate).abs() < ZONE_TOLERANCE_MS);
+        .all(|&d| step(d) == candidate && distance(d, candidate) < ZONE_TOLERANCE_MS);
     let minutes = i32::try_from(candidate / 60_000).ok();
-    match minutes.filter(|m| agree && m.abs() <= 18 * 60) {
+    match minutes.filter(|m| agree && m.unsigned_abs() <= 18 * 60) {
         Some(m) => {
-            let worst = found.iter().map(|d| (d - candidate).abs()).max();
+            let worst = found.iter().map(|&d| distance(d, candidate)).max();
             NodeZone {
                 node,
                 utc_offset_minutes: m,
@@ -272,16 +280,21 @@ fn zone_of(node: i32, found: &[i64], metadata: bool) -> NodeZone {
     }
 }
 
+/// How far apart two times are (ms), at most `i64::MAX`.
+fn distance(a: i64, b: i64) -> i64 {
+    i64::try_from(a.abs_diff(b)).unwrap_or(i64::MAX)
+}
+
 fn signed_seconds(ms: i64) -> String {
     format!(
         "{}{:.1} s",
         if ms < 0 { "-" } else { "+" },
-        ms.abs() as f64 / 1000.0
+        ms.unsigned_abs() as f64 / 1000.0
     )
 }
 
 /// The zone of `node`, when `zones` has it.
-fn zone<'z>(zones: &'z [NodeZone], node: i32) -> Option<&'z NodeZone> {
+fn zone(zones: &[NodeZone], node: i32) -> Option<&NodeZone> {
     zones.iter().find(|z| z.node == node)
 }
 
@@ -352,6 +365,16 @@ fn isr_stated(e: &LoggedEvent, leader: Option<i32>) -> Option<(i32, Vec<i32>, Op
     }
 }
 
+/// A statement of a partition epoch's ISR, with its preference and its
+/// position in the run's statements.
+struct Stated<'e> {
+    rank: u8,
+    at: usize,
+    event: &'e LoggedEvent,
+    isr: Vec<i32>,
+    leader_epoch: Option<i32>,
+}
+
 /// Holds the ISR changes of `history` against what the nodes logged of
 /// the partition (`logged`, per node in the order logged, each with its
 /// position in the run's statements): by partition epoch, with Kafka's
@@ -398,19 +421,24 @@ pub fn compare_isr(
         .map(|r| (r.partition_epoch, r))
         .collect();
     // the statements of each partition epoch, preferred first
-    let mut by_epoch: BTreeMap<i32, Vec<(u8, usize, &LoggedEvent, Vec<i32>, Option<i32>)>> =
-        BTreeMap::new();
-    for &(i, e) in &usable {
-        let Some((pe, ..)) = isr_stated(e, None) else {
+    let mut by_epoch: BTreeMap<i32, Vec<Stated<'_>>> = BTreeMap::new();
+    for &(at, event) in &usable {
+        let Some((pe, ..)) = isr_stated(event, None) else {
             continue;
         };
         let leader = record_at.get(&pe).map(|r| r.leader);
-        if let Some((pe, isr, le, rank)) = isr_stated(e, leader) {
-            by_epoch.entry(pe).or_default().push((rank, i, e, isr, le));
+        if let Some((pe, isr, leader_epoch, rank)) = isr_stated(event, leader) {
+            by_epoch.entry(pe).or_default().push(Stated {
+                rank,
+                at,
+                event,
+                isr,
+                leader_epoch,
+            });
         }
     }
     for v in by_epoch.values_mut() {
-        v.sort_by_key(|s| (s.0, s.1));
+        v.sort_by_key(|s| (s.rank, s.at));
     }
     let covers = |t: i64| {
         zones.iter().any(|z| {
@@ -418,14 +446,14 @@ pub fn compare_isr(
                 && matches!((z.first_timestamp, z.last_timestamp), (Some(a), Some(b)) if a <= t && t <= b)
         })
     };
-    let statement = |e: &LoggedEvent, isr: &[i32], le: Option<i32>| IsrStatement {
-        node: e.node,
-        kind: kind_of(&e.event),
-        isr: isr.to_vec(),
-        leader_epoch: le,
-        logged_at: e.time.clone(),
-        time: utc(e, zones),
-        source: e.source.clone(),
+    let statement = |s: &Stated<'_>| IsrStatement {
+        node: s.event.node,
+        kind: kind_of(&s.event.event),
+        isr: s.isr.clone(),
+        leader_epoch: s.leader_epoch,
+        logged_at: s.event.time.clone(),
+        time: utc(s.event, zones),
+        source: s.event.source.clone(),
     };
     let mut changes = Vec::new();
     for w in history.changes.windows(2) {
@@ -435,8 +463,9 @@ pub fn compare_isr(
         }
         let stated = by_epoch.get(&r.partition_epoch);
         let agreeing = stated.and_then(|v| {
-            v.iter()
-                .find(|s| same_set(&s.3, &r.isr) && s.4.is_none_or(|le| le == r.leader_epoch))
+            v.iter().find(|s| {
+                same_set(&s.isr, &r.isr) && s.leader_epoch.is_none_or(|le| le == r.leader_epoch)
+            })
         });
         let (verdict, logged) = match (agreeing, stated.and_then(|v| v.first())) {
             (Some(s), _) => (IsrVerdict::Agrees, Some(s)),
@@ -445,7 +474,7 @@ pub fn compare_isr(
             (None, None) => (IsrVerdict::NotCovered, None),
         };
         let reason = logged
-            .and_then(|s| shrink_reason(s.1, s.2, &r.isr, &usable))
+            .and_then(|s| shrink_reason(s.at, s.event, &r.isr, &usable))
             .or_else(|| removal_reason(prev, r, node_wide, zones));
         changes.push(IsrChange {
             partition_epoch: r.partition_epoch,
@@ -454,7 +483,7 @@ pub fn compare_isr(
             timestamp: Some(r.timestamp),
             isr: Some(r.isr.clone()),
             leader_epoch: Some(r.leader_epoch),
-            logged: logged.map(|s| statement(s.2, &s.3, s.4)),
+            logged: logged.map(statement),
             reason: reason.as_ref().map(|x| x.0.clone()),
             reason_source: reason.map(|x| x.1),
         });
@@ -480,8 +509,8 @@ pub fn compare_isr(
             timestamp: None,
             isr: None,
             leader_epoch: None,
-            logged: Some(statement(s.2, &s.3, s.4)),
-            reason: shrink_reason(s.1, s.2, &s.3, &usable).map(|x| x.0),
+            logged: Some(statement(s)),
+            reason: shrink_reason(s.at, s.event, &s.isr, &usable).map(|x| x.0),
             reason_source: None,
         });
     }
@@ -548,7 +577,7 @@ fn removal_reason(
     let placed = node_wide
         .iter()
         .filter(|(_, e)| known(zone(zones, e.node)))
-        .map(|(_, e)| (utc(e, zones) - r.timestamp, *e));
+        .map(|(_, e)| (utc(e, zones).saturating_sub(r.timestamp), *e));
     let mut best: Option<(u8, i64, &LoggedEvent)> = None;
     for (d, e) in placed {
         let rank = match e.event {
@@ -557,7 +586,7 @@ fn removal_reason(
                 fenced: true,
                 session_timeout: true,
                 ..
-            } if removed.contains(&broker) && d.abs() <= REASON_AFTER_MS => 0,
+            } if removed.contains(&broker) && d.saturating_abs() <= REASON_AFTER_MS => 0,
             Event::ControlledShutdown { broker }
                 if removed.contains(&broker)
                     && (-SHUTDOWN_BEFORE_MS..=REASON_AFTER_MS).contains(&d) =>
@@ -566,8 +595,8 @@ fn removal_reason(
             }
             _ => continue,
         };
-        if best.is_none_or(|b| (rank, d.abs()) < (b.0, b.1)) {
-            best = Some((rank, d.abs(), e));
+        if best.is_none_or(|b| (rank, d.saturating_abs()) < (b.0, b.1)) {
+            best = Some((rank, d.saturating_abs(), e));
         }
     }
     best.map(|(_, _, e)| (e.text.clone(), e.source.clone()))
@@ -1076,6 +1105,20 @@ pub fn partition_incident(input: IncidentInput<'_>) -> PartitionIncident {
     lines.extend(wide.iter().map(|&(i, e)| (i, e, false)));
     lines.sort_by_key(|l| l.0);
     lines.dedup_by_key(|l| l.0);
+    // past the cap, each node's first lines, an equal share each
+    let mut lines_left_out = 0u64;
+    if lines.len() > MAX_LOG_LINES {
+        let nodes: BTreeSet<i32> = lines.iter().map(|l| l.1.node).collect();
+        let share = MAX_LOG_LINES / nodes.len().max(1);
+        let mut taken: HashMap<i32, usize> = HashMap::new();
+        lines.retain(|l| {
+            let n = taken.entry(l.1.node).or_default();
+            *n += 1;
+            let keep = *n <= share;
+            lines_left_out += u64::from(!keep);
+            keep
+        });
+    }
     let mut latest: HashMap<i32, i64> = HashMap::new();
     for (_, e, about) in lines {
         let time = utc(e, zones);
@@ -1120,6 +1163,7 @@ pub fn partition_incident(input: IncidentInput<'_>) -> PartitionIncident {
         committed_possible: loss.map_or(Some(0), |l| l.committed_possible),
         committed_unknown: loss.map_or(0, |l| l.committed_unknown),
         entries: pending.into_iter().map(|p| p.entry).collect(),
+        log_lines_left_out: lines_left_out,
         isr_changes,
     }
 }
@@ -1464,6 +1508,49 @@ mod tests {
         let wide = vec![(99, &fencing)];
         let cmp = compare_isr(Some(&h), None, &with, &wide, &zones);
         assert_eq!(cmp.changes[1].reason.as_deref(), Some("line 7"));
+    }
+
+    /// A million statements of one partition: each node keeps an equal
+    /// share of the cap, the rest counted.
+    #[test]
+    fn log_lines_past_the_cap_are_counted() {
+        let events: Vec<LoggedEvent> = (0..(MAX_LOG_LINES + 10) as u64)
+            .map(|i| {
+                logged(
+                    1 + (i % 2) as i32,
+                    i + 1,
+                    i as i64,
+                    Event::LogTruncation {
+                        partition: part(),
+                        dir: None,
+                        offset: 1,
+                    },
+                )
+            })
+            .collect();
+        let with: Vec<(usize, &LoggedEvent)> = events.iter().enumerate().collect();
+        let inc = partition_incident(IncidentInput {
+            topic: "t",
+            partition: 0,
+            topic_id: None,
+            loss: None,
+            history: None,
+            history_missing: None,
+            controller: None,
+            nodes: BTreeSet::new(),
+            boundaries: Vec::new(),
+            checkpoints: Vec::new(),
+            logged: with,
+            node_wide: &[],
+            zones: &[],
+        });
+        assert_eq!(inc.entries.len(), MAX_LOG_LINES);
+        assert_eq!(inc.log_lines_left_out, 10);
+        assert_eq!(
+            inc.entries.iter().filter(|e| e.node == Some(1)).count(),
+            MAX_LOG_LINES / 2
+        );
+        assert!(!inc.isr_changes.compared);
     }
 
     /// Entries come in time order, each node's lines in its own order even

@@ -48,12 +48,33 @@ The metadata log (__cluster_metadata-0) has its own timeline, the KRaft
 quorum's epochs: shown with --topic __cluster_metadata, or when the paths
 hold nothing else.
 
+With --incident: one time-ordered story per partition that loses data, as
+klf diff decides (--all: every partition compared): the metadata log's
+records of the partition and of its brokers, each replica's first batch
+of each epoch the diff read, the checkpoints' modification times and the
+nodes' own log lines, each with its file and line or byte. Kafka logs
+local time without a zone: each node's offset from UTC is inferred from
+its lines that state the metadata log's records (every one within 60 s of
+one whole quarter hour), else given with --log-utc-offset NODE=+HH:MM,
+else assumed UTC (marked *). The ISR changes the logs state are held
+against the metadata log's records by partition epoch (agrees, differs,
+not-logged, not-covered, no-record, after-metadata-log), with Kafka's
+reason where logged. Exit status: 0 nothing lost, 1 a partition told loses
+data or a segment is damaged, 2 usage or I/O error. JSON: {\"zones\",
+\"partitions\":[{\"topic\",\"partition\",\"loses_data\",...,\"entries\":[{\"time\",
+\"node\",\"topic\",\"partition\",\"kind\",\"text\",\"source\":{\"file\",\"line\",
+\"byte\"},\"logged_at\",\"logged\",\"utc_offset\",\"zone\",\"reason\"}],
+\"isr_changes\":{\"compared\",\"why_not\",\"changes\"}}]}; JSON Lines: zone,
+partition, entry and isr-change lines (docs/json.md).
+
 ",
     super::common::inputs_help!(),
     "\
 Examples:
   klf timeline capture/
   klf timeline capture.tar.zst --topic orders --partition 0 --format json
+  klf timeline capture/ --incident
+  klf timeline capture/ --incident --format jsonl --log-utc-offset 100=+01:00
 "
 );
 

@@ -303,6 +303,9 @@ pub struct PartitionIncident {
     pub committed_unknown: u64,
     /// The entries, in time order.
     pub entries: Vec<IncidentEntry>,
+    /// Log lines about it past klf's cap on one timeline
+    /// (`analysis::incident::MAX_LOG_LINES`), not among the entries.
+    pub log_lines_left_out: u64,
     /// The ISR changes, the logs against the metadata log.
     pub isr_changes: IsrComparison,
 }

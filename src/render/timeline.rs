@@ -375,6 +375,7 @@ struct PartitionLine<'a> {
     committed_possible: Option<u64>,
     committed_unknown: u64,
     entries: usize,
+    log_lines_left_out: u64,
     isr_compared: bool,
     isr_why_not: Option<&'a str>,
 }
@@ -426,6 +427,7 @@ pub fn write_incident_json(
                     committed_possible: p.committed_possible,
                     committed_unknown: p.committed_unknown,
                     entries: p.entries.len(),
+                    log_lines_left_out: p.log_lines_left_out,
                     isr_compared: p.isr_changes.compared,
                     isr_why_not: p.isr_changes.why_not.as_deref(),
                 },
@@ -597,6 +599,13 @@ pub fn write_incident_table(
         }
         if !t.is_empty() {
             writeln!(w, "{t}")?;
+        }
+        if p.log_lines_left_out > 0 {
+            writeln!(
+                w,
+                "  and {} about it past klf's cap on one timeline, not shown",
+                crate::format::text::count(p.log_lines_left_out, "more log line", "more log lines")
+            )?;
         }
         match (&p.isr_changes.why_not, p.isr_changes.changes.is_empty()) {
             (Some(why), _) => writeln!(
