@@ -17,9 +17,10 @@ use crate::model::{Capture, Replica};
 const MAX_HEADERS: usize = 10_000;
 
 /// The segment file of `replica` holding the batch whose base offset is
-/// `base_offset`, and the byte the batch starts at; `None` when the batch
-/// is not found (the segment cannot be read, is held in a digest, or the
-/// batch is not where the index leads).
+/// `base_offset`, and the byte the batch starts at (from the node's digest
+/// when the segment is held in one); `None` when the batch is not found
+/// (the segment cannot be read, or the batch is not where the index
+/// leads).
 pub fn batch_position(replica: &Replica, base_offset: i64) -> Option<(PathBuf, u64)> {
     let seg = SegmentsFrom::new(
         replica,
@@ -27,8 +28,14 @@ pub fn batch_position(replica: &Replica, base_offset: i64) -> Option<(PathBuf, u
         Some(base_offset.saturating_add(1)),
     )
     .next()?;
-    if crate::capture::digest::segment(seg.log).is_some() {
-        return None;
+    // a node's digest keeps each batch's position
+    if let Some(d) = crate::capture::digest::segment(seg.log) {
+        return d
+            .ok()?
+            .batches
+            .iter()
+            .find(|b| b.summary.base_offset == base_offset)
+            .map(|b| (seg.log.to_path_buf(), b.position));
     }
     let file = seg.open().ok()?;
     let mut walk = seg.walk(&file);

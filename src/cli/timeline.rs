@@ -242,7 +242,7 @@ fn run_incident(args: &Args, capture: &klf::model::Capture, out: &mut Output) ->
     if run.partitions.is_empty() {
         out.diag(format_args!(
             "klf: {}: nothing lost; --all tells every partition's incident timeline",
-            klf::format::text::count(
+            klf::render::text::count(
                 run.diff.partitions.len() as u64,
                 "partition compared",
                 "partitions compared"
