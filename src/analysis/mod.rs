@@ -6,6 +6,7 @@ pub mod check;
 pub mod diff;
 pub mod epochs;
 pub mod impact;
+pub mod incident;
 pub mod kraft;
 pub mod loss;
 pub mod lost;

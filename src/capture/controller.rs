@@ -14,6 +14,7 @@ use crate::format::batch::{Batch, RecordBatch};
 use crate::format::metadata::leader_epoch_after_partition_change;
 use crate::format::metadata::{decode_metadata_record, TypedMetadata, LEADER_UNCHANGED};
 use crate::format::walk::{Checksums, Step, Walk};
+use crate::model::history::{BrokerChange, BrokerChangeKind};
 use crate::model::{Capture, ControllerView, Election, PartitionHistory, ReadProblem, Replica};
 
 fn log_end(r: &Replica) -> i64 {
@@ -115,6 +116,8 @@ pub fn controller_view(capture: &Capture) -> Option<ControllerView> {
     let mut scratch = Vec::new();
     for seg in SegmentsFrom::new(best, None, None) {
         let path = seg.log;
+        let seg_index = u32::try_from(view.segment_files.len()).unwrap_or(u32::MAX);
+        view.segment_files.push(path.to_path_buf());
         let seg_file = match seg.open() {
             Ok(b) => b,
             Err(e) => {
@@ -209,7 +212,61 @@ pub fn controller_view(capture: &Capture) -> Option<ControllerView> {
                     }
                     continue;
                 }
-                match decoded.typed() {
+                let typed = decoded.typed();
+                let broker_change = match &typed {
+                    Some(TypedMetadata::RegisterBroker(r)) => {
+                        Some((r.broker_id, r.broker_epoch, BrokerChangeKind::Registered))
+                    }
+                    Some(TypedMetadata::UnregisterBroker {
+                        broker_id,
+                        broker_epoch,
+                    }) => Some((*broker_id, *broker_epoch, BrokerChangeKind::Unregistered)),
+                    Some(TypedMetadata::FenceBroker {
+                        broker_id,
+                        broker_epoch,
+                    }) => Some((*broker_id, *broker_epoch, BrokerChangeKind::Fenced)),
+                    Some(TypedMetadata::UnfenceBroker {
+                        broker_id,
+                        broker_epoch,
+                    }) => Some((*broker_id, *broker_epoch, BrokerChangeKind::Unfenced)),
+                    Some(TypedMetadata::BrokerRegistrationChange {
+                        broker_id,
+                        broker_epoch,
+                        fenced,
+                        in_controlled_shutdown,
+                        ..
+                    }) => match (*fenced, *in_controlled_shutdown) {
+                        (1, _) => Some((*broker_id, *broker_epoch, BrokerChangeKind::Fenced)),
+                        (-1, _) => Some((*broker_id, *broker_epoch, BrokerChangeKind::Unfenced)),
+                        (_, 1) => Some((
+                            *broker_id,
+                            *broker_epoch,
+                            BrokerChangeKind::ControlledShutdown,
+                        )),
+                        _ => None,
+                    },
+                    _ => None,
+                };
+                if let Some((broker, broker_epoch, kind)) = broker_change {
+                    view.record_at
+                        .insert(rec.offset, (seg_index, batch.position));
+                    view.brokers.push(BrokerChange {
+                        metadata_offset: rec.offset,
+                        timestamp: rec.timestamp,
+                        broker,
+                        broker_epoch,
+                        kind,
+                    });
+                    continue;
+                }
+                if matches!(
+                    typed,
+                    Some(TypedMetadata::Partition(_) | TypedMetadata::PartitionChange(_))
+                ) {
+                    view.record_at
+                        .insert(rec.offset, (seg_index, batch.position));
+                }
+                match typed {
                     Some(TypedMetadata::FeatureLevel {
                         name,
                         feature_level,

@@ -5,6 +5,7 @@ pub mod controller;
 pub mod digest;
 pub mod discover;
 pub mod groups;
+pub mod incident;
 pub mod logs;
 pub mod mmap;
 pub mod producers;

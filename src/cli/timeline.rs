@@ -5,8 +5,8 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use super::common::{Output, Status};
-use klf::engine::timeline::{selection, timelines};
-use klf::render::timeline::{write_json, write_table};
+use klf::engine::timeline::{incident, selection, timelines, IncidentRequest};
+use klf::render::timeline::{write_incident_json, write_incident_table, write_json, write_table};
 
 /// Output formats of `klf timeline`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -48,12 +48,33 @@ The metadata log (__cluster_metadata-0) has its own timeline, the KRaft
 quorum's epochs: shown with --topic __cluster_metadata, or when the paths
 hold nothing else.
 
+With --incident: one time-ordered story per partition that loses data, as
+klf diff decides (--all: every partition compared): the metadata log's
+records of the partition and of its brokers, each replica's first batch
+of each epoch the diff read, the checkpoints' modification times and the
+nodes' own log lines, each with its file and line or byte. Kafka logs
+local time without a zone: each node's offset from UTC is inferred from
+its lines that state the metadata log's records (every one within 60 s of
+one whole quarter hour), else given with --log-utc-offset NODE=+HH:MM,
+else assumed UTC (marked *). The ISR changes the logs state are held
+against the metadata log's records by partition epoch (agrees, differs,
+not-logged, not-covered, no-record, after-metadata-log), with Kafka's
+reason where logged. Exit status: 0 nothing lost, 1 a partition told loses
+data or a segment is damaged, 2 usage or I/O error. JSON: {\"zones\",
+\"partitions\":[{\"topic\",\"partition\",\"loses_data\",...,\"entries\":[{\"time\",
+\"node\",\"topic\",\"partition\",\"kind\",\"text\",\"source\":{\"file\",\"line\",
+\"byte\"},\"logged_at\",\"logged\",\"utc_offset\",\"zone\",\"reason\"}],
+\"isr_changes\":{\"compared\",\"why_not\",\"changes\"}}]}; JSON Lines: zone,
+partition, entry and isr-change lines (docs/json.md).
+
 ",
     super::common::inputs_help!(),
     "\
 Examples:
   klf timeline capture/
   klf timeline capture.tar.zst --topic orders --partition 0 --format json
+  klf timeline capture/ --incident
+  klf timeline capture/ --incident --format jsonl --log-utc-offset 100=+01:00
 "
 );
 
@@ -73,6 +94,34 @@ pub struct Args {
     /// Output format
     #[arg(long, value_enum, default_value_t = Format::Table)]
     format: Format,
+    /// One time-ordered story per partition that loses data: the metadata
+    /// log's records, each replica's first batch of each epoch, checkpoint
+    /// times and the nodes' own log lines, each with its source
+    #[arg(long)]
+    incident: bool,
+    /// With --incident: every partition compared, not only those that
+    /// lose data
+    #[arg(long, requires = "incident")]
+    all: bool,
+    /// With --incident: the offset from UTC of a node's log times, when
+    /// klf cannot infer it (repeat per node)
+    #[arg(long, value_name = "NODE=+HH:MM", value_parser = parse_utc_offset, requires = "incident")]
+    log_utc_offset: Vec<(i32, i32)>,
+}
+
+/// `NODE=+HH:MM`.
+fn parse_utc_offset(s: &str) -> Result<(i32, i32), String> {
+    let (node, off) = s
+        .split_once('=')
+        .ok_or_else(|| format!("{s:?}: expected NODE=+HH:MM (e.g. 1=+02:00)"))?;
+    let node: i32 = node
+        .trim()
+        .parse()
+        .map_err(|_| format!("{node:?}: a node id is a number"))?;
+    let minutes = klf::model::timeline::parse_offset(off).ok_or_else(|| {
+        format!("{off:?}: an offset from UTC is +HH:MM or -HH:MM (at most 18 hours), or Z")
+    })?;
+    Ok((node, minutes))
 }
 
 /// Runs `klf timeline`.
@@ -81,6 +130,9 @@ pub fn run(args: Args, out: &mut Output) -> Status {
         Ok(c) => c,
         Err(s) => return s,
     };
+    if args.incident {
+        return run_incident(&args, &capture, out);
+    }
     let total: usize = selection(&capture, args.topic.as_deref(), args.partition)
         .iter()
         .map(|(_, reps)| reps.len())
@@ -115,6 +167,96 @@ pub fn run(args: Args, out: &mut Output) -> Status {
             let look = out.look();
             let mut w = out.fitted();
             write_table(&parts, look, &mut w).and_then(|()| w.flush())
+        }
+    };
+    match res {
+        Ok(()) => status,
+        Err(e) => status.worst(out.write_failed(e)),
+    }
+}
+
+/// Runs `klf timeline --incident`.
+fn run_incident(args: &Args, capture: &klf::model::Capture, out: &mut Output) -> Status {
+    let req = IncidentRequest {
+        topic: args.topic.clone(),
+        partition: args.partition,
+        all: args.all,
+        utc_offsets: args.log_utc_offset.clone(),
+    };
+    let candidates = capture
+        .partitions
+        .iter()
+        .filter(|((t, p), r)| {
+            r.len() >= 2
+                && req.topic.as_ref().is_none_or(|x| x == t)
+                && req.partition.is_none_or(|x| x == *p)
+        })
+        .count();
+    let run = out.counted(candidates, "partitions diffed", |tick| {
+        incident(capture, &req, tick)
+    });
+    let not_compared = super::common::report_not_compared(out, &run.diff.not_compared);
+    if run.diff.partitions.is_empty() {
+        if not_compared {
+            return Status::Failure;
+        }
+        return super::common::no_replicated_partition(out, &run.diff.single_replica);
+    }
+    let mut status = super::common::metadata_log_problems(
+        out,
+        super::common::controller_problems(run.diff.evidence.controller.as_ref()),
+    );
+    if not_compared {
+        status = status.worst(Status::Failure);
+    }
+    // the notes on the files read; klf places the lines in time itself
+    // (each node's offset from UTC is said with the tables)
+    if let Some(logs) = run.diff.evidence.logs() {
+        for (warning, text) in klf::render::broker_log::file_notes(&logs.read) {
+            if text.starts_with("Kafka's logs print their times") {
+                continue;
+            }
+            if warning {
+                out.diag(format_args!("klf: warning: {text}"));
+            } else {
+                out.note(format_args!("klf: note: {text}"));
+            }
+        }
+        if logs.read.files.iter().any(|f| f.io_error) {
+            status = status.worst(Status::Failure);
+        }
+    }
+    for p in &run.diff.partitions {
+        for pr in &p.problems {
+            out.diag(format_args!("klf: {pr}"));
+            status = status.worst(if pr.io {
+                Status::Failure
+            } else {
+                Status::Corruption
+            });
+        }
+    }
+    if run.partitions.iter().any(|p| p.loses_data) {
+        status = status.worst(Status::Corruption);
+    }
+    if run.partitions.is_empty() {
+        out.diag(format_args!(
+            "klf: {}: nothing lost; --all tells every partition's incident timeline",
+            klf::render::text::count(
+                run.diff.partitions.len() as u64,
+                "partition compared",
+                "partitions compared"
+            )
+        ));
+        return status;
+    }
+    let res = match args.format {
+        Format::Json => write_incident_json(&run.partitions, &run.zones, false, out.out()),
+        Format::Jsonl => write_incident_json(&run.partitions, &run.zones, true, out.out()),
+        Format::Table => {
+            let look = out.look();
+            let mut w = out.fitted();
+            write_incident_table(&run.partitions, &run.zones, look, &mut w).and_then(|()| w.flush())
         }
     };
     match res {

@@ -63,6 +63,15 @@ impl NodeLogs {
             .map(|v| v.iter().map(|&i| &self.read.events[i]).collect())
             .unwrap_or_default()
     }
+
+    /// [`NodeLogs::for_partition`] with each statement's position in
+    /// `read.events` (whose order is each node's own).
+    pub fn for_partition_indexed(&self, topic: &str, partition: i32) -> Vec<(usize, &LoggedEvent)> {
+        self.by_partition
+            .get(&(topic.to_string(), partition))
+            .map(|v| v.iter().map(|&i| (i, &self.read.events[i])).collect())
+            .unwrap_or_default()
+    }
 }
 
 /// Broker ids of the replicas of a partition: the node id discovery found,

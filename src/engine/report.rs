@@ -6,16 +6,18 @@
 
 use crate::analysis::diff::{diff_partition, PartitionReplicas};
 
+use crate::analysis::incident::keep_entries;
 use crate::analysis::loss::{partition_loss, share_loss, LossContext};
 use crate::analysis::timeline::timeline;
 use crate::engine::diff::DiffRun;
 use crate::engine::evidence::reference_hint;
 use crate::engine::impact::ImpactRun;
+use crate::engine::timeline::IncidentContext;
 use crate::model::diff::DiffOptions;
 use crate::model::diff::PartitionDiff;
 use crate::model::loss::{LostRange, PartitionLoss};
 use crate::model::report::{
-    CheckpointSpan, ElectionMark, LostSpan, PartitionReport, ReplicaView, Report,
+    CheckpointSpan, ElectionMark, LostSpan, PartitionReport, ReplicaView, Report, INCIDENT_ENTRIES,
 };
 use crate::model::timeline::Timeline;
 use crate::model::{HighWatermarkFact, Level, PartitionHistory, ReplicaLog};
@@ -65,6 +67,10 @@ pub fn build_diff(run: &DiffRun<'_>, inputs: Vec<String>) -> Result<Report, Stri
             report.problems.push(format!("metadata log: {p}"));
         }
     }
+    let incidents = IncidentContext::new(&run.evidence, &[]);
+    if run.evidence.logs().is_some() {
+        report.zones = incidents.zones.clone();
+    }
     for p in &run.partitions {
         for pr in &p.problems {
             report.damaged = true;
@@ -77,6 +83,11 @@ pub fn build_diff(run: &DiffRun<'_>, inputs: Vec<String>) -> Result<Report, Stri
         let recovery: Vec<Option<i64>> = run.replicas(p).iter().map(|r| r.recovery_point).collect();
         let mut part = section(p.diff.clone(), p.loss.clone(), &p.logs, &recovery, history);
         part.left_out = p.left_out.clone();
+        if p.loss.any() {
+            let mut incident = incidents.partition(run, p);
+            part.incident_left_out = keep_entries(&mut incident, INCIDENT_ENTRIES);
+            part.incident = Some(incident);
+        }
         report.partitions.push(part);
     }
     Ok(report)
@@ -117,6 +128,8 @@ pub fn section(
         elections: Vec::new(),
         impact: None,
         left_out: Vec::new(),
+        incident: None,
+        incident_left_out: 0,
     };
     part.elections = election_marks(&part);
     part

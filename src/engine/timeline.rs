@@ -1,15 +1,27 @@
 //! The timeline pipeline: every replica of the selected partitions read
 //! whole, its leader-epoch timeline from the batch headers beside its
-//! `leader-epoch-checkpoint`, and the controller's history of the partition.
+//! `leader-epoch-checkpoint`, and the controller's history of the partition;
+//! and the incident pipeline (`--incident`): the engine's diff of the
+//! capture decides which partitions lose data, and each one's records of
+//! the metadata log, epoch boundaries, checkpoint times and the nodes' log
+//! lines are merged in time order.
 
 use crate::model::ReplicaProblem;
 use rayon::prelude::*;
 
+use std::collections::BTreeSet;
+
+use crate::analysis::incident::{infer_zones, partition_incident, IncidentInput};
 use crate::analysis::timeline::timeline;
+use crate::capture::incident::{batch_position, checkpoint_times};
 use crate::capture::replica::load_replica;
+use crate::engine::diff::{diff_capture, DiffRequest, DiffRun, PartitionResult};
 use crate::engine::evidence::{broker_ids, Evidence};
 use crate::format::names::METADATA_TOPIC;
-use crate::model::timeline::PartitionTimelines;
+use crate::model::broker_log::LoggedEvent;
+use crate::model::timeline::{
+    EntrySource, EpochBoundary, NodeZone, PartitionIncident, PartitionTimelines,
+};
 use crate::model::{Capture, Replica};
 
 /// The timelines of every partition of `capture` that `topic` and
@@ -110,4 +122,169 @@ pub fn selection<'c>(
         ));
     }
     wanted
+}
+
+/// What `klf timeline --incident` tells.
+#[derive(Debug, Clone, Default)]
+pub struct IncidentRequest {
+    /// Only this topic.
+    pub topic: Option<String>,
+    /// Only this partition number.
+    pub partition: Option<i32>,
+    /// Every partition compared, not only the ones that lose data (a
+    /// partition named by both `topic` and `partition` is told whatever it
+    /// loses).
+    pub all: bool,
+    /// The offsets from UTC given for nodes' logs (node, minutes east).
+    pub utc_offsets: Vec<(i32, i32)>,
+}
+
+/// What the incident timelines of one run share: each node's offset from
+/// UTC, and the node-wide statements of the logs (with their positions).
+pub struct IncidentContext<'e> {
+    /// Each node's offset from UTC, by node.
+    pub zones: Vec<NodeZone>,
+    node_wide: Vec<(usize, &'e LoggedEvent)>,
+}
+
+impl<'e> IncidentContext<'e> {
+    /// The zones and node-wide statements of `evidence`'s logs, with the
+    /// offsets the operator gave.
+    pub fn new(evidence: &'e Evidence<'_>, given: &[(i32, i32)]) -> IncidentContext<'e> {
+        let events: &[LoggedEvent] = evidence.logs().map_or(&[], |l| &l.read.events);
+        IncidentContext {
+            zones: infer_zones(events, evidence.controller.as_ref(), given),
+            node_wide: events
+                .iter()
+                .enumerate()
+                .filter(|(_, e)| e.event.partition().is_none())
+                .collect(),
+        }
+    }
+
+    /// The incident timeline of one partition the diff of `run` compared.
+    pub fn partition(&self, run: &DiffRun<'_>, p: &PartitionResult) -> PartitionIncident {
+        let evidence = &run.evidence;
+        let (topic, partition) = (p.diff.topic.as_str(), p.diff.partition);
+        let replicas = run.replicas(p);
+        let ids = broker_ids(replicas);
+        let history = evidence.history(topic, partition);
+        let missing = evidence.history_missing(topic, partition);
+        let mut nodes: BTreeSet<i32> = p.diff.replicas.iter().map(|r| r.broker).collect();
+        nodes.extend(ids.iter().copied());
+        if let Some(h) = history {
+            nodes.extend(h.replicas.iter().copied());
+        }
+        let topic_id = replicas.iter().find_map(|r| {
+            r.partition_metadata
+                .as_deref()
+                .and_then(|m| m.as_ref().ok())
+                .map(|m| m.topic_id.0)
+        });
+        let mut boundaries = Vec::new();
+        for (r, log) in p.diff.replicas.iter().zip(&p.logs) {
+            let Some(replica) = replicas
+                .iter()
+                .zip(&ids)
+                .find(|(_, &id)| id == r.broker)
+                .map(|(rep, _)| rep)
+            else {
+                continue;
+            };
+            for c in &r.epoch_cache {
+                let first = log.batches.iter().find(|b| {
+                    b.partition_leader_epoch == c.epoch
+                        && b.base_offset <= c.start_offset
+                        && c.start_offset <= b.last_offset
+                });
+                let Some(b) = first else { continue };
+                let (file, byte) = match batch_position(replica, b.base_offset) {
+                    Some((f, at)) => (f, Some(at)),
+                    None => (replica.dir.clone(), None),
+                };
+                boundaries.push(EpochBoundary {
+                    broker: r.broker,
+                    epoch: c.epoch,
+                    offset: b.base_offset,
+                    timestamp: b.first_timestamp,
+                    source: EntrySource {
+                        file,
+                        line: None,
+                        byte,
+                    },
+                });
+            }
+        }
+        let checkpoints = replicas
+            .iter()
+            .zip(&ids)
+            .flat_map(|(r, &id)| checkpoint_times(evidence.capture(), r, id))
+            .collect();
+        partition_incident(IncidentInput {
+            topic,
+            partition,
+            topic_id,
+            loss: Some(&p.loss),
+            history,
+            history_missing: missing.as_deref(),
+            controller: evidence.controller.as_ref(),
+            nodes,
+            boundaries,
+            checkpoints,
+            logged: evidence
+                .logs()
+                .map(|l| l.for_partition_indexed(topic, partition))
+                .unwrap_or_default(),
+            node_wide: &self.node_wide,
+            zones: &self.zones,
+        })
+    }
+}
+
+/// A run of `klf timeline --incident`.
+pub struct IncidentRun<'c> {
+    /// The diff the partitions were chosen by.
+    pub diff: DiffRun<'c>,
+    /// Each node's offset from UTC.
+    pub zones: Vec<NodeZone>,
+    /// The timelines told, in topic/partition order.
+    pub partitions: Vec<PartitionIncident>,
+    /// Partitions compared that lose data.
+    pub losing: usize,
+}
+
+/// The incident timelines `req` asks for: the partitions of `capture` that
+/// lose data as `klf diff` decides (every one compared with
+/// [`IncidentRequest::all`]), each merged in time order. `progress` is
+/// called once per partition diffed (from worker threads).
+pub fn incident<'c>(
+    capture: &'c Capture,
+    req: &IncidentRequest,
+    progress: &(dyn Fn() + Sync),
+) -> IncidentRun<'c> {
+    let diff = diff_capture(
+        capture,
+        &DiffRequest {
+            topic: req.topic.clone(),
+            partition: req.partition,
+            ..DiffRequest::default()
+        },
+        progress,
+    );
+    let named = req.topic.is_some() && req.partition.is_some();
+    let ctx = IncidentContext::new(&diff.evidence, &req.utc_offsets);
+    let partitions: Vec<PartitionIncident> = diff
+        .partitions
+        .iter()
+        .filter(|p| req.all || named || p.loss.any())
+        .map(|p| ctx.partition(&diff, p))
+        .collect();
+    let losing = diff.partitions.iter().filter(|p| p.loss.any()).count();
+    let zones = ctx.zones;
+    IncidentRun {
+        diff,
+        zones,
+        partitions,
+        losing,
+    }
 }

@@ -711,6 +711,28 @@ pub enum Event {
         /// The exception line (`Class: message`), when there is one.
         exception: Option<String>,
     },
+    /// A broker applied a change of the partition's registration that kept
+    /// its role and leader epoch (`[Broker id=N] Skipped the become-leader
+    /// state change for T-P with topic id … partition registration
+    /// PartitionRegistration(… isr=[1, 2], … leader=1, …, leaderEpoch=0,
+    /// partitionEpoch=1) …`; before 3.7 `… partition state
+    /// LeaderAndIsrPartitionState(…)`): how a broker states an ISR change
+    /// the controller made (a replica fenced or shut down), which no
+    /// `ISR updated` line states.
+    RegistrationApplied {
+        /// The partition.
+        partition: Partition,
+        /// `become-leader` (the broker leads) or `become-follower`.
+        as_leader: bool,
+        /// `leader=` of the registration.
+        leader: Option<i32>,
+        /// `leaderEpoch=`.
+        leader_epoch: Option<i32>,
+        /// `isr=[…]`.
+        isr: Option<Vec<i32>>,
+        /// `partitionEpoch=` (KRaft), or `zkVersion=` (ZooKeeper mode).
+        partition_epoch: Option<i32>,
+    },
 }
 
 impl Event {
@@ -728,7 +750,8 @@ impl Event {
             | Event::BecameLeader { partition, .. }
             | Event::BecameFollower { partition, .. }
             | Event::UncleanPartitionChange { partition, .. }
-            | Event::ProducerAppendError { partition, .. } => Some(partition),
+            | Event::ProducerAppendError { partition, .. }
+            | Event::RegistrationApplied { partition, .. } => Some(partition),
             Event::UncleanElection { .. }
             | Event::BrokerFencing { .. }
             | Event::SessionExpired { .. }
@@ -760,6 +783,9 @@ pub fn event(entry: &Entry) -> Option<Event> {
     }
     if let Some(rest) = msg.strip_prefix("Follower ") {
         return became(rest, false);
+    }
+    if let Some(rest) = msg.strip_prefix("Skipped the become-") {
+        return registration_applied(rest);
     }
     if let Some(rest) = msg.strip_prefix("UNCLEAN partition change for ") {
         return unclean(rest);
@@ -1100,6 +1126,66 @@ fn became(rest: &str, leader: bool) -> Option<Event> {
     })
 }
 
+/// `leader state change for T-P … Registration(k=v, …)` (or
+/// `…PartitionState(k=v, …)`): the fields of the registration a broker
+/// applied without changing its role.
+fn registration_applied(rest: &str) -> Option<Event> {
+    let (role, r) = rest.split_once(" state change for ")?;
+    let as_leader = match role {
+        "leader" => true,
+        "follower" => false,
+        _ => return None,
+    };
+    let (name, r) = r.split_once(' ')?;
+    let partition = partition_name(name)?.1;
+    let open = ["Registration(", "PartitionState("]
+        .iter()
+        .filter_map(|k| r.find(k).map(|i| i + k.len()))
+        .min()?;
+    let fields = top_level_fields(&r[open..]);
+    let get = |key: &str| fields.iter().find(|(k, _)| *k == key).map(|(_, v)| *v);
+    let int = |key: &str| {
+        get(key)
+            .and_then(leading_num)
+            .and_then(|n| i32::try_from(n).ok())
+    };
+    Some(Event::RegistrationApplied {
+        partition,
+        as_leader,
+        leader: int("leader"),
+        leader_epoch: int("leaderEpoch"),
+        isr: get("isr").and_then(|v| bracket_list_after(v, "")),
+        partition_epoch: int("partitionEpoch").or_else(|| int("zkVersion")),
+    })
+}
+
+/// The `key=value` fields of `k1=v1, k2=[a, b], k3=X(…))…` up to the `)`
+/// that closes them: commas inside brackets or parentheses do not split.
+fn top_level_fields(s: &str) -> Vec<(&str, &str)> {
+    let mut out = Vec::new();
+    let mut depth = 0usize;
+    let mut start = 0;
+    for (i, c) in s.char_indices() {
+        match c {
+            '[' | '(' => depth += 1,
+            ']' if depth > 0 => depth -= 1,
+            ')' if depth == 0 => {
+                out.extend(s[start..i].split_once('='));
+                return out.into_iter().map(|(k, v)| (k.trim(), v.trim())).collect();
+            }
+            ')' => depth -= 1,
+            ',' if depth == 0 => {
+                out.extend(s[start..i].split_once('='));
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    // no closing parenthesis: a cut line, whose last field may be cut
+    // short and is not kept
+    out.into_iter().map(|(k, v)| (k.trim(), v.trim())).collect()
+}
+
 fn unclean(rest: &str) -> Option<Event> {
     let (name, r) = rest.split_once(" with topic ID ")?;
     let partition = partition_name(name)?.1;
@@ -1418,6 +1504,70 @@ mod tests {
                 leader_epoch: Some((0, 1)),
                 partition_epoch: Some((2, 3)),
             }
+        );
+    }
+
+    #[test]
+    fn kraft_4_4_registration_applied_states_the_controllers_isr_change() {
+        // 4.4.0, scenario unclean, node-1 (the leader, as broker 3 shut down)
+        assert_eq!(
+            ev(
+                r#"[2026-12-06 02:28:21,907] INFO [Broker id=1] Skipped the become-leader state change for unclean-0 with topic id Some(masD5675SF6pMztuWz5hvw), partition registration PartitionRegistration(replicas=[1, 2, 3], directories=[ydgpZlTZvZRmp1v7suCp4Q, cXMUkKo7gcgcUvsXV8Rm9A, ZsU8d0iFdNhodKopclnj8w], isr=[1, 2], removingReplicas=[], addingReplicas=[], elr=[], lastKnownElr=[], leader=1, leaderRecoveryState=RECOVERED, leaderEpoch=0, partitionEpoch=1) and isNew=false since it is already the leader with leader epoch 0. Current high watermark 100, ISR [1,2], adding replicas [] and removing replicas []. (state.change.logger)"#
+            ),
+            Event::RegistrationApplied {
+                partition: p("unclean", 0),
+                as_leader: true,
+                leader: Some(1),
+                leader_epoch: Some(0),
+                isr: Some(vec![1, 2]),
+                partition_epoch: Some(1),
+            }
+        );
+        // 4.4.0, scenario unclean, node-2 (a follower)
+        assert_eq!(
+            ev(
+                r#"[2026-12-06 02:28:56,239] INFO [Broker id=2] Skipped the become-follower state change for unclean-0 with topic id Some(masD5675SF6pMztuWz5hvw), partition registration PartitionRegistration(replicas=[1, 2, 3], directories=[ydgpZlTZvZRmp1v7suCp4Q, cXMUkKo7gcgcUvsXV8Rm9A, ZsU8d0iFdNhodKopclnj8w], isr=[1, 2, 3], removingReplicas=[], addingReplicas=[], elr=[], lastKnownElr=[], leader=3, leaderRecoveryState=RECOVERED, leaderEpoch=1, partitionEpoch=5) and isNew=false since it is already a follower with leader epoch 1. (state.change.logger)"#
+            ),
+            Event::RegistrationApplied {
+                partition: p("unclean", 0),
+                as_leader: false,
+                leader: Some(3),
+                leader_epoch: Some(1),
+                isr: Some(vec![1, 2, 3]),
+                partition_epoch: Some(5),
+            }
+        );
+        // built from the 3.x template (Partition.makeLeader, a
+        // LeaderAndIsrPartitionState; zkVersion in ZooKeeper mode)
+        assert_eq!(
+            ev("[2026-12-06 02:28:21,907] INFO [Broker id=1] Skipped the become-leader state change for orders-3 with topic id Some(n22FCMDaQle6dxLF9dftgg) and partition state LeaderAndIsrPartitionState(topicName='orders', partitionIndex=3, controllerEpoch=1, leader=1, leaderEpoch=4, isr=[1, 3], zkVersion=7, replicas=[1, 2, 3], addingReplicas=[], removingReplicas=[], isNew=false) since it is already the leader with leader epoch 4. (state.change.logger)"),
+            Event::RegistrationApplied {
+                partition: p("orders", 3),
+                as_leader: true,
+                leader: Some(1),
+                leader_epoch: Some(4),
+                isr: Some(vec![1, 3]),
+                partition_epoch: Some(7),
+            }
+        );
+        // a registration cut before it closes keeps only whole fields
+        match ev("[2026-12-06 02:28:21,907] INFO [Broker id=1] Skipped the become-leader state change for t-0 with topic id Some(x), partition registration PartitionRegistration(replicas=[1, 2], isr=[1, 2], leader=1, leaderEpoch=0, partitionEpoch=12 (state.change.logger)") {
+            Event::RegistrationApplied {
+                isr,
+                leader,
+                partition_epoch,
+                ..
+            } => {
+                assert_eq!(isr, Some(vec![1, 2]));
+                assert_eq!(leader, Some(1));
+                assert_eq!(partition_epoch, None);
+            }
+            e => panic!("{e:?}"),
+        }
+        // another role is no statement
+        assert_eq!(
+            event(&only("[2026-12-06 02:28:21,907] INFO [Broker id=1] Skipped the become-observer state change for t-0 with topic id Some(x), partition registration PartitionRegistration(isr=[1]) (state.change.logger)")),
+            None
         );
     }
 

@@ -87,6 +87,61 @@ pub struct ControllerView {
     /// (`LeaderChangeMessage`) and each voter set written
     /// (`KRaftVoters`, KIP-853), in log order.
     pub quorum: Vec<QuorumChange>,
+    /// Where the partition and broker records read lie: metadata offset
+    /// to the segment (an index into [`ControllerView::segment_files`])
+    /// and the byte its batch starts at.
+    #[serde(skip)]
+    pub record_at: BTreeMap<i64, (u32, u64)>,
+    /// The segment files of the metadata log read, in log order.
+    #[serde(skip)]
+    pub segment_files: Vec<PathBuf>,
+    /// The brokers' registrations, fencings and controlled shutdowns, in
+    /// log order.
+    #[serde(skip)]
+    pub brokers: Vec<BrokerChange>,
+}
+
+impl ControllerView {
+    /// The segment file and byte of the batch holding the record at
+    /// `metadata_offset`, when it is a partition or broker record read.
+    pub fn record_source(&self, metadata_offset: i64) -> Option<(&std::path::Path, u64)> {
+        let &(seg, byte) = self.record_at.get(&metadata_offset)?;
+        let file = self.segment_files.get(usize::try_from(seg).ok()?)?;
+        Some((file.as_path(), byte))
+    }
+}
+
+/// What a broker record of the metadata log says of a broker.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum BrokerChangeKind {
+    /// RegisterBrokerRecord: a broker (a new incarnation) registered.
+    Registered,
+    /// UnregisterBrokerRecord.
+    Unregistered,
+    /// FenceBrokerRecord, or a BrokerRegistrationChangeRecord with
+    /// `fenced=1`.
+    Fenced,
+    /// UnfenceBrokerRecord, or `fenced=-1`.
+    Unfenced,
+    /// A BrokerRegistrationChangeRecord with `inControlledShutdown=1`.
+    ControlledShutdown,
+}
+
+/// One broker record of the metadata log.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct BrokerChange {
+    /// Offset of the record in the metadata log.
+    pub metadata_offset: i64,
+    /// Record timestamp (ms).
+    #[serde(serialize_with = "crate::model::time::millis")]
+    pub timestamp: i64,
+    /// The broker.
+    pub broker: i32,
+    /// Its broker epoch.
+    pub broker_epoch: i64,
+    /// What happened.
+    pub kind: BrokerChangeKind,
 }
 
 /// What a KRaft control record of the metadata log says of the quorum.

@@ -89,7 +89,16 @@ pub struct PartitionReport {
     pub impact: Option<PartitionImpact>,
     /// Brokers whose replica could not be read (left out of the diff).
     pub left_out: Vec<i32>,
+    /// Its incident timeline (`klf timeline --incident`), when it loses
+    /// data: at most [`INCIDENT_ENTRIES`] entries, the rest counted in
+    /// `incident_left_out`.
+    pub incident: Option<crate::model::timeline::PartitionIncident>,
+    /// Entries of the incident timeline left off the page.
+    pub incident_left_out: u64,
 }
+
+/// The most entries of a partition's incident timeline the page shows.
+pub const INCIDENT_ENTRIES: usize = 40;
 
 impl PartitionReport {
     /// The first offset where a replica's batches part from the
@@ -211,6 +220,9 @@ pub struct Report {
     pub problems: Vec<String>,
     /// Whether reading a replica's segments met damage.
     pub damaged: bool,
+    /// Each node's offset from UTC its log times were read with (the
+    /// incident timelines'); empty without logs.
+    pub zones: Vec<crate::model::timeline::NodeZone>,
 }
 
 impl Report {

@@ -107,3 +107,271 @@ pub struct PartitionTimelines {
     /// captured; or a log that does not know the partition).
     pub controller_missing: Option<String>,
 }
+
+/// Where an entry of an incident timeline comes from: a file, and in it
+/// the line (a node's own log) or the byte (the batch of a segment or of
+/// the metadata log); neither for a file's modification time.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct EntrySource {
+    /// The file.
+    pub file: std::path::PathBuf,
+    /// The 1-based line of a log statement; `null` otherwise.
+    pub line: Option<u64>,
+    /// The byte a batch starts at; `null` otherwise.
+    pub byte: Option<u64>,
+}
+
+/// How the offset from UTC of a node's log times is known.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ZoneSource {
+    /// From the node's statements matched with the metadata log's records.
+    Inferred,
+    /// Given with `--log-utc-offset`.
+    Given,
+    /// Not known: the times are read as UTC.
+    Assumed,
+}
+
+/// The offset from UTC one node's log times are read with, and why.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct NodeZone {
+    /// The node.
+    pub node: i32,
+    /// Minutes east of UTC (`+02:00` is 120).
+    pub utc_offset_minutes: i32,
+    /// The same as `+HH:MM`.
+    pub utc_offset: String,
+    /// How it is known.
+    pub how: ZoneSource,
+    /// Statements of the node matched with the metadata log's records.
+    pub statements: u64,
+    /// Of the matched statements, the largest distance (ms) between the
+    /// logged time (read with the offset) and its record's timestamp;
+    /// `null` without matches.
+    pub max_residual_ms: Option<i64>,
+    /// In words.
+    pub text: String,
+    /// The node's first statement klf read, in UTC (read with the
+    /// offset); `null` without one.
+    #[serde(serialize_with = "crate::model::time::millis")]
+    pub first_timestamp: Option<i64>,
+    /// Its last one.
+    #[serde(serialize_with = "crate::model::time::millis")]
+    pub last_timestamp: Option<i64>,
+}
+
+/// One entry of an incident timeline.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct IncidentEntry {
+    /// When, in UTC: a log line's time read with its node's offset from
+    /// UTC ([`NodeZone`]), a record's or a batch's timestamp, a file's
+    /// modification time.
+    #[serde(serialize_with = "crate::model::time::millis")]
+    pub time: i64,
+    /// The node that logged it, whose batch or file it is; `null` for the
+    /// metadata log's records.
+    pub node: Option<i32>,
+    /// The topic it is about; `null` for node-wide events (a fencing, a
+    /// session expiry, a controlled shutdown, a broker record).
+    pub topic: Option<String>,
+    /// The partition it is about; `null` with `topic`.
+    pub partition: Option<i32>,
+    /// What it is: a kebab-case code.
+    pub kind: &'static str,
+    /// klf's words.
+    pub text: String,
+    /// Where it comes from.
+    pub source: EntrySource,
+    /// A log line's time as written (local, no zone); `null` otherwise.
+    pub logged_at: Option<String>,
+    /// A log line's message as logged (its first line, at most 1 KiB);
+    /// `null` otherwise.
+    pub logged: Option<String>,
+    /// The offset from UTC a log line's time was read with (`+HH:MM`);
+    /// `null` otherwise.
+    pub utc_offset: Option<String>,
+    /// How that offset is known (`assumed`: the time is the line's as if
+    /// it were UTC); `null` for what is not a log line.
+    pub zone: Option<ZoneSource>,
+    /// A metadata record that changes the ISR: Kafka's reason for it, as a
+    /// node logged it; `null` when none was logged (or for other entries).
+    pub reason: Option<String>,
+}
+
+/// How a change of the ISR the logs state compares with the metadata log.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum IsrVerdict {
+    /// A statement of the record's partition epoch states its ISR.
+    Agrees,
+    /// The statements of the record's partition epoch state another ISR
+    /// or leader epoch.
+    Differs,
+    /// No statement of the record's partition epoch, while the logs cover
+    /// its time.
+    NotLogged,
+    /// No statement, and the logs do not cover the record's time.
+    NotCovered,
+    /// A logged partition epoch within the metadata log's that no record
+    /// has.
+    NoRecord,
+    /// A logged partition epoch past the metadata log's last (logged after
+    /// the capture, or a metadata log cut short).
+    AfterMetadataLog,
+    /// A logged partition epoch before the metadata log's first (its start
+    /// was snapshotted away).
+    BeforeMetadataLog,
+}
+
+/// A statement of a node's log that states a partition's ISR at a
+/// partition epoch.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct IsrStatement {
+    /// The node.
+    pub node: i32,
+    /// The entry kind of the statement (`log-isr-updated`, ...).
+    pub kind: &'static str,
+    /// The ISR it states.
+    pub isr: Vec<i32>,
+    /// The leader epoch it states; `null` when it states none.
+    pub leader_epoch: Option<i32>,
+    /// The time as written.
+    pub logged_at: String,
+    /// The time in UTC (read with the node's offset).
+    #[serde(serialize_with = "crate::model::time::millis")]
+    pub time: i64,
+    /// Where.
+    pub source: crate::model::broker_log::LogSource,
+}
+
+/// One ISR change, from the metadata log, the logs, or both.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct IsrChange {
+    /// The partition epoch.
+    pub partition_epoch: i32,
+    /// How the logs and the metadata log compare.
+    pub verdict: IsrVerdict,
+    /// The record's offset in the metadata log; `null` without a record.
+    pub metadata_offset: Option<i64>,
+    /// The record's timestamp; `null` without a record.
+    #[serde(serialize_with = "crate::model::time::millis")]
+    pub timestamp: Option<i64>,
+    /// The ISR the record sets; `null` without a record.
+    pub isr: Option<Vec<i32>>,
+    /// The leader epoch after the record; `null` without a record.
+    pub leader_epoch: Option<i32>,
+    /// The statement that states it (the leader's first), `null` when none.
+    pub logged: Option<IsrStatement>,
+    /// Kafka's reason for the change, as logged (the leader's `Out of sync
+    /// replicas: ...`, the controller's fencing of a removed replica, a
+    /// removed replica's controlled shutdown); `null` when none was.
+    pub reason: Option<String>,
+    /// Where the reason was logged.
+    pub reason_source: Option<crate::model::broker_log::LogSource>,
+}
+
+/// The ISR changes of a partition: the metadata log's records against the
+/// statements of the nodes' logs.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Default)]
+pub struct IsrComparison {
+    /// Whether they were compared.
+    pub compared: bool,
+    /// Why not, when not.
+    pub why_not: Option<String>,
+    /// In partition epoch order: every record that changes the ISR, and
+    /// every logged partition epoch no record has.
+    pub changes: Vec<IsrChange>,
+}
+
+/// A partition's incident timeline.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PartitionIncident {
+    /// Topic.
+    pub topic: String,
+    /// Partition.
+    pub partition: i32,
+    /// Whether it loses data (as `klf diff` decides).
+    pub loses_data: bool,
+    /// Data records it loses (`klf diff`'s `loss.records`).
+    pub records_lost: u64,
+    /// Of those, proven committed.
+    pub committed_proven: u64,
+    /// At most possibly committed; `null` when some cannot be bounded.
+    pub committed_possible: Option<u64>,
+    /// Of those, the ones whose commitment cannot be bounded.
+    pub committed_unknown: u64,
+    /// The entries, in time order.
+    pub entries: Vec<IncidentEntry>,
+    /// Log lines about it past klf's cap on one timeline
+    /// (`analysis::incident::MAX_LOG_LINES`), not among the entries.
+    pub log_lines_left_out: u64,
+    /// The ISR changes, the logs against the metadata log.
+    pub isr_changes: IsrComparison,
+}
+
+/// The first batch of a leader epoch a replica holds, where it is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EpochBoundary {
+    /// The replica's node.
+    pub broker: i32,
+    /// The epoch.
+    pub epoch: i32,
+    /// Its first offset (the batch's base offset).
+    pub offset: i64,
+    /// The batch's first timestamp.
+    pub timestamp: i64,
+    /// The segment file and the byte the batch starts at.
+    pub source: EntrySource,
+}
+
+/// A checkpoint file's modification time.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CheckpointTime {
+    /// The node.
+    pub broker: i32,
+    /// `replication-offset-checkpoint` (the broker's), else the replica's
+    /// `leader-epoch-checkpoint`.
+    pub high_watermarks: bool,
+    /// The file.
+    pub file: std::path::PathBuf,
+    /// When it was last modified (ms, to the second).
+    pub modified: i64,
+    /// What it says of the partition, in words.
+    pub says: String,
+}
+
+/// `+HH:MM` of an offset in minutes.
+pub fn offset_text(minutes: i32) -> String {
+    let sign = if minutes < 0 { '-' } else { '+' };
+    let m = minutes.unsigned_abs();
+    format!("{sign}{:02}:{:02}", m / 60, m % 60)
+}
+
+/// Parses `+HH:MM`, `-HH:MM`, `+HH` or `Z` into minutes east of UTC (at
+/// most 18 hours either way, as java.time allows).
+pub fn parse_offset(s: &str) -> Option<i32> {
+    let s = s.trim();
+    if s == "Z" || s == "z" {
+        return Some(0);
+    }
+    let (sign, rest) = match s.as_bytes().first()? {
+        b'+' => (1, &s[1..]),
+        b'-' => (-1, &s[1..]),
+        _ => return None,
+    };
+    let (h, m) = match rest.split_once(':') {
+        Some((h, m)) => (h, m),
+        None if rest.len() == 4 => rest.split_at(2),
+        None => (rest, "0"),
+    };
+    let digits = |x: &str| !x.is_empty() && x.len() <= 2 && x.bytes().all(|b| b.is_ascii_digit());
+    if !digits(h) || !digits(m) {
+        return None;
+    }
+    let (h, m): (i32, i32) = (h.parse().ok()?, m.parse().ok()?);
+    if m >= 60 || h * 60 + m > 18 * 60 {
+        return None;
+    }
+    Some(sign * (h * 60 + m))
+}

@@ -8,7 +8,10 @@ use serde::Serialize;
 use crate::render::json;
 
 use crate::format::text::human_time;
-use crate::model::timeline::{Disagreement, EpochSpan, PartitionTimelines, Timeline};
+use crate::model::timeline::{
+    Disagreement, EntrySource, EpochSpan, IncidentEntry, IsrChange, IsrVerdict, NodeZone,
+    PartitionIncident, PartitionTimelines, Timeline, ZoneSource,
+};
 use crate::model::Election;
 use crate::render::style::{cell, paint, Look, Paint, Sheet};
 use crate::render::text::sanitize;
@@ -330,6 +333,318 @@ pub fn write_table(
                 )?;
             }
             writeln!(w)?;
+        }
+    }
+    Ok(())
+}
+
+/// `klf timeline --incident --format json`: `{"zones": [...],
+/// "partitions": [...]}`.
+#[derive(Serialize)]
+pub struct IncidentDocument<'a> {
+    /// Each node's offset from UTC, by node.
+    pub zones: &'a [NodeZone],
+    /// One timeline per partition told.
+    pub partitions: &'a [PartitionIncident],
+}
+
+/// A `jsonl` line: its type, the partition whose timeline it belongs to
+/// (none for a zone), then the item's own fields.
+#[derive(Serialize)]
+struct Line<'a, T: Serialize> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    incident_topic: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    incident_partition: Option<i32>,
+    #[serde(flatten)]
+    item: &'a T,
+}
+
+/// A partition's `jsonl` line: what it loses and whether its ISR changes
+/// were compared (its entries and ISR changes follow on lines of their
+/// own).
+#[derive(Serialize)]
+struct PartitionLine<'a> {
+    topic: &'a str,
+    partition: i32,
+    loses_data: bool,
+    records_lost: u64,
+    committed_proven: u64,
+    committed_possible: Option<u64>,
+    committed_unknown: u64,
+    entries: usize,
+    log_lines_left_out: u64,
+    isr_compared: bool,
+    isr_why_not: Option<&'a str>,
+}
+
+/// `--incident --format json` (one pretty document) or `jsonl`: a
+/// `"zone"` line per node, then per partition a `"partition"` line, an
+/// `"entry"` line per entry and an `"isr-change"` line per ISR change.
+pub fn write_incident_json(
+    parts: &[PartitionIncident],
+    zones: &[NodeZone],
+    lines: bool,
+    w: &mut impl Write,
+) -> std::io::Result<()> {
+    if !lines {
+        return json::document(
+            w,
+            &IncidentDocument {
+                zones,
+                partitions: parts,
+            },
+        );
+    }
+    for z in zones {
+        json::line(
+            w,
+            &Line {
+                kind: "zone",
+                incident_topic: None,
+                incident_partition: None,
+                item: z,
+            },
+        )?;
+    }
+    for p in parts {
+        let of = |kind| (kind, Some(p.topic.as_str()), Some(p.partition));
+        let (kind, incident_topic, incident_partition) = of("partition");
+        json::line(
+            w,
+            &Line {
+                kind,
+                incident_topic,
+                incident_partition,
+                item: &PartitionLine {
+                    topic: &p.topic,
+                    partition: p.partition,
+                    loses_data: p.loses_data,
+                    records_lost: p.records_lost,
+                    committed_proven: p.committed_proven,
+                    committed_possible: p.committed_possible,
+                    committed_unknown: p.committed_unknown,
+                    entries: p.entries.len(),
+                    log_lines_left_out: p.log_lines_left_out,
+                    isr_compared: p.isr_changes.compared,
+                    isr_why_not: p.isr_changes.why_not.as_deref(),
+                },
+            },
+        )?;
+        for e in &p.entries {
+            let (kind, incident_topic, incident_partition) = of("entry");
+            json::line(
+                w,
+                &Line {
+                    kind,
+                    incident_topic,
+                    incident_partition,
+                    item: e,
+                },
+            )?;
+        }
+        for c in &p.isr_changes.changes {
+            let (kind, incident_topic, incident_partition) = of("isr-change");
+            json::line(
+                w,
+                &Line {
+                    kind,
+                    incident_topic,
+                    incident_partition,
+                    item: c,
+                },
+            )?;
+        }
+    }
+    Ok(())
+}
+
+/// Where an entry comes from, for a person: `FILE:LINE`, `FILE at byte
+/// N`, or the file alone.
+pub fn source_text(s: &EntrySource) -> String {
+    let file = s.file.display();
+    match (s.line, s.byte) {
+        (Some(l), _) => format!("{file}:{l}"),
+        (None, Some(b)) => format!("{file} at byte {b}"),
+        (None, None) => file.to_string(),
+    }
+}
+
+fn log_source_text(s: &crate::model::broker_log::LogSource) -> String {
+    format!("{}:{}", s.file.display(), s.line)
+}
+
+/// The marker after a time read as UTC because its node's zone is not
+/// known.
+pub const ASSUMED_MARK: &str = "*";
+
+/// An incident entry's time for a person: ISO-8601 UTC, marked when it is
+/// a log line's read as UTC for want of its node's zone.
+pub fn entry_time(e: &IncidentEntry) -> String {
+    let t = crate::format::text::iso_time(e.time).unwrap_or_else(|| e.time.to_string());
+    if e.zone == Some(ZoneSource::Assumed) {
+        format!("{t} {ASSUMED_MARK}")
+    } else {
+        t
+    }
+}
+
+/// A verdict of the ISR comparison in words.
+pub fn isr_verdict_words(v: IsrVerdict) -> &'static str {
+    match v {
+        IsrVerdict::Agrees => "agrees",
+        IsrVerdict::Differs => "DIFFERS",
+        IsrVerdict::NotLogged => "not logged",
+        IsrVerdict::NotCovered => "not logged (the logs do not cover its time)",
+        IsrVerdict::NoRecord => "NO RECORD in the metadata log",
+        IsrVerdict::AfterMetadataLog => "logged after the metadata log ends",
+        IsrVerdict::BeforeMetadataLog => "logged before the metadata log starts",
+    }
+}
+
+/// A verdict's code, as the JSON writes it.
+pub fn isr_verdict_code(v: IsrVerdict) -> &'static str {
+    match v {
+        IsrVerdict::Agrees => "agrees",
+        IsrVerdict::Differs => "differs",
+        IsrVerdict::NotLogged => "not-logged",
+        IsrVerdict::NotCovered => "not-covered",
+        IsrVerdict::NoRecord => "no-record",
+        IsrVerdict::AfterMetadataLog => "after-metadata-log",
+        IsrVerdict::BeforeMetadataLog => "before-metadata-log",
+    }
+}
+
+/// One ISR change in a line: the record, the statement, the verdict and
+/// Kafka's reason.
+pub fn isr_change_line(c: &IsrChange) -> String {
+    let mut s = format!("partition epoch {}", c.partition_epoch);
+    if let (Some(isr), Some(off)) = (&c.isr, c.metadata_offset) {
+        s.push_str(&format!(": ISR {isr:?} (metadata offset {off})"));
+    }
+    s.push_str(&format!(": {}", isr_verdict_words(c.verdict)));
+    if let Some(l) = &c.logged {
+        s.push_str(&format!(
+            "; node {} logged {:?} at {} ({})",
+            l.node,
+            l.isr,
+            crate::format::text::iso_time(l.time).unwrap_or_else(|| l.logged_at.clone()),
+            log_source_text(&l.source)
+        ));
+    }
+    if let Some(r) = &c.reason {
+        s.push_str(&format!("; Kafka's reason: {r}"));
+        if let Some(src) = &c.reason_source {
+            s.push_str(&format!(" ({})", log_source_text(src)));
+        }
+    }
+    s
+}
+
+/// The tables of `klf timeline --incident`: per partition what it loses,
+/// its entries in time order (time, node, kind, what, source), and its ISR
+/// changes held against the metadata log; then each node's offset from
+/// UTC.
+pub fn write_incident_table(
+    parts: &[PartitionIncident],
+    zones: &[NodeZone],
+    look: Look,
+    w: &mut impl Write,
+) -> std::io::Result<()> {
+    let color = look.color;
+    for p in parts {
+        let loss = crate::render::overview::loss_words(
+            p.records_lost,
+            p.committed_proven,
+            p.committed_possible,
+            p.committed_unknown,
+        );
+        writeln!(
+            w,
+            "{}-{}: {}; incident timeline, {} (times UTC)",
+            sanitize(&p.topic),
+            p.partition,
+            paint(
+                color,
+                &loss,
+                if p.loses_data {
+                    Paint::Bad
+                } else {
+                    Paint::Good
+                }
+            ),
+            crate::format::text::count(p.entries.len() as u64, "entry", "entries")
+        )?;
+        let mut t = Sheet::new(look);
+        t.set_header(vec!["time (UTC)", "node", "kind", "what", "source"]);
+        t.title(2).prose(3);
+        for e in &p.entries {
+            let mut what = sanitize(&e.text).into_owned();
+            if let Some(r) = &e.reason {
+                what.push_str(&format!("; Kafka's reason: {}", sanitize(r)));
+            }
+            let bad = matches!(
+                e.kind,
+                "unclean-election" | "log-unclean-partition-change" | "log-truncation-below-hw"
+            );
+            t.add_row(vec![
+                cell(color, entry_time(e), None),
+                cell(color, e.node.map_or(String::new(), |n| n.to_string()), None),
+                cell(color, e.kind, bad.then_some(Paint::Bad)),
+                cell(color, what, None),
+                cell(color, sanitize(&source_text(&e.source)).into_owned(), None),
+            ]);
+        }
+        if !t.is_empty() {
+            writeln!(w, "{t}")?;
+        }
+        if p.log_lines_left_out > 0 {
+            writeln!(
+                w,
+                "  and {} about it past klf's cap on one timeline, not shown",
+                crate::format::text::count(p.log_lines_left_out, "more log line", "more log lines")
+            )?;
+        }
+        match (&p.isr_changes.why_not, p.isr_changes.changes.is_empty()) {
+            (Some(why), _) => writeln!(
+                w,
+                "  ISR changes not held against the metadata log: {}",
+                sanitize(why)
+            )?,
+            (None, true) => writeln!(w, "  no ISR change in the metadata log or the logs")?,
+            (None, false) => {
+                writeln!(w, "  ISR changes, the logs against the metadata log:")?;
+                for c in &p.isr_changes.changes {
+                    let mark = match c.verdict {
+                        IsrVerdict::Differs | IsrVerdict::NoRecord => paint(color, "!", Paint::Bad),
+                        IsrVerdict::NotLogged => paint(color, "!", Paint::Warn),
+                        _ => " ".to_string(),
+                    };
+                    writeln!(w, "  {mark} {}", sanitize(&isr_change_line(c)))?;
+                }
+            }
+        }
+        writeln!(w)?;
+    }
+    if !zones.is_empty() {
+        writeln!(
+            w,
+            "The nodes' log times (Kafka writes local time and no zone):"
+        )?;
+        for z in zones {
+            writeln!(w, "  node {}: {}", z.node, sanitize(&z.text))?;
+        }
+        if parts
+            .iter()
+            .flat_map(|p| &p.entries)
+            .any(|e| e.zone == Some(ZoneSource::Assumed))
+        {
+            writeln!(
+                w,
+                "  {ASSUMED_MARK} a log line's time as written, read as UTC: its node's zone is not known (--log-utc-offset NODE=+HH:MM gives it)"
+            )?;
         }
     }
     Ok(())

@@ -33,6 +33,7 @@ mod faults;
 mod healthy_brokers;
 mod hostile_input;
 mod hostile_paths;
+mod incident;
 mod kafka_impact;
 mod kafka_truncation;
 mod layers;

@@ -129,14 +129,28 @@ fn every_line_fits_eighty_columns() {
             vec!["diff", dir, "--explain"],
             vec!["diff", dir, "--records", "--records-limit", "20"],
             vec!["timeline", dir],
+            vec!["timeline", dir, "--incident", "--all"],
         ] {
             runs.push((80, args.into_iter().map(String::from).collect::<Vec<_>>()));
         }
     }
-    for ((_, args), out) in runs.iter().zip(on_terminals(&runs)) {
-        assert!(!out.trim().is_empty(), "klf {args:?} printed nothing");
-        assert_fits(&out, 80, &format!("klf {args:?} at 80 columns"));
+    // an incident told from the nodes' own logs too
+    let logged = crate::incident::fixture("pty");
+    let logged = logged.to_str().unwrap();
+    for cols in [80, 37] {
+        runs.push((
+            cols,
+            ["timeline", logged, "--incident"]
+                .into_iter()
+                .map(String::from)
+                .collect(),
+        ));
     }
+    for ((cols, args), out) in runs.iter().zip(on_terminals(&runs)) {
+        assert!(!out.trim().is_empty(), "klf {args:?} printed nothing");
+        assert_fits(&out, *cols, &format!("klf {args:?} at {cols} columns"));
+    }
+    let _ = std::fs::remove_dir_all(std::path::Path::new(logged).parent().unwrap());
 }
 
 /// On an 80x30 terminal, `klf elect` and `klf impact` open with the

@@ -8,8 +8,12 @@ use crate::format::text::human_time;
 use crate::model::diff::DiffFinding;
 use crate::model::loss::{bounds_words, NOT_CAPTURED_WEAKENS};
 use crate::model::report::{NothingLost, PartitionReport, Report};
+use crate::model::timeline::PartitionIncident;
 use crate::render::explain::{epoch_leaders, loss_story, story};
 use crate::render::text::markup;
+use crate::render::timeline::{
+    entry_time, isr_change_line, isr_verdict_code, source_text, ASSUMED_MARK,
+};
 
 const CSS: &str = r#"
 body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,sans-serif;margin:24px;color:#212529;background:#fff}
@@ -104,6 +108,20 @@ pub fn render(report: &Report) -> String {
     }
     for (i, p) in &quiet.drawn {
         partition(&mut h, p, *i);
+    }
+    if !report.zones.is_empty() && report.partitions.iter().any(|p| p.incident.is_some()) {
+        h.push_str("<h2 id=\"log-times\">The nodes' log times</h2>\n<p>Kafka writes its nodes' local time and no zone; the incident timelines read each node's times with this offset from UTC.</p>\n<ul class=\"findings\">\n");
+        for z in &report.zones {
+            let _ = writeln!(
+                h,
+                "<li data-kind=\"zone\" data-node=\"{}\" data-utc-offset=\"{}\">node {}: {}</li>",
+                z.node,
+                markup(&z.utc_offset),
+                z.node,
+                markup(&z.text)
+            );
+        }
+        h.push_str("</ul>\n");
     }
     if !report.problems.is_empty() {
         h.push_str(
@@ -678,6 +696,9 @@ fn partition(h: &mut String, p: &PartitionReport, i: usize) {
         }
         h.push_str("</tbody></table>\n");
     }
+    if let Some(inc) = &p.incident {
+        incident(h, inc, p.incident_left_out);
+    }
     // Timeline disagreements.
     let dis: Vec<_> = p
         .replicas
@@ -702,6 +723,71 @@ fn partition(h: &mut String, p: &PartitionReport, i: usize) {
         h.push_str("</ul>\n");
     }
     h.push_str("</section>\n");
+}
+
+/// The partition's incident timeline (`klf timeline --incident`): its
+/// entries in time order (at most [`crate::model::report::INCIDENT_ENTRIES`],
+/// the rest counted), and its ISR changes held against the metadata log.
+fn incident(h: &mut String, inc: &PartitionIncident, left_out: u64) {
+    let _ = writeln!(
+        h,
+        "<h3>Incident timeline (<code>klf timeline --incident</code>)</h3>\n<p>The metadata log's records, each replica's first batch of each epoch read, checkpoint modification times and the nodes' own log lines, in time order (UTC; a time marked {ASSUMED_MARK} is a log line's as written, its node's zone not known).</p>\n<table class=\"incident\" data-kind=\"incident\" data-entries=\"{}\" data-left-out=\"{left_out}\"><thead><tr><th>time (UTC)</th><th>node</th><th>kind</th><th>what</th><th>source</th></tr></thead><tbody>",
+        inc.entries.len()
+    );
+    for e in &inc.entries {
+        let mut what = markup(&e.text);
+        if let Some(r) = &e.reason {
+            let _ = write!(what, "; Kafka's reason: {}", markup(r));
+        }
+        let bad = matches!(
+            e.kind,
+            "unclean-election" | "log-unclean-partition-change" | "log-truncation-below-hw"
+        );
+        let _ = writeln!(
+            h,
+            "<tr data-kind=\"incident-entry\" data-entry=\"{}\" data-time=\"{}\"{}><td>{}</td><td>{}</td><td><code>{}</code></td><td>{what}</td><td><code>{}</code></td></tr>",
+            e.kind,
+            e.time,
+            if bad { " class=\"loss\"" } else { "" },
+            markup(&entry_time(e)),
+            e.node.map_or(String::new(), |n| n.to_string()),
+            e.kind,
+            markup(&source_text(&e.source))
+        );
+    }
+    h.push_str("</tbody></table>\n");
+    if left_out > 0 {
+        let _ = writeln!(
+            h,
+            "<p>and {left_out} more {} (fencings, restarts, checkpoint times): <code>klf timeline --incident</code> lists every one.</p>",
+            if left_out == 1 { "entry" } else { "entries" }
+        );
+    }
+    match &inc.isr_changes.why_not {
+        Some(why) => {
+            let _ = writeln!(
+                h,
+                "<p>ISR changes not held against the metadata log: {}.</p>",
+                markup(why)
+            );
+        }
+        None if !inc.isr_changes.changes.is_empty() => {
+            h.push_str(
+                "<p>ISR changes, the logs against the metadata log:</p>\n<ul class=\"findings\">\n",
+            );
+            for c in &inc.isr_changes.changes {
+                let _ = writeln!(
+                    h,
+                    "<li data-kind=\"isr-change\" data-partition-epoch=\"{}\" data-verdict=\"{}\">{}</li>",
+                    c.partition_epoch,
+                    isr_verdict_code(c.verdict),
+                    markup(&isr_change_line(c))
+                );
+            }
+            h.push_str("</ul>\n");
+        }
+        None => {}
+    }
 }
 
 /// Who the loss hurts (`klf impact`): groups, transactions, producers.
