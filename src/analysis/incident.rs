@@ -382,13 +382,17 @@ struct Stated<'e> {
 /// expiries and controlled shutdowns logged of the partition's nodes).
 /// Only the statements of nodes whose offset from UTC is known
 /// ([`infer_zones`]) are used: the others' times cannot be placed against
-/// the metadata log.
+/// the metadata log. `brokers` (the metadata log's broker records, in log
+/// order) tells which replicas were down when a record was written: a
+/// change no running replica could state is `replicas-down`, not
+/// `not-logged`.
 pub fn compare_isr(
     history: Option<&PartitionHistory>,
     history_missing: Option<&str>,
     logged: &[(usize, &LoggedEvent)],
     node_wide: &[(usize, &LoggedEvent)],
     zones: &[NodeZone],
+    brokers: &[crate::model::history::BrokerChange],
 ) -> IsrComparison {
     let not = |why: String| IsrComparison {
         compared: false,
@@ -455,6 +459,33 @@ pub fn compare_isr(
         time: utc(s.event, zones),
         source: s.event.source.clone(),
     };
+    // whether every broker that could state the change (the replicas, and
+    // the ISR before it) was fenced or unregistered when it was written: a
+    // broker that is down logs nothing then, and applies only the latest
+    // state when it starts
+    // (a fencing the controller wrote with the change, in the same event
+    // and so at the same time, counts: it is why the ISR changed)
+    let replicas_down = |before: &[i32], replicas: &[i32], r: &Election| {
+        use crate::model::history::BrokerChangeKind::{Fenced, Unregistered};
+        let down = |b: i32| {
+            let with_the_change = brokers.iter().any(|c| {
+                c.broker == b
+                    && c.metadata_offset > r.metadata_offset
+                    && c.timestamp == r.timestamp
+                    && matches!(c.kind, Fenced | Unregistered)
+            });
+            with_the_change
+                || brokers
+                    .iter()
+                    .rev()
+                    .find(|c| c.broker == b && c.metadata_offset < r.metadata_offset)
+                    .is_some_and(|c| matches!(c.kind, Fenced | Unregistered))
+        };
+        let mut nodes: Vec<i32> = replicas.iter().chain(before).copied().collect();
+        nodes.sort_unstable();
+        nodes.dedup();
+        !nodes.is_empty() && nodes.into_iter().all(down)
+    };
     let mut changes = Vec::new();
     for w in history.changes.windows(2) {
         let (prev, r) = (&w[0], &w[1]);
@@ -470,6 +501,9 @@ pub fn compare_isr(
         let (verdict, logged) = match (agreeing, stated.and_then(|v| v.first())) {
             (Some(s), _) => (IsrVerdict::Agrees, Some(s)),
             (None, Some(s)) => (IsrVerdict::Differs, Some(s)),
+            (None, None) if replicas_down(&prev.isr, &history.replicas, r) => {
+                (IsrVerdict::ReplicasDown, None)
+            }
             (None, None) if covers(r.timestamp) => (IsrVerdict::NotLogged, None),
             (None, None) => (IsrVerdict::NotCovered, None),
         };
@@ -985,7 +1019,8 @@ pub fn partition_incident(input: IncidentInput<'_>) -> PartitionIncident {
         .filter(|(_, e)| concerns(e))
         .copied()
         .collect();
-    let isr_changes = compare_isr(history, history_missing, &logged, &wide, zones);
+    let brokers = controller.map(|c| c.brokers.as_slice()).unwrap_or(&[]);
+    let isr_changes = compare_isr(history, history_missing, &logged, &wide, zones, brokers);
     let creation = history
         .filter(|h| h.from_creation)
         .and_then(|h| h.changes.first())
@@ -1225,6 +1260,7 @@ pub fn keep_entries(incident: &mut PartitionIncident, max: usize) -> u64 {
 mod tests {
     use super::*;
     use crate::format::kafka_log::{Level, Partition};
+    use crate::model::history::{BrokerChange, BrokerChangeKind};
     use std::path::PathBuf;
 
     fn rec(offset: i64, leader: i32, le: i32, pe: i32, isr: &[i32], ts: i64) -> Election {
@@ -1360,7 +1396,7 @@ mod tests {
         assert_eq!(zones[0].max_residual_ms, Some(40));
         let with: Vec<(usize, &LoggedEvent)> = events.iter().enumerate().collect();
         let h = history();
-        let cmp = compare_isr(Some(&h), None, &with, &[], &zones);
+        let cmp = compare_isr(Some(&h), None, &with, &[], &zones, &[]);
         assert!(cmp.compared);
         let verdicts: Vec<(i32, IsrVerdict)> = cmp
             .changes
@@ -1401,7 +1437,7 @@ mod tests {
         assert!(zones[0].text.contains("+124.0 s"), "{}", zones[0].text);
         let with: Vec<(usize, &LoggedEvent)> = events.iter().enumerate().collect();
         let h = history();
-        let cmp = compare_isr(Some(&h), None, &with, &[], &zones);
+        let cmp = compare_isr(Some(&h), None, &with, &[], &zones, &[]);
         assert!(!cmp.compared);
         // given, the offset is used as it is
         let given = infer_zones(&events, Some(&c), &[(1, 0)]);
@@ -1472,7 +1508,7 @@ mod tests {
         let zones = infer_zones(&events, Some(&c), &[]);
         assert_eq!(zones[0].how, ZoneSource::Inferred, "{}", zones[0].text);
         let with: Vec<(usize, &LoggedEvent)> = events.iter().enumerate().collect();
-        let cmp = compare_isr(Some(&h), None, &with, &[], &zones);
+        let cmp = compare_isr(Some(&h), None, &with, &[], &zones, &[]);
         let verdicts: Vec<(i32, IsrVerdict)> = cmp
             .changes
             .iter()
@@ -1487,6 +1523,28 @@ mod tests {
                 (5, IsrVerdict::AfterMetadataLog)
             ]
         );
+        // every replica fenced before the record (broker 3 in the same
+        // event, written with it): no running broker could state it
+        let fence = |broker: i32, offset: i64, timestamp: i64| BrokerChange {
+            metadata_offset: offset,
+            timestamp,
+            broker,
+            broker_epoch: 7,
+            kind: BrokerChangeKind::Fenced,
+        };
+        let down = [
+            fence(1, 35, 4_000_000),
+            fence(2, 36, 4_000_000),
+            fence(3, 41, 5_000_000),
+        ];
+        let cmp = compare_isr(Some(&h), None, &with, &[], &zones, &down);
+        assert_eq!(cmp.changes[2].verdict, IsrVerdict::ReplicasDown);
+        // one replica running (broker 3 fenced later, in another event):
+        // the record should have been stated
+        let mut later = down.clone();
+        later[2].timestamp = 6_000_000;
+        let cmp = compare_isr(Some(&h), None, &with, &[], &zones, &later);
+        assert_eq!(cmp.changes[2].verdict, IsrVerdict::NotLogged);
         // the controller's fencing of the removed broker is the reason
         let fencing = logged(
             100,
@@ -1506,7 +1564,7 @@ mod tests {
             ..zones[0].clone()
         });
         let wide = vec![(99, &fencing)];
-        let cmp = compare_isr(Some(&h), None, &with, &wide, &zones);
+        let cmp = compare_isr(Some(&h), None, &with, &wide, &zones, &[]);
         assert_eq!(cmp.changes[1].reason.as_deref(), Some("line 7"));
     }
 

@@ -58,8 +58,8 @@ its lines that state the metadata log's records (every one within 60 s of
 one whole quarter hour), else given with --log-utc-offset NODE=+HH:MM,
 else assumed UTC (marked *). The ISR changes the logs state are held
 against the metadata log's records by partition epoch (agrees, differs,
-not-logged, not-covered, no-record, after-metadata-log), with Kafka's
-reason where logged. Exit status: 0 nothing lost, 1 a partition told loses
+not-logged, not-covered, replicas-down, no-record, after-metadata-log),
+with Kafka's reason where logged. Exit status: 0 nothing lost, 1 a partition told loses
 data or a segment is damaged, 2 usage or I/O error. JSON: {\"zones\",
 \"partitions\":[{\"topic\",\"partition\",\"loses_data\",...,\"entries\":[{\"time\",
 \"node\",\"topic\",\"partition\",\"kind\",\"text\",\"source\":{\"file\",\"line\",

@@ -213,6 +213,11 @@ pub enum IsrVerdict {
     NotLogged,
     /// No statement, and the logs do not cover the record's time.
     NotCovered,
+    /// No statement, and every broker that could have stated it (the
+    /// replicas and the ISR before the change) was fenced or unregistered
+    /// when the record was written: a broker that is down logs nothing
+    /// then, and applies only the latest state when it starts.
+    ReplicasDown,
     /// A logged partition epoch within the metadata log's that no record
     /// has.
     NoRecord,
