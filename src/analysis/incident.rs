@@ -30,6 +30,7 @@ use crate::model::timeline::{
     offset_text, CheckpointTime, EntrySource, EpochBoundary, IncidentEntry, IsrChange,
     IsrComparison, IsrStatement, IsrVerdict, NodeZone, PartitionIncident, ZoneSource,
 };
+use crate::model::timeline::{QuorumEvent, QuorumEventKind};
 use crate::model::{ControllerView, Election, PartitionHistory};
 
 /// The most log lines one partition's timeline takes (each node's first
@@ -921,6 +922,52 @@ fn record_words(
     )
 }
 
+/// An incident entry's code and words for a quorum event; `None` for a
+/// voter set that changes nothing.
+fn quorum_words(q: &QuorumEvent) -> Option<(&'static str, String)> {
+    let c = &q.change;
+    let at = format!(
+        "quorum epoch {}, metadata offset {}",
+        c.epoch, c.metadata_offset
+    );
+    let leader = c.leader.map_or("-".to_string(), |l| l.to_string());
+    let ids = |v: &[i32]| format!("{v:?}");
+    Some(match q.event {
+        QuorumEventKind::Elected => (
+            "controller-elected",
+            format!(
+                "controller {leader} elected by voters {} ({at})",
+                ids(&c.voters)
+            ),
+        ),
+        QuorumEventKind::Reelected => (
+            "controller-elected",
+            format!("controller {leader} elected again ({at})"),
+        ),
+        QuorumEventKind::Failover => (
+            "controller-failover",
+            format!(
+                "controller failover: {} -> {leader} ({at})",
+                q.previous_leader.map_or("-".to_string(), |l| l.to_string())
+            ),
+        ),
+        QuorumEventKind::Voters => (
+            "quorum-voters",
+            format!("voter set {} ({at})", ids(&c.voters)),
+        ),
+        QuorumEventKind::VotersChanged => (
+            "quorum-voters",
+            format!(
+                "voter set {} (added {}, removed {}; {at})",
+                ids(&c.voters),
+                ids(&q.added),
+                ids(&q.removed)
+            ),
+        ),
+        QuorumEventKind::VotersRewritten => return None,
+    })
+}
+
 fn broker_words(b: &BrokerChange) -> (&'static str, String) {
     let (kind, what) = match b.kind {
         BrokerChangeKind::Registered => ("broker-registered", "registered"),
@@ -1085,6 +1132,29 @@ pub fn partition_incident(input: IncidentInput<'_>) -> PartitionIncident {
             e.node = None;
             pending.push(Pending {
                 key: b.timestamp,
+                entry: e,
+            });
+        }
+    }
+    if let Some(c) = controller {
+        // the quorum's elections and voter changes from the partition's
+        // creation on: a controller failover is when the controller that
+        // elects the partition's leaders changed hands
+        for q in crate::analysis::timeline::quorum_events(&c.quorum)
+            .iter()
+            .filter(|q| creation.is_none_or(|t| q.change.timestamp >= t))
+        {
+            let Some((kind, text)) = quorum_words(q) else {
+                continue;
+            };
+            let e = blank(
+                q.change.timestamp,
+                kind,
+                text,
+                metadata_source(q.change.metadata_offset),
+            );
+            pending.push(Pending {
+                key: q.change.timestamp,
                 entry: e,
             });
         }

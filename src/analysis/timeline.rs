@@ -2,8 +2,74 @@
 //! ranges according to the batch headers, beside what the replica's
 //! `leader-epoch-checkpoint` says, with every disagreement named.
 
-use crate::model::timeline::{Disagreement, EpochSpan, Timeline};
+use crate::model::history::{QuorumChange, QuorumChangeKind};
+use crate::model::timeline::{Disagreement, EpochSpan, QuorumEvent, QuorumEventKind, Timeline};
 use crate::model::{BatchSummary, ReplicaLog};
+
+/// The quorum's control records in log order, each with what it changed:
+/// an election is a failover when the last election before it chose
+/// another controller (a re-election when the same), a voter set names
+/// the voters it adds and removes against the last voter set before it.
+pub fn quorum_events(changes: &[QuorumChange]) -> Vec<QuorumEvent> {
+    let mut leader: Option<i32> = None;
+    let mut voters: Option<&[i32]> = None;
+    let mut out = Vec::with_capacity(changes.len());
+    for c in changes {
+        let (event, previous_leader, added, removed) = match c.kind {
+            QuorumChangeKind::LeaderChange => {
+                let before = leader;
+                // a record without a leader says nothing of who led
+                if c.leader.is_some() {
+                    leader = c.leader;
+                }
+                let event = match before {
+                    None => QuorumEventKind::Elected,
+                    Some(b) if c.leader.is_some_and(|l| l != b) => QuorumEventKind::Failover,
+                    Some(_) => QuorumEventKind::Reelected,
+                };
+                (event, before, Vec::new(), Vec::new())
+            }
+            QuorumChangeKind::Voters => {
+                let (event, added, removed) = match voters {
+                    None => (QuorumEventKind::Voters, Vec::new(), Vec::new()),
+                    Some(before) => {
+                        let mut added: Vec<i32> = c
+                            .voters
+                            .iter()
+                            .filter(|v| !before.contains(v))
+                            .copied()
+                            .collect();
+                        let mut removed: Vec<i32> = before
+                            .iter()
+                            .filter(|v| !c.voters.contains(v))
+                            .copied()
+                            .collect();
+                        added.sort_unstable();
+                        added.dedup();
+                        removed.sort_unstable();
+                        removed.dedup();
+                        let event = if added.is_empty() && removed.is_empty() {
+                            QuorumEventKind::VotersRewritten
+                        } else {
+                            QuorumEventKind::VotersChanged
+                        };
+                        (event, added, removed)
+                    }
+                };
+                voters = Some(&c.voters);
+                (event, None, added, removed)
+            }
+        };
+        out.push(QuorumEvent {
+            change: c.clone(),
+            event,
+            previous_leader,
+            added,
+            removed,
+        });
+    }
+    out
+}
 
 /// The epoch spans of a log, built one batch at a time in log order (a
 /// reader streaming a replica's batches keeps this, not the batches), with
@@ -222,6 +288,70 @@ fn compare(spans: &[EpochSpan], cp: &[(i32, i64)], log: &ReplicaLog, out: &mut V
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn change(
+        offset: i64,
+        epoch: i32,
+        kind: QuorumChangeKind,
+        leader: Option<i32>,
+        voters: &[i32],
+    ) -> QuorumChange {
+        QuorumChange {
+            metadata_offset: offset,
+            epoch,
+            timestamp: 1_000 + offset,
+            kind,
+            leader,
+            voters: voters.to_vec(),
+            granting_voters: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn quorum_events_name_failovers_reelections_and_voter_changes() {
+        use QuorumChangeKind::{LeaderChange, Voters};
+        let got = quorum_events(&[
+            change(0, 1, LeaderChange, Some(100), &[100]),
+            change(1, 1, Voters, None, &[100]),
+            change(7, 1, Voters, None, &[100, 101]),
+            change(9, 1, Voters, None, &[100, 101, 102]),
+            change(40, 2, LeaderChange, Some(101), &[100, 101, 102]),
+            change(41, 2, Voters, None, &[100, 101, 102]),
+            change(60, 3, LeaderChange, Some(101), &[100, 101, 102]),
+            change(70, 3, Voters, None, &[101, 102]),
+        ]);
+        let kinds: Vec<QuorumEventKind> = got.iter().map(|e| e.event).collect();
+        use QuorumEventKind as E;
+        assert_eq!(
+            kinds,
+            [
+                E::Elected,
+                E::Voters,
+                E::VotersChanged,
+                E::VotersChanged,
+                E::Failover,
+                E::VotersRewritten,
+                E::Reelected,
+                E::VotersChanged
+            ]
+        );
+        assert_eq!(got[0].previous_leader, None);
+        assert_eq!(got[4].previous_leader, Some(100));
+        assert_eq!(got[6].previous_leader, Some(101));
+        assert_eq!(
+            (got[2].added.as_slice(), got[2].removed.as_slice()),
+            (&[101][..], &[][..])
+        );
+        assert_eq!(
+            (got[7].added.as_slice(), got[7].removed.as_slice()),
+            (&[][..], &[100][..])
+        );
+        // a voter set names no previous leader
+        assert!(got
+            .iter()
+            .filter(|e| e.change.kind == Voters)
+            .all(|e| e.previous_leader.is_none()));
+    }
 
     #[test]
     fn a_million_checkpoint_entries_past_the_log_end_are_one_counted_fact() {

@@ -159,7 +159,12 @@ pub fn controller_view(capture: &Capture) -> Option<ControllerView> {
                 }
             };
             if batch.is_control() {
+                let before = view.quorum.len();
                 quorum_changes(&batch, &mut scratch, &mut view.quorum);
+                for q in &view.quorum[before..] {
+                    view.record_at
+                        .insert(q.metadata_offset, (seg_index, batch.position));
+                }
                 continue;
             }
             let records = match batch

@@ -36,9 +36,10 @@ JSON output:
   \"first_timestamp\",\"last_timestamp\"}],\"checkpoint\":[[epoch,start_offset]],
   \"log_start_offset\",\"log_end_offset\",\"high_watermark\",\"recovery_point\",
   \"disagreements\":[{\"code\",\"epoch\",\"message\"}]}],\"controller\":{\"replicas\",
-  \"changes\":[...]},\"controller_missing\"}]}
+  \"changes\":[...]},\"controller_missing\",\"quorum\"}]}
   Without a metadata log (a ZooKeeper-mode cluster) \"controller\" is null
-  and \"controller_missing\" says why.
+  and \"controller_missing\" says why. \"quorum\" is null but for the
+  metadata log.
 
 Offset ranges are half-open, as in klf diff and klf dump: an epoch wrote
 [start_offset, end), end being one past its last offset; a replica's last
@@ -46,7 +47,9 @@ epoch ends at its log end offset. The table prints them as [start, end).
 
 The metadata log (__cluster_metadata-0) has its own timeline, the KRaft
 quorum's epochs: shown with --topic __cluster_metadata, or when the paths
-hold nothing else.
+hold nothing else. With it comes the quorum's history: each controller
+elected (failovers named) and each voter set written, from the metadata
+log's control records, and what each node's quorum-state says now.
 
 With --incident: one time-ordered story per partition that loses data, as
 klf diff decides (--all: every partition compared): the metadata log's

@@ -12,16 +12,21 @@ use rayon::prelude::*;
 use std::collections::BTreeSet;
 
 use crate::analysis::incident::{infer_zones, partition_incident, IncidentInput};
-use crate::analysis::timeline::timeline;
+use crate::analysis::timeline::{quorum_events, timeline};
 use crate::capture::incident::{batch_position, checkpoint_times};
 use crate::capture::replica::load_replica;
+use crate::capture::vfs::read_small;
 use crate::engine::diff::{diff_capture, DiffRequest, DiffRun, PartitionResult};
 use crate::engine::evidence::{broker_ids, Evidence};
 use crate::format::names::METADATA_TOPIC;
+use crate::format::props::{over_properties_cap, MAX_PROPERTIES_BYTES};
+use crate::format::quorum_state::parse_quorum_state;
 use crate::model::broker_log::LoggedEvent;
 use crate::model::timeline::{
-    EntrySource, EpochBoundary, NodeZone, PartitionIncident, PartitionTimelines,
+    EntrySource, EpochBoundary, NodeQuorumState, NodeZone, PartitionIncident, PartitionTimelines,
+    QuorumHistory,
 };
+use crate::model::ControllerView;
 use crate::model::{Capture, Replica};
 
 /// The timelines of every partition of `capture` that `topic` and
@@ -66,6 +71,7 @@ pub fn timelines(
                 } else {
                     evidence.history_missing(t, *p)
                 },
+                quorum: metadata.then(|| quorum_history(evidence.controller.as_ref(), reps)),
             };
             (timelines, problems)
         })
@@ -76,6 +82,52 @@ pub fn timelines(
         problems,
         metadata_problems: evidence.controller.map(|c| c.problems).unwrap_or_default(),
     }
+}
+
+/// The quorum's history from the metadata log read (`controller`), and
+/// each metadata log replica's `quorum-state`.
+fn quorum_history(controller: Option<&ControllerView>, reps: &[Replica]) -> QuorumHistory {
+    QuorumHistory {
+        source: controller.and_then(|c| c.source.clone()),
+        changes: controller
+            .map(|c| quorum_events(&c.quorum))
+            .unwrap_or_default(),
+        states: reps
+            .iter()
+            .zip(broker_ids(reps))
+            .filter_map(|(r, id)| {
+                let file = r.quorum_state.as_ref()?;
+                Some(node_quorum_state(r.node_id.map(|_| id), file))
+            })
+            .collect(),
+    }
+}
+
+/// One node's `quorum-state`, or why it could not be read.
+fn node_quorum_state(node: Option<i32>, file: &std::path::Path) -> NodeQuorumState {
+    let mut out = NodeQuorumState {
+        node,
+        file: file.to_path_buf(),
+        leader: None,
+        leader_epoch: None,
+        voted_for: None,
+        voters: None,
+        problem: None,
+    };
+    match read_small(file, MAX_PROPERTIES_BYTES) {
+        Ok((Some(bytes), _)) => match parse_quorum_state(&bytes) {
+            Ok(s) => {
+                out.leader = s.leader;
+                out.leader_epoch = s.leader_epoch;
+                out.voted_for = s.voted_for;
+                out.voters = s.voters;
+            }
+            Err(e) => out.problem = Some(e.reason.into_owned()),
+        },
+        Ok((None, len)) => out.problem = Some(over_properties_cap(len)),
+        Err(e) => out.problem = Some(format!("cannot read: {e}")),
+    }
+    out
 }
 
 /// Every selected partition's timelines, and what the metadata log could

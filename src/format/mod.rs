@@ -32,5 +32,6 @@ pub mod checkpoint;
 // What `klf digest` ships.
 pub mod digest;
 pub mod props;
+pub mod quorum_state;
 // Kafka's own log files (server.log, controller.log, state-change.log).
 pub mod kafka_log;

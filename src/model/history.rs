@@ -87,7 +87,7 @@ pub struct ControllerView {
     /// (`LeaderChangeMessage`) and each voter set written
     /// (`KRaftVoters`, KIP-853), in log order.
     pub quorum: Vec<QuorumChange>,
-    /// Where the partition and broker records read lie: metadata offset
+    /// Where the partition, broker and quorum records read lie: metadata offset
     /// to the segment (an index into [`ControllerView::segment_files`])
     /// and the byte its batch starts at.
     #[serde(skip)]
@@ -103,7 +103,8 @@ pub struct ControllerView {
 
 impl ControllerView {
     /// The segment file and byte of the batch holding the record at
-    /// `metadata_offset`, when it is a partition or broker record read.
+    /// `metadata_offset`, when it is a partition, broker or quorum record
+    /// read.
     pub fn record_source(&self, metadata_offset: i64) -> Option<(&std::path::Path, u64)> {
         let &(seg, byte) = self.record_at.get(&metadata_offset)?;
         let file = self.segment_files.get(usize::try_from(seg).ok()?)?;

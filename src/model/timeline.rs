@@ -6,6 +6,7 @@
 
 use serde::Serialize;
 
+use crate::model::history::QuorumChange;
 use crate::model::{BatchSummary, PartitionHistory};
 
 /// One leader epoch as the batch headers show it.
@@ -106,6 +107,81 @@ pub struct PartitionTimelines {
     /// Without it, why (no metadata log: a ZooKeeper-mode cluster, or not
     /// captured; or a log that does not know the partition).
     pub controller_missing: Option<String>,
+    /// The KRaft quorum's history: for the metadata log's own partition
+    /// (`__cluster_metadata-0`) only.
+    pub quorum: Option<QuorumHistory>,
+}
+
+/// The KRaft controller quorum's history, read from the metadata log's
+/// control records, and what each node's `quorum-state` says now.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct QuorumHistory {
+    /// The metadata log replica the records were read from (the most
+    /// complete one of the capture).
+    pub source: Option<std::path::PathBuf>,
+    /// Each controller election and voter set written, in log order.
+    pub changes: Vec<QuorumEvent>,
+    /// Each node's `quorum-state` file, in node order.
+    pub states: Vec<NodeQuorumState>,
+}
+
+/// One control record of the metadata log, with what it changed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct QuorumEvent {
+    /// The record.
+    #[serde(flatten)]
+    pub change: QuorumChange,
+    /// What it means next to the records before it.
+    pub event: QuorumEventKind,
+    /// A controller election: the controller the last election before it
+    /// chose (`null` for the first one read).
+    pub previous_leader: Option<i32>,
+    /// A voter set: the voters it adds to the last voter set read (empty
+    /// for the first one).
+    pub added: Vec<i32>,
+    /// A voter set: the voters it removes from the last one.
+    pub removed: Vec<i32>,
+}
+
+/// What a [`QuorumEvent`] is next to the records before it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum QuorumEventKind {
+    /// The first controller election the log holds (its start, or the
+    /// first after the log's start was moved past older ones).
+    Elected,
+    /// A controller elected where another one led before: a failover.
+    Failover,
+    /// The same controller elected again at a new epoch.
+    Reelected,
+    /// The first voter set the log holds.
+    Voters,
+    /// A voter set that adds or removes voters.
+    VotersChanged,
+    /// A voter set the same as the one before.
+    VotersRewritten,
+}
+
+/// A node's `quorum-state` file: its view of the quorum when it last
+/// wrote it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct NodeQuorumState {
+    /// The node (`null` when its folder does not say).
+    pub node: Option<i32>,
+    /// The file.
+    pub file: std::path::PathBuf,
+    /// The leader it knew (`null`: none, `leaderId` -1).
+    pub leader: Option<i32>,
+    /// The epoch it was in.
+    pub leader_epoch: Option<i32>,
+    /// The candidate it voted for in that epoch (`null`: none).
+    pub voted_for: Option<i32>,
+    /// The voters it lists (`currentVoters`, written by static quorums);
+    /// `null` where the file has none (dynamic quorums keep the voter set
+    /// in the log).
+    pub voters: Option<Vec<i32>>,
+    /// Why the file could not be read; `null` when it was.
+    pub problem: Option<String>,
 }
 
 /// Where an entry of an incident timeline comes from: a file, and in it

@@ -8,9 +8,10 @@ use serde::Serialize;
 use crate::render::json;
 
 use crate::format::text::human_time;
+use crate::model::history::QuorumChangeKind;
 use crate::model::timeline::{
     Disagreement, EntrySource, EpochSpan, IncidentEntry, IsrChange, IsrVerdict, NodeZone,
-    PartitionIncident, PartitionTimelines, Timeline, ZoneSource,
+    PartitionIncident, PartitionTimelines, QuorumEventKind, QuorumHistory, Timeline, ZoneSource,
 };
 use crate::model::Election;
 use crate::render::style::{cell, paint, Look, Paint, Sheet};
@@ -37,6 +38,25 @@ pub struct TimelinePartition<'a> {
     /// Without it, why (who led each epoch, the ISR and the elections are
     /// then not in the capture); `null` with one.
     pub controller_missing: Option<&'a str>,
+    /// The KRaft quorum's history: for `__cluster_metadata-0` only, `null`
+    /// for every other partition.
+    pub quorum: Option<&'a QuorumHistory>,
+}
+
+/// The quorum's history as a `jsonl` line: `"type": "quorum"`, the topic
+/// and the partition first.
+#[derive(Serialize)]
+pub struct QuorumLine<'a> {
+    /// `"quorum"`.
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    /// Topic.
+    pub topic: &'a str,
+    /// Partition.
+    pub partition: i32,
+    /// The history.
+    #[serde(flatten)]
+    pub history: &'a QuorumHistory,
 }
 
 /// One replica's timeline (a `jsonl` line has `"type": "replica"`, the
@@ -150,6 +170,17 @@ pub fn write_json(
             if let Some(c) = controller(p, true) {
                 json::line(w, &c)?;
             }
+            if let Some(q) = &p.quorum {
+                json::line(
+                    w,
+                    &QuorumLine {
+                        kind: "quorum",
+                        topic: &p.topic,
+                        partition: p.partition,
+                        history: q,
+                    },
+                )?;
+            }
             for t in &p.replicas {
                 json::line(w, &replica(t, Some((&p.topic, p.partition))))?;
             }
@@ -167,10 +198,133 @@ pub fn write_json(
                     replicas: p.replicas.iter().map(|t| replica(t, None)).collect(),
                     controller: controller(p, false),
                     controller_missing: p.controller_missing.as_deref(),
+                    quorum: p.quorum.as_ref(),
                 })
                 .collect(),
         },
     )
+}
+
+/// A list of node ids as the tables write them: `[100, 101]`, `-` when
+/// there is none.
+fn ids(v: &[i32]) -> String {
+    if v.is_empty() {
+        "-".into()
+    } else {
+        format!("{v:?}")
+    }
+}
+
+/// What a quorum event is, in words.
+fn quorum_event_words(e: &crate::model::timeline::QuorumEvent) -> String {
+    let leader = e.change.leader.map_or("-".into(), |l| l.to_string());
+    let prev = e.previous_leader.map_or("-".into(), |l| l.to_string());
+    let signed =
+        |sign: char, v: &[i32]| -> Vec<String> { v.iter().map(|n| format!("{sign}{n}")).collect() };
+    match e.event {
+        QuorumEventKind::Elected => format!("controller {leader} elected"),
+        QuorumEventKind::Failover => format!("failover: controller {prev} -> {leader}"),
+        QuorumEventKind::Reelected => format!("controller {leader} elected again"),
+        QuorumEventKind::Voters => "voter set".into(),
+        QuorumEventKind::VotersChanged => {
+            let mut parts = signed('+', &e.added);
+            parts.extend(signed('-', &e.removed));
+            format!("voters changed: {}", parts.join(" "))
+        }
+        QuorumEventKind::VotersRewritten => "voter set written again, unchanged".into(),
+    }
+}
+
+/// The quorum's history table, then each node's `quorum-state`.
+fn write_quorum(
+    topic: &str,
+    partition: i32,
+    q: &QuorumHistory,
+    look: Look,
+    w: &mut impl Write,
+) -> std::io::Result<()> {
+    let color = look.color;
+    let source = q
+        .source
+        .as_ref()
+        .map_or("no metadata log read".into(), |s| {
+            sanitize(&s.display().to_string()).into_owned()
+        });
+    if q.changes.is_empty() {
+        writeln!(
+            w,
+            "{}-{partition}: quorum history: no controller election or voter set in the metadata log read ({source})",
+            sanitize(topic)
+        )?;
+    } else {
+        writeln!(
+            w,
+            "{}-{partition}: quorum history ({}, {}; from {source})",
+            sanitize(topic),
+            crate::format::text::count(
+                q.changes
+                    .iter()
+                    .filter(|e| e.change.kind == QuorumChangeKind::LeaderChange)
+                    .count() as u64,
+                "controller election",
+                "controller elections"
+            ),
+            crate::format::text::count(
+                q.changes
+                    .iter()
+                    .filter(|e| e.change.kind == QuorumChangeKind::Voters)
+                    .count() as u64,
+                "voter set",
+                "voter sets"
+            ),
+        )?;
+        let mut t = Sheet::new(look);
+        t.set_header(vec![
+            "metadata offset",
+            "quorum epoch",
+            "event",
+            "voters",
+            "granting voters",
+            "time (UTC, epoch ms)",
+        ]);
+        for e in &q.changes {
+            t.add_row(vec![
+                cell(color, e.change.metadata_offset.to_string(), None),
+                cell(color, e.change.epoch.to_string(), None),
+                cell(
+                    color,
+                    quorum_event_words(e),
+                    (e.event == QuorumEventKind::Failover).then_some(Paint::Warn),
+                ),
+                cell(color, ids(&e.change.voters), None),
+                cell(color, ids(&e.change.granting_voters), None),
+                cell(color, human_time(e.change.timestamp), None),
+            ]);
+        }
+        writeln!(w, "{t}")?;
+    }
+    for s in &q.states {
+        let node = s.node.map_or("a node".into(), |n| format!("node {n}"));
+        let file = sanitize(&s.file.display().to_string()).into_owned();
+        match &s.problem {
+            Some(why) => writeln!(
+                w,
+                "  quorum-state of {node}: not read: {} ({file})",
+                sanitize(why)
+            )?,
+            None => writeln!(
+                w,
+                "  quorum-state of {node}: leader {}, epoch {}, voted for {}, voters {}",
+                s.leader.map_or("none".into(), |l| l.to_string()),
+                s.leader_epoch.map_or("-".into(), |l| l.to_string()),
+                s.voted_for.map_or("none".into(), |l| l.to_string()),
+                s.voters
+                    .as_deref()
+                    .map_or("not in the file (kept in the log)".into(), ids),
+            )?,
+        }
+    }
+    Ok(())
 }
 
 /// Rows a replica's table gives to checkpoint epochs no batch carries; the
@@ -242,6 +396,9 @@ pub fn write_table(
                     p.partition,
                     sanitize(why)
                 )?;
+                if let Some(q) = &p.quorum {
+                    write_quorum(&p.topic, p.partition, q, look, w)?;
+                }
             } else {
                 writeln!(
                     w,

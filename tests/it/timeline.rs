@@ -186,6 +186,7 @@ fn a_log_of_v0_v1_messages_needs_no_epoch_checkpoint() {
 fn metadata_log_timeline_agrees_with_kafkas_checkpoint_and_quorum_state() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/kafka");
     let mut logs = 0;
+    let mut quorum_compared = 0;
     let mut names: Vec<_> = std::fs::read_dir(&root)
         .unwrap()
         .map(|e| e.unwrap().path())
@@ -266,6 +267,34 @@ fn metadata_log_timeline_agrees_with_kafkas_checkpoint_and_quorum_state() {
             let qs: Value =
                 serde_json::from_str(&std::fs::read_to_string(meta.join("quorum-state")).unwrap())
                     .unwrap();
+            // klf's reading of the node's quorum-state is the file's
+            let state = part["quorum"]["states"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|s| Path::new(s["file"].as_str().unwrap()) == meta.join("quorum-state"))
+                .unwrap_or_else(|| panic!("{}: no quorum-state read", meta.display()));
+            let id = |v: &Value| {
+                v.as_i64()
+                    .filter(|n| *n >= 0)
+                    .map_or(Value::Null, Value::from)
+            };
+            assert_eq!(state["leader"], id(&qs["leaderId"]), "{}", meta.display());
+            assert_eq!(
+                state["leader_epoch"],
+                qs["leaderEpoch"],
+                "{}",
+                meta.display()
+            );
+            assert_eq!(state["voted_for"], id(&qs["votedId"]), "{}", meta.display());
+            let voters = qs["currentVoters"].as_array().map_or(Value::Null, |a| {
+                a.iter()
+                    .map(|v| v["voterId"].clone())
+                    .collect::<Vec<_>>()
+                    .into()
+            });
+            assert_eq!(state["voters"], voters, "{}", meta.display());
+            assert!(state["problem"].is_null());
             let quorum_epoch = qs["leaderEpoch"].as_i64().unwrap();
             for (epoch, _) in &from_batches {
                 assert!(
@@ -274,6 +303,30 @@ fn metadata_log_timeline_agrees_with_kafkas_checkpoint_and_quorum_state() {
                     meta.display()
                 );
             }
+        }
+        // The quorum's history is the control records Kafka's own
+        // kafka-dump-log printed for the replica klf read.
+        let source = PathBuf::from(part["quorum"]["source"].as_str().unwrap());
+        if let Some(kafka) = kafka_quorum_records(&cap, &source) {
+            let klf: Vec<QuorumRecord> = part["quorum"]["changes"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|c| QuorumRecord {
+                    offset: c["metadata_offset"].as_i64().unwrap(),
+                    epoch: c["epoch"].as_i64().unwrap(),
+                    kind: if c["kind"] == "leader-change" {
+                        "LeaderChange"
+                    } else {
+                        "KRaftVoters"
+                    },
+                    leader: c["leader"].as_i64(),
+                    voters: ids(&c["voters"]),
+                    granting: ids(&c["granting_voters"]),
+                })
+                .collect();
+            assert_eq!(klf, kafka, "{}", source.display());
+            quorum_compared += 1;
         }
         // The metadata log alone: its own timeline, not "no partition".
         let alone = super::common::scratch(&format!(
@@ -309,6 +362,85 @@ fn metadata_log_timeline_agrees_with_kafkas_checkpoint_and_quorum_state() {
         let _ = std::fs::remove_dir_all(&alone);
     }
     assert!(logs >= 20, "only {logs} metadata logs");
+    assert!(
+        quorum_compared >= 10,
+        "only {quorum_compared} quorum histories held to kafka-dump-log"
+    );
+}
+
+/// A control record of the metadata log as kafka-dump-log prints it.
+#[derive(Debug, PartialEq, Eq)]
+struct QuorumRecord {
+    offset: i64,
+    epoch: i64,
+    kind: &'static str,
+    leader: Option<i64>,
+    voters: Vec<i64>,
+    granting: Vec<i64>,
+}
+
+fn ids(v: &Value) -> Vec<i64> {
+    v.as_array()
+        .map(|a| {
+            a.iter()
+                .map(|x| x.get("voterId").unwrap_or(x).as_i64().unwrap())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// The `LeaderChange` and `KRaftVoters` control records of the metadata
+/// log replica `source` of capture `cap`, in log order, from the deep
+/// dumps (`--deep-iteration --print-data-log`) Kafka's kafka-dump-log made
+/// of its segments (`golden/`); `None` when a segment has none.
+fn kafka_quorum_records(cap: &Path, source: &Path) -> Option<Vec<QuorumRecord>> {
+    let rel = source.strip_prefix(cap).ok()?;
+    let mut segments: Vec<PathBuf> = std::fs::read_dir(source)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "log"))
+        .collect();
+    segments.sort();
+    let mut out = Vec::new();
+    for seg in segments {
+        let golden = cap.join("golden").join(rel).join(format!(
+            "{}.deep.txt",
+            seg.file_name().unwrap().to_string_lossy()
+        ));
+        let text = std::fs::read_to_string(golden).ok()?;
+        let mut epoch = None;
+        for line in text.lines() {
+            if line.starts_with("baseOffset: ") {
+                epoch = line
+                    .split(" partitionLeaderEpoch: ")
+                    .nth(1)
+                    .and_then(|r| r.split(' ').next())
+                    .map(|e| e.parse::<i64>().unwrap());
+                continue;
+            }
+            for kind in ["LeaderChange", "KRaftVoters"] {
+                let Some((head, json)) = line.split_once(&format!(" {kind}: ")) else {
+                    continue;
+                };
+                let v: Value = serde_json::from_str(json).unwrap();
+                let offset = head
+                    .strip_prefix("| offset: ")
+                    .and_then(|r| r.split(' ').next())
+                    .unwrap()
+                    .parse()
+                    .unwrap();
+                out.push(QuorumRecord {
+                    offset,
+                    epoch: epoch.unwrap(),
+                    kind,
+                    leader: v["leaderId"].as_i64(),
+                    voters: ids(&v["voters"]),
+                    granting: ids(&v["grantingVoters"]),
+                });
+            }
+        }
+    }
+    Some(out)
 }
 
 /// Epoch ranges are half-open, as `klf diff` and `klf dump` write ranges:
@@ -400,4 +532,42 @@ fn epoch_ranges_are_half_open_and_the_last_ends_at_the_log_end() {
         }
     }
     assert!(replicas >= 20, "only {replicas} replicas with batches");
+}
+
+/// The table of the metadata log's timeline says who the quorum elected
+/// and what each node's quorum-state holds, as the JSON does.
+#[test]
+fn the_quorum_history_table_names_each_election_and_each_nodes_state() {
+    let cap = super::common::kafka("unclean-4.4");
+    let out = finish(
+        klf_command()
+            .args(["timeline", "--topic", "__cluster_metadata"])
+            .arg(&cap),
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    let (_, v) = timeline(&cap, "__cluster_metadata");
+    let q = &v["partitions"][0]["quorum"];
+    let elections: Vec<&Value> = q["changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["kind"] == "leader-change")
+        .collect();
+    assert!(!elections.is_empty(), "{q:#}");
+    assert_eq!(elections[0]["event"], "elected");
+    let first = elections[0]["leader"].as_i64().unwrap();
+    assert!(
+        text.contains(&format!("controller {first} elected")),
+        "{text}"
+    );
+    for s in q["states"].as_array().unwrap() {
+        let line = format!(
+            "quorum-state of node {}: leader {}, epoch {}",
+            s["node"], s["leader"], s["leader_epoch"]
+        );
+        assert!(text.contains(&line), "{line} not in {text}");
+    }
+    // every other partition's quorum is null
+    let (_, all) = timeline(&cap, "unclean");
+    assert!(all["partitions"][0]["quorum"].is_null());
 }
