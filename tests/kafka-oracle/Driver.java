@@ -68,6 +68,9 @@ public class Driver {
             case "txn-wide": out = txnWide(); break;
             case "group-members": out = groupMembers(); break;
             case "streams": out = streams(); break;
+            case "quorum": out = quorum(); break;
+            case "add-voter": out = addVoter(); break;
+            case "remove-voter": out = removeVoter(); break;
             default: throw new IllegalArgumentException("unknown command " + cmd);
         }
         System.out.println(out);
@@ -77,7 +80,12 @@ public class Driver {
 
     static Admin admin() {
         Properties p = new Properties();
-        p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, arg("bootstrap"));
+        // bootstrap_controllers=HOST:PORT,...: the Admin client talks to the
+        // KRaft controllers themselves (bootstrap.controllers), else to brokers
+        if (args.containsKey("bootstrap_controllers"))
+            p.put(AdminClientConfig.BOOTSTRAP_CONTROLLERS_CONFIG, arg("bootstrap_controllers"));
+        else
+            p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, arg("bootstrap"));
         p.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, "5000");
         p.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, "15000");
         return Admin.create(p);
@@ -987,5 +995,58 @@ public class Driver {
             for (Future<RecordMetadata> f : fs) f.get();
         }
         return "{\"replayed\":" + sent + ",\"skipped\":" + skipped + "}";
+    }
+
+    static String replicaStates(List<QuorumInfo.ReplicaState> rs) {
+        List<QuorumInfo.ReplicaState> sorted = new ArrayList<>(rs);
+        sorted.sort(Comparator.comparingInt(QuorumInfo.ReplicaState::replicaId));
+        StringJoiner j = new StringJoiner(",", "[", "]");
+        for (QuorumInfo.ReplicaState r : sorted) {
+            Uuid dir = r.replicaDirectoryId();
+            j.add("{\"id\":" + r.replicaId()
+                    + ",\"directory_id\":" + (dir == null || dir.equals(Uuid.ZERO_UUID) ? "null" : q(dir.toString()))
+                    + ",\"log_end_offset\":" + r.logEndOffset() + "}");
+        }
+        return j.toString();
+    }
+
+    // The KRaft controller quorum as Admin describeMetadataQuorum reports it
+    // (as kafka-metadata-quorum describe --status / --replication shows it):
+    // leader, its epoch, the high watermark, and each voter and observer
+    // with its metadata log end offset as the leader knows it.
+    static String quorum() throws Exception {
+        try (Admin a = admin()) {
+            QuorumInfo qi = a.describeMetadataQuorum().quorumInfo().get(15, TimeUnit.SECONDS);
+            return "{\"leader_id\":" + qi.leaderId() + ",\"leader_epoch\":" + qi.leaderEpoch()
+                    + ",\"high_watermark\":" + qi.highWatermark()
+                    + ",\"voters\":" + replicaStates(qi.voters())
+                    + ",\"observers\":" + replicaStates(qi.observers()) + "}";
+        }
+    }
+
+    // Adds a controller to the voter set of a dynamic quorum (KIP-853), as
+    // kafka-metadata-quorum add-controller does: id=N directory_id=UUID (the
+    // directory.id of its metadata log directory's meta.properties)
+    // host=H port=P listener=CONTROLLER.
+    static String addVoter() throws Exception {
+        int id = iarg("id", -1);
+        Uuid dir = Uuid.fromString(arg("directory_id"));
+        RaftVoterEndpoint ep = new RaftVoterEndpoint(arg("listener", "CONTROLLER"), arg("host", "127.0.0.1"),
+                Integer.parseInt(arg("port")));
+        try (Admin a = admin()) {
+            a.addRaftVoter(id, dir, Set.of(ep)).all().get(30, TimeUnit.SECONDS);
+            return "{\"added\":" + id + ",\"directory_id\":" + q(dir.toString()) + "}";
+        }
+    }
+
+    // Removes a controller from the voter set (kafka-metadata-quorum
+    // remove-controller): id=N directory_id=UUID.
+    static String removeVoter() throws Exception {
+        int id = iarg("id", -1);
+        Uuid dir = Uuid.fromString(arg("directory_id"));
+        try (Admin a = admin()) {
+            a.removeRaftVoter(id, dir).all().get(30, TimeUnit.SECONDS);
+            return "{\"removed\":" + id + ",\"directory_id\":" + q(dir.toString()) + "}";
+        }
     }
 }

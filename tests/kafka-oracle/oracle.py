@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Real Apache Kafka as the oracle for klf.
 
-Starts real Kafka brokers (one KRaft controller and three brokers, all on
-127.0.0.1), puts them through the incidents klf analyses, and copies their log
+Starts real Kafka brokers (one KRaft controller, or three in a dynamic quorum
+for scenario quorum, and three brokers, all on 127.0.0.1), puts them through the incidents klf analyses, and copies their log
 directories into testdata/kafka/<scenario>/ together with what Kafka itself
 reported: scenario.json (leaders, epochs, ISR, offsets, what producers were
 told, the truncation the brokers logged), each node's own log (server.log,
@@ -281,7 +281,7 @@ class Node:
             lines = {
                 "process.roles": self.roles,
                 "node.id": self.id,
-                "controller.quorum.voters": f"{CONTROLLER_ID}@127.0.0.1:{c.controller_port}",
+                **c.quorum_config(),
                 "controller.listener.names": "CONTROLLER",
                 "listener.security.protocol.map": "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT",
             }
@@ -334,10 +334,17 @@ class Node:
     def format(self):
         if zookeeper_mode():
             return   # a ZooKeeper-mode broker writes meta.properties itself
+        # a dynamic quorum (KIP-853): the first controller formats as a
+        # one-voter quorum (--standalone, kraft.version 1), the others as
+        # controllers outside it (--no-initial-controllers) that join it as
+        # voters once running (add_voter)
+        quorum = []
+        if self.cluster.dynamic_quorum and self.roles == "controller":
+            quorum = ["--standalone"] if self is self.cluster.controller else ["--no-initial-controllers"]
         subprocess.run(["java", "-Xmx256m", "-cp", classpath(),
                         f"-Dlog4j2.configurationFile={HERE}/log4j2.properties",
                         "kafka.tools.StorageTool", "format", "-t", self.cluster.cluster_id,
-                        "-c", self.config, "--ignore-formatted"],
+                        "-c", self.config, "--ignore-formatted"] + quorum,
                        check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
     def start(self):
@@ -466,7 +473,14 @@ class ZooKeeper:
 
 
 class Cluster:
-    def __init__(self, name, broker_extra=None, controller_extra=None, extra_classpath=(), log_dirs=1):
+    def __init__(self, name, broker_extra=None, controller_extra=None, extra_classpath=(), log_dirs=1,
+                 controllers=(CONTROLLER_ID,), dynamic_quorum=False):
+        """controllers: the KRaft controllers' node ids, the first being
+        `controller`; by default one, node 100, the only voter of a static
+        quorum (controller.quorum.voters). dynamic_quorum: a KIP-853 quorum
+        (controller.quorum.bootstrap.servers) that the first controller
+        forms alone (format --standalone); the others start outside it and
+        the scenario adds them (add_voter)."""
         self.name = name
         self.extra_classpath = list(extra_classpath)
         self.dir = os.path.join(WORK, name)
@@ -480,21 +494,43 @@ class Cluster:
             # no KRaft controller: ZooKeeper, and one of the brokers is the controller
             self.zk = ZooKeeper(self)
             self.controller = None
+            self.controllers = {}
+            self.dynamic_quorum = False
         else:
             self.zk = None
-            self.controller_port = free_port()
-            self.controller = Node(self, CONTROLLER_ID, "controller")
-            self.controller.port = self.controller_port
-            self.controller.write_config(controller_extra or {})
+            self.dynamic_quorum = dynamic_quorum
+            self.controllers = {i: Node(self, i, "controller") for i in controllers}
+            self.controller = self.controllers[controllers[0]]
+            self.controller_port = self.controller.port
+            # every controller's port is known before any configuration names them
+            for n in self.controllers.values():
+                n.write_config(controller_extra or {})
         self.brokers = {i: Node(self, i, "broker", log_dirs=log_dirs) for i in BROKERS}
         for b in self.brokers.values():
             b.write_config(broker_extra or {})
+
+    def quorum_config(self):
+        """How a KRaft node finds the controllers: the static voters
+        (controller.quorum.voters, id@host:port each), or for a dynamic
+        quorum the controllers to bootstrap from
+        (controller.quorum.bootstrap.servers)."""
+        if self.dynamic_quorum:
+            return {"controller.quorum.bootstrap.servers":
+                    ",".join(f"127.0.0.1:{n.port}" for n in self.controllers.values())}
+        return {"controller.quorum.voters":
+                ",".join(f"{i}@127.0.0.1:{n.port}" for i, n in self.controllers.items())}
+
+    @property
+    def bootstrap_controllers(self):
+        """The running controllers (Admin bootstrap.controllers)."""
+        return ",".join(f"127.0.0.1:{n.port}" for n in self.controllers.values()
+                        if n.proc is not None and not n.paused)
 
     def broker_config(self):
         """The brokers' settings as scenario.json keeps them: what every
         broker shares, without ports and paths."""
         skip = {"listeners", "advertised.listeners", "log.dirs", "zookeeper.connect",
-                "controller.quorum.voters", "node.id", "broker.id"}
+                "controller.quorum.voters", "controller.quorum.bootstrap.servers", "node.id", "broker.id"}
         # a path in the cluster's folder is kept relative to it (<cluster>/...)
         return {k: (v.replace(self.dir, "<cluster>") if isinstance(v, str) else v)
                 for k, v in self.brokers[BROKERS[0]].properties.items() if k not in skip}
@@ -520,10 +556,12 @@ class Cluster:
         if self.zk is not None:
             self.zk.start()
         else:
-            for n in [self.controller, *self.brokers.values()]:
+            for n in [*self.controllers.values(), *self.brokers.values()]:
                 n.format()
-            self.controller.start()
-            self.controller.wait_port()
+            for n in self.controllers.values():
+                n.start()
+            for n in self.controllers.values():
+                n.wait_port()
         for b in self.brokers.values():
             b.start()
         for b in self.brokers.values():
@@ -532,9 +570,9 @@ class Cluster:
         log(f"cluster {self.name} ready")
 
     def stop_all(self):
-        for n in [*self.brokers.values(), self.controller]:
-            if n is not None and n.proc is not None:
-                n.kill9() if n is not self.controller else n.stop()
+        for n in [*self.brokers.values(), *self.controllers.values()]:
+            if n.proc is not None:
+                n.kill9() if n.roles != "controller" else n.stop()
         if self.zk is not None:
             self.zk.stop()
 
@@ -1259,7 +1297,7 @@ def add_node_logs(cluster, out, compressed):
     broker and partition of scenario.json's partitions, what the broker
     logged truncating after its capture. after/ gets no logs."""
     entries = []
-    nodes = list(cluster.brokers.values()) + ([cluster.controller] if cluster.controller is not None else [])
+    nodes = list(cluster.brokers.values()) + list(cluster.controllers.values())
     sj = os.path.join(out, "scenario.json")
     facts = json.load(open(sj))
     topics = sorted({(p["topic"], p["partition"]) for p in facts.get("partitions", [])})
@@ -1397,10 +1435,17 @@ def dumpable_files(scenario_dir):
         if os.path.relpath(root, scenario_dir).split(os.sep)[0].startswith("golden"):
             continue
         for f in sorted(files):
-            # a node's own log (server.log) is no segment
-            if f.endswith((".log", ".index", ".timeindex", ".txnindex", ".snapshot")) and f not in NODE_LOG_NAMES:
+            # a node's own log (server.log) is no segment; a KRaft snapshot
+            # (<end offset>-<epoch>.checkpoint: a dynamic quorum's controller
+            # formatted --standalone holds 0-0's voter set) is, but not the
+            # bootstrap.checkpoint of a controller's log directory root
+            if ((f.endswith((".log", ".index", ".timeindex", ".txnindex", ".snapshot")) and f not in NODE_LOG_NAMES)
+                    or KRAFT_SNAPSHOT.match(f)):
                 out.append(os.path.join(root, f))
     return out
+
+
+KRAFT_SNAPSHOT = re.compile(r"^\d{20}-\d{10}\.checkpoint$")
 
 
 def file_modes(path):
@@ -1408,7 +1453,7 @@ def file_modes(path):
     topic = part.rsplit("-", 1)[0]
     modes = [("shallow", [])]
     deep = ["--deep-iteration", "--print-data-log"]
-    if path.endswith(".log") and topic in INTERNAL_DECODERS:
+    if (path.endswith(".log") or KRAFT_SNAPSHOT.match(os.path.basename(path))) and topic in INTERNAL_DECODERS:
         deep = deep + [INTERNAL_DECODERS[topic]]
     modes.append(("deep", deep))
     if path.endswith((".index", ".timeindex")):
@@ -1848,7 +1893,10 @@ def write_scenario(out, facts):
                                    f"inter.broker.protocol.version {IBP[0]}; ZooKeeper {zk_pom_version()[1]} "
                                    f"+ 3 brokers on 127.0.0.1; clients: Kafka {client_version()})")
     else:
-        facts.setdefault("writer", f"Apache Kafka {kafka_version()} broker (KRaft, 1 controller + 3 brokers on 127.0.0.1)")
+        k = len(c.controllers) if c is not None else 1
+        facts.setdefault("writer", f"Apache Kafka {kafka_version()} broker (KRaft, {k} controller{'s' if k > 1 else ''}"
+                                   f"{' in a dynamic quorum' if c is not None and c.dynamic_quorum else ''}"
+                                   f" + 3 brokers on 127.0.0.1)")
     facts["mode"] = MODE[0]
     if c is not None:
         facts["broker_config"] = c.broker_config()
@@ -1891,6 +1939,9 @@ ZK_SCENARIOS = ("follower-returns", "divergence", "double-divergence", "unclean"
 
 # scenarios of share groups (KIP-932): Kafka 4.2 on
 SHARE_SCENARIOS = ("share-unclean",)
+# scenarios of a dynamic controller quorum (KIP-853: format --standalone,
+# controller.quorum.bootstrap.servers, addRaftVoter): Kafka 4.0 on
+DYNAMIC_QUORUM_SCENARIOS = ("quorum",)
 
 
 def scenario(name):
@@ -3159,6 +3210,203 @@ def s_elect_choice(c, out):
         "partitions": [p]})
 
 
+# scenario quorum: three controllers in a dynamic quorum (KIP-853)
+QUORUM_CONTROLLERS = (100, 101, 102)
+
+
+class QuorumLog:
+    """quorum_truth of scenario quorum: the KRaft quorum as the Admin API
+    (describeMetadataQuorum) reported it after each phase, and what the
+    harness did to it (kills, stops, restarts, voters added and removed),
+    in one order (`seq`, shared by both lists)."""
+
+    def __init__(self, c):
+        self.c = c
+        self.phases = []
+        self.events = []
+        self.seq = 0
+
+    def view(self):
+        """describeMetadataQuorum through the brokers; RuntimeError while
+        the quorum has no leader (a wait_until condition retries)."""
+        q = self.c.driver("quorum")
+        if q["leader_id"] < 0:
+            raise RuntimeError(f"no quorum leader: {q}")
+        return q
+
+    @staticmethod
+    def ids(q, key):
+        return sorted(r["id"] for r in q[key])
+
+    def phase(self, name, q):
+        self.seq += 1
+        leo = {str(r["id"]): r["log_end_offset"] for r in q["voters"] + q["observers"]}
+        self.phases.append({"seq": self.seq, "phase": name, "leader_id": q["leader_id"],
+                            "leader_epoch": q["leader_epoch"], "high_watermark": q["high_watermark"],
+                            "voters": self.ids(q, "voters"), "observers": self.ids(q, "observers"),
+                            "voter_directory_ids": {str(r["id"]): r["directory_id"] for r in q["voters"]},
+                            "log_end_offsets": leo})
+        log(f"quorum {name}: leader {q['leader_id']} epoch {q['leader_epoch']} hw {q['high_watermark']} "
+            f"voters {self.ids(q, 'voters')} observers {self.ids(q, 'observers')}")
+
+    def event(self, what, node, **kw):
+        self.seq += 1
+        self.events.append(dict({"seq": self.seq, "event": what, "node": node}, **kw))
+
+    def truth(self):
+        return {"phases": self.phases, "events": self.events}
+
+
+def controller_directory_id(node):
+    """The directory id of a controller's metadata log directory (its
+    meta.properties): the voter's directory id in the quorum."""
+    return read_meta_properties(node.data)["directory.id"]
+
+
+def quorum_add_voter(c, ql, node):
+    """Adds a running controller to the voters (Admin addRaftVoter, as
+    kafka-metadata-quorum add-controller does), once the leader lists it as
+    an observer with its directory id; done when describeMetadataQuorum
+    lists it as a voter. A request the leader refuses (another voter change
+    not yet committed, the observer not caught up) is made again."""
+    d = controller_directory_id(node)
+
+    def observing():
+        q = ql.view()
+        return q if any(o["id"] == node.id and o["directory_id"] == d for o in q["observers"]) else None
+    c.wait_until(f"controller {node.id} to fetch from the quorum as an observer", observing, timeout=90)
+    tries = []
+
+    def voter():
+        q = ql.view()
+        if node.id in ql.ids(q, "voters"):
+            return q
+        tries.append(1)
+        c.driver("add-voter", id=node.id, directory_id=d, host="127.0.0.1", port=node.port,
+                 listener="CONTROLLER", bootstrap_controllers=c.bootstrap_controllers)
+        return None
+    q = c.wait_until(f"controller {node.id} to be a voter", voter, timeout=120, interval=1)
+    ql.event("add_voter", node.id, directory_id=d, requests=len(tries))
+    return q
+
+
+def quorum_remove_voter(c, ql, node):
+    """Removes a controller from the voters (Admin removeRaftVoter, as
+    kafka-metadata-quorum remove-controller does); done when
+    describeMetadataQuorum no longer lists it as a voter."""
+    d = controller_directory_id(node)
+    tries = []
+
+    def removed():
+        q = ql.view()
+        if node.id not in ql.ids(q, "voters"):
+            return q
+        tries.append(1)
+        c.driver("remove-voter", id=node.id, directory_id=d, bootstrap_controllers=c.bootstrap_controllers)
+        return None
+    q = c.wait_until(f"controller {node.id} to leave the voters", removed, timeout=120, interval=1)
+    ql.event("remove_voter", node.id, directory_id=d, requests=len(tries))
+    return q
+
+
+def quorum_failover(c, ql, how):
+    """Takes the active controller down (kill -9, or a clean stop) and waits
+    until another voter leads in a higher epoch."""
+    q = c.wait_until("a quorum leader", ql.view, timeout=60)
+    old, epoch = q["leader_id"], q["leader_epoch"]
+    n = c.controllers[old]
+    n.kill9() if how == "kill9" else n.stop()
+    ql.event(how, old, was_leader=True, leader_epoch_before=epoch, high_watermark_before=q["high_watermark"])
+
+    def new_leader():
+        q = ql.view()
+        return q if q["leader_id"] != old and q["leader_epoch"] > epoch else None
+    return n, c.wait_until(f"a controller other than {old} to lead in an epoch above {epoch}",
+                           new_leader, timeout=90, interval=1)
+
+
+def quorum_restart(c, ql, n):
+    """Starts a controller again; done when describeMetadataQuorum lists it
+    as a voter whose log end offset has reached the high watermark."""
+    n.start()
+    n.wait_port()
+    ql.event("restart", n.id)
+
+    def caught_up():
+        q = ql.view()
+        v = {r["id"]: r for r in q["voters"]}.get(n.id)
+        return q if v is not None and v["log_end_offset"] >= q["high_watermark"] else None
+    return c.wait_until(f"controller {n.id} to catch up as a voter", caught_up, timeout=90, interval=1)
+
+
+@scenario("quorum")
+def s_quorum(c, out):
+    """The KRaft controller quorum's history in the metadata log: three
+    controllers in a dynamic quorum (KIP-853, kraft.version 1). 100 formats
+    alone (--standalone); 101 and 102 format outside it
+    (--no-initial-controllers), start as observers and are added as voters
+    one at a time (VotersRecord). The active controller is killed (-9),
+    another leads in a higher epoch (LeaderChangeMessage), the killed one
+    returns and catches up; the next leader is stopped cleanly and returns;
+    a follower voter is removed and added back. quorum_truth is what the
+    Admin API reported after each step."""
+    t = "quorum"
+    ql = QuorumLog(c)
+    others = [c.controllers[i] for i in QUORUM_CONTROLLERS[1:]]
+
+    def all_observing():
+        q = ql.view()
+        return q if set(ql.ids(q, "observers")) >= {*BROKERS, *(n.id for n in others)} else None
+    ql.phase("standalone", c.wait_until("the brokers and controllers 101, 102 to fetch as observers",
+                                        all_observing, timeout=90))
+    for n in others:
+        ql.phase(f"added_{n.id}", quorum_add_voter(c, ql, n))
+    c.driver("create", topic=t, assignment="1,2,3", config=topic_config({"min.insync.replicas": 2}))
+    r1 = c.driver("produce", topic=t, count=300, acks="all")
+    ql.phase("produced", c.wait_until("a quorum leader", ql.view, timeout=60))
+    killed, q = quorum_failover(c, ql, "kill9")
+    ql.phase(f"leader_{killed.id}_killed", q)
+    r2 = c.driver("produce", topic=t, count=100, base=300, acks="all")
+    ql.phase(f"controller_{killed.id}_restarted", quorum_restart(c, ql, killed))
+    stopped, q = quorum_failover(c, ql, "stop")
+    ql.phase(f"leader_{stopped.id}_stopped", q)
+    r3 = c.driver("produce", topic=t, count=100, base=400, acks="all")
+    ql.phase(f"controller_{stopped.id}_restarted", quorum_restart(c, ql, stopped))
+    # a voter that does not lead leaves the voter set and joins it again
+    lead = ql.view()["leader_id"]
+    gone = next(c.controllers[i] for i in reversed(QUORUM_CONTROLLERS) if i != lead)
+    ql.phase(f"removed_{gone.id}", quorum_remove_voter(c, ql, gone))
+    ql.phase(f"readded_{gone.id}", quorum_add_voter(c, ql, gone))
+    r4 = c.driver("produce", topic=t, count=50, base=500, acks="all")
+
+    def settled():
+        q = ql.view()
+        # every voter has the whole log the leader has committed
+        return q if (ql.ids(q, "voters") == list(QUORUM_CONTROLLERS)
+                     and all(v["log_end_offset"] >= q["high_watermark"] for v in q["voters"])) else None
+    ql.phase("at_capture", c.wait_until("every voter caught up", settled, timeout=60))
+    wait_hw_checkpoints(c, t, 0, BROKERS)
+    capture(c, out)
+    for i in QUORUM_CONTROLLERS:
+        capture_node(c.controllers[i], os.path.join(out, f"controller-{i}"))
+    p = partition_facts(c, t, 0, [1, 2, 3], 1, acked_summary(r1, r2, r3, r4), captured_dir=out)
+    p["acked_by_phase"] = phases(voters_3=(r1, 1), after_kill=(r2, 1), after_stop=(r3, 1), after_readd=(r4, 1))
+    write_scenario(out, {
+        "description": "Three KRaft controllers (100, 101, 102) in a dynamic quorum (KIP-853, kraft.version 1, "
+                       "controller.quorum.bootstrap.servers): 100 is formatted --standalone, 101 and 102 "
+                       "--no-initial-controllers and added as voters one at a time (Admin addRaftVoter). Topic "
+                       "quorum (replicas [1,2,3]) takes 300 acks=all records; the active controller is killed "
+                       "(SIGKILL), another leads in a higher epoch, 100 records, the killed one returns and "
+                       "catches up; the next active controller stops cleanly (SIGTERM), another leads, 100 "
+                       "records, it returns; a voter that does not lead is removed (removeRaftVoter) and added "
+                       "back; 50 records. broker-*/ and controller-*/ are captured then, live. quorum_truth: "
+                       "describeMetadataQuorum after each phase (phases) and what was done to the quorum "
+                       "(events), in one order (seq).",
+        "controllers": list(QUORUM_CONTROLLERS),
+        "quorum_truth": ql.truth(),
+        "partitions": [p]})
+
+
 @scenario("tiered")
 def s_tiered(c, out):
     """A topic with remote storage (KIP-405) whose old segments Kafka has
@@ -3277,7 +3525,9 @@ def run_scenario(name, out_root, retries=2, make_golden=True):
             if zookeeper_mode():
                 extra.update(ZK_BROKER_EXTRA.get(name) or {})
             c = Cluster(name, broker_extra=extra, controller_extra=CONTROLLER_EXTRA.get(name),
-                        log_dirs=LOG_DIRS.get(name, 1))
+                        log_dirs=LOG_DIRS.get(name, 1),
+                        controllers=CONTROLLERS.get(name, (CONTROLLER_ID,)),
+                        dynamic_quorum=name in DYNAMIC_QUORUM_SCENARIOS)
         CURRENT[0] = c
         try:
             shutil.rmtree(out, ignore_errors=True)
@@ -3319,7 +3569,10 @@ ZK_BROKER_EXTRA = {"paused-follower": {"zookeeper.session.timeout.ms": 30000}}
 # a no-op record every 2 s instead of Kafka's 500 ms: the metadata log of a
 # scenario that lasts minutes stays small
 CONTROLLER_EXTRA = {"paused-follower": {"metadata.max.idle.interval.ms": 2000},
-                    "jbod": {"metadata.max.idle.interval.ms": 2000}}
+                    "jbod": {"metadata.max.idle.interval.ms": 2000},
+                    "quorum": {"metadata.max.idle.interval.ms": 5000}}
+# the KRaft controllers of a scenario's cluster where not the one node 100
+CONTROLLERS = {"quorum": QUORUM_CONTROLLERS}
 
 
 # ---------------------------------------------------------------- tiered storage
@@ -3735,6 +3988,12 @@ def main():
                 sys.exit(f"{', '.join(n for n in names if n in SHARE_SCENARIOS)} needs Kafka 4.2 or later "
                          "(share groups), not " + kafka_version())
             names = [n for n in names if n not in SHARE_SCENARIOS]
+        # the dynamic quorum (KIP-853) from 4.0
+        if not zookeeper_mode() and release_tuple() < (4, 0):
+            if a.scenarios and any(n in DYNAMIC_QUORUM_SCENARIOS for n in names):
+                sys.exit(f"{', '.join(n for n in names if n in DYNAMIC_QUORUM_SCENARIOS)} needs Kafka 4.0 or "
+                         "later (a dynamic controller quorum), not " + kafka_version())
+            names = [n for n in names if n not in DYNAMIC_QUORUM_SCENARIOS]
         for n in names:
             t0 = time.time()
             log(f"scenario {n}")
