@@ -419,9 +419,14 @@ fn kafka_quorum_records(cap: &Path, source: &Path) -> Option<Vec<QuorumRecord>> 
                 continue;
             }
             for kind in ["LeaderChange", "KRaftVoters"] {
-                let Some((head, json)) = line.split_once(&format!(" {kind}: ")) else {
+                // 4.4 prints `LeaderChange: {...}` and `KRaftVoters {...}`
+                let Some(at) = [format!(" {kind}: "), format!(" {kind} ")]
+                    .iter()
+                    .find_map(|m| line.find(m.as_str()).map(|at| (at, m.len())))
+                else {
                     continue;
                 };
+                let (head, json) = (&line[..at.0], &line[at.0 + at.1..]);
                 let v: Value = serde_json::from_str(json).unwrap();
                 let offset = head
                     .strip_prefix("| offset: ")
@@ -570,4 +575,113 @@ fn the_quorum_history_table_names_each_election_and_each_nodes_state() {
     // every other partition's quorum is null
     let (_, all) = timeline(&cap, "unclean");
     assert!(all["partitions"][0]["quorum"].is_null());
+}
+
+/// On a real dynamic quorum (quorum-4.4: three controllers, voters added
+/// one at a time, the leader killed, the next one stopped, a voter removed
+/// and added back), the quorum's history klf reads from the metadata log
+/// is what Kafka's Admin API reported after each step: the same leaders at
+/// the same epochs, a failover away from each leader killed or stopped,
+/// the same voter sets in order, and every node's quorum-state on the
+/// leader and epoch Kafka reported at the capture.
+#[test]
+fn the_quorum_history_is_what_kafka_reported_after_each_step() {
+    let cap = super::common::kafka("quorum-4.4");
+    let s: Value =
+        serde_json::from_str(&std::fs::read_to_string(cap.join("scenario.json")).unwrap()).unwrap();
+    let truth = &s["quorum_truth"];
+    let (code, v) = timeline(&cap, "__cluster_metadata");
+    assert_eq!(code, Some(0), "{v:#}");
+    let q = &v["partitions"][0]["quorum"];
+    let changes = q["changes"].as_array().unwrap();
+    // leaders: Kafka's (leader, epoch) after each step, consecutive
+    // repeats folded, are klf's elections in order
+    let mut kafka_leaders: Vec<(i64, i64)> = Vec::new();
+    let mut kafka_voters: Vec<Vec<i64>> = Vec::new();
+    for p in truth["phases"].as_array().unwrap() {
+        let l = (
+            p["leader_id"].as_i64().unwrap(),
+            p["leader_epoch"].as_i64().unwrap(),
+        );
+        if kafka_leaders.last() != Some(&l) {
+            kafka_leaders.push(l);
+        }
+        let mut set = ids(&p["voters"]);
+        set.sort_unstable();
+        if kafka_voters.last() != Some(&set) {
+            kafka_voters.push(set);
+        }
+    }
+    let elections: Vec<&Value> = changes
+        .iter()
+        .filter(|c| c["kind"] == "leader-change")
+        .collect();
+    let klf_leaders: Vec<(i64, i64)> = elections
+        .iter()
+        .map(|c| (c["leader"].as_i64().unwrap(), c["epoch"].as_i64().unwrap()))
+        .collect();
+    assert_eq!(klf_leaders, kafka_leaders, "{q:#}");
+    assert!(kafka_leaders.len() >= 3, "the scenario made two failovers");
+    // each leader Kafka lost (killed or stopped while leading) is the
+    // previous leader of a failover klf names
+    let mut lost = 0;
+    for e in truth["events"].as_array().unwrap() {
+        if e["was_leader"] == true {
+            lost += 1;
+            let epoch = e["leader_epoch_before"].as_i64().unwrap();
+            let next = elections
+                .iter()
+                .find(|c| c["epoch"].as_i64().unwrap() > epoch)
+                .unwrap_or_else(|| panic!("no election after {e}"));
+            assert_eq!(next["event"], "failover", "{next}");
+            assert_eq!(next["previous_leader"], e["node"], "{next}");
+        }
+    }
+    assert_eq!(lost, 2);
+    // voter sets: the sets Kafka reported, in order, are the sets the log's
+    // voter records hold, consecutive repeats folded; each change names the
+    // voter added or removed
+    let mut klf_voters: Vec<Vec<i64>> = Vec::new();
+    for c in changes.iter().filter(|c| c["kind"] == "voters") {
+        let mut set = ids(&c["voters"]);
+        set.sort_unstable();
+        if klf_voters.last() != Some(&set) {
+            klf_voters.push(set);
+        }
+        if c["event"] == "voters-changed" {
+            assert_eq!(
+                ids(&c["added"]).len() + ids(&c["removed"]).len(),
+                1,
+                "one voter a request: {c}"
+            );
+        }
+    }
+    assert_eq!(klf_voters, kafka_voters, "{q:#}");
+    // every node's quorum-state: the leader and epoch at the capture
+    let at = truth["phases"].as_array().unwrap().last().unwrap();
+    let states = q["states"].as_array().unwrap();
+    assert_eq!(states.len(), 6, "three brokers and three controllers");
+    for st in states {
+        assert_eq!(st["leader"], at["leader_id"], "{st}");
+        assert_eq!(st["leader_epoch"], at["leader_epoch"], "{st}");
+    }
+    // the failovers after the topic's creation are in its incident story
+    let out = finish(
+        klf_command()
+            .args(["timeline", "--incident", "--all", "--format", "json"])
+            .arg(&cap),
+    );
+    let inc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let failovers: Vec<&Value> = inc["partitions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["topic"] == "quorum")
+        .unwrap_or_else(|| panic!("{inc:#}"))["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["kind"] == "controller-failover")
+        .collect();
+    assert_eq!(failovers.len(), 2, "{failovers:#?}");
 }

@@ -322,7 +322,12 @@ fn dump_by_producer_is_the_unfiltered_dump_filtered() {
 #[test]
 fn dump_by_transactional_id_of_a_file_alone_is_refused() {
     let dir = scratch("txn-alone");
-    let seg = dir.join("00000000000000000000.log");
+    // a folder not named like a partition (`klf-test-txn-alone-PID` is:
+    // klf would then look for the capture in the temporary folder, where
+    // other tests' copies of captures may lie)
+    let alone = dir.join("alone");
+    std::fs::create_dir_all(&alone).unwrap();
+    let seg = alone.join("00000000000000000000.log");
     std::fs::copy(
         kafka("transactions-4.4").join("broker-1/txn-0/00000000000000000000.log"),
         &seg,
