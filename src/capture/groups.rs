@@ -105,12 +105,7 @@ type Key = (String, i32, String, Option<i32>);
 /// Reads every `__consumer_offsets` replica of `capture` and keeps the
 /// commits for the partitions in `wanted`.
 pub fn group_commits(capture: &Capture, wanted: &BTreeSet<(String, i32)>) -> GroupCommits {
-    let replicas: Vec<(usize, i32, &Replica)> = capture
-        .partitions
-        .iter()
-        .filter(|((t, _), _)| t == CONSUMER_OFFSETS)
-        .flat_map(|((_, p), reps)| reps.iter().enumerate().map(move |(i, r)| (i, *p, r)))
-        .collect();
+    let replicas = crate::capture::replica::replicas_of_topic(capture, CONSUMER_OFFSETS);
     let mut out = GroupCommits {
         topic_present: !replicas.is_empty(),
         replicas_read: replicas.len(),

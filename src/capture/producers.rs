@@ -83,26 +83,15 @@ pub fn scan_sized(
                         return problems;
                     }
                 }
-                Step::BadCrc(batch, e) => problems.push(ReplicaProblem {
-                    path: path.to_path_buf(),
-                    position: Some(e.pos),
-                    message: format!(
-                        "{}; the rest of the segment ({} bytes) is not used, as Kafka's recovery would truncate here",
-                        e.reason,
-                        len.saturating_sub(batch.position())
-                    ),
-                    io: false,
-                }),
-                Step::Bad(e) => problems.push(ReplicaProblem {
-                    path: path.to_path_buf(),
-                    position: Some(e.pos),
-                    message: format!(
-                        "{}; the rest of the segment ({} bytes) is not used",
-                        e.reason,
-                        len.saturating_sub(e.pos)
-                    ),
-                    io: false,
-                }),
+                Step::BadCrc(batch, e) => problems.push(crate::capture::replica::bad_crc_problem(
+                    path,
+                    len,
+                    batch.position(),
+                    &e,
+                )),
+                Step::Bad(e) => {
+                    problems.push(crate::capture::replica::bad_entry_problem(path, len, &e))
+                }
                 Step::Io(e) => {
                     problems.push(ReplicaProblem::unreadable(path, Some(walk.position()), &e))
                 }

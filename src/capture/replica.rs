@@ -14,7 +14,7 @@ use crate::capture::segment::{SegmentFile, SegmentReader};
 use crate::format::batch::Batch;
 use crate::format::index::OffsetIndex;
 use crate::format::walk::{Checksums, Step, Walk};
-use crate::model::{BatchSummary, Replica, ReplicaLog, ReplicaProblem, SegmentFiles};
+use crate::model::{BatchSummary, Capture, Replica, ReplicaLog, ReplicaProblem, SegmentFiles};
 
 /// A replica read from disk.
 #[derive(Debug, Clone)]
@@ -25,6 +25,56 @@ pub struct LoadedReplica {
     pub problems: Vec<ReplicaProblem>,
     /// Bytes of segment data read.
     pub bytes_read: u64,
+}
+
+/// A batch at byte `at` of the segment `path` (of `len` bytes) whose
+/// checksum fails: the rest of the segment is not used.
+pub(crate) fn bad_crc_problem(
+    path: &Path,
+    len: u64,
+    at: u64,
+    e: &crate::format::error::ParseError,
+) -> ReplicaProblem {
+    ReplicaProblem {
+        path: path.to_path_buf(),
+        position: Some(e.pos),
+        message: format!(
+            "{}; the rest of the segment ({} bytes) is not used, as Kafka's recovery would truncate here",
+            e.reason,
+            len.saturating_sub(at)
+        ),
+        io: false,
+    }
+}
+
+/// An entry of the segment `path` (of `len` bytes) that does not frame:
+/// the rest of the segment is not used.
+pub(crate) fn bad_entry_problem(
+    path: &Path,
+    len: u64,
+    e: &crate::format::error::ParseError,
+) -> ReplicaProblem {
+    ReplicaProblem {
+        path: path.to_path_buf(),
+        position: Some(e.pos),
+        message: format!(
+            "{}; the rest of the segment ({} bytes) is not used",
+            e.reason,
+            len.saturating_sub(e.pos)
+        ),
+        io: false,
+    }
+}
+
+/// Every replica of `topic` in `capture`: its index among its partition's
+/// replicas, the partition, the replica.
+pub fn replicas_of_topic<'c>(capture: &'c Capture, topic: &str) -> Vec<(usize, i32, &'c Replica)> {
+    capture
+        .partitions
+        .iter()
+        .filter(|((t, _), _)| t == topic)
+        .flat_map(|((_, p), reps)| reps.iter().enumerate().map(move |(i, r)| (i, *p, r)))
+        .collect()
 }
 
 /// Summarises one batch header.
@@ -346,31 +396,13 @@ pub fn load_replica_from(replica: &Replica, broker: i32, from: Option<i64>) -> L
                     }
                     batches.push(summarize(&batch));
                 }
-                Step::BadCrc(batch, e) => problems.push(ReplicaProblem {
-                    path: path.to_path_buf(),
-                    position: Some(e.pos),
-                    message: format!(
-                        "{}; the rest of the segment ({} bytes) is not used, as Kafka's recovery would truncate here",
-                        e.reason,
-                        len.saturating_sub(batch.position())
-                    ),
-                    io: false,
-                }),
-                Step::Bad(e) => problems.push(ReplicaProblem {
-                    path: path.to_path_buf(),
-                    position: Some(e.pos),
-                    message: format!(
-                        "{}; the rest of the segment ({} bytes) is not used",
-                        e.reason,
-                        len.saturating_sub(e.pos)
-                    ),
-                    io: false,
-                }),
-                Step::Io(e) => problems.push(ReplicaProblem::unreadable(
-                    path,
-                    Some(walk.position()),
-                    &e,
-                )),
+                Step::BadCrc(batch, e) => {
+                    problems.push(bad_crc_problem(path, len, batch.position(), &e))
+                }
+                Step::Bad(e) => problems.push(bad_entry_problem(path, len, &e)),
+                Step::Io(e) => {
+                    problems.push(ReplicaProblem::unreadable(path, Some(walk.position()), &e))
+                }
                 Step::Tail(tail) => problems.push(ReplicaProblem {
                     path: path.to_path_buf(),
                     position: Some(tail.position),

@@ -85,12 +85,7 @@ pub fn share_states(
     wanted: &BTreeSet<(String, i32)>,
     prefer: &dyn Fn(i32) -> Option<i32>,
 ) -> ShareStates {
-    let replicas: Vec<(usize, i32, &Replica)> = capture
-        .partitions
-        .iter()
-        .filter(|((t, _), _)| t == SHARE_GROUP_STATE)
-        .flat_map(|((_, p), reps)| reps.iter().enumerate().map(move |(i, r)| (i, *p, r)))
-        .collect();
+    let replicas = crate::capture::replica::replicas_of_topic(capture, SHARE_GROUP_STATE);
     let mut out = ShareStates {
         topic_present: !replicas.is_empty(),
         replicas_read: replicas.len(),

@@ -32,6 +32,34 @@ pub struct CoordinatorView {
     pub problems: Vec<ReplicaProblem>,
 }
 
+/// The transaction-log entry a record of `__transaction_state` (in the
+/// batch at byte `position` of `path`) holds; `None` for a record without
+/// a key or of another kind, and for one that does not decode, which goes
+/// into `bad`.
+fn transaction_entry(
+    rec: &crate::format::record::Record<'_>,
+    path: &std::path::Path,
+    position: u64,
+    bad: &mut Vec<ReplicaProblem>,
+) -> Option<crate::format::internal::TransactionLogEntry> {
+    let key = rec.key?;
+    match decode_transaction_record(key, rec.value) {
+        Ok(d) => d.transaction_log_entry(),
+        Err(e) => {
+            bad.push(ReplicaProblem {
+                path: path.to_path_buf(),
+                position: Some(position),
+                message: format!(
+                    "transaction record at offset {} does not decode: {e}",
+                    rec.offset
+                ),
+                io: false,
+            });
+            None
+        }
+    }
+}
+
 /// Kafka's name of a transaction state.
 pub fn state_name(s: TxnState) -> String {
     match (s, s.name()) {
@@ -97,23 +125,7 @@ fn read_replica(
             let position = b.position;
             let mut bad = Vec::new();
             for_each_record(b, &mut scratch, path, problems, &mut |rec| {
-                let Some(key) = rec.key else { return true };
-                let decoded = match decode_transaction_record(key, rec.value) {
-                    Ok(d) => d,
-                    Err(e) => {
-                        bad.push(ReplicaProblem {
-                            path: path.to_path_buf(),
-                            position: Some(position),
-                            message: format!(
-                                "transaction record at offset {} does not decode: {e}",
-                                rec.offset
-                            ),
-                            io: false,
-                        });
-                        return true;
-                    }
-                };
-                let Some(entry) = decoded.transaction_log_entry() else {
+                let Some(entry) = transaction_entry(&rec, path, position, &mut bad) else {
                     return true;
                 };
                 let txn = entry.state.map(|s| CoordinatorTxn {
@@ -254,23 +266,7 @@ fn read_history(
                     out.trimmed = true;
                 }
                 next = next.max(rec.offset.saturating_add(1));
-                let Some(key) = rec.key else { return true };
-                let decoded = match decode_transaction_record(key, rec.value) {
-                    Ok(d) => d,
-                    Err(e) => {
-                        bad.push(ReplicaProblem {
-                            path: path.to_path_buf(),
-                            position: Some(position),
-                            message: format!(
-                                "transaction record at offset {} does not decode: {e}",
-                                rec.offset
-                            ),
-                            io: false,
-                        });
-                        return true;
-                    }
-                };
-                let Some(entry) = decoded.transaction_log_entry() else {
+                let Some(entry) = transaction_entry(&rec, path, position, &mut bad) else {
                     return true;
                 };
                 fold_record(&mut out.ids, entry, broker, partition);

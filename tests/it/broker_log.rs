@@ -16,43 +16,9 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::common::{copy_tree, finish, klf_command, klf_measured, scenario_dirs, scratch, text};
-
-/// Kafka log files under `dir` (its node folders, not `after/`).
-fn log_files(dir: &Path) -> Vec<PathBuf> {
-    fn walk(d: &Path, depth: usize, out: &mut Vec<PathBuf>) {
-        let Ok(rd) = std::fs::read_dir(d) else {
-            return;
-        };
-        for e in rd.flatten() {
-            let p = e.path();
-            let name = e.file_name().to_string_lossy().into_owned();
-            if p.is_dir() {
-                if depth < 3 && name != "after" && name != "golden" {
-                    walk(&p, depth + 1, out);
-                }
-            } else if name.starts_with("server.log")
-                || name.starts_with("controller.log")
-                || name.starts_with("state-change.log")
-            {
-                out.push(p);
-            }
-        }
-    }
-    let mut out = Vec::new();
-    walk(dir, 0, &mut out);
-    out.sort();
-    out
-}
+use crate::common::{copy_tree, finish, klf_command, klf_measured, scratch, text};
 
 /// The captures that hold their nodes' logs.
-fn captures_with_logs() -> Vec<PathBuf> {
-    scenario_dirs()
-        .into_iter()
-        .filter(|d| !log_files(d).is_empty())
-        .collect()
-}
-
 fn diff_json(dir: &Path) -> (Option<i32>, Value) {
     let out = finish(
         klf_command()
@@ -81,7 +47,7 @@ fn entries(v: &Value) -> Vec<(String, i64, Value)> {
 
 #[test]
 fn every_truncation_logged_after_the_capture_agrees_with_the_prediction() {
-    let dirs = captures_with_logs();
+    let dirs = crate::common::captures_with_logs();
     assert!(
         dirs.iter()
             .any(|d| d.starts_with(crate::common::root().join("testdata"))),
@@ -236,7 +202,7 @@ fn write_log(path: &Path, text: &[u8]) {
 fn a_log_line_edited_to_disagree_yields_the_finding() {
     // the first capture with logs in which a broker logged a truncation
     // that agrees (a capture such as quorum-4.4 has logs but no rejoin)
-    let (dir, (topic, partition, c)) = captures_with_logs()
+    let (dir, (topic, partition, c)) = crate::common::captures_with_logs()
         .into_iter()
         .find_map(|dir| {
             let (_, v) = diff_json(&dir);
@@ -331,7 +297,7 @@ fn a_log_line_edited_to_disagree_yields_the_finding() {
 
 #[test]
 fn hostile_logs_are_read_with_a_note_within_bounded_memory() {
-    let dir = captures_with_logs()
+    let dir = crate::common::captures_with_logs()
         .into_iter()
         .next()
         .expect("a capture holding its nodes' logs");
@@ -339,7 +305,7 @@ fn hostile_logs_are_read_with_a_note_within_bounded_memory() {
     let copy = work.join("capture");
     copy_tree(&dir, &copy);
     // every log of the copy replaced by hostile ones
-    let logs = log_files(&copy);
+    let logs = crate::common::kafka_log_files(&copy);
     let first = logs[0].clone();
     let real = read_log(&first);
     for l in &logs {

@@ -540,6 +540,64 @@ pub fn tree_state(
     out
 }
 
+/// Kafka's own log files under a capture folder `dir` (`server.log*`,
+/// `controller.log*`, `state-change.log*` in its node folders, not in
+/// `after/` or `golden/`), sorted.
+pub fn kafka_log_files(dir: &Path) -> Vec<PathBuf> {
+    fn walk(d: &Path, depth: usize, out: &mut Vec<PathBuf>) {
+        let Ok(rd) = std::fs::read_dir(d) else {
+            return;
+        };
+        for e in rd.flatten() {
+            let p = e.path();
+            let name = e.file_name().to_string_lossy().into_owned();
+            if p.is_dir() {
+                if depth < 3 && name != "after" && name != "golden" {
+                    walk(&p, depth + 1, out);
+                }
+            } else if name.starts_with("server.log")
+                || name.starts_with("controller.log")
+                || name.starts_with("state-change.log")
+            {
+                out.push(p);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(dir, 0, &mut out);
+    out.sort();
+    out
+}
+
+/// The captures of [`scenario_dirs`] that hold Kafka's own logs.
+pub fn captures_with_logs() -> Vec<PathBuf> {
+    scenario_dirs()
+        .into_iter()
+        .filter(|d| !kafka_log_files(d).is_empty())
+        .collect()
+}
+
+/// The captures of [`scenario_dirs`] whose `scenario.json` holds `key`
+/// (`"impact_truth"`, `"share_truth"`).
+pub fn scenario_dirs_with(key: &str) -> Vec<PathBuf> {
+    let quoted = format!("\"{key}\"");
+    scenario_dirs()
+        .into_iter()
+        .filter(|d| {
+            std::fs::read_to_string(d.join("scenario.json")).is_ok_and(|s| s.contains(&quoted))
+        })
+        .collect()
+}
+
+/// The `broker-N` folders of a capture folder, as paths in text, sorted.
+pub fn broker_folders(dir: &Path) -> Vec<String> {
+    node_folders(dir)
+        .into_iter()
+        .filter(|(n, _)| n.starts_with("broker-"))
+        .map(|(_, p)| p.display().to_string())
+        .collect()
+}
+
 /// The node folders of a capture folder (`broker-N`, `controller-N`), by
 /// name, sorted.
 pub fn node_folders(cap: &Path) -> Vec<(String, PathBuf)> {

@@ -19,33 +19,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::common::{copy_tree, finish, kafka, klf_command, scenario_dirs, scratch, text};
-
-/// Kafka log files under `dir` (its node folders, not `after/`).
-fn log_files(dir: &Path) -> Vec<PathBuf> {
-    fn walk(d: &Path, depth: usize, out: &mut Vec<PathBuf>) {
-        let Ok(rd) = std::fs::read_dir(d) else {
-            return;
-        };
-        for e in rd.flatten() {
-            let p = e.path();
-            let name = e.file_name().to_string_lossy().into_owned();
-            if p.is_dir() {
-                if depth < 3 && name != "after" && name != "golden" {
-                    walk(&p, depth + 1, out);
-                }
-            } else if name.starts_with("server.log")
-                || name.starts_with("controller.log")
-                || name.starts_with("state-change.log")
-            {
-                out.push(p);
-            }
-        }
-    }
-    let mut out = Vec::new();
-    walk(dir, 0, &mut out);
-    out
-}
+use crate::common::{copy_tree, finish, kafka, klf_command, scratch, text};
 
 fn read_text(path: &Path) -> String {
     let raw = std::fs::read(path).unwrap();
@@ -302,16 +276,6 @@ fn entries_in_time_order_with_their_sources(dir: &Path) {
     }
 }
 
-/// The captures that hold their nodes' logs.
-fn captures_with_logs() -> Vec<PathBuf> {
-    scenario_dirs()
-        .into_iter()
-        .filter(|d| !log_files(d).is_empty())
-        .collect()
-}
-
-/// `2026-12-02 07:46:16,704`: epoch milliseconds as a node `minutes` east
-/// of UTC writes them.
 /// Minutes east of UTC in `+HH:MM`.
 fn offset_minutes(z: &str) -> i64 {
     let sign = if z.starts_with('-') { -1 } else { 1 };
@@ -337,6 +301,8 @@ fn node_logs(dir: &Path, b: i64) -> Vec<PathBuf> {
     out
 }
 
+/// `2026-12-02 07:46:16,704`: epoch milliseconds as a node `minutes` east
+/// of UTC writes them.
 fn local(ms: i64, minutes: i64) -> String {
     let iso = klf::format::text::iso_time(ms + minutes * 60_000).unwrap();
     format!("{} {},{}", &iso[..10], &iso[11..19], &iso[20..23])
@@ -551,14 +517,14 @@ fn each_nodes_zone_is_inferred_from_its_statements_of_the_metadata_log() {
 
 #[test]
 fn isr_changes_read_from_the_logs_equal_the_metadata_logs_records() {
-    for dir in captures_with_logs() {
+    for dir in crate::common::captures_with_logs() {
         isr_changes_match_the_metadata_log(&dir);
     }
 }
 
 #[test]
 fn entries_are_in_time_order_and_every_source_exists() {
-    let mut dirs = captures_with_logs();
+    let mut dirs = crate::common::captures_with_logs();
     dirs.push(kafka("unclean-4.4"));
     dirs.push(kafka("divergence-zk-3.9"));
     for dir in dirs {

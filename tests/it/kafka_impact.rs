@@ -15,30 +15,11 @@ use serde_json::Value;
 use crate::common::{copy_tree, golden_records, klf, root, scratch, text};
 
 fn impact_dirs() -> Vec<PathBuf> {
-    crate::common::scenario_dirs()
-        .into_iter()
-        .filter(|d| {
-            std::fs::read_to_string(d.join("scenario.json"))
-                .is_ok_and(|s| s.contains("\"impact_truth\""))
-        })
-        .collect()
+    crate::common::scenario_dirs_with("impact_truth")
 }
 
 fn brokers(dir: &Path) -> Vec<String> {
-    let mut v: Vec<String> = std::fs::read_dir(dir)
-        .unwrap()
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| {
-            p.file_name()
-                .unwrap()
-                .to_string_lossy()
-                .starts_with("broker-")
-        })
-        .map(|p| p.display().to_string())
-        .collect();
-    v.sort();
-    v
+    crate::common::broker_folders(dir)
 }
 
 fn impact_json(args: &[&str]) -> (Value, String, Option<i32>) {

@@ -20,7 +20,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::common::{kafka, klf, scenario_dirs, text};
+use crate::common::{kafka, klf, text};
 use klf::capture::discover::discover;
 use klf::capture::groups::group_commits;
 use klf::capture::share_groups::share_states;
@@ -149,30 +149,11 @@ fn share_group_state_is_what_the_group_acknowledged() {
 }
 
 fn share_dirs() -> Vec<PathBuf> {
-    scenario_dirs()
-        .into_iter()
-        .filter(|d| {
-            std::fs::read_to_string(d.join("scenario.json"))
-                .is_ok_and(|s| s.contains("\"share_truth\""))
-        })
-        .collect()
+    crate::common::scenario_dirs_with("share_truth")
 }
 
 fn brokers(dir: &Path) -> Vec<String> {
-    let mut v: Vec<String> = std::fs::read_dir(dir)
-        .unwrap()
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| {
-            p.file_name()
-                .unwrap()
-                .to_string_lossy()
-                .starts_with("broker-")
-        })
-        .map(|p| p.display().to_string())
-        .collect();
-    v.sort();
-    v
+    crate::common::broker_folders(dir)
 }
 
 #[test]
