@@ -24,7 +24,7 @@ pub fn evidence_detail(e: &LossEvidence) -> String {
         } => {
             let mut s = match e.offset {
                 Some(v) if e.records == 0 => format!(
-                    "broker {broker}'s replication-offset-checkpoint says {v}{}: no lost record lies below it, so it proves none of them committed (it does not show they were not)",
+                    "broker {broker}'s replication-offset-checkpoint says {v}{}: no lost record lies below it, so it gives no proof that any of them was committed, and none that they were not (a checkpoint can lag the high watermark)",
                     match used {
                         Some(u) if *u != v => format!(" (used as {u})"),
                         _ => String::new(),
@@ -163,7 +163,7 @@ mod tests {
             })
         };
         assert!(evidence_detail(&below_none).starts_with(
-            "broker 1's replication-offset-checkpoint says 100: no lost record lies below it, so it proves none of them committed (it does not show they were not)"
+            "broker 1's replication-offset-checkpoint says 100: no lost record lies below it, so it gives no proof that any of them was committed, and none that they were not (a checkpoint can lag the high watermark)"
         ));
         let unlisted = LossEvidence {
             broker: Some(2),
