@@ -1,6 +1,7 @@
 //! Checkpoint files (offset checkpoints, leader-epoch-checkpoint, the clean
-//! shutdown marker) and the properties files (meta.properties,
-//! partition.metadata), each through the strict and the lenient reader.
+//! shutdown marker), the properties files (meta.properties,
+//! partition.metadata), each through the strict and the lenient reader, and
+//! the KRaft quorum-state file.
 #![no_main]
 use klf::format::checkpoint::{
     epoch_cache_problems, line_starts, parse_clean_shutdown, parse_leader_epoch_checkpoint,
@@ -10,9 +11,14 @@ use klf::format::checkpoint::{
 use klf::format::props::{
     node_id_hint, parse_meta_properties, parse_partition_metadata, parse_properties, Uuid,
 };
+use klf::format::quorum_state::parse_quorum_state;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
+    if let Ok(q) = parse_quorum_state(data) {
+        // -1 (none) is read as absent, never kept
+        assert!(q.leader.is_none_or(|l| l >= 0) && q.voted_for.is_none_or(|v| v >= 0));
+    }
     let starts = line_starts(data);
     assert!(starts.len() <= data.len() + 1);
     let _ = parse_offset_checkpoint(data);
