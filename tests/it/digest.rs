@@ -109,11 +109,21 @@ fn digests_answer_as_the_directories() {
         let out = work.join(&name);
         let digests = digest_nodes(&cap, &out);
         let d: Vec<&str> = digests.iter().map(|p| p.to_str().unwrap()).collect();
-        for cmd in COMMANDS {
-            let on_dirs = klf(&[cmd, cap.to_str().unwrap(), "--format", "json"]);
+        // each command, and the metadata log's own timeline (the quorum's
+        // history and each node's quorum-state)
+        let metadata: &[&str] = &["--topic", "__cluster_metadata"];
+        let runs = COMMANDS
+            .iter()
+            .map(|c| (c, &[][..]))
+            .chain(std::iter::once((&"timeline", metadata)));
+        for (cmd, extra) in runs {
+            let mut args = vec![*cmd, cap.to_str().unwrap(), "--format", "json"];
+            args.extend(extra);
+            let on_dirs = klf(&args);
             let mut args = vec![*cmd];
             args.extend(&d);
             args.extend(["--format", "json"]);
+            args.extend(extra);
             let on_digests = klf(&args);
             assert_eq!(
                 on_dirs.status.code(),
