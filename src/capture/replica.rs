@@ -27,6 +27,27 @@ pub struct LoadedReplica {
     pub bytes_read: u64,
 }
 
+/// The rest of the segment `path` (of `len` bytes) from byte `from` is not
+/// used: `e` says why, `because` how Kafka treats it.
+fn rest_unused(
+    path: &Path,
+    len: u64,
+    from: u64,
+    e: &crate::format::error::ParseError,
+    because: &str,
+) -> ReplicaProblem {
+    ReplicaProblem {
+        path: path.to_path_buf(),
+        position: Some(e.pos),
+        message: format!(
+            "{}; the rest of the segment ({} bytes) is not used{because}",
+            e.reason,
+            len.saturating_sub(from)
+        ),
+        io: false,
+    }
+}
+
 /// A batch at byte `at` of the segment `path` (of `len` bytes) whose
 /// checksum fails: the rest of the segment is not used.
 pub(crate) fn bad_crc_problem(
@@ -35,16 +56,13 @@ pub(crate) fn bad_crc_problem(
     at: u64,
     e: &crate::format::error::ParseError,
 ) -> ReplicaProblem {
-    ReplicaProblem {
-        path: path.to_path_buf(),
-        position: Some(e.pos),
-        message: format!(
-            "{}; the rest of the segment ({} bytes) is not used, as Kafka's recovery would truncate here",
-            e.reason,
-            len.saturating_sub(at)
-        ),
-        io: false,
-    }
+    rest_unused(
+        path,
+        len,
+        at,
+        e,
+        ", as Kafka's recovery would truncate here",
+    )
 }
 
 /// An entry of the segment `path` (of `len` bytes) that does not frame:
@@ -54,16 +72,7 @@ pub(crate) fn bad_entry_problem(
     len: u64,
     e: &crate::format::error::ParseError,
 ) -> ReplicaProblem {
-    ReplicaProblem {
-        path: path.to_path_buf(),
-        position: Some(e.pos),
-        message: format!(
-            "{}; the rest of the segment ({} bytes) is not used",
-            e.reason,
-            len.saturating_sub(e.pos)
-        ),
-        io: false,
-    }
+    rest_unused(path, len, e.pos, e, "")
 }
 
 /// Every replica of `topic` in `capture`: its index among its partition's

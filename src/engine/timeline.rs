@@ -94,11 +94,7 @@ fn quorum_history(controller: Option<&ControllerView>, reps: &[Replica]) -> Quor
             .unwrap_or_default(),
         states: reps
             .iter()
-            .zip(broker_ids(reps))
-            .filter_map(|(r, id)| {
-                let file = r.quorum_state.as_ref()?;
-                Some(node_quorum_state(r.node_id.map(|_| id), file))
-            })
+            .filter_map(|r| Some(node_quorum_state(r.node_id, r.quorum_state.as_ref()?)))
             .collect(),
     }
 }

@@ -257,26 +257,20 @@ fn write_quorum(
             sanitize(topic)
         )?;
     } else {
+        let kinds = |k: QuorumChangeKind, one: &str, many: &str| {
+            let n = q.changes.iter().filter(|e| e.change.kind == k).count();
+            crate::format::text::count(n as u64, one, many)
+        };
         writeln!(
             w,
             "{}-{partition}: quorum history ({}, {}; from {source})",
             sanitize(topic),
-            crate::format::text::count(
-                q.changes
-                    .iter()
-                    .filter(|e| e.change.kind == QuorumChangeKind::LeaderChange)
-                    .count() as u64,
+            kinds(
+                QuorumChangeKind::LeaderChange,
                 "controller election",
                 "controller elections"
             ),
-            crate::format::text::count(
-                q.changes
-                    .iter()
-                    .filter(|e| e.change.kind == QuorumChangeKind::Voters)
-                    .count() as u64,
-                "voter set",
-                "voter sets"
-            ),
+            kinds(QuorumChangeKind::Voters, "voter set", "voter sets"),
         )?;
         let mut t = Sheet::new(look);
         t.set_header(vec![
