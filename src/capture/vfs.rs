@@ -200,6 +200,28 @@ static EMPTY: std::sync::OnceLock<Arc<Vec<u8>>> = std::sync::OnceLock::new();
 /// path with `!` appended), as [`mount`] does for an archive: `files` are
 /// relative paths, `dirs` directories that exist even when empty.
 pub fn register_tree(root: &Path, files: Vec<(PathBuf, TreeFile)>, dirs: Vec<PathBuf>) {
+    build_tree(root, files, dirs).register();
+}
+
+/// A tree built and not yet registered ([`build_tree`]): trees can be built
+/// on several threads, then registered in a chosen order.
+#[derive(Debug)]
+pub struct BuiltTree(Tree);
+
+impl BuiltTree {
+    /// Registers the tree (replacing one at the same root), as
+    /// [`register_tree`] does.
+    pub fn register(self) {
+        let tree = self.0;
+        if let Ok(mut m) = MOUNTS.write() {
+            m.retain(|t| t.root != tree.root);
+            m.push(Arc::new(tree));
+        }
+    }
+}
+
+/// The tree [`register_tree`] registers, built without registering it.
+pub fn build_tree(root: &Path, files: Vec<(PathBuf, TreeFile)>, dirs: Vec<PathBuf>) -> BuiltTree {
     let mut tree = Tree {
         abs_root: std::path::absolute(root).unwrap_or_else(|_| root.to_path_buf()),
         root: root.to_path_buf(),
@@ -227,10 +249,7 @@ pub fn register_tree(root: &Path, files: Vec<(PathBuf, TreeFile)>, dirs: Vec<Pat
         };
         tree.add_file(rel, entry);
     }
-    if let Ok(mut m) = MOUNTS.write() {
-        m.retain(|t| t.root != tree.root);
-        m.push(Arc::new(tree));
-    }
+    BuiltTree(tree)
 }
 
 /// A directory of an archive: its subdirectories and the names of its files.
@@ -254,7 +273,15 @@ impl Dir {
     fn make(&mut self, rel: &Path) -> &mut Dir {
         let mut d = self;
         for c in rel.components() {
-            d = d.dirs.entry(c.as_os_str().to_owned()).or_default();
+            let k = c.as_os_str();
+            // a key is made only for a folder not there yet
+            if !d.dirs.contains_key(k) {
+                d.dirs.insert(k.to_owned(), Dir::default());
+            }
+            d = d
+                .dirs
+                .get_mut(k)
+                .unwrap_or_else(|| unreachable!("inserted above"));
         }
         d
     }
@@ -279,10 +306,12 @@ impl Tree {
     /// top and has no `broker-1` of its own there. Paths spelled with the
     /// folder's name still work.
     fn through_single_folder(&self, r: PathBuf) -> PathBuf {
-        if r.as_os_str().is_empty() || self.has_file(&r) || self.is_dir(&r) {
+        // the tree's top first: it costs no walk, and most trees hold more
+        // than one folder there
+        if !self.dirs.files.is_empty() || self.dirs.dirs.len() != 1 {
             return r;
         }
-        if !self.dirs.files.is_empty() || self.dirs.dirs.len() != 1 {
+        if r.as_os_str().is_empty() || self.has_file(&r) || self.is_dir(&r) {
             return r;
         }
         let Some(top) = self.dirs.dirs.keys().next() else {
@@ -363,9 +392,7 @@ fn lookup(p: &Path) -> Option<(Arc<Tree>, PathBuf)> {
     // first; the absolute form (a system call for the working directory)
     // only when no root matches that way
     if let Some(found) = mounts.iter().find_map(|t| {
-        p.strip_prefix(&t.root)
-            .ok()
-            .map(|r| (Arc::clone(t), t.through_single_folder(normal(r))))
+        under_root(p, &t.root).map(|r| (Arc::clone(t), t.through_single_folder(normal(r))))
     }) {
         return Some(found);
     }
@@ -387,6 +414,29 @@ fn lookup(p: &Path) -> Option<(Arc<Tree>, PathBuf)> {
             .ok()
             .map(|r| (Arc::clone(t), t.through_single_folder(normal(r))))
     })
+}
+
+/// `p` with `root` taken off its front, when it lies under `root`: spelled
+/// with the root's own bytes then a separator (what discovery passes
+/// around; a comparison of bytes), or, as [`Path::strip_prefix`] compares
+/// them, component by component.
+fn under_root<'a>(p: &'a Path, root: &Path) -> Option<&'a Path> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        if let Some(rest) = p
+            .as_os_str()
+            .as_bytes()
+            .strip_prefix(root.as_os_str().as_bytes())
+        {
+            match rest.split_first() {
+                None => return Some(Path::new("")),
+                Some((&b'/', r)) => return Some(Path::new(std::ffi::OsStr::from_bytes(r))),
+                Some(_) => {}
+            }
+        }
+    }
+    p.strip_prefix(root).ok()
 }
 
 /// The mounted root `p` lies under and its path inside it (through a

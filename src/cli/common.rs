@@ -3,7 +3,7 @@
 //! on a terminal, tables fitted to the terminal, archive inputs, and the run
 //! status that becomes the exit code.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::fmt::Display;
 use std::io::{self, BufWriter, IsTerminal, Stdout, Write};
 use std::path::{Path, PathBuf};
@@ -207,6 +207,8 @@ pub struct Output {
     /// Notes said many times over (one per partition or file): the first
     /// few are printed, the rest counted and summarised at the end.
     repeated: BTreeMap<(&'static str, &'static str), Repeated>,
+    /// Digests already mounted ([`Output::resolve_inputs`]), to be said.
+    premounted: HashMap<PathBuf, Result<klf::model::DigestMount, String>>,
 }
 
 /// The notes of one kind: how many were printed, and the rest by name.
@@ -236,6 +238,7 @@ impl Output {
             width: klf::render::style::terminal_width(),
             bar: None,
             repeated: BTreeMap::new(),
+            premounted: HashMap::new(),
         }
     }
 
@@ -350,18 +353,31 @@ impl Output {
     /// not exist is an error with a hint. `Err` (reported) ends the run with
     /// exit 2.
     pub fn resolve_inputs(&mut self, paths: &[PathBuf]) -> Result<Vec<PathBuf>, Status> {
-        let mut v = Vec::with_capacity(paths.len());
-        for p in paths {
-            // a folder of per-node archives (`broker-1.tar.gz`, ...): each
-            // is read as the node folder it holds
-            match klf::engine::input::node_archives(p) {
-                Some(archives) => {
-                    for a in archives {
-                        v.push(self.resolve_input(&a)?);
-                    }
-                }
-                None => v.push(self.resolve_input(p)?),
-            }
+        // a folder of per-node archives (`broker-1.tar.gz`, ...): each is
+        // read as the node folder it holds
+        let named: Vec<PathBuf> = paths
+            .iter()
+            .flat_map(|p| klf::engine::input::node_archives(p).unwrap_or_else(|| vec![p.clone()]))
+            .collect();
+        // several digests are read on every core first; each is then said
+        // in the order given
+        let digests: Vec<PathBuf> = named
+            .iter()
+            .filter(|p| {
+                matches!(
+                    klf::engine::input::name(p),
+                    klf::engine::input::Named::Digest
+                )
+            })
+            .cloned()
+            .collect();
+        if digests.len() > 1 {
+            let mounted = klf::engine::input::mount_digests(&digests, self.archive_limit);
+            self.premounted = digests.into_iter().zip(mounted).collect();
+        }
+        let mut v = Vec::with_capacity(named.len());
+        for p in &named {
+            v.push(self.resolve_input(p)?);
         }
         Ok(v)
     }
@@ -473,7 +489,11 @@ impl Output {
     }
 
     fn mount_digest(&mut self, digest: &Path) -> Result<PathBuf, Status> {
-        match klf::engine::input::mount_digest(digest, self.archive_limit) {
+        let mounted = match self.premounted.remove(digest) {
+            Some(m) => m,
+            None => klf::engine::input::mount_digest(digest, self.archive_limit),
+        };
+        match mounted {
             Ok(m) => {
                 self.note(format_args!(
                     "klf: {}: digest of {} and {} ({} of segments on the node)",

@@ -110,20 +110,42 @@ pub fn mount_archive(
 /// Reads the digest at `path` (at most `limit` bytes of it and of the
 /// files it ships) and mounts it. `Err` is the reason, naming the file.
 pub fn mount_digest(path: &Path, limit: u64) -> Result<DigestMount, String> {
-    let m = digest::mount(path, limit).map_err(|e| e.to_string())?;
+    digest::mount(path, limit)
+        .map(digest_mount)
+        .map_err(|e| e.to_string())
+}
+
+/// [`mount_digest`] of each of `paths`: read and checked on every core,
+/// mounted in the order given.
+pub fn mount_digests(paths: &[PathBuf], limit: u64) -> Vec<Result<DigestMount, String>> {
+    use rayon::prelude::*;
+    let prepared: Vec<_> = paths
+        .par_iter()
+        .map(|p| digest::prepare(p, limit))
+        .collect();
+    prepared
+        .into_iter()
+        .map(|p| {
+            p.map(|p| digest_mount(p.register()))
+                .map_err(|e| e.to_string())
+        })
+        .collect()
+}
+
+fn digest_mount(m: digest::Mounted) -> DigestMount {
     let segment_bytes = m
         .node
         .get("made")
         .and_then(|v| v.get("segment_bytes"))
         .and_then(|v| v.as_u64())
         .unwrap_or(0);
-    Ok(DigestMount {
+    DigestMount {
         root: one_folder(&m.root, true).unwrap_or(m.root),
         files: m.files,
         segments: m.segments,
         segment_bytes,
         notes: m.notes,
-    })
+    }
 }
 
 /// The one folder a mounted root holds, when it holds nothing else (and,

@@ -143,6 +143,40 @@ pub struct Mounted {
 /// Reads the digest at `path` (at most `limit` bytes of it and of the files
 /// it ships) and registers its tree under `path!`.
 pub fn mount(path: &Path, limit: u64) -> Result<Mounted, DigestError> {
+    prepare(path, limit).map(Prepared::register)
+}
+
+/// A digest read and checked, its tree built, not yet registered: digests
+/// are prepared on several threads, then registered in the order given.
+pub struct Prepared {
+    root: PathBuf,
+    path: PathBuf,
+    tree: vfs::BuiltTree,
+    segs: HashMap<PathBuf, SegmentRef>,
+    inputs: Vec<(String, String)>,
+    verify: bool,
+    mounted: Mounted,
+}
+
+impl Prepared {
+    /// Registers the digest's tree and segments under its root (`path!`).
+    pub fn register(self) -> Mounted {
+        self.tree.register();
+        if let Ok(mut r) = ROOTS.write() {
+            r.retain(|(x, _, _, _)| *x != self.root);
+            r.push((self.root.clone(), self.path, self.inputs, self.verify));
+        }
+        if let Ok(mut m) = SEGMENTS.write() {
+            m.insert(self.root, self.segs);
+        }
+        self.mounted
+    }
+}
+
+/// Reads the digest at `path` (at most `limit` bytes of it and of the files
+/// it ships) and builds its tree, without registering it ([`mount`] does
+/// both).
+pub fn prepare(path: &Path, limit: u64) -> Result<Prepared, DigestError> {
     let err = |pos: Option<u64>, reason: String| DigestError {
         path: path.to_path_buf(),
         pos,
@@ -165,15 +199,20 @@ pub fn mount(path: &Path, limit: u64) -> Result<Mounted, DigestError> {
     let (file, _) =
         crate::capture::mmap::open_regular(path).map_err(|e| err(None, e.to_string()))?;
     let bytes = crate::capture::mmap::read_whole(path).map_err(|e| err(None, e.to_string()))?;
-    mount_from(path, &bytes, limit, Source::File(file))
+    prepare_from(path, &bytes, limit, Source::File(file))
 }
 
 /// [`mount`] of a digest's bytes, registered under `path!`.
 pub fn mount_bytes(path: &Path, bytes: Arc<Vec<u8>>, limit: u64) -> Result<Mounted, DigestError> {
-    mount_from(path, &bytes.clone(), limit, Source::Memory(bytes))
+    prepare_from(path, &bytes.clone(), limit, Source::Memory(bytes)).map(Prepared::register)
 }
 
-fn mount_from(path: &Path, bytes: &[u8], limit: u64, src: Source) -> Result<Mounted, DigestError> {
+fn prepare_from(
+    path: &Path,
+    bytes: &[u8],
+    limit: u64,
+    src: Source,
+) -> Result<Prepared, DigestError> {
     let err = |pos: u64, reason: String| DigestError {
         path: path.to_path_buf(),
         pos: Some(pos),
@@ -199,7 +238,7 @@ fn mount_from(path: &Path, bytes: &[u8], limit: u64, src: Source) -> Result<Moun
     }
     let n_segments = segs.len();
     let n_files = parsed.files.len();
-    vfs::register_tree(&root, parsed.files, parsed.dirs);
+    let tree = vfs::build_tree(&root, parsed.files, parsed.dirs);
     let list = |k: &str| -> Vec<String> {
         parsed
             .node
@@ -218,20 +257,21 @@ fn mount_from(path: &Path, bytes: &[u8], limit: u64, src: Source) -> Result<Moun
         .enumerate()
         .map(|(i, p)| (p, unders.get(i).cloned().unwrap_or_default()))
         .collect();
-    if let Ok(mut r) = ROOTS.write() {
-        r.retain(|(x, _, _, _)| *x != root);
-        let verify = parsed.node.get("verify").and_then(|v| v.as_bool()) == Some(true);
-        r.push((root.clone(), path.to_path_buf(), inputs, verify));
-    }
-    if let Ok(mut m) = SEGMENTS.write() {
-        m.insert(root.clone(), segs.into_iter().collect());
-    }
-    Ok(Mounted {
-        root,
-        node: parsed.node,
-        files: n_files,
-        segments: n_segments,
-        notes: parsed.notes,
+    let verify = parsed.node.get("verify").and_then(|v| v.as_bool()) == Some(true);
+    Ok(Prepared {
+        root: root.clone(),
+        path: path.to_path_buf(),
+        tree,
+        segs: segs.into_iter().collect(),
+        inputs,
+        verify,
+        mounted: Mounted {
+            root,
+            node: parsed.node,
+            files: n_files,
+            segments: n_segments,
+            notes: parsed.notes,
+        },
     })
 }
 
@@ -256,8 +296,11 @@ fn secs(ms: Option<i64>) -> Option<u64> {
 
 /// Parses a whole digest (checks every entry; decompresses the files it
 /// ships, at most `limit` bytes in all; decodes every segment's summaries
-/// once to check them, keeping none).
+/// once to check them, keeping none). The entries are framed in order,
+/// then inflated and checked on every core; the error reported is the
+/// first in the digest's order, whatever the schedule.
 pub fn parse(bytes: &[u8], limit: u64) -> Result<Parsed, ParseError> {
+    use rayon::prelude::*;
     fmt::read_header(bytes)?;
     let mut out = Parsed {
         node: serde_json::Value::Null,
@@ -266,32 +309,50 @@ pub fn parse(bytes: &[u8], limit: u64) -> Result<Parsed, ParseError> {
         segments: Vec::new(),
         notes: Vec::new(),
     };
+    // what is inflated once the entries are framed: a shipped file (its
+    // index in `out.files`) or a segment's summaries, to check
+    enum Work<'a> {
+        File {
+            index: usize,
+            content: &'a [u8],
+            raw_len: u64,
+            cap: u64,
+            at: u64,
+        },
+        Segment {
+            content: &'a [u8],
+            raw_len: u64,
+            cap: u64,
+            start: u64,
+        },
+    }
+    // (entry number, work)
+    let mut work: Vec<(u64, Work)> = Vec::new();
+    // each file's entry number and position, for a name given twice
+    let mut named: Vec<(u64, u64)> = Vec::new();
     let mut pos = fmt::HEADER_LEN;
     let mut count = 0u64;
     let mut total = 0u64;
-    let mut seen = std::collections::HashSet::new();
-    loop {
-        let (entry, next) = fmt::read_entry(bytes, pos, count)?;
+    let framed = loop {
+        let (entry, next) = match fmt::read_entry(bytes, pos, count) {
+            Ok(x) => x,
+            Err(e) => break Err(e),
+        };
         let Some(entry) = entry else {
             pos = next;
-            break;
+            break Ok(());
         };
         let at = pos as u64;
-        let mut name = |p: &Path| -> Result<(), ParseError> {
-            if seen.insert(p.to_path_buf()) {
-                Ok(())
-            } else {
-                Err(ParseError::new(
-                    at,
-                    format!("{} is in the digest twice", p.display()),
-                ))
-            }
-        };
         match entry {
-            Entry::Node(json) => {
-                out.node = serde_json::from_slice(json)
-                    .map_err(|e| ParseError::new(at, format!("the node entry is not JSON: {e}")))?;
-            }
+            Entry::Node(json) => match serde_json::from_slice(json) {
+                Ok(v) => out.node = v,
+                Err(e) => {
+                    break Err(ParseError::new(
+                        at,
+                        format!("the node entry is not JSON: {e}"),
+                    ))
+                }
+            },
             Entry::Dir(p) => out.dirs.push(p),
             Entry::File {
                 path,
@@ -300,14 +361,22 @@ pub fn parse(bytes: &[u8], limit: u64) -> Result<Parsed, ParseError> {
                 raw_len,
                 content,
             } => {
-                name(&path)?;
                 total = total.saturating_add(raw_len);
-                let data =
-                    fmt::inflate(content, raw_len, limit.saturating_sub(total - raw_len), at)?;
+                work.push((
+                    count,
+                    Work::File {
+                        index: out.files.len(),
+                        content,
+                        raw_len,
+                        cap: limit.saturating_sub(total - raw_len),
+                        at,
+                    },
+                ));
+                named.push((count, at));
                 out.files.push((
                     path,
                     TreeFile::Bytes {
-                        bytes: data,
+                        bytes: Vec::new(),
                         mtime: secs(mtime_ms),
                         len,
                     },
@@ -318,7 +387,7 @@ pub fn parse(bytes: &[u8], limit: u64) -> Result<Parsed, ParseError> {
                 mtime_ms,
                 len,
             } => {
-                name(&path)?;
+                named.push((count, at));
                 out.files.push((
                     path,
                     TreeFile::Absent {
@@ -334,12 +403,19 @@ pub fn parse(bytes: &[u8], limit: u64) -> Result<Parsed, ParseError> {
                 raw_len,
                 content,
             } => {
-                name(&path)?;
                 let start = content.as_ptr() as usize - bytes.as_ptr() as usize;
-                // checked now, so that a damaged digest is refused whole
+                // checked below, so that a damaged digest is refused whole
                 // rather than found out partition by partition
-                let raw = fmt::inflate(content, raw_len, segment_cap(len), start as u64)?;
-                fmt::decode_segment(&raw, start as u64)?;
+                work.push((
+                    count,
+                    Work::Segment {
+                        content,
+                        raw_len,
+                        cap: segment_cap(len),
+                        start: start as u64,
+                    },
+                ));
+                named.push((count, at));
                 out.segments
                     .push((path.clone(), start, content.len(), raw_len, len));
                 out.files.push((
@@ -355,6 +431,85 @@ pub fn parse(bytes: &[u8], limit: u64) -> Result<Parsed, ParseError> {
         }
         count += 1;
         pos = next;
+    };
+    // The first error in the digest's order: an entry that does not frame
+    // (its number is `count`), a name given twice, then one that does not
+    // inflate or decode.
+    let mut first: Option<((u64, u8), ParseError)> = None;
+    let mut keep = |key: (u64, u8), e: ParseError| {
+        if first.as_ref().is_none_or(|(k, _)| key < *k) {
+            first = Some((key, e));
+        }
+    };
+    if let Err(e) = framed {
+        keep((count, 0), e);
+    }
+    // a name given twice: the files in name order, each one's twin
+    let mut order: Vec<usize> = (0..out.files.len()).collect();
+    order.par_sort_unstable_by(|&a, &b| {
+        out.files[a]
+            .0
+            .as_os_str()
+            .cmp(out.files[b].0.as_os_str())
+            .then(named[a].0.cmp(&named[b].0))
+    });
+    if let Some(&(entry, at, i)) = order
+        .windows(2)
+        .filter(|w| out.files[w[0]].0.as_os_str() == out.files[w[1]].0.as_os_str())
+        .map(|w| (named[w[1]].0, named[w[1]].1, w[1]))
+        .collect::<Vec<_>>()
+        .iter()
+        .min()
+    {
+        keep(
+            (entry, 1),
+            ParseError::new(
+                at,
+                format!("{} is in the digest twice", out.files[i].0.display()),
+            ),
+        );
+    }
+    drop(order);
+    drop(named);
+    // a file's index and bytes, or a segment checked
+    type Inflated = Result<Option<(usize, Vec<u8>)>, ParseError>;
+    let inflated: Vec<(u64, Inflated)> = work
+        .par_iter()
+        .map(|(entry, w)| {
+            let r = match *w {
+                Work::File {
+                    index,
+                    content,
+                    raw_len,
+                    cap,
+                    at,
+                } => fmt::inflate(content, raw_len, cap, at).map(|data| Some((index, data))),
+                Work::Segment {
+                    content,
+                    raw_len,
+                    cap,
+                    start,
+                } => fmt::inflate(content, raw_len, cap, start)
+                    .and_then(|raw| fmt::decode_segment(&raw, start))
+                    .map(|_| None),
+            };
+            (*entry, r)
+        })
+        .collect();
+    drop(work);
+    for (entry, r) in inflated {
+        match r {
+            Ok(Some((index, data))) => {
+                if let Some((_, TreeFile::Bytes { bytes, .. })) = out.files.get_mut(index) {
+                    *bytes = data;
+                }
+            }
+            Ok(None) => {}
+            Err(e) => keep((entry, 2), e),
+        }
+    }
+    if let Some((_, e)) = first {
+        return Err(e);
     }
     if pos != bytes.len() {
         return Err(ParseError::new(
@@ -531,6 +686,66 @@ pub fn tail_text(end: &fmt::WalkEnd) -> Option<(u64, String)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A digest built from entries, each one framed (its checksum good).
+    fn digest_of(entries: &[Vec<u8>]) -> Vec<u8> {
+        let mut v = fmt::header();
+        v.extend(fmt::frame(fmt::tag::NODE, b"{}"));
+        for e in entries {
+            v.extend_from_slice(e);
+        }
+        v.extend(fmt::end_entry(entries.len() as u64 + 1));
+        v
+    }
+
+    /// Whichever fault is found first on the cores, the one refused is the
+    /// first in the digest's order, as a reading entry by entry finds it: a
+    /// name given twice, a file that does not inflate, an entry that does
+    /// not frame.
+    #[test]
+    fn the_first_fault_in_the_digest_is_the_one_refused() {
+        let listed =
+            |p: &str| fmt::frame(fmt::tag::LISTED, &fmt::listed_body(Path::new(p), None, 1));
+        let good = |p: &str| {
+            fmt::frame(
+                fmt::tag::FILE,
+                &fmt::file_body(Path::new(p), None, 5, b"hello").unwrap_or_default(),
+            )
+        };
+        let broken = |p: &str| {
+            let mut body = fmt::file_body(Path::new(p), None, 5, b"hello").unwrap_or_default();
+            body.truncate(body.len() - 3);
+            fmt::frame(fmt::tag::FILE, &body)
+        };
+        let reason = |d: Vec<u8>| match parse(&d, 1 << 20) {
+            Err(e) => e.reason.into_owned(),
+            Ok(_) => "parsed".to_string(),
+        };
+        assert_eq!(reason(digest_of(&[good("a"), listed("b/c")])), "parsed");
+        let r = reason(digest_of(&[
+            good("a"),
+            broken("z"),
+            listed("b/c"),
+            listed("b/c"),
+        ]));
+        assert!(r.contains("does not decompress"), "{r}");
+        let r = reason(digest_of(&[listed("b/c"), listed("b/c"), broken("z")]));
+        assert!(r.contains("b/c is in the digest twice"), "{r}");
+        let r = reason(digest_of(&[good("b/c"), broken("z"), good("b/c")]));
+        assert!(r.contains("does not decompress"), "{r}");
+        let mut cut = digest_of(&[broken("z"), listed("q")]);
+        cut.truncate(cut.len() - 20);
+        let r = reason(cut);
+        assert!(r.contains("does not decompress"), "{r}");
+        let mut cut = digest_of(&[listed("q"), listed("q"), good("r")]);
+        cut.truncate(cut.len() - 20);
+        let r = reason(cut);
+        assert!(r.contains("twice"), "{r}");
+        let mut cut = digest_of(&[good("r"), listed("q")]);
+        cut.truncate(cut.len() - 20);
+        let r = reason(cut);
+        assert!(r.contains("truncated"), "{r}");
+    }
 
     /// A digest file that changes after it is mounted gives an error where
     /// a segment's summaries are read again, never other summaries.
