@@ -20,8 +20,8 @@ use klf::model::records::{LostRecord, RecordsRead};
 use klf::model::Capture;
 use klf::render::diff::RecordLists;
 use klf::render::diff::{
-    broker_log_lines, next_line, severity, why_lines, write_json, write_json_each, write_table,
-    Overview, TableOptions,
+    broker_log_lines, json_element, next_line, severity, why_lines, write_json,
+    write_json_rendered, write_table, Overview, TableOptions,
 };
 use klf::render::explain::epoch_leaders;
 use klf::render::text::shell_word;
@@ -408,8 +408,8 @@ fn run_each(
             Ok(())
         } else {
             match args.format {
-                Format::Json => write_json_each(parts, PartitionResult::view, false, out.out()),
-                Format::Jsonl => write_json_each(parts, PartitionResult::view, true, out.out()),
+                Format::Json => write_json_rendered(rendered(parts, false), false, out.out()),
+                Format::Jsonl => write_json_rendered(rendered(parts, true), true, out.out()),
                 Format::Table => {
                     // The overview comes first: the partitions are diffed
                     // through, those written in full kept (with --all, every
@@ -484,6 +484,27 @@ fn run_each(
         Err(e) => status.worst(out.write_failed(e)),
         Ok(()) => status,
     }
+}
+
+/// Partitions as JSON, rendered on every core a range at a time, in order.
+fn rendered(
+    mut parts: impl Iterator<Item = PartitionResult>,
+    lines: bool,
+) -> impl Iterator<Item = std::io::Result<Vec<u8>>> {
+    use rayon::prelude::*;
+    let mut held = std::collections::VecDeque::new();
+    std::iter::from_fn(move || {
+        if held.is_empty() {
+            let range: Vec<PartitionResult> = parts.by_ref().take(RANGE).collect();
+            held.extend(
+                range
+                    .par_iter()
+                    .map(|p| json_element(p.view(), lines))
+                    .collect::<Vec<_>>(),
+            );
+        }
+        held.pop_front()
+    })
 }
 
 /// The partitions of a plan, diffed a range at a time as they are taken;

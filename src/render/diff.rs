@@ -738,6 +738,56 @@ pub fn write_json_each<T>(
     )
 }
 
+/// One partition as [`write_json_each`] writes it, rendered alone (so that
+/// partitions can be rendered on every core): a JSON line, or the
+/// document's element at the depth the document holds it, for
+/// [`write_json_rendered`].
+pub fn json_element(p: DiffedPartition<'_>, lines: bool) -> std::io::Result<Vec<u8>> {
+    let mut v = Vec::new();
+    if lines {
+        json::line(&mut v, &partition(p, None, true))?;
+        return Ok(v);
+    }
+    json::document(&mut v, &partition(p, None, false))?;
+    v.pop();
+    // an element of the document's `partitions` is two levels in: each of
+    // its lines but the first 4 spaces further (a JSON string holds no raw
+    // line break)
+    let breaks = v.iter().filter(|&&b| b == b'\n').count();
+    let mut out = Vec::with_capacity(v.len() + 4 * breaks);
+    for b in v {
+        out.push(b);
+        if b == b'\n' {
+            out.extend_from_slice(b"    ");
+        }
+    }
+    Ok(out)
+}
+
+/// The bytes [`write_json_each`] writes, of partitions rendered with
+/// [`json_element`].
+pub fn write_json_rendered(
+    parts: impl Iterator<Item = std::io::Result<Vec<u8>>>,
+    lines: bool,
+    w: &mut impl Write,
+) -> std::io::Result<()> {
+    if lines {
+        for p in parts {
+            w.write_all(&p?)?;
+        }
+        return Ok(());
+    }
+    w.write_all(b"{\n  \"partitions\": [")?;
+    let mut any = false;
+    for p in parts {
+        let p = p?;
+        w.write_all(if any { b",\n    " } else { b"\n    " })?;
+        w.write_all(&p)?;
+        any = true;
+    }
+    w.write_all(if any { b"\n  ]\n}\n" } else { b"]\n}\n" })
+}
+
 /// [`DiffDocument`] with its partitions taken from an iterator as they are
 /// serialised.
 #[derive(Serialize)]

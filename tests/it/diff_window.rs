@@ -144,3 +144,44 @@ fn a_missing_checkpoint_means_a_full_read() {
     assert_eq!(w[0].replicas, f[0].replicas);
     std::fs::remove_dir_all(&tmp).unwrap();
 }
+
+/// The JSON `klf diff` writes with its partitions rendered on every core
+/// (a document or lines) is, byte for byte, what the whole run's writer
+/// and the one-partition-at-a-time writer make of the same partitions, on
+/// every committed capture.
+#[test]
+fn json_rendered_on_every_core_is_the_documents_bytes() {
+    use klf::engine::PartitionResult;
+    use klf::render::diff::{json_element, write_json, write_json_each, write_json_rendered};
+    let mut partitions = 0;
+    for dir in captures() {
+        let capture = discover(&[&dir]);
+        let run = diff_capture(&capture, &DiffRequest::default(), &|| {});
+        let views: Vec<_> = run.partitions.iter().map(PartitionResult::view).collect();
+        partitions += views.len();
+        for lines in [false, true] {
+            let mut whole = Vec::new();
+            write_json(&views, None, lines, &mut whole).unwrap();
+            let mut each = Vec::new();
+            write_json_each(run.partitions.iter(), |p| p.view(), lines, &mut each).unwrap();
+            let mut rendered = Vec::new();
+            let parts = run.partitions.iter().map(|p| json_element(p.view(), lines));
+            write_json_rendered(parts, lines, &mut rendered).unwrap();
+            assert_eq!(
+                String::from_utf8_lossy(&whole),
+                String::from_utf8_lossy(&rendered),
+                "{}",
+                dir.display()
+            );
+            assert_eq!(each, rendered, "{}", dir.display());
+        }
+    }
+    // none: the document the writers make of no partition
+    for lines in [false, true] {
+        let (mut whole, mut rendered) = (Vec::new(), Vec::new());
+        write_json(&[], None, lines, &mut whole).unwrap();
+        write_json_rendered(std::iter::empty(), lines, &mut rendered).unwrap();
+        assert_eq!(whole, rendered);
+    }
+    assert!(partitions > 30, "{partitions} partitions");
+}
