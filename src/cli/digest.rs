@@ -34,7 +34,10 @@ What it holds:
   every other line left empty, so that file:line evidence is the same.
 
 What it reads:
-  Batch headers, not records: about 61 bytes a batch. Whole batches, to
+  Batch headers, not records: about 61 bytes a batch where batches are a
+  page (4 KiB) or larger; where they are smaller, every page holds a
+  header, and a header is read with the 64 KiB after it, whose headers are
+  taken from that one read (--max-rate counts it). Whole batches, to
   check their CRC, from the lower of each partition's high watermark and
   log end (and from its recovery point in a log directory a broker left
   without its clean-shutdown marker: what Kafka's recovery re-reads);

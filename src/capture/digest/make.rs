@@ -847,12 +847,13 @@ impl Src {
     }
 }
 
-/// Below this size a batch, the next header is read with the bytes after
-/// it ([`READ_AHEAD`]): a system call costs about what copying 8 KiB from
-/// the page cache does, so where batches are smaller one read of a window
-/// costs less than a read per header, and touches no page the headers'
-/// reads would not (every page holds a header).
-const DENSE_BELOW: u64 = 8 << 10;
+/// Below this size a batch (a page), the next header is read with the
+/// bytes after it ([`READ_AHEAD`]): where batches are smaller than a page
+/// every page holds a header, so the headers' own reads would bring every
+/// page in anyway (and a system call costs about what copying 8 KiB from
+/// the page cache does): one read of a window costs far less than a read
+/// per header.
+const DENSE_BELOW: u64 = 4 << 10;
 
 /// The window read where batches are small.
 const READ_AHEAD: usize = 64 << 10;
