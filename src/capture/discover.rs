@@ -1347,7 +1347,7 @@ impl Discovery {
                     "offset in the name is not zero-padded to 20 digits as Kafka writes it",
                 );
             }
-            let len = self.check_empty(&path, seg.kind, seg.pending);
+            let len = self.check_empty(&path, entry.tree_len(), seg.kind, seg.pending);
             if seg.kind == SegmentFileKind::KraftSnapshot {
                 if let Some(state) = seg.pending {
                     self.note(&path, format!("KRaft snapshot {}", pending_phrase(state)));
@@ -1434,14 +1434,16 @@ impl Discovery {
     fn check_empty(
         &mut self,
         path: &Path,
+        listed_len: Option<u64>,
         kind: SegmentFileKind,
         pending: Option<PendingState>,
     ) -> Option<u64> {
-        let Ok(meta) = fs::metadata(path) else {
-            return None;
+        let len = match listed_len {
+            Some(n) => n,
+            None => fs::metadata(path).ok()?.len(),
         };
-        if !meta.is_empty() || pending.is_some() {
-            return Some(meta.len());
+        if len != 0 || pending.is_some() {
+            return Some(len);
         }
         match kind {
             SegmentFileKind::Log => self.note(path, "empty segment (normal for a segment just rolled)"),

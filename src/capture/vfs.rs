@@ -1342,6 +1342,8 @@ pub struct DirEntry {
     path: PathBuf,
     name: OsString,
     ft: FileType,
+    /// A file of a mounted tree: its length, known from the listing.
+    len: Option<u64>,
 }
 
 impl DirEntry {
@@ -1357,6 +1359,12 @@ impl DirEntry {
     pub fn file_type(&self) -> io::Result<FileType> {
         Ok(self.ft)
     }
+    /// The length of a file of a mounted archive or digest, as its listing
+    /// has it (what [`metadata`] would say, without looking it up again);
+    /// `None` on disk, where only [`metadata`] says (following a link).
+    pub fn tree_len(&self) -> Option<u64> {
+        self.len
+    }
 }
 
 /// `std::fs::read_dir`; entries inside an archive come in name order.
@@ -1371,6 +1379,7 @@ pub fn read_dir(p: &Path) -> io::Result<std::vec::IntoIter<io::Result<DirEntry>>
                             path: e.path(),
                             name: e.file_name(),
                             ft: e.file_type()?.into(),
+                            len: None,
                         })
                     }),
                 )
@@ -1384,34 +1393,41 @@ pub fn read_dir(p: &Path) -> io::Result<std::vec::IntoIter<io::Result<DirEntry>>
                     not_found(p)
                 });
             };
-            let mut names: BTreeMap<OsString, FileType> = BTreeMap::new();
+            let mut names: BTreeMap<OsString, (FileType, Option<u64>)> = BTreeMap::new();
             for n in d.dirs.keys() {
                 names.insert(
                     n.clone(),
-                    FileType {
-                        dir: true,
-                        file: false,
-                        symlink: false,
-                    },
+                    (
+                        FileType {
+                            dir: true,
+                            file: false,
+                            symlink: false,
+                        },
+                        None,
+                    ),
                 );
             }
-            for n in d.files.keys() {
+            for (n, f) in &d.files {
                 names.insert(
                     n.clone(),
-                    FileType {
-                        dir: false,
-                        file: true,
-                        symlink: false,
-                    },
+                    (
+                        FileType {
+                            dir: false,
+                            file: true,
+                            symlink: false,
+                        },
+                        Some(f.len()),
+                    ),
                 );
             }
             names
                 .into_iter()
-                .map(|(name, ft)| {
+                .map(|(name, (ft, len))| {
                     Ok(DirEntry {
                         path: p.join(&name),
                         name,
                         ft,
+                        len,
                     })
                 })
                 .collect()

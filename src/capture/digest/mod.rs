@@ -539,11 +539,24 @@ fn segment_cap(len: u64) -> u64 {
 }
 
 /// The summaries of the segment at `path`, when it is a data segment of a
-/// mounted digest (`None` for any other file); decoded anew at each call.
+/// mounted digest (`None` for any other file): read again from the digest
+/// and decoded, or, when this thread decoded them a moment ago (a diff
+/// reads a replica's last segment to find its end, then in its window),
+/// those again.
 pub fn segment(path: &Path) -> Option<Result<SegmentDigest, ParseError>> {
     let (root, rel) = vfs::resolve(path)?;
-    let s = SEGMENTS.read().ok()?.get(&root)?.get(&rel)?.clone();
-    Some(s.src.read(s.at, s.len).and_then(|content| {
+    let segments = SEGMENTS.read().ok()?;
+    let s = segments.get(&root)?.get(&rel)?;
+    let key = (root.clone(), rel, s.at, s.crc);
+    if let Some(hit) = RECENT.with(|r| {
+        r.borrow()
+            .iter()
+            .find(|(k, _)| *k == key)
+            .map(|(_, d)| d.clone())
+    }) {
+        return Some(Ok(hit));
+    }
+    let d = s.src.read(s.at, s.len).and_then(|content| {
         if crate::format::crc::crc32c(&content) != s.crc {
             return Err(ParseError::new(
                 s.at,
@@ -552,7 +565,35 @@ pub fn segment(path: &Path) -> Option<Result<SegmentDigest, ParseError>> {
         }
         fmt::inflate(&content, s.raw_len, segment_cap(s.file_len), s.at)
             .and_then(|raw| fmt::decode_segment(&raw, s.at))
-    }))
+    });
+    if let Ok(d) = &d {
+        RECENT.with(|r| {
+            let mut r = r.borrow_mut();
+            if r.len() >= RECENT_KEPT {
+                r.pop_front();
+            }
+            r.push_back((key, d.clone()));
+        });
+    }
+    Some(d)
+}
+
+/// A segment's key among the recently decoded: the digest's root, the
+/// path in it, where its summaries are and their checksum.
+type RecentKey = (PathBuf, PathBuf, u64, u32);
+
+/// How many decoded segments a thread keeps.
+const RECENT_KEPT: usize = 4;
+
+thread_local! {
+    static RECENT: std::cell::RefCell<std::collections::VecDeque<(RecentKey, SegmentDigest)>> =
+        const { std::cell::RefCell::new(std::collections::VecDeque::new()) };
+}
+
+/// Forgets the segments this thread decoded (so that the next
+/// [`segment`] reads the digest again).
+pub fn forget_decoded() {
+    RECENT.with(|r| r.borrow_mut().clear());
 }
 
 static UNCHECKED: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
@@ -773,8 +814,11 @@ mod tests {
             .map(|m| m.root.join("unclean-0/00000000000000000000.log"))
             .unwrap_or_default();
         assert!(matches!(segment(&seg), Some(Ok(_))));
+        // decoded a moment ago: the same summaries again
+        assert!(matches!(segment(&seg), Some(Ok(_))));
         // the same length, other bytes
         assert!(std::fs::write(&file, vec![0x5a; bytes.len()]).is_ok());
+        forget_decoded();
         match segment(&seg) {
             Some(Err(e)) => assert!(e.reason.contains("changed"), "{}", e.reason),
             other => panic!("wanted an error, got {other:?}"),
