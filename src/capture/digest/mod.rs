@@ -566,7 +566,11 @@ pub fn segment(path: &Path) -> Option<Result<SegmentDigest, ParseError>> {
         fmt::inflate(&content, s.raw_len, segment_cap(s.file_len), s.at)
             .and_then(|raw| fmt::decode_segment(&raw, s.at))
     });
-    if let Ok(d) = &d {
+    if let Some(d) = d
+        .as_ref()
+        .ok()
+        .filter(|d| d.batches.len() <= RECENT_MAX_BATCHES)
+    {
         RECENT.with(|r| {
             let mut r = r.borrow_mut();
             if r.len() >= RECENT_KEPT {
@@ -584,6 +588,10 @@ type RecentKey = (PathBuf, PathBuf, u64, u32);
 
 /// How many decoded segments a thread keeps.
 const RECENT_KEPT: usize = 4;
+
+/// The most batches of a decoded segment a thread keeps (a few MiB): what
+/// is kept stays bounded whatever the segments' size.
+const RECENT_MAX_BATCHES: usize = 16_384;
 
 thread_local! {
     static RECENT: std::cell::RefCell<std::collections::VecDeque<(RecentKey, SegmentDigest)>> =
