@@ -899,10 +899,9 @@ impl Reads {
             }
         }
         if self.dense && self.read_ahead && n < READ_AHEAD {
-            let want = u64::try_from(READ_AHEAD)
-                .unwrap_or(u64::MAX)
-                .min(self.src.len().saturating_sub(pos))
-                .max(n as u64) as usize;
+            // the window, or less at the end of the file, never less than asked
+            let left = usize::try_from(self.src.len().saturating_sub(pos)).unwrap_or(usize::MAX);
+            let want = READ_AHEAD.min(left).max(n);
             let got = self.src.read(pos, want, &mut self.window)?;
             self.at = pos;
             self.read += got as u64;

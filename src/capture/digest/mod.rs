@@ -453,12 +453,10 @@ pub fn parse(bytes: &[u8], limit: u64) -> Result<Parsed, ParseError> {
             .cmp(out.files[b].0.as_os_str())
             .then(named[a].0.cmp(&named[b].0))
     });
-    if let Some(&(entry, at, i)) = order
+    if let Some((entry, at, i)) = order
         .windows(2)
         .filter(|w| out.files[w[0]].0.as_os_str() == out.files[w[1]].0.as_os_str())
         .map(|w| (named[w[1]].0, named[w[1]].1, w[1]))
-        .collect::<Vec<_>>()
-        .iter()
         .min()
     {
         keep(
