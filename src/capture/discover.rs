@@ -22,7 +22,7 @@
 
 // std::fs-shaped calls that also see inside mounted archives (capture::vfs).
 use super::vfs as fs;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
@@ -568,7 +568,7 @@ impl Discovery {
                 Err(e) => self.read_failed(dir, format!("error while listing directory: {e}")),
             }
         }
-        entries.sort_by_key(|e| e.file_name());
+        entries.sort_by(|a, b| a.name().cmp(b.name()));
         entries
     }
 
@@ -616,7 +616,7 @@ impl Discovery {
             .iter()
             .map(|(path, (root, _))| (path.clone(), root.clone()))
             .collect();
-        let mut seen_partition_dirs: BTreeSet<PathBuf> = BTreeSet::new();
+        let mut seen_partition_dirs: HashSet<PathBuf> = HashSet::new();
         for (path, (root, want)) in log_dirs {
             let (broker, replicas) =
                 self.read_log_dir(&path, &root, &want, &mut seen_partition_dirs);
@@ -673,9 +673,11 @@ impl Discovery {
                 &b.path,
             ))
         });
-        let order = |r: &Replica| (r.node_id.is_none(), r.node_id, r.dir.clone());
+        let order = |a: &Replica, b: &Replica| {
+            (a.node_id.is_none(), a.node_id, &a.dir).cmp(&(b.node_id.is_none(), b.node_id, &b.dir))
+        };
         for list in cap.partitions.values_mut() {
-            list.sort_by_key(order);
+            list.sort_by(order);
             // held for the whole run: no room for replicas never found
             list.shrink_to_fit();
         }
@@ -688,7 +690,7 @@ impl Discovery {
                 r.dir.clone(),
             )
         });
-        cap.metadata_logs.sort_by_key(order);
+        cap.metadata_logs.sort_by(order);
         cap.excluded = self.excluded.into_iter().collect();
         cap.unreadable = std::mem::take(&mut self.unreadable).into_iter().collect();
         cap.refused = std::mem::take(&mut self.refused).into_iter().collect();
@@ -779,7 +781,7 @@ impl Discovery {
         path: &Path,
         root: &Path,
         want: &Want,
-        seen_partition_dirs: &mut BTreeSet<PathBuf>,
+        seen_partition_dirs: &mut HashSet<PathBuf>,
     ) -> (Broker, Vec<Replica>) {
         let mut broker = Broker {
             node_id: None,
@@ -1146,7 +1148,13 @@ impl Discovery {
                 return None;
             }
         };
-        let mut r = std::io::BufReader::with_capacity(64 * 1024, file);
+        // a file held in memory (an archive's, a digest's) needs no more
+        // buffer than its length
+        let cap = match &file {
+            fs::File::Memory(c) => c.get_ref().len().saturating_add(1).min(64 * 1024),
+            fs::File::Disk(..) => 64 * 1024,
+        };
+        let mut r = std::io::BufReader::with_capacity(cap, file);
         let read = read(&mut r);
         match read {
             Ok(cp) => {
@@ -1263,8 +1271,9 @@ impl Discovery {
         }
         let mut segments: BTreeMap<i64, SegmentFiles> = BTreeMap::new();
         for entry in self.list_dir(dir) {
-            let path = dir.join(entry.file_name());
-            let Some(name) = entry.file_name().to_str().map(str::to_owned) else {
+            // the listed folder joined with the name
+            let path = entry.path_ref().to_path_buf();
+            let Some(name) = entry.name().to_str() else {
                 self.warn(&path, "name is not valid UTF-8; skipped");
                 continue;
             };
@@ -1272,7 +1281,7 @@ impl Discovery {
                 continue;
             };
             if kind == EntryKind::Dir {
-                if parse_segment_file_name(&name).is_some() {
+                if parse_segment_file_name(name).is_some() {
                     self.warn(&path, "a directory named like a segment file; skipped (Kafka ignores directories here)");
                 } else {
                     self.warn(
@@ -1334,7 +1343,7 @@ impl Discovery {
                 r.other_files.push(path);
                 continue;
             }
-            let Some(seg) = parse_segment_file_name(&name) else {
+            let Some(seg) = parse_segment_file_name(name) else {
                 self.warn(&path, "unrecognised file in a partition directory");
                 r.other_files.push(path);
                 continue;

@@ -231,6 +231,11 @@ pub fn build_tree(root: &Path, files: Vec<(PathBuf, TreeFile)>, dirs: Vec<PathBu
     for d in dirs {
         tree.dirs.make(&d);
     }
+    // the files of one folder come together (a digest and an archive list
+    // a folder's files in a row): each run is added under its folder found
+    // once
+    let mut run: Vec<(OsString, FileEntry)> = Vec::new();
+    let mut run_dir: Option<PathBuf> = None;
     for (rel, f) in files {
         let entry = match f {
             TreeFile::Bytes { bytes, mtime, len } => FileEntry {
@@ -247,8 +252,16 @@ pub fn build_tree(root: &Path, files: Vec<(PathBuf, TreeFile)>, dirs: Vec<PathBu
                 zero_tail: 0,
             },
         };
-        tree.add_file(rel, entry);
+        let Some((parent, name)) = split_name(&rel) else {
+            continue;
+        };
+        if run_dir.as_deref().map(Path::as_os_str) != Some(parent.as_os_str()) {
+            tree.add_run(run_dir.take(), &mut run);
+            run_dir = Some(parent.to_path_buf());
+        }
+        run.push((name.to_owned(), entry));
     }
+    tree.add_run(run_dir, &mut run);
     BuiltTree(tree)
 }
 
@@ -264,16 +277,15 @@ struct Dir {
 impl Dir {
     fn find(&self, rel: &Path) -> Option<&Dir> {
         let mut d = self;
-        for c in rel.components() {
-            d = d.dirs.get(c.as_os_str())?;
+        for c in names(rel) {
+            d = d.dirs.get(c)?;
         }
         Some(d)
     }
 
     fn make(&mut self, rel: &Path) -> &mut Dir {
         let mut d = self;
-        for c in rel.components() {
-            let k = c.as_os_str();
+        for k in names(rel) {
             // a key is made only for a folder not there yet
             if !d.dirs.contains_key(k) {
                 d.dirs.insert(k.to_owned(), Dir::default());
@@ -285,6 +297,53 @@ impl Dir {
         }
         d
     }
+}
+
+/// The names along a path inside a tree, as [`Path::components`] gives
+/// them for the relative paths a tree is built and looked up with
+/// (`a/b/c`, made [`normal`]), without its parsing: the bytes split at
+/// `/`, empty and `.` parts left out, a leading `/` kept as a name of its
+/// own (as the root component, which no tree holds).
+#[cfg(unix)]
+fn names(p: &Path) -> impl Iterator<Item = &std::ffi::OsStr> {
+    use std::os::unix::ffi::OsStrExt;
+    let b = p.as_os_str().as_bytes();
+    let root = (b.first() == Some(&b'/')).then(|| std::ffi::OsStr::new("/"));
+    root.into_iter().chain(
+        b.split(|&c| c == b'/')
+            .filter(|s| !s.is_empty() && *s != b".")
+            .map(std::ffi::OsStr::from_bytes),
+    )
+}
+
+#[cfg(not(unix))]
+fn names(p: &Path) -> impl Iterator<Item = &std::ffi::OsStr> {
+    p.components().map(|c| c.as_os_str())
+}
+
+/// A tree path's folder and name (`a/b/c` → `a/b`, `c`), as
+/// [`Path::parent`] and [`Path::file_name`] give them for the plain
+/// relative paths of a tree.
+#[cfg(unix)]
+fn split_name(rel: &Path) -> Option<(&Path, &std::ffi::OsStr)> {
+    use std::os::unix::ffi::OsStrExt;
+    let b = rel.as_os_str().as_bytes();
+    // anything but a plain path (`a//b`, `a/.`, `..`) the slow way
+    if b.is_empty() || b.ends_with(b"/") || b.ends_with(b"/.") || b == b"." || b.ends_with(b"..") {
+        return Some((rel.parent()?, rel.file_name()?));
+    }
+    Some(match b.iter().rposition(|&c| c == b'/') {
+        Some(i) => (
+            Path::new(std::ffi::OsStr::from_bytes(&b[..i])),
+            std::ffi::OsStr::from_bytes(&b[i + 1..]),
+        ),
+        None => (Path::new(""), rel.as_os_str()),
+    })
+}
+
+#[cfg(not(unix))]
+fn split_name(rel: &Path) -> Option<(&Path, &std::ffi::OsStr)> {
+    Some((rel.parent()?, rel.file_name()?))
 }
 
 #[derive(Debug)]
@@ -330,7 +389,7 @@ impl Tree {
     }
 
     fn add_file(&mut self, rel: PathBuf, entry: FileEntry) {
-        if let (Some(parent), Some(name)) = (rel.parent(), rel.file_name()) {
+        if let Some((parent, name)) = split_name(&rel) {
             if self
                 .dirs
                 .make(parent)
@@ -343,8 +402,20 @@ impl Tree {
         }
     }
 
+    /// Adds the files of `run` (emptied) to the folder `dir`, as
+    /// [`Tree::add_file`] adds each.
+    fn add_run(&mut self, dir: Option<PathBuf>, run: &mut Vec<(OsString, FileEntry)>) {
+        let Some(dir) = dir else {
+            return;
+        };
+        let d = self.dirs.make(&dir);
+        let before = d.files.len();
+        d.files.extend(run.drain(..));
+        self.count += d.files.len() - before;
+    }
+
     fn forget_file(&mut self, rel: &Path) {
-        if let (Some(parent), Some(name)) = (rel.parent(), rel.file_name()) {
+        if let Some((parent, name)) = split_name(rel) {
             if let Some(d) = self.dirs.find_mut(parent) {
                 if d.files.remove(name).is_some() {
                     self.count -= 1;
@@ -355,7 +426,7 @@ impl Tree {
 
     /// The file at `rel`, if the tree holds one.
     fn file(&self, rel: &Path) -> Option<&FileEntry> {
-        let (parent, name) = (rel.parent()?, rel.file_name()?);
+        let (parent, name) = split_name(rel)?;
         self.dirs.find(parent)?.files.get(name)
     }
 
@@ -367,8 +438,8 @@ impl Tree {
 impl Dir {
     fn find_mut(&mut self, rel: &Path) -> Option<&mut Dir> {
         let mut d = self;
-        for c in rel.components() {
-            d = d.dirs.get_mut(c.as_os_str())?;
+        for c in names(rel) {
+            d = d.dirs.get_mut(c)?;
         }
         Some(d)
     }
@@ -376,6 +447,20 @@ impl Dir {
 
 /// `a/./b` → `a/b` (archive-internal paths are already free of `..`).
 fn normal(p: &Path) -> PathBuf {
+    #[cfg(unix)]
+    {
+        // a plain path (what discovery passes around) is its own normal
+        // form: copied, not parsed
+        use std::os::unix::ffi::OsStrExt;
+        let b = p.as_os_str().as_bytes();
+        if b.is_empty()
+            || (b[0] != b'/'
+                && b.split(|&c| c == b'/')
+                    .all(|s| !s.is_empty() && s != b"." && s != b".."))
+        {
+            return p.to_path_buf();
+        }
+    }
     p.components()
         .filter(|c| matches!(c, Component::Normal(_)))
         .collect()
@@ -1355,6 +1440,14 @@ impl DirEntry {
     pub fn file_name(&self) -> OsString {
         self.name.clone()
     }
+    /// The entry's full path, borrowed.
+    pub fn path_ref(&self) -> &Path {
+        &self.path
+    }
+    /// The entry's name, borrowed.
+    pub fn name(&self) -> &std::ffi::OsStr {
+        &self.name
+    }
     /// Its kind, without following symlinks.
     pub fn file_type(&self) -> io::Result<FileType> {
         Ok(self.ft)
@@ -1393,44 +1486,52 @@ pub fn read_dir(p: &Path) -> io::Result<std::vec::IntoIter<io::Result<DirEntry>>
                     not_found(p)
                 });
             };
-            let mut names: BTreeMap<OsString, (FileType, Option<u64>)> = BTreeMap::new();
-            for n in d.dirs.keys() {
-                names.insert(
-                    n.clone(),
-                    (
-                        FileType {
-                            dir: true,
-                            file: false,
-                            symlink: false,
-                        },
-                        None,
-                    ),
-                );
+            // the folders and the files, each already in name order, merged
+            // (a name both holds is listed as the file)
+            let dir_type = FileType {
+                dir: true,
+                file: false,
+                symlink: false,
+            };
+            let file_type = FileType {
+                dir: false,
+                file: true,
+                symlink: false,
+            };
+            let mut out = Vec::with_capacity(d.dirs.len() + d.files.len());
+            let mut dirs = d.dirs.keys().peekable();
+            let mut files = d.files.iter().peekable();
+            loop {
+                let (name, ft, len) = match (dirs.peek(), files.peek()) {
+                    (None, None) => break,
+                    (Some(&n), None) => {
+                        dirs.next();
+                        (n, dir_type, None)
+                    }
+                    (Some(&n), Some(&(f, _))) if n < f => {
+                        dirs.next();
+                        (n, dir_type, None)
+                    }
+                    (Some(&n), Some(&(f, e))) => {
+                        if n == f {
+                            dirs.next();
+                        }
+                        files.next();
+                        (f, file_type, Some(e.len()))
+                    }
+                    (None, Some(&(f, e))) => {
+                        files.next();
+                        (f, file_type, Some(e.len()))
+                    }
+                };
+                out.push(Ok(DirEntry {
+                    path: p.join(name),
+                    name: name.clone(),
+                    ft,
+                    len,
+                }));
             }
-            for (n, f) in &d.files {
-                names.insert(
-                    n.clone(),
-                    (
-                        FileType {
-                            dir: false,
-                            file: true,
-                            symlink: false,
-                        },
-                        Some(f.len()),
-                    ),
-                );
-            }
-            names
-                .into_iter()
-                .map(|(name, (ft, len))| {
-                    Ok(DirEntry {
-                        path: p.join(&name),
-                        name,
-                        ft,
-                        len,
-                    })
-                })
-                .collect()
+            out
         }
     };
     Ok(v.into_iter())

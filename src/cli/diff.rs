@@ -181,7 +181,12 @@ pub fn run(mut args: Args, out: &mut Output) -> Status {
             "--records",
         ));
     }
-    run_with(&args, out, &capture)
+    let status = run_with(&args, out, &capture);
+    // klf ends after this: what the capture holds goes back to the
+    // system with the process rather than freed piece by piece (the files
+    // and segments of tens of thousands of partitions take a while)
+    std::mem::forget(capture);
+    status
 }
 
 fn run_with(args: &Args, out: &mut Output, capture: &Capture) -> Status {

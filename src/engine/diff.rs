@@ -242,14 +242,27 @@ fn diff_readable(
         })
         .collect();
     loop {
-        let sub: Vec<Replica> = reps
-            .iter()
-            .zip(&ids)
-            .filter(|(_, id)| !left_out.contains(id))
-            .map(|(r, _)| r.clone())
-            .collect();
-        let use_all = sub.len() < 2;
-        let reading = if use_all { reps } else { &sub };
+        // the replicas not left out (all of them, uncopied, when none is)
+        let sub: Vec<Replica> = if left_out.is_empty() {
+            Vec::new()
+        } else {
+            reps.iter()
+                .zip(&ids)
+                .filter(|(_, id)| !left_out.contains(id))
+                .map(|(r, _)| r.clone())
+                .collect()
+        };
+        let kept = if left_out.is_empty() {
+            reps.len()
+        } else {
+            sub.len()
+        };
+        let use_all = kept < 2;
+        let reading = if use_all || left_out.is_empty() {
+            reps
+        } else {
+            &sub
+        };
         let reference = evidence.reference(req.leader, topic, partition);
         let mut r = diff_partition_replicas(
             evidence, topic, partition, reading, reference, options, req.mode,

@@ -364,21 +364,24 @@ impl<'a> Reader<'a> {
         let raw = self.take(n)?;
         let text = std::str::from_utf8(raw)
             .map_err(|_| ParseError::new(self.base + at as u64, "a path that is not UTF-8"))?;
-        let mut p = PathBuf::new();
+        if text.is_empty() {
+            return Err(ParseError::new(self.base + at as u64, "an empty path"));
+        }
+        // printable ASCII holds no control character: the characters are
+        // looked at only in a path that has other bytes
+        let ascii = raw.iter().all(|b| (0x20..0x7f).contains(b));
         for c in text.split('/') {
             // relative, and never out of the digest's root
-            if c.is_empty() || c == "." || c == ".." || c.chars().any(char::is_control) {
+            if c.is_empty() || c == "." || c == ".." || (!ascii && c.chars().any(char::is_control))
+            {
                 return Err(ParseError::new(
                     self.base + at as u64,
                     format!("path {text:?} is not a plain relative path"),
                 ));
             }
-            p.push(c);
         }
-        if p.as_os_str().is_empty() {
-            return Err(ParseError::new(self.base + at as u64, "an empty path"));
-        }
-        Ok(p)
+        // its parts joined by `/` as they are (none empty): the path itself
+        Ok(PathBuf::from(text))
     }
 
     fn file_head(&mut self) -> Result<(PathBuf, Option<i64>, u64), ParseError> {

@@ -745,21 +745,23 @@ pub fn write_json_each<T>(
 pub fn json_element(p: DiffedPartition<'_>, lines: bool) -> std::io::Result<Vec<u8>> {
     let mut v = Vec::new();
     if lines {
-        json::line(&mut v, &partition(p, None, true))?;
+        json::line_into(&mut v, &partition(p, None, true))?;
         return Ok(v);
     }
-    json::document(&mut v, &partition(p, None, false))?;
+    json::document_into(&mut v, &partition(p, None, false))?;
     v.pop();
     // an element of the document's `partitions` is two levels in: each of
     // its lines but the first 4 spaces further (a JSON string holds no raw
     // line break)
     let breaks = v.iter().filter(|&&b| b == b'\n').count();
     let mut out = Vec::with_capacity(v.len() + 4 * breaks);
-    for b in v {
-        out.push(b);
-        if b == b'\n' {
-            out.extend_from_slice(b"    ");
-        }
+    let mut lines = v.split(|&b| b == b'\n');
+    if let Some(first) = lines.next() {
+        out.extend_from_slice(first);
+    }
+    for line in lines {
+        out.extend_from_slice(b"\n    ");
+        out.extend_from_slice(line);
     }
     Ok(out)
 }

@@ -27,6 +27,52 @@ pub fn line<T: Serialize + ?Sized>(w: &mut impl Write, v: &T) -> io::Result<()> 
     w.write_all(b"\n")
 }
 
+/// [`document`] appended to a buffer: serialised as it is, then made safe
+/// in one pass over what was added, with the bytes [`document`] writes. A
+/// serialiser writes whole characters, [`crate::render::text::json_safe`]
+/// maps each on its own, and a raw line break is only ever the layout's
+/// (one in a string is written `\n`), written in a piece of its own: the
+/// text is made safe a line at a time, its line breaks kept.
+pub fn document_into<T: Serialize + ?Sized>(out: &mut Vec<u8>, v: &T) -> io::Result<()> {
+    let start = out.len();
+    serde_json::to_writer_pretty(&mut *out, &Utc(v)).map_err(io::Error::from)?;
+    out.push(b'\n');
+    made_safe_from(out, start);
+    Ok(())
+}
+
+/// [`line`] appended to a buffer, as [`document_into`] does.
+pub fn line_into<T: Serialize + ?Sized>(out: &mut Vec<u8>, v: &T) -> io::Result<()> {
+    let start = out.len();
+    serde_json::to_writer(&mut *out, &Utc(v)).map_err(io::Error::from)?;
+    out.push(b'\n');
+    made_safe_from(out, start);
+    Ok(())
+}
+
+/// The JSON text of `out` from `start` on passed through
+/// [`crate::render::text::json_safe`].
+fn made_safe_from(out: &mut Vec<u8>, start: usize) {
+    let Some(tail) = out.get(start..) else {
+        return;
+    };
+    if !crate::render::text::may_hold_unsafe(tail) {
+        return;
+    }
+    let Ok(text) = std::str::from_utf8(tail) else {
+        return;
+    };
+    let mut safe = String::with_capacity(text.len() + 16);
+    for (i, l) in text.split('\n').enumerate() {
+        if i > 0 {
+            safe.push('\n');
+        }
+        safe.push_str(&crate::render::text::json_safe(l));
+    }
+    out.truncate(start);
+    out.extend_from_slice(safe.as_bytes());
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -56,5 +102,45 @@ mod tests {
         assert!(text.starts_with("{\n  \"name\""), "{text}");
         assert!(text.ends_with("}\n"), "{text}");
         assert!(!text.contains('\u{1b}'), "{text}");
+    }
+
+    #[test]
+    fn into_a_buffer_the_bytes_are_the_writers() {
+        #[derive(Serialize)]
+        struct Names {
+            names: Vec<&'static str>,
+            #[serde(serialize_with = "crate::model::time::millis")]
+            at: i64,
+        }
+        let d = Names {
+            // DEL, C1, an Arabic letter mark, a bidi override, a BOM, plain
+            // non-ASCII text and a line break
+            names: vec![
+                "a\u{7f}b",
+                "\u{85}",
+                "\u{61c}x",
+                "\u{202e}evil",
+                "\u{feff}",
+                "héllo €",
+                "two\nlines",
+            ],
+            at: 1_700_000_000_000,
+        };
+        for pretty in [true, false] {
+            let (mut want, mut got) = (Vec::new(), b"before".to_vec());
+            if pretty {
+                document(&mut want, &d).unwrap_or_default();
+                document_into(&mut got, &d).unwrap_or_default();
+            } else {
+                line(&mut want, &d).unwrap_or_default();
+                line_into(&mut got, &d).unwrap_or_default();
+            }
+            assert_eq!(&got[..6], b"before");
+            assert_eq!(
+                String::from_utf8_lossy(&got[6..]),
+                String::from_utf8_lossy(&want)
+            );
+            assert!(String::from_utf8_lossy(&want).contains("\\u202e"));
+        }
     }
 }

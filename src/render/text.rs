@@ -84,7 +84,7 @@ pub fn json_safe(json: &str) -> Cow<'_, str> {
 /// Whether UTF-8 `b` may hold a character a JSON serialiser leaves raw but
 /// [`is_unsafe`] refuses: DEL, or the lead byte of U+0080-U+009F (C2),
 /// U+061C (D8), U+200B-U+2069 (E2) or U+FEFF (EF).
-fn may_hold_unsafe(b: &[u8]) -> bool {
+pub(crate) fn may_hold_unsafe(b: &[u8]) -> bool {
     b.iter()
         .any(|&x| matches!(x, 0x7f | 0xc2 | 0xd8 | 0xe2 | 0xef))
 }

@@ -39,6 +39,8 @@ pub fn looks_like_digest(bytes: &[u8]) -> bool {
 struct SegmentRef {
     /// Where the digest's segments' summaries are read from.
     src: Arc<Source>,
+    /// The mount that read the digest ([`MOUNTS`]).
+    mount: u64,
     /// Where this segment's compressed summaries are in the digest.
     at: u64,
     len: usize,
@@ -90,7 +92,9 @@ fn read_exact_at(f: &std::fs::File, buf: &mut [u8], at: u64) -> std::io::Result<
 }
 
 /// The segments of each mounted digest: root → path inside it → summaries.
-type Segments = HashMap<PathBuf, HashMap<PathBuf, SegmentRef>>;
+/// The paths inside are plain (`a/b/c`, as the digest names them and as
+/// [`vfs::resolve`] gives them): keyed by their bytes.
+type Segments = HashMap<PathBuf, HashMap<std::ffi::OsString, SegmentRef>>;
 
 static SEGMENTS: std::sync::LazyLock<RwLock<Segments>> =
     std::sync::LazyLock::new(|| RwLock::new(HashMap::new()));
@@ -152,7 +156,7 @@ pub struct Prepared {
     root: PathBuf,
     path: PathBuf,
     tree: vfs::BuiltTree,
-    segs: HashMap<PathBuf, SegmentRef>,
+    segs: HashMap<std::ffi::OsString, SegmentRef>,
     inputs: Vec<(String, String)>,
     verify: bool,
     mounted: Mounted,
@@ -222,12 +226,14 @@ fn prepare_from(
     let root = vfs::root_of(path);
     // the segments' summaries stay where they are, with their checksums
     let src = Arc::new(src);
+    let mount = MOUNTS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let mut segs = Vec::with_capacity(parsed.segments.len());
     for (rel, at, len, raw_len, file_len) in &parsed.segments {
         segs.push((
-            rel.clone(),
+            rel.clone().into_os_string(),
             SegmentRef {
                 src: Arc::clone(&src),
+                mount,
                 at: *at as u64,
                 len: *len,
                 crc: crate::format::crc::crc32c(bytes.get(*at..at + len).unwrap_or_default()),
@@ -544,8 +550,10 @@ fn segment_cap(len: u64) -> u64 {
 pub fn segment(path: &Path) -> Option<Result<SegmentDigest, ParseError>> {
     let (root, rel) = vfs::resolve(path)?;
     let segments = SEGMENTS.read().ok()?;
-    let s = segments.get(&root)?.get(&rel)?;
-    let key = (root.clone(), rel, s.at, s.crc);
+    let s = segments.get(&root)?.get(rel.as_os_str())?;
+    // the mount that read the digest, where the summaries are in it,
+    // their length and checksum
+    let key = (s.mount, s.at, s.len, s.crc);
     if let Some(hit) = RECENT.with(|r| {
         r.borrow()
             .iter()
@@ -580,9 +588,13 @@ pub fn segment(path: &Path) -> Option<Result<SegmentDigest, ParseError>> {
     Some(d)
 }
 
-/// A segment's key among the recently decoded: the digest's root, the
-/// path in it, where its summaries are and their checksum.
-type RecentKey = (PathBuf, PathBuf, u64, u32);
+/// A segment's key among the recently decoded: the mount its digest was
+/// read by, where the summaries are in it, their length and checksum.
+type RecentKey = (u64, u64, usize, u32);
+
+/// Numbers the digests read, one per [`prepare`] (a digest mounted again
+/// is another mount: what a thread decoded of the first is not reused).
+static MOUNTS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 
 /// How many decoded segments a thread keeps.
 const RECENT_KEPT: usize = 4;
@@ -640,9 +652,10 @@ pub fn unverified() -> Vec<PathBuf> {
 /// Whether `path` is a data segment of a mounted digest.
 pub fn is_digest_segment(path: &Path) -> bool {
     match vfs::resolve(path) {
-        Some((root, rel)) => SEGMENTS
-            .read()
-            .is_ok_and(|m| m.get(&root).is_some_and(|s| s.contains_key(&rel))),
+        Some((root, rel)) => SEGMENTS.read().is_ok_and(|m| {
+            m.get(&root)
+                .is_some_and(|s| s.contains_key(rel.as_os_str()))
+        }),
         None => false,
     }
 }
