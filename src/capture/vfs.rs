@@ -141,26 +141,33 @@ pub struct Mounted {
 /// never copied) and the modification time its header records.
 #[derive(Debug, Clone)]
 struct FileEntry {
-    bytes: Arc<Vec<u8>>,
+    content: Content,
     mtime: Option<u64>,
+}
+
+/// What a tree holds of a file.
+#[derive(Debug, Clone)]
+enum Content {
+    /// Its bytes, then `zero_tail` zeros (a preallocated index a digest
+    /// ships up to the end of its data).
+    Held { bytes: Arc<Vec<u8>>, zero_tail: u64 },
     /// A file of a digest whose bytes are not held: its length on the node.
-    absent: Option<u64>,
-    /// Zeros after `bytes` (a preallocated index a digest ships up to the
-    /// end of its data).
-    zero_tail: u64,
+    Absent(u64),
 }
 
 impl FileEntry {
     fn len(&self) -> u64 {
-        self.absent
-            .unwrap_or((self.bytes.len() as u64).saturating_add(self.zero_tail))
+        match &self.content {
+            Content::Held { bytes, zero_tail } => (bytes.len() as u64).saturating_add(*zero_tail),
+            Content::Absent(len) => *len,
+        }
     }
 
     /// The bytes, or why they cannot be had.
     fn bytes(&self, p: &Path) -> io::Result<&Arc<Vec<u8>>> {
-        match self.absent {
-            None => Ok(&self.bytes),
-            Some(_) => Err(not_in_digest(p)),
+        match &self.content {
+            Content::Held { bytes, .. } => Ok(bytes),
+            Content::Absent(_) => Err(not_in_digest(p)),
         }
     }
 }
@@ -193,8 +200,6 @@ pub enum TreeFile {
         mtime: Option<u64>,
     },
 }
-
-static EMPTY: std::sync::OnceLock<Arc<Vec<u8>>> = std::sync::OnceLock::new();
 
 /// Registers a tree of files under the virtual root `root` (a digest's
 /// path with `!` appended), as [`mount`] does for an archive: `files` are
@@ -239,17 +244,15 @@ pub fn build_tree(root: &Path, files: Vec<(PathBuf, TreeFile)>, dirs: Vec<PathBu
     for (rel, f) in files {
         let entry = match f {
             TreeFile::Bytes { bytes, mtime, len } => FileEntry {
-                zero_tail: len.saturating_sub(bytes.len() as u64),
-                bytes: Arc::new(bytes),
+                content: Content::Held {
+                    zero_tail: len.saturating_sub(bytes.len() as u64),
+                    bytes: Arc::new(bytes),
+                },
                 mtime,
-                absent: None,
             },
             TreeFile::Absent { len, mtime } => FileEntry {
-                // one empty buffer for every file whose bytes are absent
-                bytes: Arc::clone(EMPTY.get_or_init(|| Arc::new(Vec::new()))),
+                content: Content::Absent(len),
                 mtime,
-                absent: Some(len),
-                zero_tail: 0,
             },
         };
         let Some((parent, name)) = split_name(&rel) else {
@@ -869,10 +872,11 @@ pub fn mount_with_progress(
         tree.add_file(
             rel,
             FileEntry {
-                bytes: Arc::new(buf),
+                content: Content::Held {
+                    bytes: Arc::new(buf),
+                    zero_tail: 0,
+                },
                 mtime,
-                absent: None,
-                zero_tail: 0,
             },
         );
     }

@@ -955,8 +955,10 @@ pub fn decode_segment(b: &[u8], at: u64) -> Result<SegmentDigest, ParseError> {
         base: at,
     };
     // batches until the end flag: each takes at least 14 encoded bytes,
-    // so what is allocated stays within the input's size
-    let mut batches = Vec::new();
+    // so what is allocated stays within the input's size (room for as
+    // many as can be there is made at once, up to 4,096: a few hundred
+    // KiB at most, and no growing for the segments of a busy node)
+    let mut batches = Vec::with_capacity((b.len() / 14).min(4096));
     let mut prev = first_prev();
     let mut next_pos = 0u64;
     loop {
