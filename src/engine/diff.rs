@@ -333,12 +333,23 @@ pub fn diff_partition_adjusted(
     adjust: &(dyn Fn(&mut ReplicaLog) + Sync),
 ) -> PartitionResult {
     let ids = broker_ids(replicas);
+    // The logs' lengths now; in an archive or a digest (whose files do not
+    // change) the lengths discovery listed
     let log_bytes: u64 = replicas
         .iter()
-        .flat_map(|r| r.segments.iter())
-        .filter_map(|s| s.log.as_ref())
-        .filter_map(|p| crate::capture::vfs::metadata(p).ok())
-        .map(|m| m.len())
+        .map(|r| {
+            let held = crate::capture::vfs::is_virtual(&r.dir);
+            r.segments
+                .iter()
+                .filter_map(|s| {
+                    let p = s.log.as_ref()?;
+                    match s.log_len {
+                        Some(n) if held => Some(n),
+                        _ => crate::capture::vfs::metadata(p).ok().map(|m| m.len()),
+                    }
+                })
+                .sum::<u64>()
+        })
         .sum();
     let input = |loaded: Vec<LoadedReplica>| -> (PartitionReplicas, Vec<ReplicaProblem>, u64) {
         let bytes: u64 = loaded.iter().map(|l| l.bytes_read).sum();

@@ -92,9 +92,10 @@ fn read_exact_at(f: &std::fs::File, buf: &mut [u8], at: u64) -> std::io::Result<
 }
 
 /// The segments of each mounted digest: root → path inside it → summaries.
-/// The paths inside are plain (`a/b/c`, as the digest names them and as
-/// [`vfs::resolve`] gives them): keyed by their bytes.
-type Segments = HashMap<PathBuf, HashMap<std::ffi::OsString, SegmentRef>>;
+/// Keyed by their bytes: a root is spelled as [`vfs::root_of`] spells it,
+/// and the paths inside are plain (`a/b/c`, as the digest names them and
+/// as [`vfs::resolve`] gives them).
+type Segments = HashMap<std::ffi::OsString, HashMap<std::ffi::OsString, SegmentRef>>;
 
 static SEGMENTS: std::sync::LazyLock<RwLock<Segments>> =
     std::sync::LazyLock::new(|| RwLock::new(HashMap::new()));
@@ -171,7 +172,7 @@ impl Prepared {
             r.push((self.root.clone(), self.path, self.inputs, self.verify));
         }
         if let Ok(mut m) = SEGMENTS.write() {
-            m.insert(self.root, self.segs);
+            m.insert(self.root.into_os_string(), self.segs);
         }
         self.mounted
     }
@@ -550,7 +551,7 @@ fn segment_cap(len: u64) -> u64 {
 pub fn segment(path: &Path) -> Option<Result<SegmentDigest, ParseError>> {
     let (root, rel) = vfs::resolve(path)?;
     let segments = SEGMENTS.read().ok()?;
-    let s = segments.get(&root)?.get(rel.as_os_str())?;
+    let s = segments.get(root.as_os_str())?.get(rel.as_os_str())?;
     // the mount that read the digest, where the summaries are in it,
     // their length and checksum
     let key = (s.mount, s.at, s.len, s.crc);
@@ -653,7 +654,7 @@ pub fn unverified() -> Vec<PathBuf> {
 pub fn is_digest_segment(path: &Path) -> bool {
     match vfs::resolve(path) {
         Some((root, rel)) => SEGMENTS.read().is_ok_and(|m| {
-            m.get(&root)
+            m.get(root.as_os_str())
                 .is_some_and(|s| s.contains_key(rel.as_os_str()))
         }),
         None => false,
