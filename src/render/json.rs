@@ -34,17 +34,21 @@ pub fn line<T: Serialize + ?Sized>(w: &mut impl Write, v: &T) -> io::Result<()> 
 /// (one in a string is written `\n`), written in a piece of its own: the
 /// text is made safe a line at a time, its line breaks kept.
 pub fn document_into<T: Serialize + ?Sized>(out: &mut Vec<u8>, v: &T) -> io::Result<()> {
-    let start = out.len();
-    serde_json::to_writer_pretty(&mut *out, &Utc(v)).map_err(io::Error::from)?;
-    out.push(b'\n');
-    made_safe_from(out, start);
-    Ok(())
+    appended_safe(out, |o| serde_json::to_writer_pretty(o, &Utc(v)))
 }
 
 /// [`line`] appended to a buffer, as [`document_into`] does.
 pub fn line_into<T: Serialize + ?Sized>(out: &mut Vec<u8>, v: &T) -> io::Result<()> {
+    appended_safe(out, |o| serde_json::to_writer(o, &Utc(v)))
+}
+
+/// What `write` serialises, and a newline, appended to `out` and made safe.
+fn appended_safe(
+    out: &mut Vec<u8>,
+    write: impl FnOnce(&mut Vec<u8>) -> serde_json::Result<()>,
+) -> io::Result<()> {
     let start = out.len();
-    serde_json::to_writer(&mut *out, &Utc(v)).map_err(io::Error::from)?;
+    write(out).map_err(io::Error::from)?;
     out.push(b'\n');
     made_safe_from(out, start);
     Ok(())
