@@ -37,7 +37,7 @@ pub fn document_into<T: Serialize + ?Sized>(out: &mut Vec<u8>, v: &T) -> io::Res
     appended_safe(out, |o| serde_json::to_writer_pretty(o, &Utc(v)))
 }
 
-/// [`line`] appended to a buffer, as [`document_into`] does.
+/// [`line()`] appended to a buffer, as [`document_into`] does.
 pub fn line_into<T: Serialize + ?Sized>(out: &mut Vec<u8>, v: &T) -> io::Result<()> {
     appended_safe(out, |o| serde_json::to_writer(o, &Utc(v)))
 }
