@@ -165,7 +165,9 @@ fn ignore_file_size_signal() {
 /// to handle (a partition not read, a smaller window).
 #[allow(unsafe_code)]
 mod out_of_memory {
-    use std::alloc::{GlobalAlloc, Layout, System};
+    use std::alloc::{GlobalAlloc, Layout};
+
+    use mimalloc::MiMalloc;
     use std::sync::atomic::{AtomicBool, Ordering};
 
     static FAILED: AtomicBool = AtomicBool::new(false);
@@ -188,15 +190,15 @@ mod out_of_memory {
         }
     }
 
-    /// The system allocator, ending the run when a request it cannot do
-    /// without is refused.
+    /// mimalloc, ending the run when a request it cannot do without is
+    /// refused.
     struct Noting;
 
-    // SAFETY: every call is passed to the system allocator unchanged.
+    // SAFETY: every call is passed to mimalloc unchanged.
     unsafe impl GlobalAlloc for Noting {
         unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
             // SAFETY: the caller's contract for `alloc`, passed on.
-            let p = unsafe { System.alloc(layout) };
+            let p = unsafe { MiMalloc.alloc(layout) };
             if p.is_null() {
                 refused();
             }
@@ -204,19 +206,19 @@ mod out_of_memory {
         }
         unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
             // SAFETY: the caller's contract for `alloc_zeroed`, passed on.
-            let p = unsafe { System.alloc_zeroed(layout) };
+            let p = unsafe { MiMalloc.alloc_zeroed(layout) };
             if p.is_null() {
                 refused();
             }
             p
         }
         unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-            // SAFETY: `ptr` came from this allocator (the system's) with `layout`.
-            unsafe { System.dealloc(ptr, layout) }
+            // SAFETY: `ptr` came from this allocator (mimalloc's) with `layout`.
+            unsafe { MiMalloc.dealloc(ptr, layout) }
         }
         unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-            // SAFETY: `ptr` came from this allocator (the system's) with `layout`.
-            let p = unsafe { System.realloc(ptr, layout, new_size) };
+            // SAFETY: `ptr` came from this allocator (mimalloc's) with `layout`.
+            let p = unsafe { MiMalloc.realloc(ptr, layout, new_size) };
             if p.is_null() {
                 refused();
             }

@@ -459,7 +459,7 @@ pub fn load_replica_from(replica: &Replica, broker: i32, from: Option<i64>) -> L
 pub fn from_digest(
     path: &std::path::Path,
     len: u64,
-    d: Result<crate::format::digest::SegmentDigest, crate::format::ParseError>,
+    d: Result<std::sync::Arc<crate::format::digest::SegmentDigest>, crate::format::ParseError>,
     from: Option<i64>,
     problems: &mut Vec<ReplicaProblem>,
     visit: &mut dyn FnMut(BatchSummary) -> bool,

@@ -73,7 +73,7 @@ pub fn tail_end(r: &Replica) -> Result<(i64, u64), String> {
 fn digest_tail_end(
     path: &std::path::Path,
     base: i64,
-    d: Result<crate::format::digest::SegmentDigest, crate::format::ParseError>,
+    d: Result<std::sync::Arc<crate::format::digest::SegmentDigest>, crate::format::ParseError>,
 ) -> Result<(i64, u64), String> {
     use crate::format::digest::{CrcCheck, WalkEnd};
     let d = d.map_err(|e| {

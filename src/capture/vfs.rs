@@ -1428,8 +1428,10 @@ pub fn canonicalize(p: &Path) -> io::Result<PathBuf> {
 /// One entry of [`read_dir`].
 #[derive(Debug, Clone)]
 pub struct DirEntry {
+    /// The listed directory joined with the name.
     path: PathBuf,
-    name: OsString,
+    /// Where the name starts in `path`.
+    name_at: usize,
     ft: FileType,
     /// A file of a mounted tree: its length, known from the listing.
     len: Option<u64>,
@@ -1442,15 +1444,38 @@ impl DirEntry {
     }
     /// The entry's name.
     pub fn file_name(&self) -> OsString {
-        self.name.clone()
+        self.name().to_owned()
     }
     /// The entry's full path, borrowed.
     pub fn path_ref(&self) -> &Path {
         &self.path
     }
-    /// The entry's name, borrowed.
+    /// The entry's name, borrowed (the end of its path).
     pub fn name(&self) -> &std::ffi::OsStr {
-        &self.name
+        #[cfg(unix)]
+        {
+            use std::os::unix::ffi::OsStrExt;
+            let b = self.path.as_os_str().as_bytes();
+            std::ffi::OsStr::from_bytes(b.get(self.name_at..).unwrap_or_default())
+        }
+        #[cfg(not(unix))]
+        {
+            self.path.file_name().unwrap_or_default()
+        }
+    }
+    /// An entry named `name` in the directory `dir`: their join, made in
+    /// one allocation.
+    fn new(dir: &Path, name: &std::ffi::OsStr, ft: FileType, len: Option<u64>) -> DirEntry {
+        let mut path = OsString::with_capacity(dir.as_os_str().len() + 1 + name.len());
+        path.push(dir.as_os_str());
+        let mut path = PathBuf::from(path);
+        path.push(name);
+        DirEntry {
+            name_at: path.as_os_str().len().saturating_sub(name.len()),
+            path,
+            ft,
+            len,
+        }
     }
     /// Its kind, without following symlinks.
     pub fn file_type(&self) -> io::Result<FileType> {
@@ -1472,9 +1497,13 @@ pub fn read_dir(p: &Path) -> io::Result<std::vec::IntoIter<io::Result<DirEntry>>
                 noted(
                     p,
                     e.and_then(|e| {
+                        let path = e.path();
+                        // the listing's names are never `.` or `..`: the
+                        // path ends with the name
+                        let name_len = path.file_name().map_or(0, |n| n.len());
                         Ok(DirEntry {
-                            path: e.path(),
-                            name: e.file_name(),
+                            name_at: path.as_os_str().len() - name_len,
+                            path,
                             ft: e.file_type()?.into(),
                             len: None,
                         })
@@ -1528,12 +1557,7 @@ pub fn read_dir(p: &Path) -> io::Result<std::vec::IntoIter<io::Result<DirEntry>>
                         (f, file_type, Some(e.len()))
                     }
                 };
-                out.push(Ok(DirEntry {
-                    path: p.join(name),
-                    name: name.clone(),
-                    ft,
-                    len,
-                }));
+                out.push(Ok(DirEntry::new(p, name, ft, len)));
             }
             out
         }

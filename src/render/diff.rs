@@ -748,22 +748,10 @@ pub fn json_element(p: DiffedPartition<'_>, lines: bool) -> std::io::Result<Vec<
         json::line_into(&mut v, &partition(p, None, true))?;
         return Ok(v);
     }
-    json::document_into(&mut v, &partition(p, None, false))?;
+    // an element of the document's `partitions`: two levels in
+    json::nested_into(&mut v, &partition(p, None, false), 2)?;
     v.pop();
-    // an element of the document's `partitions` is two levels in: each of
-    // its lines but the first 4 spaces further (a JSON string holds no raw
-    // line break)
-    let breaks = v.iter().filter(|&&b| b == b'\n').count();
-    let mut out = Vec::with_capacity(v.len() + 4 * breaks);
-    let mut lines = v.split(|&b| b == b'\n');
-    if let Some(first) = lines.next() {
-        out.extend_from_slice(first);
-    }
-    for line in lines {
-        out.extend_from_slice(b"\n    ");
-        out.extend_from_slice(line);
-    }
-    Ok(out)
+    Ok(v)
 }
 
 /// The bytes [`write_json_each`] writes, of partitions rendered with

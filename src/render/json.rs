@@ -42,6 +42,99 @@ pub fn line_into<T: Serialize + ?Sized>(out: &mut Vec<u8>, v: &T) -> io::Result<
     appended_safe(out, |o| serde_json::to_writer(o, &Utc(v)))
 }
 
+/// [`document_into`] of a value the document holds `depth` levels in:
+/// its lines after the first indented as they are there (2 spaces a
+/// level), as if cut out of the enclosing document.
+pub fn nested_into<T: Serialize + ?Sized>(
+    out: &mut Vec<u8>,
+    v: &T,
+    depth: usize,
+) -> io::Result<()> {
+    appended_safe(out, |o| {
+        let mut ser = serde_json::Serializer::with_formatter(
+            o,
+            Pretty {
+                level: depth,
+                has_value: false,
+            },
+        );
+        Utc(v).serialize(&mut ser)
+    })
+}
+
+/// serde_json's pretty layout (2 spaces a level) from a given level on.
+struct Pretty {
+    level: usize,
+    has_value: bool,
+}
+
+impl Pretty {
+    fn line<W: ?Sized + Write>(&self, w: &mut W) -> io::Result<()> {
+        const SPACES: &[u8] = &[b' '; 64];
+        w.write_all(b"\n")?;
+        let mut n = self.level * 2;
+        while n > 0 {
+            let k = n.min(SPACES.len());
+            w.write_all(&SPACES[..k])?;
+            n -= k;
+        }
+        Ok(())
+    }
+
+    fn open<W: ?Sized + Write>(&mut self, w: &mut W, bracket: &[u8]) -> io::Result<()> {
+        self.level += 1;
+        self.has_value = false;
+        w.write_all(bracket)
+    }
+
+    fn close<W: ?Sized + Write>(&mut self, w: &mut W, bracket: &[u8]) -> io::Result<()> {
+        self.level = self.level.saturating_sub(1);
+        if self.has_value {
+            self.line(w)?;
+        }
+        w.write_all(bracket)
+    }
+
+    fn item<W: ?Sized + Write>(&mut self, w: &mut W, first: bool) -> io::Result<()> {
+        if !first {
+            w.write_all(b",")?;
+        }
+        self.line(w)
+    }
+}
+
+impl serde_json::ser::Formatter for Pretty {
+    fn begin_array<W: ?Sized + Write>(&mut self, w: &mut W) -> io::Result<()> {
+        self.open(w, b"[")
+    }
+    fn end_array<W: ?Sized + Write>(&mut self, w: &mut W) -> io::Result<()> {
+        self.close(w, b"]")
+    }
+    fn begin_array_value<W: ?Sized + Write>(&mut self, w: &mut W, first: bool) -> io::Result<()> {
+        self.item(w, first)
+    }
+    fn end_array_value<W: ?Sized + Write>(&mut self, _: &mut W) -> io::Result<()> {
+        self.has_value = true;
+        Ok(())
+    }
+    fn begin_object<W: ?Sized + Write>(&mut self, w: &mut W) -> io::Result<()> {
+        self.open(w, b"{")
+    }
+    fn end_object<W: ?Sized + Write>(&mut self, w: &mut W) -> io::Result<()> {
+        self.close(w, b"}")
+    }
+    fn begin_object_key<W: ?Sized + Write>(&mut self, w: &mut W, first: bool) -> io::Result<()> {
+        self.item(w, first)
+    }
+    fn begin_object_value<W: ?Sized + Write>(&mut self, w: &mut W) -> io::Result<()> {
+        w.write_all(b": ")
+    }
+    fn end_object_value<W: ?Sized + Write>(&mut self, _: &mut W) -> io::Result<()> {
+        self.has_value = true;
+        Ok(())
+    }
+}
+
 /// What `write` serialises, and a newline, appended to `out` and made safe.
 fn appended_safe(
     out: &mut Vec<u8>,
@@ -146,5 +239,61 @@ mod tests {
             );
             assert!(String::from_utf8_lossy(&want).contains("\\u202e"));
         }
+    }
+
+    #[test]
+    fn a_nested_value_is_laid_out_as_the_enclosing_document_has_it() {
+        #[derive(Serialize)]
+        struct Inner {
+            empty: Vec<u8>,
+            none: std::collections::BTreeMap<u8, u8>,
+            list: Vec<Vec<i32>>,
+            #[serde(serialize_with = "crate::model::time::millis")]
+            at: i64,
+            text: &'static str,
+        }
+        #[derive(Serialize)]
+        struct Outer<'a> {
+            partitions: [&'a Inner; 1],
+        }
+        let inner = Inner {
+            empty: Vec::new(),
+            none: Default::default(),
+            list: vec![vec![], vec![1, -2]],
+            at: 1_700_000_000_000,
+            text: "\u{202e}x",
+        };
+        for depth in [0, 1, 2, 5] {
+            // the document holding it `depth` levels in, its own lines cut
+            // out of it
+            let mut whole = Vec::new();
+            document(&mut whole, &inner).unwrap_or_default();
+            let pad = " ".repeat(2 * depth);
+            let text = String::from_utf8_lossy(&whole).replace('\n', &format!("\n{pad}"));
+            let want = format!("{}\n", text.trim_end());
+            let mut got = b"x".to_vec();
+            nested_into(&mut got, &inner, depth).unwrap_or_default();
+            assert_eq!(String::from_utf8_lossy(&got[1..]), want, "depth {depth}");
+        }
+        // as `json_element` of diff uses it: the element of the document
+        let mut whole = Vec::new();
+        document(
+            &mut whole,
+            &Outer {
+                partitions: [&inner],
+            },
+        )
+        .unwrap_or_default();
+        let mut el = Vec::new();
+        nested_into(&mut el, &inner, 2).unwrap_or_default();
+        el.pop();
+        let text = String::from_utf8_lossy(&whole);
+        assert_eq!(
+            text,
+            format!(
+                "{{\n  \"partitions\": [\n    {}\n  ]\n}}\n",
+                String::from_utf8_lossy(&el)
+            )
+        );
     }
 }

@@ -548,7 +548,7 @@ fn segment_cap(len: u64) -> u64 {
 /// and decoded, or, when this thread decoded them a moment ago (a diff
 /// reads a replica's last segment to find its end, then in its window),
 /// those again.
-pub fn segment(path: &Path) -> Option<Result<SegmentDigest, ParseError>> {
+pub fn segment(path: &Path) -> Option<Result<Arc<SegmentDigest>, ParseError>> {
     let (root, rel) = vfs::resolve(path)?;
     let segments = SEGMENTS.read().ok()?;
     let s = segments.get(root.as_os_str())?.get(rel.as_os_str())?;
@@ -559,7 +559,7 @@ pub fn segment(path: &Path) -> Option<Result<SegmentDigest, ParseError>> {
         r.borrow()
             .iter()
             .find(|(k, _)| *k == key)
-            .map(|(_, d)| d.clone())
+            .map(|(_, d)| Arc::clone(d))
     }) {
         return Some(Ok(hit));
     }
@@ -572,6 +572,7 @@ pub fn segment(path: &Path) -> Option<Result<SegmentDigest, ParseError>> {
         }
         fmt::inflate(&content, s.raw_len, segment_cap(s.file_len), s.at)
             .and_then(|raw| fmt::decode_segment(&raw, s.at))
+            .map(Arc::new)
     });
     if let Some(d) = d
         .as_ref()
@@ -583,7 +584,7 @@ pub fn segment(path: &Path) -> Option<Result<SegmentDigest, ParseError>> {
             if r.len() >= RECENT_KEPT {
                 r.pop_front();
             }
-            r.push_back((key, d.clone()));
+            r.push_back((key, Arc::clone(d)));
         });
     }
     Some(d)
@@ -605,7 +606,7 @@ const RECENT_KEPT: usize = 4;
 const RECENT_MAX_BATCHES: usize = 16_384;
 
 thread_local! {
-    static RECENT: std::cell::RefCell<std::collections::VecDeque<(RecentKey, SegmentDigest)>> =
+    static RECENT: std::cell::RefCell<std::collections::VecDeque<(RecentKey, Arc<SegmentDigest>)>> =
         const { std::cell::RefCell::new(std::collections::VecDeque::new()) };
 }
 

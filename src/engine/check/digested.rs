@@ -163,7 +163,7 @@ fn shipped(f: &ShippedFinding, seg: &SegmentFiles, log: &Path, base: &Location) 
 pub(super) fn scan(
     seg: &SegmentFiles,
     path: &Path,
-    d: Result<SegmentDigest, ParseError>,
+    d: Result<std::sync::Arc<SegmentDigest>, ParseError>,
     fidx: usize,
     is_last: bool,
     base: &Location,
