@@ -310,11 +310,25 @@ struct Reader<'a> {
 }
 
 impl<'a> Reader<'a> {
+    #[cold]
     fn err(&self, why: impl Into<std::borrow::Cow<'static, str>>) -> ParseError {
         ParseError::new(self.base + self.pos as u64, why)
     }
 
+    /// An unsigned varint: most are one byte (the deltas of a segment's
+    /// summaries), read without the loop.
+    #[inline]
     fn uvar(&mut self) -> Result<u64, ParseError> {
+        match self.b.get(self.pos) {
+            Some(&b) if b < 0x80 => {
+                self.pos += 1;
+                Ok(u64::from(b))
+            }
+            _ => self.uvar_long(),
+        }
+    }
+
+    fn uvar_long(&mut self) -> Result<u64, ParseError> {
         let mut n: u64 = 0;
         for i in 0..10 {
             let Some(&b) = self.b.get(self.pos) else {
@@ -329,6 +343,7 @@ impl<'a> Reader<'a> {
         Err(self.err("a number longer than 10 bytes"))
     }
 
+    #[inline]
     fn var(&mut self) -> Result<i64, ParseError> {
         let u = self.uvar()?;
         Ok(((u >> 1) as i64) ^ -((u & 1) as i64))
@@ -941,6 +956,15 @@ pub fn encode_segment(s: &SegmentDigest) -> Vec<u8> {
     v
 }
 
+/// Text as written, its invalid UTF-8 replaced (`U+FFFD`): the valid
+/// text a digest holds is checked at once, not character by character.
+fn text(b: &[u8]) -> String {
+    match std::str::from_utf8(b) {
+        Ok(s) => s.to_owned(),
+        Err(_) => String::from_utf8_lossy(b).into_owned(),
+    }
+}
+
 fn to_i32(r: &Reader<'_>, n: i64) -> Result<i32, ParseError> {
     i32::try_from(n).map_err(|_| r.err("a 32-bit field out of range"))
 }
@@ -999,7 +1023,7 @@ pub fn decode_segment(b: &[u8], at: u64) -> Result<SegmentDigest, ParseError> {
         };
         let crc_check = if flags & F_CRC_BAD != 0 {
             let n = r.uvar()?;
-            CrcCheck::Bad(String::from_utf8_lossy(r.take(n)?).into_owned())
+            CrcCheck::Bad(text(r.take(n)?))
         } else if flags & F_CRC_OK != 0 {
             CrcCheck::Ok
         } else {
@@ -1039,7 +1063,7 @@ pub fn decode_segment(b: &[u8], at: u64) -> Result<SegmentDigest, ParseError> {
             let n = r.uvar()?;
             WalkEnd::Bad {
                 pos,
-                reason: String::from_utf8_lossy(r.take(n)?).into_owned(),
+                reason: text(r.take(n)?),
             }
         }
         2 => {
@@ -1059,7 +1083,7 @@ pub fn decode_segment(b: &[u8], at: u64) -> Result<SegmentDigest, ParseError> {
             let n = r.uvar()?;
             WalkEnd::Io {
                 pos,
-                reason: String::from_utf8_lossy(r.take(n)?).into_owned(),
+                reason: text(r.take(n)?),
             }
         }
         k => return Err(r.err(format!("walk end kind {k} unknown"))),
@@ -1074,7 +1098,7 @@ pub fn decode_segment(b: &[u8], at: u64) -> Result<SegmentDigest, ParseError> {
             let mut fs = Vec::with_capacity(n as usize);
             for _ in 0..n {
                 let k = r.uvar()?;
-                let code = String::from_utf8_lossy(r.take(k)?).into_owned();
+                let code = text(r.take(k)?);
                 let file = r.u8()?;
                 let position = match r.u8()? {
                     0 => None,
@@ -1085,7 +1109,7 @@ pub fn decode_segment(b: &[u8], at: u64) -> Result<SegmentDigest, ParseError> {
                     _ => Some(r.var()?),
                 };
                 let k = r.uvar()?;
-                let message = String::from_utf8_lossy(r.take(k)?).into_owned();
+                let message = text(r.take(k)?);
                 fs.push(ShippedFinding {
                     code,
                     file,

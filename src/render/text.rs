@@ -85,8 +85,16 @@ pub fn json_safe(json: &str) -> Cow<'_, str> {
 /// [`is_unsafe`] refuses: DEL, or the lead byte of U+0080-U+009F (C2),
 /// U+061C (D8), U+200B-U+2069 (E2) or U+FEFF (EF).
 pub(crate) fn may_hold_unsafe(b: &[u8]) -> bool {
-    b.iter()
-        .any(|&x| matches!(x, 0x7f | 0xc2 | 0xd8 | 0xe2 | 0xef))
+    !below_del(b)
+        && b.iter()
+            .any(|&x| matches!(x, 0x7f | 0xc2 | 0xd8 | 0xe2 | 0xef))
+}
+
+/// Whether every byte is below DEL (ASCII, DEL apart): 64 bytes at a time,
+/// without a branch in each (what most of klf's output is, at once).
+fn below_del(b: &[u8]) -> bool {
+    b.chunks(64)
+        .all(|c| !c.iter().fold(false, |any, &x| any | (x >= 0x7f)))
 }
 
 /// A writer that passes serialised JSON through [`json_safe`]. Each write
@@ -156,6 +164,13 @@ impl<W: std::io::Write> TerminalSafe<W> {
 /// Whether `b` may hold an unsafe character other than the line break:
 /// a C0 control, or a lead byte of one [`may_hold_unsafe`] names.
 fn may_hold_unsafe_text(b: &[u8]) -> bool {
+    if below_del(b) {
+        // only a control character could be
+        return b.chunks(64).any(|c| {
+            c.iter()
+                .fold(false, |any, &x| any | (x < 0x20 && x != b'\n'))
+        });
+    }
     b.iter()
         .any(|&x| (x < 0x20 && x != b'\n') || matches!(x, 0x7f | 0xc2 | 0xd8 | 0xe2 | 0xef))
         || b.iter().any(|&x| x >= 0x80) && std::str::from_utf8(b).is_err()
@@ -205,6 +220,31 @@ impl<W: std::io::Write> std::io::Write for TerminalSafe<W> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_quick_scans_agree_with_a_byte_at_a_time_wherever_the_byte_is() {
+        let slow = |b: &[u8]| {
+            b.iter()
+                .any(|&x| matches!(x, 0x7f | 0xc2 | 0xd8 | 0xe2 | 0xef))
+        };
+        let slow_text = |b: &[u8]| {
+            b.iter()
+                .any(|&x| (x < 0x20 && x != b'\n') || matches!(x, 0x7f | 0xc2 | 0xd8 | 0xe2 | 0xef))
+                || b.iter().any(|&x| x >= 0x80) && std::str::from_utf8(b).is_err()
+        };
+        for len in [0usize, 1, 63, 64, 65, 130] {
+            for at in 0..len.max(1) {
+                for byte in [b'a', b'\n', 0x1b, 0x7e, 0x7f, 0x80, 0xc2, 0xe2, 0xff] {
+                    let mut b = vec![b'x'; len];
+                    if let Some(x) = b.get_mut(at) {
+                        *x = byte;
+                    }
+                    assert_eq!(may_hold_unsafe(&b), slow(&b), "{len} {at} {byte}");
+                    assert_eq!(may_hold_unsafe_text(&b), slow_text(&b), "{len} {at} {byte}");
+                }
+            }
+        }
+    }
 
     #[test]
     fn unsafe_characters_become_visible() {
