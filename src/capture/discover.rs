@@ -1152,7 +1152,7 @@ impl Discovery {
         // buffer than its length
         let cap = match &file {
             fs::File::Memory(c) => c.get_ref().len().saturating_add(1).min(64 * 1024),
-            fs::File::Disk(..) => 64 * 1024,
+            fs::File::Disk(..) | fs::File::Careful(..) => 64 * 1024,
         };
         let mut r = std::io::BufReader::with_capacity(cap, file);
         let read = read(&mut r);

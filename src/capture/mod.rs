@@ -1,6 +1,7 @@
 //! Finding things on disk: log directories, brokers, partitions, segments,
 //! and opening files read-only.
 
+pub mod careful;
 pub mod controller;
 pub mod digest;
 pub mod discover;

@@ -1569,6 +1569,9 @@ pub fn read_dir(p: &Path) -> io::Result<std::vec::IntoIter<io::Result<DirEntry>>
 pub enum File {
     /// A real file, and its path (a failed read is noted against it).
     Disk(std::fs::File, PathBuf),
+    /// A real file read carefully ([`super::careful::everywhere`]): where
+    /// the next read is, and its path.
+    Careful(super::careful::Careful, u64, PathBuf),
     /// A file held in memory.
     Memory(io::Cursor<Arc<Vec<u8>>>),
 }
@@ -1578,6 +1581,8 @@ impl File {
     pub fn open(p: impl AsRef<Path>) -> io::Result<File> {
         let p = p.as_ref();
         match lookup(p) {
+            None if super::careful::everywhere() => noted(p, super::careful::Careful::open(p))
+                .map(|f| File::Careful(f, 0, p.to_path_buf())),
             None => {
                 noted(p, super::mmap::open_regular(p)).map(|(f, _)| File::Disk(f, p.to_path_buf()))
             }
@@ -1595,6 +1600,7 @@ impl File {
     pub fn len(&self) -> io::Result<u64> {
         match self {
             File::Disk(f, p) => noted(p, f.metadata()).map(|m| m.len()),
+            File::Careful(f, _, _) => Ok(f.len()),
             File::Memory(c) => Ok(c.get_ref().len() as u64),
         }
     }
@@ -1609,6 +1615,17 @@ impl io::Seek for File {
     fn seek(&mut self, to: io::SeekFrom) -> io::Result<u64> {
         match self {
             File::Disk(f, p) => noted(p, io::Seek::seek(f, to)),
+            File::Careful(f, at, _) => {
+                let to = match to {
+                    io::SeekFrom::Start(n) => Some(n),
+                    io::SeekFrom::End(d) => f.len().checked_add_signed(d),
+                    io::SeekFrom::Current(d) => at.checked_add_signed(d),
+                };
+                *at = to.ok_or_else(|| {
+                    io::Error::new(io::ErrorKind::InvalidInput, "seek to a negative position")
+                })?;
+                Ok(*at)
+            }
             File::Memory(c) => {
                 let len = c.get_ref().len() as u64;
                 let at = match to {
@@ -1630,6 +1647,11 @@ impl Read for File {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         match self {
             File::Disk(f, p) => noted(p, f.read(buf)),
+            File::Careful(f, at, p) => {
+                let n = noted(p, f.read_at(buf, *at))?;
+                *at += n as u64;
+                Ok(n)
+            }
             File::Memory(c) => {
                 let data: &[u8] = c.get_ref();
                 let pos = (c.position() as usize).min(data.len());
@@ -1647,8 +1669,12 @@ impl Read for File {
 pub fn open_file(p: &Path) -> io::Result<(File, u64)> {
     let f = File::open(p)?;
     let len = f.len()?;
-    if let File::Disk(d, _) = &f {
-        let modified = d.metadata().ok().and_then(|m| m.modified().ok());
+    let modified = match &f {
+        File::Disk(d, _) => Some(d.metadata().ok().and_then(|m| m.modified().ok())),
+        File::Careful(d, _, _) => Some(d.modified()),
+        File::Memory(_) => None,
+    };
+    if let Some(modified) = modified {
         opened(p, len, modified)?;
     }
     Ok((f, len))
@@ -1676,6 +1702,7 @@ pub fn read_small(p: &Path, cap: u64) -> io::Result<(Option<Vec<u8>>, u64)> {
 /// bytes the archive holds (shared, not copied).
 pub fn open(p: &Path) -> io::Result<FileBytes> {
     match lookup(p) {
+        None if super::careful::everywhere() => careful_whole(p, false).map(|(b, _)| b),
         None => {
             let b = noted(p, FileBytes::open(p))?;
             let modified = std::fs::metadata(p).ok().and_then(|m| m.modified().ok());
@@ -1694,6 +1721,7 @@ pub fn open(p: &Path) -> io::Result<FileBytes> {
 /// bytes.
 pub fn open_data(p: &Path) -> io::Result<(FileBytes, u64)> {
     match lookup(p) {
+        None if super::careful::everywhere() => careful_whole(p, true),
         None => {
             let (b, len) = noted(p, FileBytes::open_data(p))?;
             let modified = std::fs::metadata(p).ok().and_then(|m| m.modified().ok());
@@ -1740,12 +1768,27 @@ pub fn crc32c(p: &Path) -> io::Result<(u32, u64)> {
 /// real path.
 pub fn read(p: &Path) -> io::Result<Vec<u8>> {
     match lookup(p) {
+        None if super::careful::everywhere() => careful_whole(p, false).map(|(b, _)| b.to_vec()),
         None => noted(p, super::mmap::read_whole(p)),
         Some((t, rel)) => t
             .file(&rel)
             .ok_or_else(|| not_found(p))
             .and_then(|f| f.bytes(p).map(|b| b.as_ref().clone())),
     }
+}
+
+/// A file on disk read carefully ([`super::careful::everywhere`]): whole,
+/// or up to the end of its data (`data`: a preallocated index's hole is
+/// not read, as [`FileBytes::open_data`] does not), with its length; the
+/// read is noted as [`open`]'s is.
+fn careful_whole(p: &Path, data: bool) -> io::Result<(FileBytes, u64)> {
+    let f = noted(p, super::careful::Careful::open(p))?;
+    let (len, modified) = (f.len(), f.modified());
+    let end = if data { f.data_end() } else { len };
+    drop(f);
+    let bytes = noted(p, super::careful::read_file(p, end))?;
+    opened(p, len, modified)?;
+    Ok((FileBytes::from_vec(bytes), len))
 }
 
 #[cfg(test)]

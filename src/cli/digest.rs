@@ -43,9 +43,9 @@ What it reads:
   without its clean-shutdown marker: what Kafka's recovery re-reads);
   --verify checks every batch. Every file is opened read-only and never
   mapped; reads are positioned reads of the bytes needed, at most
-  --max-rate bytes a second, and what was not in the page cache before klf
-  read it is dropped from it afterwards (the brokers' and consumers' hot
-  data stays).
+  --max-rate bytes a second, and the pages a read found missing from the
+  page cache are dropped from it afterwards, with no read-ahead (the
+  brokers' and consumers' hot data stays, what klf alone read does not).
 
 Using digests:
   diff, timeline, impact, elect and report take digests (NODE.klfd) beside
@@ -176,7 +176,7 @@ pub fn run(args: Args, out: &mut Output) -> Status {
                 )
             };
             out.note(format_args!(
-                "klf: digest of {} ({}, {}), {} shipped whole{logs} and {} listed: {} ({} read, {} of it dropped from the page cache again)",
+                "klf: digest of {} ({}, {}), {} shipped whole{logs} and {} listed: {} ({} read; {} of pages it brought into the page cache dropped again)",
                 klf::render::text::counted(made.segments, "segment"),
                 klf::render::text::counted(made.batches, "batch"),
                 klf::render::text::human_bytes(made.segment_bytes),

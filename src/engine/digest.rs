@@ -10,17 +10,21 @@ use crate::model::digest::{Made, Options};
 /// Sets the pace of the digest's reads, in bytes a second (0: as fast as
 /// the disk goes), so that a busy broker's disk is shared.
 pub fn set_max_rate(bytes_per_second: u64) {
-    crate::capture::digest::careful::set_max_rate(bytes_per_second);
+    crate::capture::careful::set_max_rate(bytes_per_second);
 }
 
 /// Makes the digest of the node whose log directories (or node folder) are
 /// `inputs` and writes it to `out`; `progress` gets (files done, files).
+/// Every file on disk is read carefully from then on, discovery's reads
+/// and the index checks' included ([`crate::capture::careful`]): a digest
+/// is made on a live broker.
 pub fn make(
     inputs: &[PathBuf],
     opts: &Options,
     out: &mut dyn Write,
     progress: &(dyn Fn(u64, u64) + Sync),
 ) -> io::Result<Made> {
+    crate::capture::careful::read_everything_carefully();
     let mut capture = crate::capture::discover::discover(inputs);
     add_given_logs(&mut capture, &opts.logs)?;
     let segments = crate::engine::check::digested::SegmentsOf::new(&capture);

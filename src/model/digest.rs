@@ -50,7 +50,8 @@ pub struct Made {
     pub segment_bytes: u64,
     /// Bytes klf read.
     pub bytes_read: u64,
-    /// Bytes klf read and then dropped from the page cache.
+    /// Bytes of the pages klf brought into the page cache and dropped
+    /// again (whole pages).
     pub bytes_dropped_from_cache: u64,
     /// Bytes of the digest.
     pub digest_bytes: u64,

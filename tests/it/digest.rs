@@ -820,3 +820,114 @@ fn a_hostile_log_digests_with_a_note() {
     let size = std::fs::metadata(out.join("broker-1.klfd")).unwrap().len();
     assert!(size < 64 * 1024, "{size} bytes");
 }
+
+/// Which pages of each file the page cache holds (mapped by the test, on
+/// its own copy: `mincore` reads no page in). An empty file has none.
+#[allow(unsafe_code)]
+fn cached_pages(files: &[PathBuf]) -> Vec<(PathBuf, Vec<bool>)> {
+    use std::os::unix::io::AsRawFd;
+    // SAFETY: sysconf reads a system constant.
+    let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) } as usize;
+    files
+        .iter()
+        .map(|p| {
+            let f = std::fs::File::open(p).unwrap();
+            let len = f.metadata().unwrap().len() as usize;
+            if len == 0 {
+                return (p.clone(), Vec::new());
+            }
+            let pages = len.div_ceil(page);
+            let mut v = vec![0u8; pages];
+            // SAFETY: a shared read-only mapping of the test's own file,
+            // never read through (mincore only asks whether its pages are
+            // cached), unmapped before the file is closed; `v` has one byte
+            // a page of the mapping.
+            unsafe {
+                let m = libc::mmap(
+                    std::ptr::null_mut(),
+                    len,
+                    libc::PROT_READ,
+                    libc::MAP_SHARED,
+                    f.as_raw_fd(),
+                    0,
+                );
+                assert_ne!(m, libc::MAP_FAILED, "{}", p.display());
+                assert_eq!(libc::mincore(m, len, v.as_mut_ptr()), 0);
+                libc::munmap(m, len);
+            }
+            (p.clone(), v.iter().map(|b| b & 1 == 1).collect())
+        })
+        .collect()
+}
+
+/// `klf digest` leaves the page cache of the node's files as it found it
+/// (what a broker's consumers read stays cached, and what klf alone read
+/// does not): on a real Kafka log directory, every file first on disk and
+/// out of the cache, then one segment read whole (a consumer's hot data).
+#[test]
+#[allow(unsafe_code)]
+fn a_digest_leaves_the_page_cache_as_it_found_it() {
+    use std::os::unix::io::AsRawFd;
+    let work = scratch("digest-page-cache");
+    let node = work.join("broker-1");
+    copy_tree(&kafka("impact").join("after/broker-1"), &node);
+    let mut files = Vec::new();
+    let mut todo = vec![node.clone()];
+    while let Some(d) = todo.pop() {
+        for e in std::fs::read_dir(&d).unwrap().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                todo.push(p);
+            } else {
+                files.push(p);
+            }
+        }
+    }
+    files.sort();
+    for p in &files {
+        let f = std::fs::File::open(p).unwrap();
+        f.sync_all().unwrap();
+        // SAFETY: posix_fadvise takes the descriptor and two integers.
+        unsafe { libc::posix_fadvise(f.as_raw_fd(), 0, 0, libc::POSIX_FADV_DONTNEED) };
+    }
+    let hot = node.join("orders-0/00000000000000000000.log");
+    assert!(!std::fs::read(&hot).unwrap().is_empty());
+    let before = cached_pages(&files);
+    let evicted = before.iter().any(|(_, v)| v.iter().any(|c| !c));
+    if !evicted {
+        eprintln!("this file system keeps every page cached: only checked that klf evicts none");
+    }
+    let out = work.join("node.klfd");
+    let o = klf(&[
+        "digest".as_ref(),
+        node.as_os_str(),
+        "-o".as_ref(),
+        out.as_os_str(),
+    ]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let after = cached_pages(&files);
+    let changed: Vec<String> = before
+        .iter()
+        .zip(&after)
+        .filter(|(b, a)| b.1 != a.1)
+        .map(|(b, a)| {
+            let n = |v: &[bool]| v.iter().filter(|c| **c).count();
+            format!(
+                "{}: {} of {} pages cached before, {} after",
+                b.0.strip_prefix(&node).unwrap_or(&b.0).display(),
+                n(&b.1),
+                b.1.len(),
+                n(&a.1)
+            )
+        })
+        .collect();
+    assert!(
+        changed.is_empty(),
+        "the page cache changed:\n{}",
+        changed.join("\n")
+    );
+    // the hot segment stayed cached
+    let hot_pages = &after.iter().find(|(p, _)| *p == hot).unwrap().1;
+    assert!(hot_pages.iter().all(|c| *c));
+    let _ = std::fs::remove_dir_all(&work);
+}

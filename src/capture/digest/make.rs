@@ -35,7 +35,7 @@ use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 
-use super::careful::Careful;
+use crate::capture::careful::{self, Careful};
 use crate::capture::vfs;
 use crate::format::batch::{
     Batch, RecordBatch, HEADER_SIZE_UP_TO_MAGIC, MIN_SIZE_FIELD, V2_HEADER_SIZE,
@@ -205,7 +205,7 @@ pub fn make(
         sink.put(&fmt::frame(fmt::tag::NOTE, &fmt::note_body(p, m)))?;
         count += 1;
     }
-    let (read, dropped) = super::careful::counters();
+    let (read, dropped) = careful::counters();
     made.bytes_read = read;
     made.bytes_dropped_from_cache = dropped;
     made.notes = notes
@@ -783,23 +783,7 @@ fn read_whole(p: &Path, len: u64) -> io::Result<Vec<u8>> {
     if vfs::is_virtual(p) {
         return vfs::read(p);
     }
-    let mut f = Careful::open(p)?;
-    let n = f.len().min(len);
-    let mut out = Vec::new();
-    crate::format::memory::fallible(|| out.try_reserve_exact(n as usize))
-        .map_err(|_| io::Error::from(io::ErrorKind::OutOfMemory))?;
-    out.resize(n as usize, 0);
-    let mut done = 0usize;
-    while done < out.len() {
-        let end = (done + (1 << 20)).min(out.len());
-        let k = f.read_at(&mut out[done..end], done as u64)?;
-        if k == 0 {
-            out.truncate(done);
-            break;
-        }
-        done += k;
-    }
-    Ok(out)
+    careful::read_file(p, len)
 }
 
 /// A file's bytes up to the end of its data (a preallocated index's hole
@@ -835,7 +819,7 @@ impl Src {
         let got = match self {
             Src::Disk(c) => c.read_at(buf, pos)?,
             Src::Memory(b) => {
-                super::careful::pace(n as u64);
+                careful::pace(n as u64);
                 let start = (pos as usize).min(b.len());
                 let end = start.saturating_add(n).min(b.len());
                 buf[..end - start].copy_from_slice(&b[start..end]);

@@ -9,7 +9,6 @@
 //! [`crate::capture::producers`] take its batch summaries from
 //! [`segment`] instead.
 
-pub mod careful;
 pub mod make;
 
 use std::collections::HashMap;
