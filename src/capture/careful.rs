@@ -47,7 +47,18 @@ pub fn everywhere() -> bool {
 /// shorter), read carefully, a MiB at a time; memory for them is asked
 /// for, not assumed.
 pub fn read_file(path: &Path, len: u64) -> io::Result<Vec<u8>> {
-    let mut f = Careful::open(path)?;
+    Careful::open(path)?.read_first(len)
+}
+
+impl Careful {
+    /// The first `len` bytes of the file (fewer where it is shorter), as
+    /// [`read_file`] reads them.
+    pub fn read_first(&mut self, len: u64) -> io::Result<Vec<u8>> {
+        read_first(self, len)
+    }
+}
+
+fn read_first(f: &mut Careful, len: u64) -> io::Result<Vec<u8>> {
     let n = usize::try_from(f.len().min(len))
         .map_err(|_| io::Error::from(io::ErrorKind::OutOfMemory))?;
     let mut out = Vec::new();

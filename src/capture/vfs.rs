@@ -1782,11 +1782,10 @@ pub fn read(p: &Path) -> io::Result<Vec<u8>> {
 /// not read, as [`FileBytes::open_data`] does not), with its length; the
 /// read is noted as [`open`]'s is.
 fn careful_whole(p: &Path, data: bool) -> io::Result<(FileBytes, u64)> {
-    let f = noted(p, super::careful::Careful::open(p))?;
+    let mut f = noted(p, super::careful::Careful::open(p))?;
     let (len, modified) = (f.len(), f.modified());
     let end = if data { f.data_end() } else { len };
-    drop(f);
-    let bytes = noted(p, super::careful::read_file(p, end))?;
+    let bytes = noted(p, f.read_first(end))?;
     opened(p, len, modified)?;
     Ok((FileBytes::from_vec(bytes), len))
 }
