@@ -161,7 +161,9 @@ impl Careful {
     /// the kernel tells where the cached run stops, not where the next
     /// one starts).
     pub fn read_at(&mut self, buf: &mut [u8], pos: u64) -> io::Result<usize> {
-        pace(buf.len() as u64);
+        // what the file holds of it (a buffered reader asks for more than
+        // a small file has)
+        pace((buf.len() as u64).min(self.len.saturating_sub(pos)));
         // from the cache, if it is there
         let (mut done, known) = match cached_read(&self.file, buf, pos) {
             Cached::Bytes(n) => (n, true),
