@@ -842,6 +842,13 @@ const DENSE_BELOW: u64 = 4 << 10;
 /// The window read where batches are small.
 const READ_AHEAD: usize = 64 << 10;
 
+/// The window read where whole batches are read (their CRC checked: from
+/// the high watermark on, or every batch with `--verify`): what follows is
+/// read anyway, and the kernel reads nothing ahead on klf's files (see
+/// [`crate::capture::careful`]), so a batch at a time would be a disk
+/// read a batch on a cold cache.
+const WHOLE_WINDOW: usize = 1 << 20;
+
 /// A segment's reads: exactly the bytes asked for where batches are large,
 /// a window of the bytes that follow where they are small; `read` counts
 /// what was read.
@@ -852,6 +859,9 @@ struct Reads {
     at: u64,
     /// The last batch was smaller than [`DENSE_BELOW`].
     dense: bool,
+    /// Whole batches are being read (to check their CRC): what follows is
+    /// read in [`WHOLE_WINDOW`]s.
+    whole: bool,
     /// Windows are read where batches are small (off: every read exact).
     read_ahead: bool,
     read: u64,
@@ -865,6 +875,7 @@ impl Reads {
             window: Vec::new(),
             at: 0,
             dense: false,
+            whole: false,
             read: 0,
         }
     }
@@ -882,10 +893,17 @@ impl Reads {
                 return Ok(n);
             }
         }
-        if self.dense && self.read_ahead && n < READ_AHEAD {
+        let window = if self.whole {
+            WHOLE_WINDOW
+        } else if self.dense {
+            READ_AHEAD
+        } else {
+            0
+        };
+        if self.read_ahead && n < window {
             // the window, or less at the end of the file, never less than asked
             let left = usize::try_from(self.src.len().saturating_sub(pos)).unwrap_or(usize::MAX);
-            let want = READ_AHEAD.min(left).max(n);
+            let want = window.min(left).max(n);
             let got = self.src.read(pos, want, &mut self.window)?;
             self.at = pos;
             self.read += got as u64;
@@ -1032,6 +1050,7 @@ fn walk_segment_with(
                 let rest = total as usize - V2_HEADER_SIZE;
                 let mut more = Vec::new();
                 let at = pos + V2_HEADER_SIZE as u64;
+                src.whole = true;
                 if let Err(e) = exactly(&mut src, at, rest, &mut more) {
                     break e;
                 }
@@ -1107,10 +1126,11 @@ fn control_type_of(b: &RecordBatch<'_>) -> Option<i16> {
 mod tests {
     use super::*;
 
-    /// What a walk saw: every entry, how it ended, the bytes read.
-    fn walked(path: &Path, read_ahead: bool) -> (Vec<DigestBatch>, WalkEnd, u64) {
+    /// What a walk saw: every entry, how it ended, the bytes read (the
+    /// CRC of the batches from offset `crc_from` on checked).
+    fn walked(path: &Path, crc_from: i64, read_ahead: bool) -> (Vec<DigestBatch>, WalkEnd, u64) {
         let mut seen = Vec::new();
-        let (end, read) = walk_segment_with(path, i64::MIN, read_ahead, &mut |b| {
+        let (end, read) = walk_segment_with(path, crc_from, read_ahead, &mut |b| {
             seen.push(b);
             Ok(())
         })
@@ -1118,10 +1138,11 @@ mod tests {
         (seen, end, read)
     }
 
-    /// Reading ahead where batches are small changes what is read, never
-    /// what is seen: on Kafka's small batches repeated past several
-    /// windows, whole, with a torn tail, a bad checksum, a size field too
-    /// small and a legacy segment.
+    /// Reading ahead (where batches are small, and where whole batches are
+    /// read) changes what is read, never what is seen: on Kafka's small
+    /// batches repeated past several windows, whole, with a torn tail, a
+    /// bad checksum, a size field too small and a legacy segment; headers
+    /// only, every batch whole, and whole from the middle on.
     #[test]
     fn reading_ahead_sees_what_exact_reads_see() {
         let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/kafka");
@@ -1149,15 +1170,30 @@ mod tests {
         for (name, bytes) in &variants {
             let p = dir.join("00000000000000000000.log");
             std::fs::write(&p, bytes).unwrap();
-            let (exact, exact_end, exact_read) = walked(&p, false);
-            let (ahead, ahead_end, ahead_read) = walked(&p, true);
-            assert!(exact.len() > 20, "{name}: {} batches", exact.len());
-            assert_eq!(exact, ahead, "{name}");
-            assert_eq!(exact_end, ahead_end, "{name}");
-            assert!(
-                ahead_read > exact_read,
-                "{name}: {ahead_read} <= {exact_read}"
-            );
+            let middle = {
+                let (all, _, _) = walked(&p, i64::MAX, false);
+                all[all.len() / 2].summary.base_offset
+            };
+            for crc_from in [i64::MAX, i64::MIN, middle] {
+                let (exact, exact_end, exact_read) = walked(&p, crc_from, false);
+                let (ahead, ahead_end, ahead_read) = walked(&p, crc_from, true);
+                assert!(exact.len() > 20, "{name}: {} batches", exact.len());
+                assert!(
+                    exact.iter().any(|b| b.crc != CrcCheck::Unchecked) == (crc_from != i64::MAX),
+                    "{name} {crc_from}"
+                );
+                assert_eq!(exact, ahead, "{name} {crc_from}");
+                assert_eq!(exact_end, ahead_end, "{name} {crc_from}");
+                // headers only: the windows read more than the headers
+                if crc_from == i64::MAX {
+                    assert!(
+                        ahead_read > exact_read,
+                        "{name}: {ahead_read} <= {exact_read}"
+                    );
+                } else {
+                    assert!(ahead_read >= exact_read, "{name} {crc_from}");
+                }
+            }
         }
         std::fs::remove_dir_all(&dir).unwrap();
     }
