@@ -1,15 +1,16 @@
 //! Reads that are safe on a live production broker: positioned reads of
-//! exactly the bytes asked for (no mapping, and no read-ahead beyond them:
-//! each file is opened with `posix_fadvise(RANDOM)`), at most `--max-rate`
-//! bytes a second over all threads, and the page cache left as it was: the
-//! pages a read found missing from the cache are dropped from it once the
-//! file is done (`posix_fadvise(DONTNEED)`, whole pages), the pages it
-//! found there (the consumers' hot data) are left alone. What the cache
-//! holds is asked of the kernel with a non-blocking read (`preadv2` with
-//! `RWF_NOWAIT`), which copies what is cached and stops at the first page
-//! that is not; a kernel or file system that cannot answer it leaves the
-//! cache as klf's reads make it (klf drops nothing it cannot tell it
-//! brought).
+//! the bytes asked for (no mapping; each file opened with
+//! `posix_fadvise(RANDOM)`, so that the kernel reads ahead only where
+//! another reader's read-ahead is under way), at most `--max-rate` bytes a
+//! second over all threads, and the page cache left as it was: before a
+//! read, the kernel is asked which of its pages the cache holds
+//! (`cachestat(2)`, Linux 6.5 and later: it reads nothing and takes no
+//! lock a writer holds), and the pages it did not hold are dropped again
+//! (`posix_fadvise(DONTNEED)`) once the file is done, or as soon as 32 MiB
+//! of them are waiting. The pages it held (the consumers' hot data) are
+//! never dropped. Where the kernel cannot say (an older kernel, a sandbox
+//! that refuses the call), nothing is dropped: klf's pages then stay, as
+//! any reader's would.
 #![allow(unsafe_code)]
 
 use std::fs::File;
@@ -116,9 +117,16 @@ pub fn pace(n: u64) {
 pub struct Careful {
     file: File,
     len: u64,
-    /// Ranges klf brought into the cache, to drop when done.
+    /// Pages klf brought into the cache (first byte, length), to drop.
     brought: Vec<(u64, u64)>,
+    /// Their bytes.
+    brought_bytes: u64,
 }
+
+/// Pages brought into the cache that are dropped at once, rather than
+/// when the file is done (a segment walked whole holds no more than this
+/// of them).
+const DROP_EVERY: u64 = 32 << 20;
 
 impl Careful {
     /// Opens `path` read-only (a regular file only).
@@ -129,6 +137,7 @@ impl Careful {
             file,
             len: meta.len(),
             brought: Vec::new(),
+            brought_bytes: 0,
         })
     }
 
@@ -154,36 +163,55 @@ impl Careful {
     }
 
     /// Reads `buf.len()` bytes at `pos` (fewer at the end of the file):
-    /// the number read. What the cache holds is copied from it; from the
-    /// first page it does not hold, the rest is read from the file, and
-    /// those pages are dropped from the cache when the file is done (a
-    /// page after that one that the cache held too is dropped with them:
-    /// the kernel tells where the cached run stops, not where the next
-    /// one starts).
+    /// the number read. The pages of it the cache did not hold before are
+    /// dropped from it later ([`Careful`]).
     pub fn read_at(&mut self, buf: &mut [u8], pos: u64) -> io::Result<usize> {
         // what the file holds of it (a buffered reader asks for more than
         // a small file has)
-        pace((buf.len() as u64).min(self.len.saturating_sub(pos)));
-        // from the cache, if it is there
-        let (mut done, known) = match cached_read(&self.file, buf, pos) {
-            Cached::Bytes(n) => (n, true),
-            Cached::End => return Ok(0),
-            Cached::Missing => (0, true),
-            Cached::Unknown => (0, false),
+        let want = (buf.len() as u64).min(self.len.saturating_sub(pos));
+        pace(want);
+        // asked before the read, which brings them in
+        let missing = if want > 0 {
+            missing_pages(&self.file, pos, want)
+        } else {
+            None
         };
-        let from = pos + done as u64;
-        while done < buf.len() {
-            let n = read_at(&self.file, &mut buf[done..], pos + done as u64)?;
-            if n == 0 {
-                break;
+        let mut done = 0;
+        let result = loop {
+            if done >= buf.len() {
+                break Ok(done);
             }
-            done += n;
+            match read_at(&self.file, &mut buf[done..], pos + done as u64) {
+                Ok(0) => break Ok(done),
+                Ok(n) => done += n,
+                Err(e) => break Err(e),
+            }
+        };
+        // what was read of them, even where the read then failed
+        if done > 0 {
+            let end = pos + done as u64;
+            for (from, len) in missing.into_iter().flatten() {
+                if from < end {
+                    let len = len.min(end.div_ceil(page_size()) * page_size() - from);
+                    self.brought.push((from, len));
+                    self.brought_bytes += len;
+                }
+            }
         }
-        let end = pos + done as u64;
-        if known && end > from {
-            self.brought.push(whole_pages(from, end));
+        if self.brought_bytes >= DROP_EVERY {
+            self.drop_brought();
         }
-        Ok(done)
+        result
+    }
+
+    /// Drops the pages klf brought into the cache so far.
+    fn drop_brought(&mut self) {
+        for (from, len) in self.brought.drain(..) {
+            if drop_cached(&self.file, from, len) {
+                DROPPED.fetch_add(len, Ordering::Relaxed);
+            }
+        }
+        self.brought_bytes = 0;
     }
 }
 
@@ -214,27 +242,9 @@ fn page_size() -> u64 {
     })
 }
 
-/// What a non-blocking read found in the page cache.
-#[derive(Debug, PartialEq, Eq)]
-enum Cached {
-    /// This many bytes from the start (up to the first page it does not
-    /// hold, or all of them).
-    Bytes(usize),
-    /// The end of the file.
-    End,
-    /// Not the first page.
-    Missing,
-    /// The kernel cannot tell (no `RWF_NOWAIT` here, or an error).
-    Unknown,
-}
-
 impl Drop for Careful {
     fn drop(&mut self) {
-        for &(from, len) in &self.brought {
-            if drop_cached(&self.file, from, len) {
-                DROPPED.fetch_add(len, Ordering::Relaxed);
-            }
-        }
+        self.drop_brought();
     }
 }
 
@@ -257,42 +267,90 @@ fn read_at(f: &File, buf: &mut [u8], at: u64) -> io::Result<usize> {
     f.read(buf)
 }
 
-/// Reads what the page cache holds of `buf.len()` bytes at `at`, without
-/// waiting for the disk.
+/// The pages of the bytes `pos..pos + len` (`len` > 0) the page cache
+/// does not hold now (runs of them: first byte, length), as `cachestat(2)`
+/// counts them (it reads nothing); `None` where the kernel cannot say.
 #[cfg(target_os = "linux")]
-fn cached_read(f: &File, buf: &mut [u8], at: u64) -> Cached {
-    use std::os::unix::io::AsRawFd;
-    let Ok(off) = libc::off_t::try_from(at) else {
-        return Cached::Unknown;
-    };
-    if buf.is_empty() {
-        return Cached::Bytes(0);
+fn missing_pages(f: &File, pos: u64, len: u64) -> Option<Vec<(u64, u64)>> {
+    let page = page_size();
+    let (first, span) = whole_pages(pos, pos.checked_add(len)?);
+    let pages = span / page;
+    let cached = cachestat(f, first, span)?;
+    if cached >= pages {
+        return Some(Vec::new());
     }
-    let iov = libc::iovec {
-        iov_base: buf.as_mut_ptr().cast(),
-        iov_len: buf.len(),
-    };
-    loop {
-        // SAFETY: `iov` describes `buf`, a live, writable buffer of
-        // `buf.len()` bytes borrowed mutably for the call; the descriptor
-        // is the open file's. preadv2 writes at most that many bytes into
-        // it.
-        let n = unsafe { libc::preadv2(f.as_raw_fd(), &iov, 1, off, libc::RWF_NOWAIT) };
-        return match usize::try_from(n) {
-            Ok(0) => Cached::End,
-            Ok(n) => Cached::Bytes(n),
-            Err(_) => match io::Error::last_os_error().raw_os_error() {
-                Some(libc::EINTR) => continue,
-                Some(libc::EAGAIN) => Cached::Missing,
-                _ => Cached::Unknown,
-            },
-        };
+    if cached == 0 {
+        return Some(vec![(first, span)]);
     }
+    // some of them: a page at a time
+    let mut out: Vec<(u64, u64)> = Vec::new();
+    for i in 0..pages {
+        let at = first + i * page;
+        if cachestat(f, at, page)? == 0 {
+            match out.last_mut() {
+                Some((from, n)) if *from + *n == at => *n += page,
+                _ => out.push((at, page)),
+            }
+        }
+    }
+    Some(out)
 }
 
 #[cfg(not(target_os = "linux"))]
-fn cached_read(_: &File, _: &mut [u8], _: u64) -> Cached {
-    Cached::Unknown
+fn missing_pages(_: &File, _: u64, _: u64) -> Option<Vec<(u64, u64)>> {
+    None
+}
+
+/// How many pages of `len` (> 0) bytes at `off` the page cache holds
+/// (`cachestat(2)`); `None` where the kernel cannot say.
+#[cfg(target_os = "linux")]
+fn cachestat(f: &File, off: u64, len: u64) -> Option<u64> {
+    use std::os::unix::io::AsRawFd;
+    /// The same number on every architecture (a system call added since
+    /// the numbers were unified).
+    const SYS_CACHESTAT: libc::c_long = 451;
+    #[repr(C)]
+    struct Range {
+        off: u64,
+        len: u64,
+    }
+    #[repr(C)]
+    #[derive(Default)]
+    struct Stat {
+        nr_cache: u64,
+        nr_dirty: u64,
+        nr_writeback: u64,
+        nr_evicted: u64,
+        nr_recently_evicted: u64,
+    }
+    static UNSUPPORTED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+    if len == 0 || UNSUPPORTED.load(Ordering::Relaxed) {
+        return None;
+    }
+    let range = Range { off, len };
+    let mut stat = Stat::default();
+    // SAFETY: cachestat reads `range` and writes one `Stat`, both live
+    // locals of the layout the kernel defines; the descriptor is the open
+    // file's. It reads no page of the file.
+    let r = unsafe {
+        libc::syscall(
+            SYS_CACHESTAT,
+            f.as_raw_fd(),
+            &range as *const Range,
+            &mut stat as *mut Stat,
+            0 as libc::c_uint,
+        )
+    };
+    if r != 0 {
+        if matches!(
+            io::Error::last_os_error().raw_os_error(),
+            Some(libc::ENOSYS | libc::EPERM | libc::EOPNOTSUPP)
+        ) {
+            UNSUPPORTED.store(true, Ordering::Relaxed);
+        }
+        return None;
+    }
+    Some(stat.nr_cache)
 }
 
 /// Asks the kernel to read no more of the file than klf asks for (its

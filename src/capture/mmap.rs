@@ -475,7 +475,7 @@ pub fn changed_while_read(len: u64, now: Option<u64>) -> io::Error {
     ))
 }
 
-fn too_large_to_read(len: u64) -> io::Error {
+pub(crate) fn too_large_to_read(len: u64) -> io::Error {
     io::Error::new(
         io::ErrorKind::OutOfMemory,
         format!(

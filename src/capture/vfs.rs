@@ -1648,7 +1648,10 @@ impl Read for File {
         match self {
             File::Disk(f, p) => noted(p, f.read(buf)),
             File::Careful(f, at, p) => {
-                let n = noted(p, f.read_at(buf, *at))?;
+                // the file as it was opened (its length then)
+                let left = usize::try_from(f.len().saturating_sub(*at)).unwrap_or(usize::MAX);
+                let n = buf.len().min(left);
+                let n = noted(p, f.read_at(&mut buf[..n], *at))?;
                 *at += n as u64;
                 Ok(n)
             }
@@ -1782,10 +1785,25 @@ pub fn read(p: &Path) -> io::Result<Vec<u8>> {
 /// not read, as [`FileBytes::open_data`] does not), with its length; the
 /// read is noted as [`open`]'s is.
 fn careful_whole(p: &Path, data: bool) -> io::Result<(FileBytes, u64)> {
+    let noted_error = |p: &Path, e: io::Error| {
+        read_failed(p, &e);
+        e
+    };
     let mut f = noted(p, super::careful::Careful::open(p))?;
     let (len, modified) = (f.len(), f.modified());
-    let end = if data { f.data_end() } else { len };
+    let end = if data { f.data_end().min(len) } else { len };
+    // what is read whole without a mapping is capped, as on every read
+    if end > super::mmap::MAX_WHOLE_READ {
+        return Err(noted_error(p, super::mmap::too_large_to_read(end)));
+    }
     let bytes = noted(p, f.read_first(end))?;
+    if (bytes.len() as u64) < end {
+        // it shrank while klf read it
+        return Err(noted_error(
+            p,
+            super::mmap::changed_while_read(len, Some(bytes.len() as u64)),
+        ));
+    }
     opened(p, len, modified)?;
     Ok((FileBytes::from_vec(bytes), len))
 }

@@ -45,7 +45,9 @@ What it reads:
   mapped; reads are positioned reads of the bytes needed, at most
   --max-rate bytes a second, and the pages a read found missing from the
   page cache are dropped from it afterwards, with no read-ahead (the
-  brokers' and consumers' hot data stays, what klf alone read does not).
+  brokers' and consumers' hot data stays, what klf alone read does not;
+  the kernel says which they are from Linux 6.5 on: before, none is
+  dropped).
 
 Using digests:
   diff, timeline, impact, elect and report take digests (NODE.klfd) beside

@@ -904,7 +904,16 @@ impl Reads {
             // the window, or less at the end of the file, never less than asked
             let left = usize::try_from(self.src.len().saturating_sub(pos)).unwrap_or(usize::MAX);
             let want = window.min(left).max(n);
-            let got = self.src.read(pos, want, &mut self.window)?;
+            let got = match self.src.read(pos, want, &mut self.window) {
+                Ok(got) => got,
+                Err(_) => {
+                    // a failure ahead is not this read's: read it alone
+                    self.window.clear();
+                    let got = self.src.read(pos, n, buf)?;
+                    self.read += got as u64;
+                    return Ok(got);
+                }
+            };
             self.at = pos;
             self.read += got as u64;
             let k = n.min(got);
@@ -1050,7 +1059,9 @@ fn walk_segment_with(
                 let rest = total as usize - V2_HEADER_SIZE;
                 let mut more = Vec::new();
                 let at = pos + V2_HEADER_SIZE as u64;
-                src.whole = true;
+                // batches read whole from here on (a marker below the
+                // checked ones is one read alone)
+                src.whole = summary.last_offset >= crc_from;
                 if let Err(e) = exactly(&mut src, at, rest, &mut more) {
                     break e;
                 }
