@@ -121,7 +121,16 @@ pub struct Careful {
     brought: Vec<(u64, u64)>,
     /// Their bytes.
     brought_bytes: u64,
+    /// Bytes whose pages the cache held, every one, when asked (before
+    /// klf read any of them, or with what klf read of them already noted):
+    /// a read inside needs no question of its own.
+    all_cached: (u64, u64),
 }
+
+/// How far ahead the cache is asked about at once, where a read's own
+/// pages are all cached (a walk of headers asks once a MiB, not once a
+/// header).
+const ASK_AHEAD: u64 = 1 << 20;
 
 /// Pages brought into the cache that are dropped at once, rather than
 /// when the file is done (a segment walked whole holds no more than this
@@ -138,6 +147,7 @@ impl Careful {
             len: meta.len(),
             brought: Vec::new(),
             brought_bytes: 0,
+            all_cached: (0, 0),
         })
     }
 
@@ -171,10 +181,10 @@ impl Careful {
         let want = (buf.len() as u64).min(self.len.saturating_sub(pos));
         pace(want);
         // asked before the read, which brings them in
-        let missing = if want > 0 {
-            missing_pages(&self.file, pos, want)
+        let missing = if want == 0 || self.known_cached(pos, want) {
+            Some(Vec::new())
         } else {
-            None
+            self.missing_pages(pos, want)
         };
         let mut done = 0;
         let result = loop {
@@ -202,6 +212,31 @@ impl Careful {
             self.drop_brought();
         }
         result
+    }
+
+    /// Whether the pages of `len` bytes at `pos` lie where the cache held
+    /// every page when asked.
+    fn known_cached(&self, pos: u64, len: u64) -> bool {
+        let (from, n) = self.all_cached;
+        pos >= from && pos.saturating_add(len) <= from + n
+    }
+
+    /// [`missing_pages`] of `len` bytes at `pos`; where there are none, the
+    /// [`ASK_AHEAD`] bytes from there are asked about too, and noted when
+    /// the cache holds them all.
+    fn missing_pages(&mut self, pos: u64, len: u64) -> Option<Vec<(u64, u64)>> {
+        let missing = missing_pages(&self.file, pos, len)?;
+        if missing.is_empty() && len < ASK_AHEAD {
+            let (first, _) = whole_pages(pos, pos + 1);
+            let ahead = ASK_AHEAD.min(self.len.saturating_sub(first));
+            if ahead > 0 {
+                let (_, span) = whole_pages(first, first + ahead);
+                if cachestat(&self.file, first, span).is_some_and(|c| c >= span / page_size()) {
+                    self.all_cached = (first, ahead);
+                }
+            }
+        }
+        Some(missing)
     }
 
     /// Drops the pages klf brought into the cache so far.
